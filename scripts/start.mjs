@@ -1,0 +1,54 @@
+// `npm start`: migrate and seed local D1, serve with `wrangler dev`, then fund the demo wallets through the
+// operator API with fixed idempotency keys (a restart adds nothing). Extra arguments go to `wrangler dev`.
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const wrangler = ["node_modules/wrangler/bin/wrangler.js"];
+const extra = process.argv.slice(2);
+
+function run(args) {
+  const result = spawnSync(process.execPath, [...wrangler, ...args], { cwd: root, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+if (!existsSync(`${root}/.dev.vars`)) copyFileSync(`${root}/.dev.vars.example`, `${root}/.dev.vars`);
+const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, "utf8"))?.[1]?.trim();
+
+run(["d1", "migrations", "apply", "DB", "--local"]);
+run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql"]);
+
+const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
+const port = portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
+const devArgs = ["dev", ...(portIndex === -1 ? ["--port", port] : []), ...extra];
+const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit" });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
+dev.on("exit", (code) => process.exit(code ?? 0));
+
+const DEMO_WALLETS = [
+  ["USD", "100000"],
+  ["EUR", "200"],
+];
+
+async function fundDemoWallets() {
+  const base = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 120; attempt += 1) {
+    try {
+      for (const [currency, amount] of DEMO_WALLETS) {
+        const response = await fetch(`${base}/admin/wallets/demo/${currency}/top-ups`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ amount, idempotencyKey: `demo-seed-${currency}`, reason: "demo opening balance" }),
+        });
+        if (!response.ok) throw new Error(`top-up ${currency}: ${response.status} ${await response.text()}`);
+      }
+      console.log(`\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  console.error("Could not fund the demo wallets: the server did not answer in 60 s.");
+}
+void fundDemoWallets();

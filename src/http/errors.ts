@@ -1,0 +1,62 @@
+/**
+ * Every error the service answers with. Messages of the interface (spec §7) are verbatim; the code is the
+ * stable machine-readable name a client should branch on.
+ */
+export const ERRORS = {
+  invalid_request_body: { status: 400, message: "Invalid request body" },
+  malformed_json: { status: 400, message: "Request body is not valid JSON" },
+  product_list_malformed: { status: 400, message: "Your product list is not formatted well" },
+  product_list_too_big: { status: 400, message: "Requested product list is bigger than allowed" },
+  quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
+  quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
+  insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
+  wallet_not_found: { status: 400, message: "No wallet in currency" },
+  invalid_order_id: { status: 400, message: "Body has no valid orderId" },
+  invalid_order_query: { status: 400, message: "Query has no valid orderId" },
+  invalid_webhook_url: { status: 400, message: "webhookUrl is not allowed" },
+  unauthenticated: { status: 403, message: "Authentication credentials are missing or invalid" },
+  product_not_found: { status: 404, message: "One or more product in the sent list are not found." },
+  order_not_found: { status: 404, message: "Not Found" },
+  route_not_found: { status: 404, message: "Not Found" },
+  client_not_found: { status: 404, message: "Client not found" },
+  method_not_allowed: { status: 405, message: "Method Not Allowed" },
+  order_already_confirmed: { status: 409, message: "Order already confirmed" },
+  reference_already_used: { status: 409, message: "Reference already used" },
+  idempotency_conflict: { status: 409, message: "Idempotency key already used with another request" },
+  payload_too_large: { status: 413, message: "Request body is too large" },
+  order_expired: { status: 419, message: "Expired" },
+  rate_limited: { status: 429, message: "Too many requests" },
+  exchange_not_supported: { status: 500, message: "Your requested exchange is not supported" },
+  out_of_stock: { status: 500, message: "Requested item is out of stock" },
+  server_error: { status: 500, message: "Server error; try again later" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/**
+ * A failure as plain data, so that it crosses a Durable Object RPC boundary intact (thrown errors lose
+ * their fields there).
+ */
+export interface Failure {
+  ok: false;
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export function failure(code: ErrorCode, details?: Record<string, unknown>, message?: string): Failure {
+  const spec = ERRORS[code];
+  return { ok: false, status: spec.status, code, message: message ?? spec.message, ...(details ? { details } : {}) };
+}
+
+/** Thrown inside the Worker to end a request with a failure; the router turns it into the error body. */
+export class ApiError extends Error {
+  constructor(readonly failure: Failure, readonly headers: Record<string, string> = {}) {
+    super(failure.message);
+  }
+}
+
+export function fail(code: ErrorCode, details?: Record<string, unknown>, message?: string): never {
+  throw new ApiError(failure(code, details, message));
+}

@@ -1,0 +1,124 @@
+import { loadOrderContext, rateKey, stockKey, type OrderContext } from "../catalogue/catalogue-store";
+import { NO_DEAL } from "../catalogue/schemas";
+import { failure, type Failure } from "../http/errors";
+import { priceLine, checkQuote } from "../pricing/line-pricing";
+import { Money, isKnownCurrency, sum } from "../pricing/money";
+import type { ExchangeRate } from "../pricing/exchange";
+import type { OrderLine } from "./order-record";
+import type { CreateOrderRequest } from "./schemas";
+
+export interface OrderLimits {
+  maxQuantityPerSku: number;
+  maxSkusPerOrder: number;
+  maxTotalQuantity: number;
+}
+
+export function limitsFromEnv(env: Pick<Env, "MAX_QUANTITY_PER_SKU" | "MAX_SKUS_PER_ORDER" | "MAX_TOTAL_QUANTITY">): OrderLimits {
+  return {
+    maxQuantityPerSku: Number(env.MAX_QUANTITY_PER_SKU),
+    maxSkusPerOrder: Number(env.MAX_SKUS_PER_ORDER),
+    maxTotalQuantity: Number(env.MAX_TOTAL_QUANTITY),
+  };
+}
+
+/** Create checks 1 (after the zod shape) and 2: the list itself, before anything is looked up. */
+export function checkProductList(request: CreateOrderRequest, limits: OrderLimits): Failure | null {
+  const skus = request.productList.map((line) => line.sku);
+  if (skus.length === 0) return failure("product_list_malformed", { reason: "productList is empty" });
+  const duplicate = skus.find((sku, index) => skus.indexOf(sku) !== index);
+  if (duplicate !== undefined) return failure("product_list_malformed", { reason: "duplicate sku", sku: duplicate });
+  if (skus.length > limits.maxSkusPerOrder) {
+    return failure("product_list_too_big", { limit: "skus", max: limits.maxSkusPerOrder, requested: skus.length });
+  }
+  for (const line of request.productList) {
+    if (line.quantity > limits.maxQuantityPerSku) {
+      return failure("product_list_too_big", { limit: "quantityPerSku", max: limits.maxQuantityPerSku, sku: line.sku, requested: line.quantity });
+    }
+  }
+  const total = request.productList.reduce((acc, line) => acc + line.quantity, 0);
+  if (total > limits.maxTotalQuantity) {
+    return failure("product_list_too_big", { limit: "totalQuantity", max: limits.maxTotalQuantity, requested: total });
+  }
+  return null;
+}
+
+export interface OrderPlan {
+  lines: OrderLine[];
+  rates: ExchangeRate[];
+  charge: string;
+  retailCharge: string;
+}
+
+/**
+ * Create checks 3 and 4 (all but the balance, which needs the wallet), then pricing. Pure: everything it
+ * reads from D1 arrives in `context`. First failure wins; lines are checked in list order.
+ */
+export function planOrder(request: CreateOrderRequest, context: OrderContext): Failure | ({ ok: true } & OrderPlan) {
+  for (const [index, line] of request.productList.entries()) {
+    const product = context.products.get(line.sku);
+    if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });
+    const verdict = checkQuote(product, line.productType, new Money(String(line.quote)));
+    if (verdict !== "ok") return failure(verdict, { sku: line.sku, index });
+  }
+  const wallet = request.wallet;
+  if (!isKnownCurrency(wallet) || !context.walletCurrencies.has(wallet)) {
+    return failure("wallet_not_found", { wallet }, `No wallet in currency ${wallet}`);
+  }
+  const rates = new Map<string, ExchangeRate>();
+  for (const [index, line] of request.productList.entries()) {
+    const currency = context.products.get(line.sku)!.currency;
+    if (currency === wallet) continue;
+    const rate = context.rates.get(rateKey(wallet, currency));
+    if (rate === undefined) return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
+    rates.set(currency, rate);
+  }
+  for (const [index, line] of request.productList.entries()) {
+    const product = context.products.get(line.sku)!;
+    if (product.supplier !== "inventory") continue;
+    const available = context.stock.get(stockKey(line.sku, new Money(String(line.quote)).toFixed())) ?? 0;
+    if (available < line.quantity) return failure("out_of_stock", { sku: line.sku, index });
+  }
+  const lines = request.productList.map((line): OrderLine => {
+    const product = context.products.get(line.sku)!;
+    const quote = new Money(String(line.quote));
+    const rate = rates.get(product.currency) ?? null;
+    const deal = context.deals.get(line.sku) ?? NO_DEAL;
+    const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
+    const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
+    return {
+      sku: line.sku,
+      productType: product.productType,
+      quote: quote.toFixed(),
+      quantity: line.quantity,
+      product: {
+        name: product.name,
+        country: product.country,
+        region: product.region,
+        currency: product.currency,
+        supplier: product.supplier,
+        supplierConfig: product.supplierConfig,
+      },
+      deal,
+      faceValue: price.faceValue.toFixed(),
+      fee: price.fee.toFixed(),
+      discount: price.discount.toFixed(),
+      lineTotal: price.lineTotal.toFixed(),
+      charge: price.charge.toFixed(),
+      retailCharge: retail.charge.toFixed(),
+      rate,
+      status: "pending",
+      redeem: null,
+      refunded: "0",
+      failureReason: null,
+    };
+  });
+  return {
+    ok: true,
+    lines,
+    rates: [...rates.values()],
+    charge: sum(lines.map((line) => new Money(line.charge))).toFixed(),
+    retailCharge: sum(lines.map((line) => new Money(line.retailCharge))).toFixed(),
+  };
+}
+
+export { loadOrderContext };

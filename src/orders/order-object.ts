@@ -1,0 +1,264 @@
+import { DurableObject } from "cloudflare:workers";
+import { releaseCodes, reserveCodes } from "../catalogue/inventory-store";
+import { failure, type Failure } from "../http/errors";
+import { Money } from "../pricing/money";
+import { walletName } from "../wallets/ledger";
+import type { WalletObject } from "../wallets/wallet-object";
+import { checkProductList, limitsFromEnv, loadOrderContext, planOrder } from "./create-checks";
+import { orderIdOf } from "./order-id";
+import type { OrderRecord } from "./order-record";
+import { createView, orderView } from "./order-view";
+import type { CreateOrderData, CreateOrderRequest, OrderState, OrderView } from "./schemas";
+import { confirmable, transition } from "./transitions";
+import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
+
+export type Result<T> = { ok: true; data: T } | Failure;
+
+export interface CreateInput {
+  clientId: string;
+  request: CreateOrderRequest;
+  requestHash: string;
+}
+
+/** Work the order's one alarm stands for; each kind has at most one due time. */
+type TimerKind = "expire" | "process" | "outbox";
+
+const OUTBOX_RETRY_MS = 5_000;
+
+export function chargeKey(orderId: string): string {
+  return `order:${orderId}:charge`;
+}
+
+/**
+ * One order. Its single-threaded object serialises create, confirm and get; its SQLite storage holds the
+ * order document, the due times behind its alarm (expiry, processing) and an outbox of webhook events
+ * written in the same transaction as the state change they announce.
+ */
+export class OrderObject extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+  private cached: OrderRecord | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+  }
+
+  // Tables are made on first create only, so that probing an unknown order id stores nothing.
+  private ensureSchema(): void {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);
+    `);
+  }
+
+  private hasSchema(): boolean {
+    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
+  }
+
+  protected load(): OrderRecord | null {
+    if (this.cached !== null) return this.cached;
+    if (!this.hasSchema()) return null;
+    const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
+    this.cached = row ? (JSON.parse(row.doc) as OrderRecord) : null;
+    return this.cached;
+  }
+
+  /**
+   * Stores the order and, when the change is a state a webhook announces, the event for it, in one
+   * transaction: an event exists exactly when its state change does.
+   */
+  protected save(order: OrderRecord, previous: OrderState | null): void {
+    const message = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null
+      ? orderEvent(order, crypto.randomUUID(), Date.now())
+      : null;
+    this.ctx.storage.transactionSync(() => {
+      this.sql.exec(`INSERT OR REPLACE INTO order_record (id, doc) VALUES (1, ?)`, JSON.stringify(order));
+      if (message !== null) {
+        this.sql.exec(`INSERT INTO outbox (event_id, message) VALUES (?, ?)`, message.event.id, JSON.stringify(message));
+        this.scheduleSync("outbox", Date.now());
+      }
+    });
+    this.cached = order;
+  }
+
+  private scheduleSync(kind: TimerKind, at: number): void {
+    this.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES (?, ?)`, kind, at);
+  }
+
+  protected async schedule(kind: TimerKind, at: number): Promise<void> {
+    this.scheduleSync(kind, at);
+    await this.armAlarm();
+  }
+
+  private async armAlarm(): Promise<void> {
+    const next = this.sql.exec<{ due: number | null }>(`SELECT MIN(due_at) AS due FROM timers`).one().due;
+    if (next === null) await this.ctx.storage.deleteAlarm();
+    else await this.ctx.storage.setAlarm(next);
+  }
+
+  private owned(clientId: string): OrderRecord | null {
+    const order = this.load();
+    return order !== null && order.clientId === clientId ? order : null;
+  }
+
+  private wallet(order: Pick<OrderRecord, "clientId" | "wallet">): DurableObjectStub<WalletObject> {
+    return this.env.WALLETS.get(this.env.WALLETS.idFromName(walletName(order.clientId, order.wallet)));
+  }
+
+  async create(input: CreateInput): Promise<Result<{ order: CreateOrderData; replayed: boolean }>> {
+    return this.ctx.blockConcurrencyWhile(() => this.createExclusive(input));
+  }
+
+  private async createExclusive({ clientId, request, requestHash }: CreateInput): Promise<Result<{ order: CreateOrderData; replayed: boolean }>> {
+    const existing = this.load();
+    if (existing !== null) {
+      if (existing.clientId === clientId && existing.requestHash === requestHash) {
+        return { ok: true, data: { order: createView(existing), replayed: true } };
+      }
+      return failure("reference_already_used", { orderId: existing.id });
+    }
+    // The Worker checked these already; checking again keeps the object safe whoever calls it.
+    const listProblem = checkProductList(request, limitsFromEnv(this.env));
+    if (listProblem !== null) return listProblem;
+    const context = await loadOrderContext(this.env.DB, clientId, request.productList.map((line) => line.sku), request.wallet);
+    const plan = planOrder(request, context);
+    if (!plan.ok) return plan;
+    const balance = new Money(await this.wallet({ clientId, wallet: request.wallet }).balance());
+    if (balance.lessThan(plan.charge)) return failure("insufficient_funds", { balance: balance.toFixed(), required: plan.charge });
+
+    const id = orderIdOf(this.ctx.id);
+    const now = Date.now();
+    const expiresAt = now + Number(this.env.ORDER_TTL_SECONDS) * 1000;
+    this.ensureSchema();
+    // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
+    await this.schedule("expire", expiresAt);
+    const reserved = await reserveCodes(
+      this.env.DB,
+      id,
+      plan.lines.filter((line) => line.product.supplier === "inventory").map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity })),
+      expiresAt,
+    );
+    if (!reserved) {
+      this.sql.exec(`DELETE FROM timers WHERE kind = 'expire'`);
+      await this.armAlarm();
+      return failure("out_of_stock");
+    }
+    const order: OrderRecord = {
+      id,
+      clientId,
+      reference: request.reference,
+      requestHash,
+      webhookUrl: request.webhookUrl ?? null,
+      wallet: request.wallet,
+      state: "created",
+      createdAt: now,
+      modifiedAt: now,
+      expiresAt,
+      lines: plan.lines,
+      rates: plan.rates,
+      charge: plan.charge,
+      retailCharge: plan.retailCharge,
+      invoiceStatus: "unpaid",
+    };
+    this.save(order, null);
+    return { ok: true, data: { order: createView(order), replayed: false } };
+  }
+
+  async confirm(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
+    return this.ctx.blockConcurrencyWhile(() => this.confirmExclusive(clientId));
+  }
+
+  private async confirmExclusive(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
+    const order = this.owned(clientId);
+    if (order === null) return failure("order_not_found");
+    const problem = confirmable(order, Date.now());
+    if (problem !== null) return problem;
+    // Keyed by order: a confirm retried after a crash finds its charge instead of charging twice.
+    const posted = await this.wallet(order).post({
+      key: chargeKey(order.id),
+      kind: "order_charge",
+      amount: order.charge,
+      orderId: order.id,
+      reason: `order ${order.reference}`,
+    });
+    if (!posted.ok) {
+      return posted.code === "insufficient_funds"
+        ? failure("insufficient_funds", { balance: posted.balance, required: order.charge })
+        : failure("server_error");
+    }
+    const confirmed = { ...transition(order, "confirmed", Date.now()), invoiceStatus: "paid" as const };
+    this.save(confirmed, order.state);
+    await this.afterConfirm(confirmed);
+    return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
+  }
+
+  /** Fulfilment starts here once it exists; until then a confirmed order waits as `confirmed`. */
+  protected async afterConfirm(_order: OrderRecord): Promise<void> {
+    await this.flushOutbox();
+  }
+
+  async get(clientId: string): Promise<Result<OrderView>> {
+    const order = this.owned(clientId);
+    return order === null ? failure("order_not_found") : { ok: true, data: orderView(order) };
+  }
+
+  /** The stored order, for the operator API. */
+  async record(): Promise<OrderRecord | null> {
+    return this.load();
+  }
+
+  override async alarm(): Promise<void> {
+    await this.ctx.blockConcurrencyWhile(async () => {
+      if (!this.hasSchema()) return;
+      const due = this.sql
+        .exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers WHERE due_at <= ? ORDER BY due_at`, Date.now())
+        .toArray();
+      for (const timer of due) {
+        await this.runTimer(timer.kind);
+        // A handler that rescheduled its own kind keeps the new time.
+        this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);
+      }
+      await this.armAlarm();
+    });
+  }
+
+  protected async runTimer(kind: TimerKind): Promise<void> {
+    if (kind === "expire") await this.expire();
+    else if (kind === "outbox") await this.flushOutbox();
+    else await this.process();
+  }
+
+  /** Processing of a confirmed order; the fulfilment capability fills this in. */
+  protected async process(): Promise<void> {}
+
+  /**
+   * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and a charge
+   * from a confirm that never finished is credited back. Each step is idempotent, so a retried alarm
+   * repeats none of them.
+   */
+  private async expire(): Promise<void> {
+    const order = this.load();
+    const id = order?.id ?? orderIdOf(this.ctx.id);
+    if (order !== null && order.state !== "created") return;
+    await releaseCodes(this.env.DB, id);
+    if (order === null) return;
+    await this.wallet(order).reverse(chargeKey(id), `order:${id}:void`, "order_void", `order ${order.reference} expired`);
+    this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state);
+    await this.flushOutbox();
+  }
+
+  /** Hands stored events to the webhook queue; what the queue did not take is tried again shortly. */
+  protected async flushOutbox(): Promise<void> {
+    if (!this.hasSchema()) return;
+    const pending = this.sql.exec<{ event_id: string; message: string }>(`SELECT event_id, message FROM outbox WHERE sent = 0`).toArray();
+    if (pending.length === 0) return;
+    try {
+      await this.env.WEBHOOKS.sendBatch(pending.map((row) => ({ body: JSON.parse(row.message) as WebhookMessage, contentType: "json" as const })));
+    } catch {
+      await this.schedule("outbox", Date.now() + OUTBOX_RETRY_MS);
+      return;
+    }
+    for (const row of pending) this.sql.exec(`UPDATE outbox SET sent = 1 WHERE event_id = ?`, row.event_id);
+  }
+}

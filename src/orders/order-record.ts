@@ -1,0 +1,63 @@
+import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
+import type { ExchangeRate } from "../pricing/exchange";
+import type { InvoiceStatus, OrderState } from "./schemas";
+
+/** What a line's supplier handed over for it. */
+export interface LineRedeem {
+  pins: string[];
+  link: string;
+  value: string;
+  currency: string;
+}
+
+export type LineStatus = "pending" | "fulfilled" | "failed";
+
+/** One SKU of an order as stored: every amount a decimal string, priced and frozen at create. */
+export interface OrderLine {
+  sku: string;
+  productType: ProductType;
+  quote: string;
+  quantity: number;
+  product: {
+    name: string;
+    country: string;
+    region: string;
+    currency: string;
+    supplier: SupplierKind;
+    supplierConfig: Record<string, unknown>;
+  };
+  deal: Deal;
+  faceValue: string;
+  fee: string;
+  discount: string;
+  lineTotal: string;
+  charge: string;
+  /** The wallet charge of the line at retail terms (no deal), for the retail invoice. */
+  retailCharge: string;
+  rate: ExchangeRate | null;
+  status: LineStatus;
+  redeem: LineRedeem | null;
+  /** Amount credited back to the wallet for this line when it failed ("0" otherwise). */
+  refunded: string;
+  failureReason: string | null;
+}
+
+/** The whole order as its Durable Object stores it. */
+export interface OrderRecord {
+  id: string;
+  clientId: string;
+  reference: string;
+  requestHash: string;
+  webhookUrl: string | null;
+  wallet: string;
+  state: OrderState;
+  createdAt: number;
+  modifiedAt: number;
+  expiresAt: number;
+  lines: OrderLine[];
+  rates: ExchangeRate[];
+  /** Sum of the lines' charges, wallet currency. */
+  charge: string;
+  retailCharge: string;
+  invoiceStatus: InvoiceStatus;
+}

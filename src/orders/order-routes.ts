@@ -1,0 +1,80 @@
+import type { IRequest } from "itty-router";
+import { authenticate, sha256Hex } from "../http/auth";
+import { issuesOf, readJson } from "../http/body";
+import { fail, failure, type Failure } from "../http/errors";
+import { errorResponse, ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { checkWebhookUrl } from "../webhooks/url-policy";
+import { checkProductList, limitsFromEnv } from "./create-checks";
+import { objectIdOf, orderObjectName } from "./order-id";
+import type { Result } from "./order-object";
+import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery, type CreateOrderData } from "./schemas";
+
+function unwrap<T>(result: Result<T>): T {
+  if (!result.ok) throw new FailureResponse(result);
+  return result.data;
+}
+
+class FailureResponse extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
+}
+
+// RPC results arrive typed as serialised copies; they are the same plain data the object returned.
+async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
+  try {
+    return toResponse(unwrap((await result) as Result<T>));
+  } catch (error) {
+    if (error instanceof FailureResponse) return errorResponse(error.failure);
+    throw error;
+  }
+}
+
+/** The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. */
+function canonicalRequest(request: CreateOrderRequest): string {
+  return JSON.stringify({
+    productList: request.productList.map((line) => [line.sku, line.productType, line.quote, line.quantity]),
+    wallet: request.wallet,
+    reference: request.reference,
+    webhookUrl: request.webhookUrl ?? null,
+  });
+}
+
+export async function createOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
+  const client = await authenticate(request, env);
+  const parsed = CreateOrderRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
+  if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
+  const body = parsed.data;
+  if (body.webhookUrl !== undefined) {
+    const problem = checkWebhookUrl(body.webhookUrl, env.ALLOW_INSECURE_WEBHOOKS === "true");
+    if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
+  }
+  const listProblem = checkProductList(body, limitsFromEnv(env));
+  if (listProblem !== null) return errorResponse(listProblem);
+  const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
+  const requestHash = await sha256Hex(canonicalRequest(body));
+  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash }), ({ order, replayed }) =>
+    replayed
+      ? ok("Order already exists for this reference", order, { "idempotent-replayed": "true" })
+      : ok("Order created successfully", order),
+  );
+}
+
+export async function confirmOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
+  const client = await authenticate(request, env);
+  const parsed = ConfirmOrderRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
+  if (!parsed.success) return errorResponse(failure("invalid_order_id", issuesOf(parsed.error)));
+  const id = objectIdOf(env.ORDERS, parsed.data.orderId);
+  if (id === null) return errorResponse(failure("order_not_found"));
+  return answer(env.ORDERS.get(id).confirm(client.id), (data) => ok("Order confirmed", data));
+}
+
+export async function getOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
+  const client = await authenticate(request, env);
+  const parsed = GetOrderQuery.safeParse(request.query);
+  if (!parsed.success) return errorResponse(failure("invalid_order_query", issuesOf(parsed.error)));
+  const id = objectIdOf(env.ORDERS, parsed.data.orderId);
+  if (id === null) return errorResponse(failure("order_not_found"));
+  return answer(env.ORDERS.get(id).get(client.id), (data) => ok("Order retrieved", data));
+}

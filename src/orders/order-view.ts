@@ -1,0 +1,157 @@
+import type { Adjustment } from "../catalogue/schemas";
+import type { ExchangeRate } from "../pricing/exchange";
+import { Money, toAmountNumber } from "../pricing/money";
+import type { OrderLine, OrderRecord } from "./order-record";
+import type { CreateOrderData, ExchangeRateView, Invoice, InvoiceItem, InvoiceRecord, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./schemas";
+
+export function timestamp(ms: number): Timestamp {
+  const seconds = Math.floor(ms / 1000);
+  return { _seconds: seconds, _nanoseconds: (ms - seconds * 1000) * 1_000_000 };
+}
+
+function amount(value: string): number {
+  return toAmountNumber(new Money(value));
+}
+
+export function rateView(rate: ExchangeRate): ExchangeRateView {
+  return {
+    baseCurrency: rate.baseCurrency,
+    targetCurrency: rate.targetCurrency,
+    rate: Number(rate.rate),
+    modifiedDate: timestamp(rate.modifiedAt),
+  };
+}
+
+function adjustmentView(adjustment: Adjustment) {
+  return { amount: amount(adjustment.amount), adjustmentMode: adjustment.adjustmentMode };
+}
+
+/**
+ * One invoice record per SKU. Items in the product currency net to the line total; with an exchange, the
+ * exchange-target item takes the line total out of the product currency and the exchange-base item
+ * shows what the wallet pays for it.
+ */
+function invoiceRecord(line: OrderLine, wallet: string, retail: boolean): InvoiceRecord {
+  const currency = line.product.currency;
+  const charge = retail ? line.retailCharge : line.charge;
+  const lineTotal = retail ? line.faceValue : line.lineTotal;
+  const items: InvoiceItem[] = [
+    {
+      type: "main-product",
+      description: `${line.quantity} × ${line.product.name} at ${line.quote} ${currency}`,
+      effect: { amount: amount(line.faceValue), currency },
+      metaData: { quantity: line.quantity, quote: amount(line.quote) },
+    },
+  ];
+  if (!retail && !new Money(line.fee).isZero()) {
+    items.push({
+      type: "customer-fee",
+      description: "Fee of your deal for this SKU",
+      effect: { amount: amount(line.fee), currency },
+      metaData: adjustmentView(line.deal.fee),
+    });
+  }
+  if (!retail && !new Money(line.discount).isZero()) {
+    items.push({
+      type: "customer-discount",
+      description: "Discount of your deal for this SKU",
+      effect: { amount: -amount(line.discount), currency },
+      metaData: adjustmentView(line.deal.discount),
+    });
+  }
+  const total: Record<string, number> = {};
+  if (line.rate !== null) {
+    const rate = rateView(line.rate);
+    items.push(
+      {
+        type: "exchange-target-currency",
+        description: `Exchange out of ${currency}`,
+        effect: { amount: -amount(lineTotal), currency },
+        metaData: rate,
+      },
+      {
+        type: "exchange-base-currency",
+        description: `Payment in ${wallet} at ${line.rate.rate} ${currency} per ${wallet}`,
+        effect: { amount: amount(charge), currency: wallet },
+        metaData: rate,
+      },
+    );
+    total[currency] = amount(lineTotal);
+  }
+  if (!retail && !new Money(line.refunded).isZero()) {
+    items.push({
+      type: "refund",
+      description: `Refund of a line that could not be fulfilled${line.failureReason ? `: ${line.failureReason}` : ""}`,
+      effect: { amount: -amount(line.refunded), currency: wallet },
+      metaData: { quantity: line.quantity, quote: amount(line.quote) },
+    });
+  }
+  total[wallet] = amount(new Money(charge).minus(retail ? 0 : line.refunded).toFixed());
+  return { total, sku: line.sku, items };
+}
+
+export function invoiceView(order: OrderRecord, retail = false): Invoice {
+  const refunded = order.lines.reduce((acc, line) => acc.plus(line.refunded), new Money(0));
+  const charge = new Money(retail ? order.retailCharge : order.charge);
+  return {
+    total: toAmountNumber(retail ? charge : charge.minus(refunded)),
+    wallet: order.wallet,
+    records: order.lines.map((line) => invoiceRecord(line, order.wallet, retail)),
+    paymentMethod: "wallet",
+    status: retail ? "unpaid" : order.invoiceStatus,
+  };
+}
+
+function productView(line: OrderLine): OrderProduct {
+  return {
+    request: { quote: amount(line.quote), quantity: line.quantity },
+    customerDeal: {
+      dealState: line.deal.dealState,
+      fee: adjustmentView(line.deal.fee),
+      discount: adjustmentView(line.deal.discount),
+    },
+    sku: line.sku,
+    shopItem: {
+      country: line.product.country,
+      quote: amount(line.quote),
+      name: line.product.name,
+      region: line.product.region,
+      productType: line.productType,
+      baseCurrency: line.product.currency,
+    },
+  };
+}
+
+export function orderView(order: OrderRecord): OrderView {
+  const redeem: Record<string, RedeemEntry> = {};
+  for (const line of order.lines) {
+    if (line.redeem === null) continue;
+    redeem[line.sku] = {
+      redeemPin: line.redeem.pins,
+      currency: line.redeem.currency,
+      redeemLink: line.redeem.link,
+      value: amount(line.redeem.value),
+    };
+  }
+  return {
+    uid: order.id,
+    state: order.state,
+    products: Object.fromEntries(order.lines.map((line) => [line.sku, productView(line)])),
+    exchangeRates: order.rates.map(rateView),
+    invoice: invoiceView(order),
+    createdDate: timestamp(order.createdAt),
+    modifiedDate: timestamp(order.modifiedAt),
+    redeem,
+    reference: order.reference,
+  };
+}
+
+export function createView(order: OrderRecord): CreateOrderData {
+  return {
+    id: order.id,
+    exchangeRates: order.rates.map(rateView),
+    invoice: invoiceView(order),
+    retailInvoice: invoiceView(order, true),
+    expiresAt: order.expiresAt,
+  };
+}

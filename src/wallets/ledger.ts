@@ -1,0 +1,34 @@
+import { Money, type Money as MoneyT } from "../pricing/money";
+
+export type LedgerKind = "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+
+/** One append-only row of a wallet's ledger. `amount` is signed: credits positive, debits negative. */
+export interface LedgerEntry {
+  seq: number;
+  key: string;
+  kind: LedgerKind;
+  amount: string;
+  balanceAfter: string;
+  orderId: string | null;
+  reason: string | null;
+  createdAt: number;
+}
+
+export type DebitDecision = { ok: true; balanceAfter: MoneyT } | { ok: false; balance: MoneyT };
+
+/** A debit never takes a balance below zero. */
+export function decideDebit(balance: MoneyT, amount: MoneyT): DebitDecision {
+  if (amount.isNegative()) throw new Error("debit amount must not be negative");
+  if (balance.lessThan(amount)) return { ok: false, balance };
+  return { ok: true, balanceAfter: balance.minus(amount) };
+}
+
+export function ledgerSum(entries: Iterable<Pick<LedgerEntry, "amount">>): MoneyT {
+  let total = new Money(0);
+  for (const entry of entries) total = total.plus(entry.amount);
+  return total;
+}
+
+export function walletName(clientId: string, currency: string): string {
+  return `${clientId}:${currency}`;
+}

@@ -1,0 +1,28 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(fileURLToPath(new URL("./schema/migrations", import.meta.url)));
+const demoSeed = readFileSync(new URL("./schema/seed/demo.sql", import.meta.url), "utf8");
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          TEST_DEMO_SEED: demoSeed,
+          ADMIN_TOKEN: "test-admin-token",
+          UPSTREAM_API_KEY: "test-upstream-key",
+        },
+      },
+    }),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/setup.ts"],
+    testTimeout: 30_000,
+  },
+});
