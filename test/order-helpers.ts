@@ -1,0 +1,197 @@
+/**
+ * Helpers for the order, pricing and wallet suites (issue 2). test/helpers.ts is shared; additions live here.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import type { OrderRecord } from "../src/orders/order-record";
+import type { LedgerEntry } from "../src/wallets/ledger";
+import { addClient, wallet, type ApiCall } from "./helpers";
+
+export const MESSAGES = {
+  tooBig: "Requested product list is bigger than allowed",
+  notFormatted: "Your product list is not formatted well",
+  quoteMismatch: "The entered quote doesn't match the SKU.",
+  notInRange: "The entered quote is not in range",
+  insufficient: "You have insufficient funds in your wallet to create this order",
+  productNotFound: "One or more product in the sent list are not found.",
+  exchange: "Your requested exchange is not supported",
+  outOfStock: "Requested item is out of stock",
+  auth: "Authentication credentials are missing or invalid",
+  notFound: "Not Found",
+  expired: "Expired",
+  noOrderId: "Body has no valid orderId",
+  invalidBody: "Invalid request body",
+  alreadyConfirmed: "Order already confirmed",
+  referenceUsed: "Reference already used",
+} as const;
+
+export function uid(prefix = "t"): string {
+  return `${prefix}_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+}
+
+/** A new client (unique id) with the given wallets; returns its id and API key. */
+export async function freshClient(wallets: Record<string, string> = { USD: "1000" }, prefix = "c"): Promise<{ id: string; key: string }> {
+  const id = uid(prefix);
+  const key = await addClient(id, wallets);
+  return { id, key };
+}
+
+const ERROR_KEYS = new Set(["message", "code", "details"]);
+
+/**
+ * An error response as DESIGN.md fixes it: exact status, exact message, `{message, code, details?}` and
+ * nothing else, `code` snake_case, and an X-Request-Id.
+ */
+export function expectError(res: ApiCall, status: number, message: string, code?: string): void {
+  const context = JSON.stringify(res.body);
+  expect(res.status, context).toBe(status);
+  expect(typeof res.body, context).toBe("object");
+  expect(res.body.message, context).toBe(message);
+  expect(res.body.code, context).toMatch(/^[a-z][a-z0-9_]*$/);
+  if (code !== undefined) expect(res.body.code, context).toBe(code);
+  for (const field of Object.keys(res.body)) expect(ERROR_KEYS.has(field), `unexpected field ${field} in ${context}`).toBe(true);
+  if ("details" in res.body) expect(typeof res.body.details === "object" && res.body.details !== null && !Array.isArray(res.body.details), context).toBe(true);
+  expect(res.headers.get("x-request-id"), "X-Request-Id").toBeTruthy();
+}
+
+export function expectOk(res: ApiCall): any {
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(typeof res.body.message).toBe("string");
+  expect(res.headers.get("x-request-id")).toBeTruthy();
+  return res.body.data;
+}
+
+export function orderStubOf(orderId: string) {
+  return env.ORDERS.get(env.ORDERS.idFromString(orderId.replace(/^ord_/, "")));
+}
+
+/** The order document as the object stores it (not through its cache). */
+export async function storedOrder(orderId: string): Promise<OrderRecord> {
+  return runInDurableObject(orderStubOf(orderId), (_instance, state) => {
+    const row = state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
+    if (row === undefined) throw new Error(`no stored order ${orderId}`);
+    return JSON.parse(row.doc) as OrderRecord;
+  });
+}
+
+export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
+  return runInDurableObject(orderStubOf(orderId), (_instance, state) =>
+    state.storage.sql.exec<{ kind: string; due_at: number }>(`SELECT kind, due_at FROM timers ORDER BY kind`).toArray(),
+  );
+}
+
+/**
+ * Moves the order's expiresAt into the past "through the clock": the stored document is rewritten and the
+ * object's in-memory copy dropped, but the expiry alarm (and its timer row) is left as it was, so the alarm
+ * has not run.
+ */
+export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<number> {
+  return runInDurableObject(orderStubOf(orderId), (instance, state) => {
+    const sql = state.storage.sql;
+    const row = sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).one();
+    const doc = JSON.parse(row.doc) as OrderRecord;
+    doc.expiresAt = Date.now() - msAgo;
+    sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
+    (instance as unknown as { cached: unknown }).cached = null;
+    return doc.expiresAt;
+  });
+}
+
+/** Makes the expiry timer due now (the alarm handler only runs timers whose due time has come). */
+export async function makeExpiryDue(orderId: string): Promise<void> {
+  await runInDurableObject(orderStubOf(orderId), (_instance, state) => {
+    state.storage.sql.exec(`UPDATE timers SET due_at = ? WHERE kind = 'expire'`, Date.now() - 1);
+  });
+}
+
+/** Expiry as it happens in production: expiresAt passed, and the alarm fires. Returns whether an alarm ran. */
+export async function expireByAlarm(orderId: string): Promise<boolean> {
+  await backdateExpiry(orderId);
+  await makeExpiryDue(orderId);
+  return runDurableObjectAlarm(orderStubOf(orderId));
+}
+
+export async function ledgerOf(clientId: string, currency: string): Promise<LedgerEntry[]> {
+  return wallet(clientId, currency).entries(0, 100_000);
+}
+
+/** Available (unreserved, unsold) codes of one SKU and value in D1. */
+export async function availableCodes(sku: string, value: string): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'available'`)
+    .bind(sku, value)
+    .first<{ n: number }>();
+  return row!.n;
+}
+
+export async function codesOfOrder(orderId: string): Promise<{ sku: string; value: string; status: string }[]> {
+  const { results } = await env.DB.prepare(`SELECT sku, value, status FROM codes WHERE order_id = ?1 ORDER BY id`).bind(orderId).all<{
+    sku: string;
+    value: string;
+    status: string;
+  }>();
+  return results;
+}
+
+/** Adds `count` inventory codes for a SKU/value (unique pins). */
+export async function addCodes(sku: string, value: string, count: number): Promise<void> {
+  const now = Date.now();
+  const statements = Array.from({ length: count }, () => {
+    const pin = uid(`${sku}-${value}`);
+    return env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`).bind(sku, value, pin, `https://redeem.example.com/${pin}`, now);
+  });
+  if (statements.length > 0) await env.DB.batch(statements);
+}
+
+export async function setRate(base: string, target: string, rate: string): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO exchange_rates (base_currency, target_currency, rate, updated_at) VALUES (?1, ?2, ?3, ?4)
+       ON CONFLICT (base_currency, target_currency) DO UPDATE SET rate = excluded.rate, updated_at = excluded.updated_at`,
+  )
+    .bind(base, target, rate, Date.now())
+    .run();
+}
+
+export async function setDeal(
+  clientId: string,
+  sku: string,
+  deal: { fee?: [string, "percentage" | "fixed"]; discount?: [string, "percentage" | "fixed"]; state?: "active" | "none" },
+): Promise<void> {
+  const [feeAmount, feeMode] = deal.fee ?? ["0", "fixed"];
+  const [discountAmount, discountMode] = deal.discount ?? ["0", "fixed"];
+  await env.DB.prepare(
+    `INSERT OR REPLACE INTO deals (client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)`,
+  )
+    .bind(clientId, sku, deal.state ?? "active", feeAmount, feeMode, discountAmount, discountMode, Date.now())
+    .run();
+}
+
+export async function addProduct(product: {
+  sku: string;
+  productType: "range" | "fixed";
+  currency: string;
+  quotes?: string[];
+  min?: string;
+  max?: string;
+  supplier?: "inventory" | "sandbox" | "upstream";
+  active?: boolean;
+}): Promise<void> {
+  await env.DB.prepare(
+    `INSERT INTO products (sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at)
+       VALUES (?1, ?2, ?3, ?4, 'XX', 'Test', ?5, ?6, ?7, ?8, '{}', ?9, ?10)`,
+  )
+    .bind(
+      product.sku,
+      `Test ${product.sku}`,
+      product.productType,
+      product.currency,
+      product.quotes ? JSON.stringify(product.quotes) : null,
+      product.min ?? null,
+      product.max ?? null,
+      product.supplier ?? "sandbox",
+      product.active === false ? 0 : 1,
+      Date.now(),
+    )
+    .run();
+}
