@@ -1,0 +1,138 @@
+/**
+ * Consumer of the `order-webhooks` queue: POSTs each event, signed, to the order's webhookUrl.
+ *
+ * A 2xx answer acks the message. A non-2xx answer (redirects included: they are not followed), a timeout
+ * or a network error retries it with exponential backoff; the attempt numbered WEBHOOK_MAX_ATTEMPTS that
+ * fails sends it to the dead-letter queue instead. The Queue's own max_retries/dead_letter_queue is the
+ * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
+ */
+import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
+import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, SIGNATURE_HEADER, signatureHeader } from "./delivery";
+import type { WebhookMessage } from "./events";
+import { checkWebhookUrl } from "./url-policy";
+
+export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS">;
+
+/** The outcome of one delivery attempt. `permanent` failures are dead-lettered without further attempts. */
+type Attempt = { ok: true; status: number } | { ok: false; error: string; permanent?: boolean };
+
+interface ClientSecret {
+  secret: string;
+  disabled: boolean;
+}
+
+function log(level: "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void {
+  console[level === "info" ? "log" : level](JSON.stringify({ component: "webhooks", message, ...fields }));
+}
+
+/** Webhook secrets of the batch's clients, read once per batch. Null for a client that does not exist. */
+async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<string, ClientSecret | null>> {
+  const unique = [...new Set(clientIds)];
+  const secrets = new Map<string, ClientSecret | null>(unique.map((id) => [id, null]));
+  if (unique.length === 0) return secrets;
+  const placeholders = unique.map((_, index) => `?${index + 1}`).join(", ");
+  const { results } = await db
+    .prepare(`SELECT id, webhook_secret, disabled_at FROM clients WHERE id IN (${placeholders})`)
+    .bind(...unique)
+    .all<{ id: string; webhook_secret: string; disabled_at: number | null }>();
+  for (const row of results) secrets.set(row.id, { secret: row.webhook_secret, disabled: row.disabled_at !== null });
+  return secrets;
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) {
+    if (error.name === "TimeoutError" || error.name === "AbortError") return `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s`;
+    return `${error.name}: ${error.message}`.slice(0, 500);
+  }
+  return String(error).slice(0, 500);
+}
+
+/** One POST of the event, signed now. */
+async function attemptDelivery(message: WebhookMessage, client: ClientSecret | null | undefined, env: WebhookConsumerEnv): Promise<Attempt> {
+  // Checked again at delivery: the queue must not become a way to reach what create refuses.
+  const problem = checkWebhookUrl(message.url, env.ALLOW_INSECURE_WEBHOOKS === "true");
+  if (problem !== null) return { ok: false, error: `webhookUrl is not allowed: ${problem}`, permanent: true };
+  if (client == null) return { ok: false, error: `unknown client ${message.clientId}`, permanent: true };
+  if (client.disabled) return { ok: false, error: `client ${message.clientId} is disabled`, permanent: true };
+
+  const body = JSON.stringify(message.event);
+  const timestamp = Math.floor(Date.now() / 1000);
+  try {
+    const response = await fetch(message.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "order-service-webhooks/1",
+        [SIGNATURE_HEADER]: await signatureHeader(client.secret, timestamp, body),
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+    });
+    // The answer's body is of no interest; let the connection go.
+    await response.body?.cancel().catch(() => undefined);
+    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
+    return { ok: false, error: `HTTP ${response.status}` };
+  } catch (error) {
+    return { ok: false, error: describeError(error) };
+  }
+}
+
+/** Hands a message to the dead-letter queue; false when the queue would not take it. */
+async function deadLetter(env: WebhookConsumerEnv, message: WebhookMessage, attempts: number, error: string): Promise<boolean> {
+  const body: DeadLetterMessage = { ...message, deadLetter: { attempts, error: error.slice(0, 1000) } };
+  try {
+    await env.WEBHOOKS_DLQ.send(body, { contentType: "json" });
+    return true;
+  } catch (sendError) {
+    log("error", "dead-letter queue refused the message", { eventId: message.event.id, error: describeError(sendError) });
+    return false;
+  }
+}
+
+/** The `queue` handler for `order-webhooks`. */
+export async function deliverWebhooks(batch: MessageBatch<unknown>, env: WebhookConsumerEnv): Promise<void> {
+  const maxAttempts = maxAttemptsFrom(env.WEBHOOK_MAX_ATTEMPTS);
+  const valid: { raw: Message<unknown>; message: WebhookMessage }[] = [];
+  for (const raw of batch.messages) {
+    const parsed = WebhookMessageSchema.safeParse(raw.body);
+    if (parsed.success) {
+      valid.push({ raw, message: parsed.data });
+    } else {
+      log("error", "malformed webhook message dropped", { messageId: raw.id, issues: parsed.error.issues.slice(0, 5) });
+      raw.ack();
+    }
+  }
+  if (valid.length === 0) return;
+
+  let secrets: Map<string, ClientSecret | null>;
+  try {
+    secrets = await secretsOf(env.DB, valid.map(({ message }) => message.clientId));
+  } catch (error) {
+    // D1 is unavailable: nothing was attempted, so try the whole batch again later.
+    log("error", "could not read webhook secrets", { error: describeError(error) });
+    for (const { raw } of valid) raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
+    return;
+  }
+
+  await Promise.all(
+    valid.map(async ({ raw, message }) => {
+      const fields = { messageId: raw.id, eventId: message.event.id, type: message.event.type, attempt: raw.attempts };
+      const result = await attemptDelivery(message, secrets.get(message.clientId), env);
+      if (result.ok) {
+        log("info", "webhook delivered", { ...fields, status: result.status });
+        raw.ack();
+        return;
+      }
+      if (result.permanent || raw.attempts >= maxAttempts) {
+        log("warn", "webhook dead-lettered", { ...fields, error: result.error });
+        if (await deadLetter(env, message, raw.attempts, result.error)) raw.ack();
+        else raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
+        return;
+      }
+      const delaySeconds = backoffSeconds(raw.attempts);
+      log("warn", "webhook delivery failed; retrying", { ...fields, error: result.error, delaySeconds });
+      raw.retry({ delaySeconds });
+    }),
+  );
+}

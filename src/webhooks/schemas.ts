@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { OrderState } from "../orders/schemas";
+import type { OrderEvent, WebhookMessage } from "./events";
+
+/** Validates what arrives on the webhook queue (a malformed message is acked and logged, never retried). */
+export const OrderEventSchema = z.object({
+  id: z.string().min(1).max(200),
+  type: z.enum(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]),
+  createdAt: z.number().int().nonnegative(),
+  data: z.object({
+    orderId: z.string().min(1),
+    state: OrderState,
+    reference: z.string(),
+  }),
+}) satisfies z.ZodType<OrderEvent>;
+
+export const WebhookMessageSchema = z.object({
+  clientId: z.string().min(1),
+  url: z.string().min(1).max(2048),
+  event: OrderEventSchema,
+}) satisfies z.ZodType<WebhookMessage>;
+
+/** Why and after how many attempts the consumer gave a message up (absent when the Queue moved it itself). */
+export const DeadLetterInfoSchema = z.object({
+  attempts: z.number().int().positive(),
+  error: z.string().max(1000),
+});
+export type DeadLetterInfo = z.infer<typeof DeadLetterInfoSchema>;
+
+/** What travels on the dead-letter queue: the original message, plus `deadLetter` when the consumer sent it. */
+export const DeadLetterMessageSchema = WebhookMessageSchema.extend({ deadLetter: DeadLetterInfoSchema.optional() });
+export type DeadLetterMessage = z.infer<typeof DeadLetterMessageSchema>;
