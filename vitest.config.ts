@@ -16,6 +16,10 @@ export default defineConfig({
           TEST_DEMO_SEED: demoSeed,
           ADMIN_TOKEN: "test-admin-token",
           UPSTREAM_API_KEY: "test-upstream-key",
+          // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
+          UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
+          UPSTREAM_TIMEOUT_MS: "200",
+          UPSTREAM_MAX_ATTEMPTS: "4",
         },
       },
     }),

@@ -107,6 +107,7 @@ export function planOrder(request: CreateOrderRequest, context: OrderContext): F
       retailCharge: retail.charge.toFixed(),
       rate,
       status: "pending",
+      attempts: 0,
       redeem: null,
       refunded: "0",
       failureReason: null,

@@ -11,6 +11,9 @@ import { createView, orderView } from "./order-view";
 import type { CreateOrderData, CreateOrderRequest, OrderState, OrderView } from "./schemas";
 import { confirmable, transition } from "./transitions";
 import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt, refundKey } from "../fulfilment/fulfilment";
+import { lineIdempotencyKey } from "../fulfilment/supplier";
+import { supplierFor } from "../fulfilment/suppliers";
 
 export type Result<T> = { ok: true; data: T } | Failure;
 
@@ -37,6 +40,8 @@ export function chargeKey(orderId: string): string {
 export class OrderObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private cached: OrderRecord | null = null;
+  /** The alarm run in progress, if any: a second trigger waits for it instead of processing twice. */
+  private alarmRun: Promise<void> | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -65,10 +70,11 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Stores the order and, when the change is a state a webhook announces, the event for it, in one
-   * transaction: an event exists exactly when its state change does.
+   * Stores the order, the timers that follow from the change (null clears one) and, when the change is a
+   * state a webhook announces, the event for it, all in one transaction: an event or a due time exists
+   * exactly when the state change that calls for it does. Arms the alarm afterwards.
    */
-  protected save(order: OrderRecord, previous: OrderState | null): void {
+  protected async save(order: OrderRecord, previous: OrderState | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<void> {
     const message = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null
       ? orderEvent(order, crypto.randomUUID(), Date.now())
       : null;
@@ -78,8 +84,13 @@ export class OrderObject extends DurableObject<Env> {
         this.sql.exec(`INSERT INTO outbox (event_id, message) VALUES (?, ?)`, message.event.id, JSON.stringify(message));
         this.scheduleSync("outbox", Date.now());
       }
+      for (const [kind, at] of Object.entries(timers)) {
+        if (at === null) this.sql.exec(`DELETE FROM timers WHERE kind = ?`, kind);
+        else this.scheduleSync(kind as TimerKind, at);
+      }
     });
     this.cached = order;
+    if (message !== null || Object.keys(timers).length > 0) await this.armAlarm();
   }
 
   private scheduleSync(kind: TimerKind, at: number): void {
@@ -161,7 +172,7 @@ export class OrderObject extends DurableObject<Env> {
       retailCharge: plan.retailCharge,
       invoiceStatus: "unpaid",
     };
-    this.save(order, null);
+    await this.save(order, null);
     return { ok: true, data: { order: createView(order), replayed: false } };
   }
 
@@ -187,15 +198,12 @@ export class OrderObject extends DurableObject<Env> {
         ? failure("insufficient_funds", { balance: posted.balance, required: order.charge })
         : failure("server_error");
     }
-    const confirmed = { ...transition(order, "confirmed", Date.now()), invoiceStatus: "paid" as const };
-    this.save(confirmed, order.state);
-    await this.afterConfirm(confirmed);
-    return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
-  }
-
-  /** Fulfilment starts here once it exists; until then a confirmed order waits as `confirmed`. */
-  protected async afterConfirm(_order: OrderRecord): Promise<void> {
+    const now = Date.now();
+    const confirmed = { ...transition(order, "confirmed", now), invoiceStatus: "paid" as const };
+    // Processing starts at once, from the alarm; the expiry no longer applies.
+    await this.save(confirmed, order.state, { expire: null, process: now });
     await this.flushOutbox();
+    return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
   }
 
   async get(clientId: string): Promise<Result<OrderView>> {
@@ -208,19 +216,35 @@ export class OrderObject extends DurableObject<Env> {
     return this.load();
   }
 
+  /**
+   * Runs the timers that are due. The alarm is always set to the earliest timer, so when it fires that
+   * one is due even if the clock reads a little earlier (as when a test runs the alarm at once).
+   * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile;
+   * nothing else changes an order once it is confirmed. A handler that throws leaves its timer in place
+   * and the alarm is retried.
+   */
   override async alarm(): Promise<void> {
-    await this.ctx.blockConcurrencyWhile(async () => {
-      if (!this.hasSchema()) return;
-      const due = this.sql
-        .exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers WHERE due_at <= ? ORDER BY due_at`, Date.now())
-        .toArray();
-      for (const timer of due) {
-        await this.runTimer(timer.kind);
-        // A handler that rescheduled its own kind keeps the new time.
-        this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);
-      }
-      await this.armAlarm();
-    });
+    if (this.alarmRun === null) {
+      this.alarmRun = this.runDueTimers().finally(() => {
+        this.alarmRun = null;
+      });
+    }
+    return this.alarmRun;
+  }
+
+  private async runDueTimers(): Promise<void> {
+    if (!this.hasSchema()) return;
+    const earliest = this.sql.exec<{ due: number | null }>(`SELECT MIN(due_at) AS due FROM timers`).one().due;
+    if (earliest === null) return;
+    const due = this.sql
+      .exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers WHERE due_at <= ? ORDER BY due_at`, Math.max(Date.now(), earliest))
+      .toArray();
+    for (const timer of due) {
+      await this.runTimer(timer.kind);
+      // A handler that rescheduled its own kind keeps the new time.
+      this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);
+    }
+    await this.armAlarm();
   }
 
   protected async runTimer(kind: TimerKind): Promise<void> {
@@ -229,8 +253,56 @@ export class OrderObject extends DurableObject<Env> {
     else await this.process();
   }
 
-  /** Processing of a confirmed order; the fulfilment capability fills this in. */
-  protected async process(): Promise<void> {}
+  /**
+   * Fulfils a confirmed order line by line. Every supplier answer is stored before the next step, every
+   * supplier call is idempotent per line and every refund has its own ledger key, so an alarm that dies
+   * anywhere in here and runs again issues nothing twice and refunds nothing twice.
+   */
+  private async process(): Promise<void> {
+    let order = this.load();
+    if (order === null) return;
+    if (order.state === "confirmed") {
+      order = transition(order, "processing", Date.now());
+      await this.save(order, "confirmed");
+    }
+    if (order.state !== "processing") return;
+    const maxAttempts = Math.max(1, Number(this.env.UPSTREAM_MAX_ATTEMPTS));
+    let retryAt: number | null = null;
+    for (const [index, line] of order.lines.entries()) {
+      if (line.status !== "pending") continue;
+      const outcome = await supplierFor(line.product.supplier, this.env).issue({
+        orderId: order.id,
+        idempotencyKey: lineIdempotencyKey(order.id, line.sku),
+        line,
+        attempt: line.attempts + 1,
+      });
+      const updated = applyOutcome(line, outcome, maxAttempts);
+      order = { ...order, lines: order.lines.map((other, at) => (at === index ? updated : other)), modifiedAt: Date.now() };
+      await this.save(order, order.state);
+      if (updated.status === "pending") retryAt = Math.min(retryAt ?? Infinity, nextAttemptAt(updated, Date.now()));
+    }
+    if (retryAt !== null) {
+      await this.schedule("process", retryAt);
+      return;
+    }
+    for (const [index, line] of order.lines.entries()) {
+      if (line.status !== "failed" || !new Money(line.refunded).isZero()) continue;
+      const refund = await this.wallet(order).post({
+        key: refundKey(order.id, line.sku),
+        kind: "order_refund",
+        amount: line.charge,
+        orderId: order.id,
+        reason: `${line.sku} could not be fulfilled`,
+      });
+      if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
+      order = { ...order, lines: order.lines.map((other, at) => (at === index ? { ...line, refunded: line.charge } : other)) };
+      await this.save(order, order.state);
+    }
+    const end = finalState(order);
+    if (end === null) return;
+    await this.save({ ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) }, order.state);
+    await this.flushOutbox();
+  }
 
   /**
    * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and a charge
@@ -244,7 +316,7 @@ export class OrderObject extends DurableObject<Env> {
     await releaseCodes(this.env.DB, id);
     if (order === null) return;
     await this.wallet(order).reverse(chargeKey(id), `order:${id}:void`, "order_void", `order ${order.reference} expired`);
-    this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state);
+    await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state);
     await this.flushOutbox();
   }
 

@@ -5,7 +5,8 @@ import type { InvoiceStatus, OrderState } from "./schemas";
 /** What a line's supplier handed over for it. */
 export interface LineRedeem {
   pins: string[];
-  link: string;
+  /** One link per pin, in the same order. */
+  links: string[];
   value: string;
   currency: string;
 }
@@ -36,6 +37,8 @@ export interface OrderLine {
   retailCharge: string;
   rate: ExchangeRate | null;
   status: LineStatus;
+  /** Supplier attempts made so far. */
+  attempts: number;
   redeem: LineRedeem | null;
   /** Amount credited back to the wallet for this line when it failed ("0" otherwise). */
   refunded: string;

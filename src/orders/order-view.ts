@@ -129,7 +129,8 @@ export function orderView(order: OrderRecord): OrderView {
     redeem[line.sku] = {
       redeemPin: line.redeem.pins,
       currency: line.redeem.currency,
-      redeemLink: line.redeem.link,
+      redeemLink: line.redeem.links[0] ?? "",
+      redeemLinks: line.redeem.links,
       value: amount(line.redeem.value),
     };
   }

@@ -96,6 +96,8 @@ export const RedeemEntry = z.object({
   currency: z.string(),
   redeemLink: z.string(),
   value: z.number(),
+  /** Beyond the spec's four fields: one link per pin, where codes carry links of their own. */
+  redeemLinks: z.array(z.string()),
 });
 export type RedeemEntry = z.infer<typeof RedeemEntry>;
 

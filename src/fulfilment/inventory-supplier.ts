@@ -1,0 +1,23 @@
+import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
+
+/**
+ * Operator-loaded codes: the codes this order reserved at create are marked sold to it. Marking is
+ * idempotent (a retry finds them sold already), and a sold code never returns to sale.
+ */
+export function inventorySupplier(db: D1Database): Supplier {
+  return {
+    async issue({ orderId, line }: IssueRequest): Promise<IssueOutcome> {
+      const [, sold] = await db.batch<{ pin: string; link: string }>([
+        db
+          .prepare(`UPDATE codes SET status = 'sold', sold_at = ?3 WHERE order_id = ?1 AND sku = ?2 AND status = 'reserved'`)
+          .bind(orderId, line.sku, Date.now()),
+        db.prepare(`SELECT pin, link FROM codes WHERE order_id = ?1 AND sku = ?2 AND status = 'sold' ORDER BY id`).bind(orderId, line.sku),
+      ]);
+      const codes = sold!.results;
+      if (codes.length !== line.quantity) {
+        return { kind: "failed", reason: `${codes.length} of ${line.quantity} reserved codes left for this order` };
+      }
+      return { kind: "issued", codes };
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { OrderLine } from "../orders/order-record";
+
+/** What one line asks of its supplier. The same request may be made again after a crash or a retry. */
+export interface IssueRequest {
+  orderId: string;
+  /** Stable per order line: a supplier that sees it twice must hand out the same codes. */
+  idempotencyKey: string;
+  line: OrderLine;
+  attempt: number;
+}
+
+export interface IssuedCode {
+  pin: string;
+  link: string;
+}
+
+export type IssueOutcome =
+  | { kind: "issued"; codes: IssuedCode[] }
+  /** Worth another try later (timeouts, 5xx, unreadable answers). */
+  | { kind: "retry"; reason: string }
+  /** Will not succeed: the line fails now and is refunded. */
+  | { kind: "failed"; reason: string };
+
+export interface Supplier {
+  issue(request: IssueRequest): Promise<IssueOutcome>;
+}
+
+export function lineIdempotencyKey(orderId: string, sku: string): string {
+  return `${orderId}:${sku}`;
+}
+
+/**
+ * Delay before attempt `attempt + 1` after `attempt` failed: 1 s, 2 s, 4 s … capped at a minute. No
+ * jitter: each order has its own alarm, so retries of different orders don't move in lockstep anyway.
+ */
+export function backoffMs(attempt: number): number {
+  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), 60_000);
+}
