@@ -53,6 +53,6 @@ export async function handleRequest(request: Request, env: Env, exec: ExecutionC
 function notRouted(request: Request): Response {
   const allowed = allowedMethods(new URL(request.url).pathname);
   if (allowed.length === 0) return errorResponse(failure("route_not_found"));
-  const allow = [...new Set([...allowed, ...(allowed.includes("GET") ? ["HEAD"] : [])])].join(", ");
+  const allow = [...new Set(allowed)].join(", ");
   return errorResponse(failure("method_not_allowed", { allow }), { allow });
 }
