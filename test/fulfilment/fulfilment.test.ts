@@ -29,7 +29,7 @@ async function alarmIn(orderId: string): Promise<number | null> {
 }
 
 async function stored(orderId: string): Promise<OrderRecord> {
-  return (await orderStub(orderId).record()) as OrderRecord;
+  return (await orderStub(orderId).record()) as unknown as OrderRecord;
 }
 
 async function placeAndConfirm(key: string, productList: unknown[], wallet = "USD") {
