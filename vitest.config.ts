@@ -20,6 +20,8 @@ export default defineConfig({
           UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
           UPSTREAM_TIMEOUT_MS: "200",
           UPSTREAM_MAX_ATTEMPTS: "4",
+          // Webhook receivers in tests listen on 127.0.0.1 (stubbed fetch), which only this allows.
+          ALLOW_INSECURE_WEBHOOKS: "true",
         },
       },
     }),

@@ -82,7 +82,9 @@ export function planOrder(request: CreateOrderRequest, context: OrderContext): F
     const product = context.products.get(line.sku)!;
     const quote = new Money(String(line.quote));
     const rate = rates.get(product.currency) ?? null;
-    const deal = context.deals.get(line.sku) ?? NO_DEAL;
+    // A deal switched to `none` is kept for the record but changes no price.
+    const stored = context.deals.get(line.sku);
+    const deal = stored !== undefined && stored.dealState === "active" ? stored : NO_DEAL;
     const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
     const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
     return {
