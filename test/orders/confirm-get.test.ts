@@ -2,10 +2,11 @@
  * PUT /order/confirm and GET /order/get (spec §4.2, §4.3, §7), ownership, and the HTTP conventions of
  * DESIGN.md that hold on every route: 403, 404, 405, X-Request-Id, error body shape.
  */
+import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp, wallet } from "../helpers";
-import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, storedOrder, uid } from "../order-helpers";
+import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, orderStubOf, storedOrder, uid } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -79,6 +80,29 @@ describe("confirm", () => {
     expect(expectOk(await confirmOrder(order.id, client.key))).toEqual({ id: order.id, state: "confirmed" });
     expect(await balanceOf(client.id, "USD")).toBe("0");
     expect(await ledgerSumOf(client.id, "USD")).toBe("0");
+  });
+
+  it("a wallet that refuses the charge for another reason than funds → 500 Server error; try again later, order stays created", async () => {
+    const client = await freshClient({ USD: "100" });
+    const order = await createdOrder(client.key);
+    // Something already sits under the order's charge key with another amount: the wallet answers idempotency_conflict.
+    const { chargeKey } = await import("../../src/orders/order-object");
+    expect((await wallet(client.id, "USD").post({ key: chargeKey(order.id), kind: "order_charge", amount: "1" })).ok).toBe(true);
+    expectError(await confirmOrder(order.id, client.key), 500, "Server error; try again later", "server_error");
+    expect(expectOk(await getOrder(order.id, client.key)).state).toBe("created");
+    expect(await balanceOf(client.id, "USD")).toBe("99");
+  });
+
+  it("the order survives the eviction of its object (state is stored, not only cached)", async () => {
+    const client = await freshClient({ USD: "100" });
+    const order = await createdOrder(client.key);
+    const view = expectOk(await getOrder(order.id, client.key));
+    await evictDurableObject(orderStubOf(order.id));
+    expect(expectOk(await getOrder(order.id, client.key))).toEqual(view);
+    expectOk(await confirmOrder(order.id, client.key));
+    await evictDurableObject(orderStubOf(order.id)).catch(() => undefined);
+    expectError(await confirmOrder(order.id, client.key), 409, MESSAGES.alreadyConfirmed);
+    expect(await balanceOf(client.id, "USD")).toBe("75.32");
   });
 
   it.each([
