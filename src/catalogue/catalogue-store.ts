@@ -1,7 +1,7 @@
 import type { ExchangeRate } from "../pricing/exchange";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
 
-interface ProductRow {
+export interface ProductRow {
   sku: string;
   name: string;
   product_type: string;

@@ -29,6 +29,18 @@ export const ERRORS = {
   exchange_not_supported: { status: 500, message: "Your requested exchange is not supported" },
   out_of_stock: { status: 500, message: "Requested item is out of stock" },
   server_error: { status: 500, message: "Server error; try again later" },
+  // Operator API and client catalogue (issue 5).
+  invalid_parameters: { status: 400, message: "Invalid path or query parameters" },
+  adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
+  api_key_not_found: { status: 404, message: "API key not found" },
+  sku_not_found: { status: 404, message: "SKU not found" },
+  wallet_unknown: { status: 404, message: "Wallet not found" },
+  deal_not_found: { status: 404, message: "Deal not found" },
+  dead_letter_not_found: { status: 404, message: "Dead letter not found" },
+  client_exists: { status: 409, message: "Client already exists" },
+  duplicate_codes: { status: 409, message: "Duplicate codes" },
+  dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
+  unsupported_media_type: { status: 415, message: "Unsupported Media Type" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -1,6 +1,15 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import { confirmOrder, createOrder, getOrder } from "../orders/order-routes";
-import { topUpWallet } from "../wallets/wallet-routes";
+import { adjustWallet, getLedger, getWallet, listWallets, topUpWallet } from "../wallets/wallet-routes";
+import { listAudit } from "../admin/audit-routes";
+import { deleteDeal, disableProduct, enableProduct, getAdminProduct, listAdminProducts, listDeals, upsertDeal, upsertProduct } from "../admin/catalogue-routes";
+import { createClient, createKey, getClient, listClients, revokeKey, rotateKeys, rotateWebhookSecret } from "../admin/client-routes";
+import { getCodeStock, uploadCodes } from "../admin/inventory-routes";
+import { findAdminOrder, getAdminOrder } from "../admin/order-routes";
+import { listRates, setRate } from "../admin/rate-routes";
+import { listDeadLetterRoute, replayDeadLetterRoute } from "../admin/webhook-routes";
+import { listProducts } from "../catalogue/product-routes";
+import { getOpenApi } from "./openapi";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 
@@ -18,7 +27,42 @@ const ROUTES: [method: string, path: string, handler: Handler][] = [
   ["PUT", "/order/confirm", confirmOrder],
   ["GET", "/order/get", getOrder],
   ["POST", "/admin/wallets/:clientId/:currency/top-ups", topUpWallet],
+  // Client catalogue and balances, the API description, the operator API (issue 5; src/http/openapi.ts
+  // describes every route here, and GET /openapi.json fails to build for a route it does not describe).
+  ["GET", "/products", listProducts],
+  ["GET", "/wallets", listWallets],
+  ["GET", "/openapi.json", getOpenApi],
+  ["POST", "/admin/clients", createClient],
+  ["GET", "/admin/clients", listClients],
+  ["GET", "/admin/clients/:clientId", getClient],
+  ["POST", "/admin/clients/:clientId/keys", createKey],
+  ["POST", "/admin/clients/:clientId/keys/rotate", rotateKeys],
+  ["POST", "/admin/clients/:clientId/keys/:keyId/revoke", revokeKey],
+  ["POST", "/admin/clients/:clientId/webhook-secret/rotate", rotateWebhookSecret],
+  ["GET", "/admin/clients/:clientId/deals", listDeals],
+  ["PUT", "/admin/clients/:clientId/deals/:sku", upsertDeal],
+  ["DELETE", "/admin/clients/:clientId/deals/:sku", deleteDeal],
+  ["POST", "/admin/wallets/:clientId/:currency/adjustments", adjustWallet],
+  ["GET", "/admin/wallets/:clientId/:currency", getWallet],
+  ["GET", "/admin/wallets/:clientId/:currency/ledger", getLedger],
+  ["GET", "/admin/products", listAdminProducts],
+  ["GET", "/admin/products/:sku", getAdminProduct],
+  ["PUT", "/admin/products/:sku", upsertProduct],
+  ["POST", "/admin/products/:sku/disable", disableProduct],
+  ["POST", "/admin/products/:sku/enable", enableProduct],
+  ["GET", "/admin/products/:sku/codes", getCodeStock],
+  ["POST", "/admin/products/:sku/codes", uploadCodes],
+  ["GET", "/admin/exchange-rates", listRates],
+  ["PUT", "/admin/exchange-rates/:base/:target", setRate],
+  ["GET", "/admin/orders", findAdminOrder],
+  ["GET", "/admin/orders/:orderId", getAdminOrder],
+  ["GET", "/admin/audit", listAudit],
+  ["GET", "/admin/webhooks/dead-letters", listDeadLetterRoute],
+  ["POST", "/admin/webhooks/dead-letters/:id/replay", replayDeadLetterRoute],
 ];
+
+/** Read by src/http/openapi.ts, which describes each of these routes. */
+export { ROUTES };
 
 const router: RouterType<IRequest, [RequestContext]> = Router();
 for (const [method, path, handler] of ROUTES) router[method.toLowerCase() as "get"](path, handler);

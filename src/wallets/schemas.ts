@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { Currency } from "../catalogue/product-schemas";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().finite()]);
 
-export const TopUpRequest = z.object({
+export const TopUpRequest = z.strictObject({
   amount: AmountInput,
   idempotencyKey: z.string().min(1).max(128),
   reason: z.string().min(1).max(500),
@@ -25,3 +26,45 @@ export const LedgerEntryView = z.object({
 });
 
 export const WalletView = z.object({ currency: z.string(), balance: z.number() });
+
+/** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
+export const SignedAmountInput = z.union([
+  z.string().regex(/^-?\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 12.50 or -3"),
+  z.number().finite(),
+]);
+
+/** POST /admin/wallets/:clientId/:currency/adjustments. */
+export const AdjustmentRequest = z.strictObject({
+  amount: SignedAmountInput,
+  idempotencyKey: z.string().min(1).max(128),
+  reason: z.string().min(1).max(500),
+});
+export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
+
+export const WalletPathParams = z.object({ clientId: ClientIdParam, currency: Currency });
+
+/** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
+export const WalletPostingData = z.object({
+  clientId: z.string(),
+  currency: z.string(),
+  balance: z.number(),
+  entry: LedgerEntryView,
+  replayed: z.boolean(),
+});
+
+export const WalletBalanceData = z.object({ clientId: z.string(), currency: z.string(), balance: z.number() });
+
+export const LedgerQuery = z.object({
+  after: z.coerce.number().int().min(0).optional().describe("Return entries with seq greater than this (the `next` of the previous page)."),
+  limit: z.coerce.number().int().min(1).max(500).optional().describe("Page size, 1..500, default 100."),
+});
+
+export const LedgerPage = z.object({
+  clientId: z.string(),
+  currency: z.string(),
+  entries: z.array(LedgerEntryView),
+  next: z.number().int().nullable().describe("Pass as `after` for the next page; null on the last page."),
+});
+
+/** GET /wallets: the calling client's wallets. */
+export const WalletList = z.object({ wallets: z.array(WalletView) });

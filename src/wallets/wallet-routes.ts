@@ -1,56 +1,164 @@
 import type { IRequest } from "itty-router";
-import { requireAdmin } from "../http/admin-auth";
-import { issuesOf, readJson } from "../http/body";
+import { adminActor, audit, parseBody, parseParams, parseQuery, type Actor } from "../admin/http";
+import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
-import { Money, fitsMinorUnits, isKnownCurrency, toAmountNumber } from "../pricing/money";
-import { walletName, type LedgerEntry } from "./ledger";
-import { ClientIdParam, CurrencyParam, TopUpRequest } from "./schemas";
+import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
+import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
+import type { Posting, PostingResult } from "./wallet-object";
+import { AdjustmentRequest, LedgerQuery, TopUpRequest, WalletPathParams } from "./schemas";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(new Money(entry.amount)), balanceAfter: toAmountNumber(new Money(entry.balanceAfter)) };
+}
+
+function walletStub(env: Env, clientId: string, currency: string) {
+  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency)));
+}
+
+/** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
+export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
+  const { results } = await env.DB.prepare(`SELECT currency FROM wallets WHERE client_id = ?1 ORDER BY currency`).bind(clientId).all<{ currency: string }>();
+  return Promise.all(
+    results.map(async ({ currency }) => ({ currency, balance: toAmountNumber(new Money(await walletStub(env, clientId, currency).balance())) })),
+  );
+}
+
+/** GET /wallets: the calling client's balances per currency. */
+export async function listWallets(request: IRequest, { env }: RequestContext): Promise<Response> {
+  const client = await authenticate(request, env);
+  return ok("Wallets", { wallets: await walletBalances(env, client.id) });
+}
+
+/** 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered. */
+async function requireWallet(db: D1Database, clientId: string, currency: string): Promise<void> {
+  const row = await db
+    .prepare(`SELECT c.id AS id, w.currency AS currency FROM clients c LEFT JOIN wallets w ON w.client_id = c.id AND w.currency = ?2 WHERE c.id = ?1`)
+    .bind(clientId, currency)
+    .first<{ id: string; currency: string | null }>();
+  if (row === null) fail("client_not_found", { clientId });
+  if (row.currency === null) fail("wallet_unknown", { clientId, currency });
+}
+
+/** Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing). */
+async function postAndAnswer(
+  env: Env,
+  actor: Actor,
+  clientId: string,
+  currency: string,
+  posting: Posting & { kind: LedgerKind },
+  idempotencyKey: string,
+  messages: { done: string; replayed: string },
+): Promise<Response> {
+  const wallet = walletStub(env, clientId, currency);
+  let result: PostingResult;
+  try {
+    result = (await wallet.post(posting)) as PostingResult;
+  } catch (error) {
+    // The wallet throws on what it cannot post (e.g. a signed adjustment before it supports one). A retry with
+    // the same idempotency key is safe either way.
+    console.error(JSON.stringify({ requestId: actor.requestId, error: String(error) }));
+    fail("server_error", { reason: "the wallet did not confirm the posting; retry with the same idempotency key" });
+  }
+  if (!result.ok) {
+    if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
+    fail("adjustment_below_zero", { balance: toAmountNumber(new Money(result.balance)) });
+  }
+  if (!result.replayed) {
+    await audit(env.DB, actor, `wallet.${posting.kind}`, `wallet:${clientId}:${currency}`, {
+      idempotencyKey,
+      amount: posting.amount,
+      reason: posting.reason,
+      seq: result.entry.seq,
+    });
+  }
+  const balance = new Money(await wallet.balance());
+  return ok(result.replayed ? messages.replayed : messages.done, {
+    clientId,
+    currency,
+    balance: toAmountNumber(balance),
+    entry: ledgerEntryView(result.entry),
+    replayed: result.replayed,
+  });
 }
 
 /**
  * POST /admin/wallets/:clientId/:currency/top-ups: credits a client's wallet, opening it if it is new.
  * The idempotency key makes a retried top-up add nothing; the same key with another amount is 409.
  */
-export async function topUpWallet(request: IRequest, { env }: RequestContext): Promise<Response> {
-  requireAdmin(request, env);
-  const clientId = ClientIdParam.safeParse(request.params.clientId);
-  const currency = CurrencyParam.safeParse(request.params.currency);
-  if (!clientId.success || !currency.success || !isKnownCurrency(currency.data)) {
-    fail("invalid_request_body", { reason: "unknown client id or currency in the path" });
+export async function topUpWallet(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { env } = context;
+  const { clientId, currency } = parseParams(WalletPathParams, request);
+  const body = await parseBody(TopUpRequest, request, env);
+  const amount = new Money(String(body.amount));
+  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
+    fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency}` });
   }
-  const parsed = TopUpRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
-  if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
-  const amount = new Money(String(parsed.data.amount));
-  if (amount.isZero() || !fitsMinorUnits(amount, currency.data)) {
-    fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency.data}` });
-  }
-  const client = await env.DB.prepare(`SELECT id FROM clients WHERE id = ?1`).bind(clientId.data).first();
-  if (client === null) fail("client_not_found", { clientId: clientId.data });
+  const client = await env.DB.prepare(`SELECT id FROM clients WHERE id = ?1`).bind(clientId).first();
+  if (client === null) fail("client_not_found", { clientId });
   await env.DB.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`)
-    .bind(clientId.data, currency.data, Date.now())
+    .bind(clientId, currency, Date.now())
     .run();
-  const wallet = env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId.data, currency.data)));
-  const result = await wallet.post({
-    key: `top-up:${parsed.data.idempotencyKey}`,
-    kind: "top_up",
-    amount: amount.toFixed(),
-    reason: parsed.data.reason,
-  });
-  if (!result.ok) {
-    if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey: parsed.data.idempotencyKey });
-    fail("server_error");
+  return postAndAnswer(
+    env,
+    actor,
+    clientId,
+    currency,
+    { key: `top-up:${body.idempotencyKey}`, kind: "top_up", amount: amount.toFixed(), reason: body.reason },
+    body.idempotencyKey,
+    { done: "Wallet topped up", replayed: "Top-up already applied" },
+  );
+}
+
+/**
+ * POST /admin/wallets/:clientId/:currency/adjustments: a signed correction of an existing wallet with a
+ * reason. Positive credits, negative debits; a debit never takes the balance below zero (400).
+ */
+export async function adjustWallet(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { env } = context;
+  const { clientId, currency } = parseParams(WalletPathParams, request);
+  const body = await parseBody(AdjustmentRequest, request, env);
+  const amount = new Money(String(body.amount));
+  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
+    fail("invalid_request_body", { reason: `amount must be non-zero with at most the minor units of ${currency}` });
   }
-  const balance = new Money(await wallet.balance());
-  return ok(result.replayed ? "Top-up already applied" : "Wallet topped up", {
-    clientId: clientId.data,
-    currency: currency.data,
-    balance: toAmountNumber(balance),
-    entry: ledgerEntryView(result.entry),
-    replayed: result.replayed,
+  await requireWallet(env.DB, clientId, currency);
+  return postAndAnswer(
+    env,
+    actor,
+    clientId,
+    currency,
+    { key: `adjustment:${body.idempotencyKey}`, kind: "adjustment", amount: amount.toFixed(), reason: body.reason },
+    body.idempotencyKey,
+    { done: "Wallet adjusted", replayed: "Adjustment already applied" },
+  );
+}
+
+/** GET /admin/wallets/:clientId/:currency: the balance. */
+export async function getWallet(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { clientId, currency } = parseParams(WalletPathParams, request);
+  await requireWallet(context.env.DB, clientId, currency);
+  const balance = new Money(await walletStub(context.env, clientId, currency).balance());
+  return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
+}
+
+/** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
+export async function getLedger(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { clientId, currency } = parseParams(WalletPathParams, request);
+  const query = parseQuery(LedgerQuery, request);
+  await requireWallet(context.env.DB, clientId, currency);
+  const limit = query.limit ?? 100;
+  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, limit + 1)) as LedgerEntry[];
+  const pageEntries = entries.slice(0, limit);
+  return ok("Ledger", {
+    clientId,
+    currency,
+    entries: pageEntries.map(ledgerEntryView),
+    next: entries.length > limit ? pageEntries[pageEntries.length - 1]!.seq : null,
   });
 }

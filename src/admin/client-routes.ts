@@ -1,0 +1,182 @@
+/** Operator API: clients, their API keys and webhook secrets. */
+import type { IRequest } from "itty-router";
+import { forgetCachedKeys } from "../http/auth";
+import { fail } from "../http/errors";
+import { ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { walletBalances } from "../wallets/wallet-routes";
+import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "./http";
+import { ClientParams, CreateClientRequest, IssueKeyRequest, KeyParams, PageQuery } from "./schemas";
+import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "./secrets";
+
+interface ClientRow {
+  id: string;
+  name: string;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+interface KeyRow {
+  key_hash: string;
+  label: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+function clientView(row: ClientRow) {
+  return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
+}
+
+function keyView(row: KeyRow) {
+  return { keyId: keyIdOf(row.key_hash), label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
+}
+
+/** The client row, or 404 client_not_found. */
+export async function requireClient(db: D1Database, clientId: string): Promise<ClientRow> {
+  const row = await db.prepare(`SELECT id, name, created_at, disabled_at FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+  if (row === null) fail("client_not_found", { clientId });
+  return row;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/i.test(error.message);
+}
+
+/** POST /admin/clients: a client, its first API key and its webhook secret, both shown only in this answer. */
+export async function createClient(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const body = await parseBody(CreateClientRequest, request, context.env);
+  const db = context.env.DB;
+  const id = body.id ?? `cli_${randomHex(12)}`;
+  const key = await newApiKey();
+  const webhookSecret = newWebhookSecret();
+  const now = Date.now();
+  const label = body.keyLabel ?? "";
+  try {
+    await db.batch([
+      db.prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(id, body.name, webhookSecret, now),
+      db.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(key.keyHash, id, label, now),
+      auditStatement(db, actor, "client.create", `client:${id}`, { name: body.name, keyId: key.keyId, keyLabel: label }),
+    ]);
+  } catch (error) {
+    if (isUniqueViolation(error)) fail("client_exists", { clientId: id });
+    throw error;
+  }
+  return ok("Client created", {
+    client: { id, name: body.name, createdAt: now, disabledAt: null },
+    apiKey: key.apiKey,
+    key: { keyId: key.keyId, label, createdAt: now, revokedAt: null },
+    webhookSecret,
+  });
+}
+
+/** GET /admin/clients?after=&limit=: clients by id. */
+export async function listClients(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const query = parseQuery(PageQuery, request);
+  const limit = query.limit ?? 100;
+  const { results } = await context.env.DB.prepare(
+    `SELECT id, name, created_at, disabled_at FROM clients WHERE id > ?1 ORDER BY id LIMIT ?2`,
+  )
+    .bind(query.after ?? "", limit + 1)
+    .all<ClientRow>();
+  const clients = results.slice(0, limit);
+  return ok("Clients", { clients: clients.map(clientView), next: results.length > limit ? clients[clients.length - 1]!.id : null });
+}
+
+/** GET /admin/clients/:clientId: the client, its keys (ids only) and its wallets with balances. */
+export async function getClient(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { clientId } = parseParams(ClientParams, request);
+  const db = context.env.DB;
+  const client = await requireClient(db, clientId);
+  const [{ results: keys }, wallets] = await Promise.all([
+    db.prepare(`SELECT key_hash, label, created_at, revoked_at FROM api_keys WHERE client_id = ?1 ORDER BY created_at, key_hash`).bind(clientId).all<KeyRow>(),
+    walletBalances(context.env, clientId),
+  ]);
+  return ok("Client", { client: clientView(client), keys: keys.map(keyView), wallets });
+}
+
+async function issueKey(request: IRequest, context: RequestContext, rotate: boolean): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { clientId } = parseParams(ClientParams, request);
+  const body = await parseBody(IssueKeyRequest, request, context.env);
+  const db = context.env.DB;
+  await requireClient(db, clientId);
+  const key = await newApiKey();
+  const label = body.label ?? "";
+  const now = Date.now();
+  const statements: D1PreparedStatement[] = [];
+  // Revoke first, then insert: the new key is never among the revoked ones.
+  if (rotate) {
+    statements.push(
+      db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE client_id = ?1 AND revoked_at IS NULL RETURNING key_hash`).bind(clientId, now),
+    );
+  }
+  statements.push(db.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(key.keyHash, clientId, label, now));
+  const results = await db.batch([
+    ...statements,
+    auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, { keyId: key.keyId, label }),
+  ]);
+  const revokedKeyIds = rotate ? (results[0]!.results as { key_hash: string }[]).map((row) => keyIdOf(row.key_hash)) : [];
+  if (rotate) {
+    // Other isolates keep a revoked key for at most API_KEY_CACHE_SECONDS; this one forgets it now.
+    forgetCachedKeys();
+  }
+  return ok(rotate ? "API keys rotated" : "API key issued", {
+    clientId,
+    apiKey: key.apiKey,
+    key: { keyId: key.keyId, label, createdAt: now, revokedAt: null },
+    revokedKeyIds,
+  });
+}
+
+/** POST /admin/clients/:clientId/keys: one more key (rotate without downtime: issue, deploy, revoke the old). */
+export function createKey(request: IRequest, context: RequestContext): Promise<Response> {
+  return issueKey(request, context, false);
+}
+
+/** POST /admin/clients/:clientId/keys/rotate: a new key, and every other key of the client revoked. */
+export function rotateKeys(request: IRequest, context: RequestContext): Promise<Response> {
+  return issueKey(request, context, true);
+}
+
+/**
+ * POST /admin/clients/:clientId/keys/:keyId/revoke. Takes effect at once in this isolate and within
+ * API_KEY_CACHE_SECONDS everywhere. Revoking a revoked key changes nothing and answers the key as it is.
+ */
+export async function revokeKey(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { clientId, keyId } = parseParams(KeyParams, request);
+  const db = context.env.DB;
+  await requireClient(db, clientId);
+  const prefix = keyId.slice("key_".length);
+  const find = db
+    .prepare(`SELECT key_hash, label, created_at, revoked_at FROM api_keys WHERE client_id = ?1 AND substr(key_hash, 1, 16) = ?2`)
+    .bind(clientId, prefix);
+  const existing = await find.first<KeyRow>();
+  if (existing === null) fail("api_key_not_found", { clientId, keyId });
+  if (existing.revoked_at === null) {
+    await db.batch([
+      db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE key_hash = ?1 AND revoked_at IS NULL`).bind(existing.key_hash, Date.now()),
+      auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId }),
+    ]);
+    forgetCachedKeys();
+  }
+  const key = (await find.first<KeyRow>())!;
+  return ok(existing.revoked_at === null ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
+}
+
+/** POST /admin/clients/:clientId/webhook-secret/rotate: a new signing secret, in effect for the next delivery. */
+export async function rotateWebhookSecret(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { clientId } = parseParams(ClientParams, request);
+  const db = context.env.DB;
+  await requireClient(db, clientId);
+  const webhookSecret = newWebhookSecret();
+  await db.batch([
+    db.prepare(`UPDATE clients SET webhook_secret = ?2 WHERE id = ?1`).bind(clientId, webhookSecret),
+    auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
+  ]);
+  return ok("Webhook secret rotated", { clientId, webhookSecret });
+}

@@ -1,0 +1,32 @@
+/** Operator API: order lookup (read only; orders change only through their own flow). */
+import type { IRequest } from "itty-router";
+import { fail } from "../http/errors";
+import { ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { objectIdOf, orderObjectName } from "../orders/order-id";
+import type { OrderRecord } from "../orders/order-record";
+import { orderView } from "../orders/order-view";
+import { adminActor, parseParams, parseQuery } from "./http";
+import { OrderLookupQuery, OrderParams } from "./schemas";
+
+async function answer(stub: DurableObjectStub<import("../orders/order-object").OrderObject>): Promise<Response> {
+  const record = (await stub.record()) as OrderRecord | null;
+  if (record === null) fail("order_not_found");
+  return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record), record });
+}
+
+/** GET /admin/orders/:orderId: any client's order by id. */
+export async function getAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { orderId } = parseParams(OrderParams, request);
+  const id = objectIdOf(context.env.ORDERS, orderId);
+  if (id === null) fail("order_not_found");
+  return answer(context.env.ORDERS.get(id));
+}
+
+/** GET /admin/orders?clientId=&reference=: the order a client created with that reference. */
+export async function findAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { clientId, reference } = parseQuery(OrderLookupQuery, request);
+  return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))));
+}

@@ -1,0 +1,55 @@
+/** Operator API: exchange rates. */
+import type { IRequest } from "itty-router";
+import { fail } from "../http/errors";
+import { ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { Money } from "../pricing/money";
+import { adminActor, auditStatement, parseBody, parseParams } from "./http";
+import { RateParams, SetRateRequest } from "./schemas";
+
+interface RateRow {
+  base_currency: string;
+  target_currency: string;
+  rate: string;
+  updated_at: number;
+}
+
+function rateView(row: RateRow) {
+  return { baseCurrency: row.base_currency, targetCurrency: row.target_currency, rate: Number(row.rate), updatedAt: row.updated_at };
+}
+
+/**
+ * PUT /admin/exchange-rates/:base/:target: 1 base (wallet currency) buys `rate` target (product currency).
+ * Orders already created keep the rate they froze; new orders use this one.
+ */
+export async function setRate(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { base, target } = parseParams(RateParams, request);
+  if (base === target) fail("invalid_parameters", { reason: "base and target currencies must differ" });
+  const body = await parseBody(SetRateRequest, request, context.env);
+  const rate = new Money(String(body.rate));
+  if (rate.lessThanOrEqualTo(0) || rate.decimalPlaces() > 12 || rate.greaterThan("1e12")) {
+    fail("invalid_request_body", { issues: [{ path: "rate", message: "a positive rate with at most 12 decimals" }] });
+  }
+  const db = context.env.DB;
+  const [saved] = await db.batch([
+    db
+      .prepare(
+        `INSERT INTO exchange_rates (base_currency, target_currency, rate, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (base_currency, target_currency) DO UPDATE SET rate = excluded.rate, updated_at = excluded.updated_at
+         RETURNING base_currency, target_currency, rate, updated_at`,
+      )
+      .bind(base, target, rate.toFixed(), Date.now()),
+    auditStatement(db, actor, "exchange_rate.set", `rate:${base}>${target}`, { rate: rate.toFixed() }),
+  ]);
+  return ok("Exchange rate set", rateView((saved!.results as unknown as RateRow[])[0]!));
+}
+
+/** GET /admin/exchange-rates: every rate, by base then target. */
+export async function listRates(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const { results } = await context.env.DB.prepare(
+    `SELECT base_currency, target_currency, rate, updated_at FROM exchange_rates ORDER BY base_currency, target_currency`,
+  ).all<RateRow>();
+  return ok("Exchange rates", { rates: results.map(rateView) });
+}

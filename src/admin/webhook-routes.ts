@@ -1,0 +1,28 @@
+/** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letters.ts). */
+import type { IRequest } from "itty-router";
+import { fail } from "../http/errors";
+import { ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { listDeadLetters, replayDeadLetter } from "../webhooks/dead-letters";
+import { adminActor, audit, parseParams, parseQuery } from "./http";
+import { DeadLetterParams, DeadLetterQuery } from "./schemas";
+
+/** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
+export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const query = parseQuery(DeadLetterQuery, request);
+  return ok("Dead letters", await listDeadLetters(context.env.DB, query));
+}
+
+/**
+ * POST /admin/webhooks/dead-letters/:id/replay: sends the event to the webhook queue again (attempts start
+ * afresh, same event id). A dead letter is replayed once: again is 409.
+ */
+export async function replayDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { id } = parseParams(DeadLetterParams, request);
+  const result = await replayDeadLetter(context.env, id);
+  if (!result.ok) fail(result.reason === "not_found" ? "dead_letter_not_found" : "dead_letter_already_replayed", { id });
+  await audit(context.env.DB, actor, "webhook.dead_letter.replay", `dead_letter:${id}`, { eventId: result.deadLetter.eventId, clientId: result.deadLetter.clientId });
+  return ok("Dead letter replayed", { deadLetter: result.deadLetter });
+}

@@ -1,0 +1,89 @@
+import type { IRequest } from "itty-router";
+import { authenticate } from "../http/auth";
+import { ok } from "../http/responses";
+import type { RequestContext } from "../http/router";
+import { Money, toAmountNumber } from "../pricing/money";
+import { productFromRow, type ProductRow } from "./catalogue-store";
+import type { CatalogueProduct } from "./schemas";
+
+export interface DealRow {
+  client_id: string;
+  sku: string;
+  deal_state: string;
+  fee_amount: string;
+  fee_mode: string;
+  discount_amount: string;
+  discount_mode: string;
+  updated_at: number;
+}
+
+const amount = (value: string) => toAmountNumber(new Money(value));
+
+export function dealView(row: DealRow) {
+  return {
+    dealState: row.deal_state === "active" ? ("active" as const) : ("none" as const),
+    fee: { amount: amount(row.fee_amount), adjustmentMode: row.fee_mode as "percentage" | "fixed" },
+    discount: { amount: amount(row.discount_amount), adjustmentMode: row.discount_mode as "percentage" | "fixed" },
+  };
+}
+
+/** Quotes and bounds of a SKU as JSON numbers (they are stored as decimal strings). */
+export function quoteFields(product: CatalogueProduct) {
+  return {
+    quotes: product.quotes === null ? null : product.quotes.map(amount),
+    minQuote: product.minQuote === null ? null : amount(product.minQuote),
+    maxQuote: product.maxQuote === null ? null : amount(product.maxQuote),
+  };
+}
+
+/**
+ * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
+ * delivered now and the client's deal on it. One D1 batch (one round trip). Sorted by SKU; not paginated
+ * (a catalogue is hundreds of SKUs, not millions).
+ */
+export async function listProducts(request: IRequest, { env }: RequestContext): Promise<Response> {
+  const client = await authenticate(request, env);
+  const db = env.DB;
+  const [products, stock, deals] = await db.batch([
+    db.prepare(
+      `SELECT sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active
+         FROM products WHERE active = 1 ORDER BY sku`,
+    ),
+    db.prepare(
+      `SELECT c.sku AS sku, c.value AS value, COUNT(*) AS available FROM codes c JOIN products p ON p.sku = c.sku
+        WHERE p.active = 1 AND p.supplier = 'inventory' AND c.status = 'available' GROUP BY c.sku, c.value`,
+    ),
+    db.prepare(
+      `SELECT client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at FROM deals WHERE client_id = ?1`,
+    ).bind(client.id),
+  ]);
+  const stockBySku = new Map<string, { value: string; available: number }[]>();
+  for (const row of stock!.results as { sku: string; value: string; available: number }[]) {
+    const list = stockBySku.get(row.sku) ?? [];
+    list.push(row);
+    stockBySku.set(row.sku, list);
+  }
+  const dealBySku = new Map((deals!.results as unknown as DealRow[]).map((row) => [row.sku, row]));
+  const view = (products!.results as unknown as ProductRow[]).map((row) => {
+    const product = productFromRow(row);
+    const byQuote = (stockBySku.get(product.sku) ?? [])
+      .map((entry) => ({ quote: amount(entry.value), count: entry.available }))
+      .sort((a, b) => a.quote - b.quote);
+    const deal = dealBySku.get(product.sku);
+    return {
+      sku: product.sku,
+      name: product.name,
+      productType: product.productType,
+      currency: product.currency,
+      country: product.country,
+      region: product.region,
+      ...quoteFields(product),
+      availability:
+        product.supplier === "inventory"
+          ? { type: "stock" as const, count: byQuote.reduce((sum, entry) => sum + entry.count, 0), byQuote }
+          : { type: "unlimited" as const },
+      deal: deal === undefined ? null : dealView(deal),
+    };
+  });
+  return ok("Products", { products: view });
+}

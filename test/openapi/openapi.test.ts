@@ -1,0 +1,131 @@
+import { describe, expect, it, vi } from "vitest";
+import schema31 from "@seriousme/openapi-schema-validator/schemas/v3.1/schema.json";
+
+// The validator reads its meta-schema with node:fs, which inside workerd has no access to node_modules:
+// hand it the same file through the bundler instead.
+vi.mock("node:fs", async (importOriginal) => {
+  const original = await importOriginal<{ readFileSync: (...args: unknown[]) => unknown }>();
+  const readFileSync = (path: unknown, options?: unknown) =>
+    String(path).endsWith("/schemas/v3.1/schema.json") ? JSON.stringify(schema31) : original.readFileSync(path, options);
+  return { ...original, default: { ...original, readFileSync }, readFileSync };
+});
+
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { ROUTE_DOCS, buildOpenApi } from "../../src/http/openapi";
+import { ROUTES } from "../../src/http/router";
+import { call, confirmOrder, createOrder, getOrder, line, seedDemo, topUp } from "../helpers";
+import { expectConforms, servedDocument } from "./conformance";
+
+describe("GET /openapi.json", () => {
+  it("is served without auth, as JSON, with a request id", async () => {
+    const response = await call("GET", "/openapi.json", { key: null });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.headers.get("x-request-id")).toBeTruthy();
+    expect(response.body.openapi).toBe("3.1.0");
+  });
+
+  it("is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)", async () => {
+    const result = await new Validator().validate((await servedDocument()) as Parameters<Validator["validate"]>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it("the validator does reject a broken document", async () => {
+    const broken = structuredClone(await servedDocument()) as any;
+    delete broken.paths["/order/create"].post.responses;
+    broken.info.version = 1;
+    const result = await new Validator().validate(broken);
+    expect(result.valid).toBe(false);
+  });
+
+  it("describes every routed method and path, and nothing else", async () => {
+    const routed = ROUTES.map(([method, path]) => `${method} ${path}`).sort();
+    expect(Object.keys(ROUTE_DOCS).sort()).toEqual(routed);
+    const doc = await servedDocument();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`))
+      .sort();
+    expect(documented).toEqual(routed);
+  });
+
+  it("refuses to build for a route it does not describe", () => {
+    expect(() => buildOpenApi([...ROUTES, ["PATCH", "/order/get", async () => new Response()]])).toThrow(/PATCH \/order\/get has no description/);
+  });
+
+  it("documents every error code a route answers with the error body shape", async () => {
+    const doc = (await servedDocument()) as any;
+    const create = doc.paths["/order/create"].post.responses;
+    expect(Object.keys(create).sort()).toEqual(["200", "400", "403", "404", "409", "413", "429", "500"]);
+    expect(create["400"].content["application/json"].schema.properties.code.enum).toEqual(
+      expect.arrayContaining(["invalid_request_body", "quote_mismatch", "insufficient_funds", "product_list_too_big"]),
+    );
+    expect(doc.paths["/order/confirm"].put.responses["419"].description).toContain("Expired");
+    expect(doc.components.securitySchemes.adminToken.scheme).toBe("bearer");
+    expect(doc.paths["/admin/clients"].post.security).toEqual([{ adminToken: [] }]);
+    expect(doc.paths["/products"].get.security).toEqual([{ apiKey: [] }]);
+  });
+
+  it("matches the checked-in schema/openapi.json (regenerate with `npx vitest run test/openapi -u`)", async () => {
+    const response = await call("GET", "/openapi.json", { key: null });
+    await expect(`${JSON.stringify(response.body, null, 2)}\n`).toMatchFileSnapshot("../../schema/openapi.json");
+  });
+});
+
+describe("real responses of the spec endpoints match the document", () => {
+  it("create, confirm and get, then their errors", async () => {
+    await seedDemo();
+    await topUp("demo", "USD", "100000");
+    const created = await createOrder({ productList: [line("DEMO-EU-FIXED", 25, 2), line("DEMO-JP-RANGE", 1000)] });
+    expect(created.status).toBe(200);
+    await expectConforms("POST", "/order/create", created);
+    const confirmed = await confirmOrder(created.body.data.id);
+    expect(confirmed.status).toBe(200);
+    await expectConforms("PUT", "/order/confirm", confirmed);
+    let got = await getOrder(created.body.data.id);
+    for (let attempt = 0; attempt < 50 && !["successful", "partial", "failed"].includes(got.body.data.state); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      got = await getOrder(created.body.data.id);
+    }
+    expect(got.status).toBe(200);
+    await expectConforms("GET", "/order/get", got);
+
+    // A replay of the same reference, and the errors each endpoint documents.
+    const replay = await call("POST", "/order/create", {
+      body: { wallet: "USD", reference: "openapi-replay", productList: [line("DEMO-US-RANGE", 10)] },
+    });
+    await expectConforms("POST", "/order/create", replay);
+    const again = await call("POST", "/order/create", {
+      body: { wallet: "USD", reference: "openapi-replay", productList: [line("DEMO-US-RANGE", 10)] },
+    });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    await expectConforms("POST", "/order/create", again);
+    await expectConforms("POST", "/order/create", await createOrder({ productList: [line("DEMO-EU-FIXED", 11)] }));
+    await expectConforms("POST", "/order/create", await createOrder({ productList: [line("NOPE", 11)] }));
+    await expectConforms("POST", "/order/create", await createOrder({ productList: "x" }));
+    await expectConforms("POST", "/order/create", await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10)] }));
+    await expectConforms("POST", "/order/create", await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, "sk_wrong"));
+    await expectConforms("PUT", "/order/confirm", await confirmOrder(created.body.data.id));
+    await expectConforms("PUT", "/order/confirm", await call("PUT", "/order/confirm", { body: {} }));
+    await expectConforms("PUT", "/order/confirm", await confirmOrder(`ord_${"0".repeat(64)}`));
+    await expectConforms("GET", "/order/get", await call("GET", "/order/get"));
+    await expectConforms("GET", "/order/get", await getOrder("ord_nope"));
+  });
+
+  it("client routes", async () => {
+    await seedDemo();
+    await expectConforms("GET", "/products", await call("GET", "/products"));
+    await expectConforms("GET", "/wallets", await call("GET", "/wallets"));
+    await expectConforms("GET", "/wallets", await call("GET", "/wallets", { key: null }));
+  });
+});
+
+describe("the conformance check itself", () => {
+  it("fails a body that differs from the document", async () => {
+    const good = { status: 200, headers: new Headers({ "x-request-id": "r" }), body: { message: "Wallets", data: { wallets: [{ currency: "USD", balance: 1 }] } } };
+    await expectConforms("GET", "/wallets", good);
+    await expect(expectConforms("GET", "/wallets", { ...good, body: { message: "Wallets", data: { wallets: [{ currency: "USD" }] } } })).rejects.toThrow();
+    await expect(expectConforms("GET", "/wallets", { ...good, body: { message: "Wallets", data: { wallets: [], extra: 1 } } })).rejects.toThrow();
+    await expect(expectConforms("GET", "/wallets", { ...good, status: 404 })).rejects.toThrow(/does not document 404/);
+  });
+});
