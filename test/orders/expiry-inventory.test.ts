@@ -79,13 +79,14 @@ describe("stock is reserved at create", () => {
 });
 
 describe("expiry through the alarm", () => {
-  it("runDurableObjectAlarm: created → rejected, invoice void, codes released, nothing charged; confirm then 419", async () => {
+  it("runDurableObjectAlarm at expiresAt: created → rejected, invoice void, codes released, nothing charged; confirm then 419", async () => {
     const client = await freshClient({ USD: "100" });
     const before = await availableCodes("T-INV", "10");
     const data = await newOrder(client.key);
     expect(await availableCodes("T-INV", "10")).toBe(before - 3);
     const ledger = await ledgerOf(client.id, "USD");
-    expect(await runDurableObjectAlarm(orderStubOf(data.id))).toBe(true);
+    // expiresAt passed and the expire timer due, then the alarm runs (expireByAlarm → runDurableObjectAlarm)
+    expect(await expireByAlarm(data.id)).toBe(true);
     const view = expectOk(await getOrder(data.id, client.key));
     expect(view.state).toBe("rejected");
     expect(view.invoice.status).toBe("void");
@@ -96,7 +97,7 @@ describe("expiry through the alarm", () => {
     expect(await balanceOf(client.id, "USD")).toBe("100");
   });
 
-  it("at expiresAt (expiresAt passed, timer due) the alarm rejects; a second alarm run changes nothing", async () => {
+  it("after the alarm rejected, a second alarm run changes nothing", async () => {
     const client = await freshClient({ USD: "100" });
     const data = await newOrder(client.key);
     expect(await expireByAlarm(data.id)).toBe(true);
