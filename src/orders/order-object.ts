@@ -248,7 +248,9 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   protected async runTimer(kind: TimerKind): Promise<void> {
-    if (kind === "expire") await this.expire();
+    // Expiry excludes confirm for its whole run: a confirm either finishes first (and expiry finds the
+    // order confirmed) or starts after (and finds it rejected).
+    if (kind === "expire") await this.ctx.blockConcurrencyWhile(() => this.expire());
     else if (kind === "outbox") await this.flushOutbox();
     else await this.process();
   }
