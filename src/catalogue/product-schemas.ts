@@ -11,13 +11,13 @@ export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 6
 /** A positive decimal given as a string (exact) or a JSON number; canonicalised with Money before use. */
 export const PositiveDecimal = z.union([
   z.string().regex(/^\d{1,15}(\.\d{1,12})?$/, "a decimal like 10 or 12.5"),
-  z.number().positive().finite(),
+  z.number().positive().max(1e15),
 ]);
 
 /** A non-negative decimal (fees and discounts may be zero). */
 export const NonNegativeDecimal = z.union([
   z.string().regex(/^\d{1,15}(\.\d{1,12})?$/, "a decimal like 0, 2 or 2.5"),
-  z.number().nonnegative().finite(),
+  z.number().nonnegative().max(1e15),
 ]);
 
 export const AdjustmentView = z.object({ amount: z.number(), adjustmentMode: AdjustmentMode });

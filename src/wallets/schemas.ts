@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Currency } from "../catalogue/product-schemas";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
-export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().finite()]);
+export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
 
 export const TopUpRequest = z.strictObject({
   amount: AmountInput,
@@ -30,7 +30,7 @@ export const WalletView = z.object({ currency: z.string(), balance: z.number() }
 /** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
 export const SignedAmountInput = z.union([
   z.string().regex(/^-?\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 12.50 or -3"),
-  z.number().finite(),
+  z.number().min(-1e15).max(1e15),
 ]);
 
 /** POST /admin/wallets/:clientId/:currency/adjustments. */

@@ -45,6 +45,7 @@ describe("PUT /admin/products/:sku", () => {
       ["quotes missing", { ...FIXED_PRODUCT, quotes: undefined }],
       ["zero quote", { ...FIXED_PRODUCT, quotes: ["0"] }],
       ["negative quote", { ...FIXED_PRODUCT, quotes: [-5] }],
+      ["absurd quote", { ...FIXED_PRODUCT, quotes: [1e20] }],
       ["repeated quote", { ...FIXED_PRODUCT, quotes: ["10", 10.0, "10.00"] }],
       ["JPY decimals", { ...FIXED_PRODUCT, currency: "JPY", quotes: ["1000.5"] }],
       ["USD float noise", { ...FIXED_PRODUCT, currency: "USD", quotes: [0.1 + 0.2] }],

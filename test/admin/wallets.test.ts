@@ -72,6 +72,7 @@ describe("POST /admin/wallets/:clientId/:currency/top-ups", () => {
       ["/admin/wallets/topped/USD/top-ups", { amount: "-5", idempotencyKey: "k", reason: "r" }, 400, "invalid_request_body"],
       ["/admin/wallets/topped/USD/top-ups", { amount: -5, idempotencyKey: "k", reason: "r" }, 400, "invalid_request_body"],
       ["/admin/wallets/topped/USD/top-ups", { amount: "1e3", idempotencyKey: "k", reason: "r" }, 400, "invalid_request_body"],
+      ["/admin/wallets/topped/USD/top-ups", { amount: 1e300, idempotencyKey: "k", reason: "r" }, 400, "invalid_request_body"],
       ["/admin/wallets/topped/USD/top-ups", { amount: "1", reason: "r" }, 400, "invalid_request_body"],
       ["/admin/wallets/topped/USD/top-ups", { amount: "1", idempotencyKey: "k" }, 400, "invalid_request_body"],
       ["/admin/wallets/topped/USD/top-ups", { amount: "1", idempotencyKey: "k", reason: "r", extra: 1 }, 400, "invalid_request_body"],
