@@ -30,7 +30,8 @@ export async function sha256Hex(text: string): Promise<string> {
 export function bearerToken(request: Request): string | null {
   const header = request.headers.get("authorization");
   if (header === null) return null;
-  const match = /^Bearer ([\x21-\x7e]{1,256})$/.exec(header.trim());
+  // The scheme name is case-insensitive (RFC 9110); the token is not.
+  const match = /^Bearer ([\x21-\x7e]{1,256})$/i.exec(header.trim());
   return match ? match[1]! : null;
 }
 

@@ -20,9 +20,8 @@ export function isKnownCurrency(code: string): boolean {
 }
 
 export function minorUnits(currency: string): number {
-  const units = MINOR_UNITS[currency];
-  if (units === undefined) throw new Error(`unknown currency ${currency}`);
-  return units;
+  if (!isKnownCurrency(currency)) throw new Error(`unknown currency ${currency}`);
+  return MINOR_UNITS[currency]!;
 }
 
 export function money(value: Decimal.Value): Money {
