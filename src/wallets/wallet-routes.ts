@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { adminActor, audit, parseBody, parseParams, parseQuery, type Actor } from "../admin/http";
+import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../admin/http";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -65,14 +65,24 @@ async function postAndAnswer(
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
     fail("adjustment_below_zero", { balance: toAmountNumber(new Money(result.balance)) });
   }
-  if (!result.replayed) {
-    await audit(env.DB, actor, `wallet.${posting.kind}`, `wallet:${clientId}:${currency}`, {
-      idempotencyKey,
-      amount: posting.amount,
-      reason: posting.reason,
-      seq: result.entry.seq,
-    });
-  }
+  // The ledger entry and its audit row live in different stores. The row is written once per entry: on
+  // the first post, or on a replay if the first answer was lost before the row was written.
+  const target = `wallet:${clientId}:${currency}`;
+  await env.DB.prepare(
+    `INSERT INTO audit_log (at, actor, action, target, request_id, details)
+     SELECT ?1, ?2, ?3, ?4, ?5, ?6
+      WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
+  )
+    .bind(
+      Date.now(),
+      actor.label,
+      `wallet.${posting.kind}`,
+      target,
+      actor.requestId,
+      JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: result.entry.seq }),
+      result.entry.seq,
+    )
+    .run();
   const balance = new Money(await wallet.balance());
   return ok(result.replayed ? messages.replayed : messages.done, {
     clientId,

@@ -48,6 +48,25 @@ describe("POST /admin/wallets/:clientId/:currency/top-ups", () => {
     expect(registered.results).toEqual([{ currency: "USD" }]);
   });
 
+  it("a replay writes the audit row the first answer did not get to write, once", async () => {
+    const first = await admin("POST", "/admin/wallets/topped/USD/top-ups", { amount: "1", idempotencyKey: "t-audit", reason: "x" });
+    const seq = first.body.data.entry.seq;
+    const rows = () =>
+      env.DB.prepare(`SELECT COUNT(*) AS n FROM audit_log WHERE target = 'wallet:topped:USD' AND json_extract(details, '$.seq') = ?1`).bind(seq).first<{ n: number }>();
+    expect((await rows())!.n).toBe(1);
+    // As if the Worker had died between the wallet's answer and the audit insert: a fresh table without the row.
+    await env.DB.exec(`ALTER TABLE audit_log RENAME TO audit_log_kept`);
+    await env.DB.exec(`CREATE TABLE audit_log AS SELECT * FROM audit_log_kept WHERE 0`);
+    try {
+      await admin("POST", "/admin/wallets/topped/USD/top-ups", { amount: "1", idempotencyKey: "t-audit", reason: "x" });
+      await admin("POST", "/admin/wallets/topped/USD/top-ups", { amount: "1", idempotencyKey: "t-audit", reason: "x" });
+      expect((await rows())!.n).toBe(1);
+    } finally {
+      await env.DB.exec(`DROP TABLE audit_log`);
+      await env.DB.exec(`ALTER TABLE audit_log_kept RENAME TO audit_log`);
+    }
+  });
+
   it("409 for the same key with another amount; nothing changes", async () => {
     await admin("POST", "/admin/wallets/topped/EUR/top-ups", { amount: "5", idempotencyKey: "t-2", reason: "x" });
     const before = await snapshot();
@@ -62,6 +81,7 @@ describe("POST /admin/wallets/:clientId/:currency/top-ups", () => {
 
   it("4xx for bad input; no wallet, ledger entry or audit row appears", async () => {
     const before = await snapshot();
+    const usdLedger = await ledgerOf("topped", "USD");
     const cases: [string, unknown, number, string][] = [
       ["/admin/wallets/nobody/USD/top-ups", { amount: "1", idempotencyKey: "k", reason: "r" }, 404, "client_not_found"],
       ["/admin/wallets/topped/XXX/top-ups", { amount: "1", idempotencyKey: "k", reason: "r" }, 400, "invalid_parameters"],
@@ -85,7 +105,7 @@ describe("POST /admin/wallets/:clientId/:currency/top-ups", () => {
     }
     expect(await snapshot()).toEqual(before);
     for (const currency of ["JPY", "KWD"]) expect(await ledgerOf("topped", currency)).toEqual([]);
-    expect((await ledgerOf("topped", "USD")).length).toBe(1);
+    expect(await ledgerOf("topped", "USD")).toEqual(usdLedger);
   });
 });
 
