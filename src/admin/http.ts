@@ -67,8 +67,3 @@ export async function parseBody<T extends z.ZodType>(schema: T, request: IReques
   return parsed.data;
 }
 
-/** Reads `limit + 1` rows to tell whether there is a next page: the page, and the cursor after it or null. */
-export function page<T>(rows: T[], limit: number, cursorOf: (row: T) => string | number): { items: T[]; next: string | number | null } {
-  const items = rows.slice(0, limit);
-  return { items, next: rows.length > limit ? cursorOf(items[items.length - 1]!) : null };
-}
