@@ -1,0 +1,290 @@
+// Cost counters for the benchmark's metrics pass (`npm run bench`), bundled around a Worker without
+// touching its source: bench/run.mjs generates an entry that re-exports the Worker's default handler and
+// Durable Object classes through `instrumentHandler` / `instrumentClass`. Every binding the code reaches
+// through `env` is wrapped (D1 queries and their meta, Durable Object RPCs, queue sends), and every
+// SQLite statement a Durable Object runs is counted from its cursor (rowsRead / rowsWritten). The Worker
+// and its objects share one isolate in workerd, so the counters are module globals; GET /__bench/cost
+// returns them. Only the metrics pass runs this build: the timed phases run the plain bundle.
+import { DurableObject } from "cloudflare:workers";
+
+function fresh() {
+  return {
+    requests: 0,
+    doCalls: {}, // "BINDING.method" → count (RPCs and fetches to Durable Object stubs)
+    doAlarms: {}, // "Class" → alarm invocations
+    doStarts: {}, // "Class" → constructor runs
+    d1: { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0, byOp: {} },
+    sqlite: { statements: 0, rowsRead: 0, rowsWritten: 0, byClass: {} },
+    kv: { gets: 0, puts: 0, deletes: 0 },
+    alarmsSet: 0,
+    queue: { sends: 0, messages: 0 },
+    outboundFetches: 0,
+  };
+}
+
+let counters = fresh();
+const pendingCursors = new Set();
+const bump = (record, key, n = 1) => (record[key] = (record[key] ?? 0) + n);
+
+/** Cursors count rows as they are consumed; they are read off when the counters are asked for. */
+function settleCursors() {
+  for (const entry of pendingCursors) {
+    const { cursor, cls } = entry;
+    let read = 0;
+    let written = 0;
+    try {
+      read = cursor.rowsRead;
+      written = cursor.rowsWritten;
+    } catch {
+      // a cursor of a finished transaction may refuse; keep what it reported last
+      read = entry.read;
+      written = entry.written;
+    }
+    counters.sqlite.rowsRead += read - entry.read;
+    counters.sqlite.rowsWritten += written - entry.written;
+    const c = (counters.sqlite.byClass[cls] ??= { statements: 0, rowsRead: 0, rowsWritten: 0 });
+    c.rowsRead += read - entry.read;
+    c.rowsWritten += written - entry.written;
+    entry.read = read;
+    entry.written = written;
+  }
+  // Cursors stay readable; drop those older than the snapshot horizon to bound memory.
+  if (pendingCursors.size > 5000) pendingCursors.clear();
+}
+
+export function snapshot() {
+  settleCursors();
+  return structuredClone(counters);
+}
+
+// ---- D1 -------------------------------------------------------------------------------------------
+const innerStatement = new WeakMap();
+
+function d1Meta(result) {
+  const meta = result?.meta ?? {};
+  counters.d1.rowsRead += Number(meta.rows_read ?? 0);
+  counters.d1.rowsWritten += Number(meta.rows_written ?? 0);
+}
+
+function wrapStatement(statement, sql) {
+  const wrapper = {
+    bind: (...args) => wrapStatement(statement.bind(...args), sql),
+    async first(column) {
+      counters.d1.roundTrips += 1;
+      counters.d1.statements += 1;
+      bump(counters.d1.byOp, "first");
+      const result = await statement.all(); // same query; `all` carries the meta that `first` hides
+      d1Meta(result);
+      const row = result.results[0] ?? null;
+      return column === undefined ? row : row === null ? null : (row[column] ?? null);
+    },
+    async run() {
+      counters.d1.roundTrips += 1;
+      counters.d1.statements += 1;
+      bump(counters.d1.byOp, "run");
+      const result = await statement.run();
+      d1Meta(result);
+      return result;
+    },
+    async all() {
+      counters.d1.roundTrips += 1;
+      counters.d1.statements += 1;
+      bump(counters.d1.byOp, "all");
+      const result = await statement.all();
+      d1Meta(result);
+      return result;
+    },
+    async raw(options) {
+      counters.d1.roundTrips += 1;
+      counters.d1.statements += 1;
+      bump(counters.d1.byOp, "raw");
+      const result = await statement.all();
+      d1Meta(result);
+      return statement.raw(options).then((rows) => rows); // rows as the caller expects them (second read, not counted)
+    },
+  };
+  innerStatement.set(wrapper, statement);
+  return wrapper;
+}
+
+function wrapD1(db) {
+  const wrapped = {
+    prepare: (sql) => wrapStatement(db.prepare(sql), sql),
+    async batch(statements) {
+      counters.d1.roundTrips += 1;
+      counters.d1.statements += statements.length;
+      bump(counters.d1.byOp, "batch");
+      const results = await db.batch(statements.map((s) => innerStatement.get(s) ?? s));
+      for (const result of results) d1Meta(result);
+      return results;
+    },
+    async exec(sql) {
+      counters.d1.roundTrips += 1;
+      bump(counters.d1.byOp, "exec");
+      const result = await db.exec(sql);
+      counters.d1.statements += Number(result?.count ?? 1);
+      return result;
+    },
+    withSession: (...args) => {
+      const session = db.withSession(...args);
+      const inner = wrapD1(session);
+      inner.getBookmark = () => session.getBookmark();
+      return inner;
+    },
+    dump: () => db.dump(),
+  };
+  return wrapped;
+}
+
+// ---- Durable Object namespaces, queues ------------------------------------------------------------
+function wrapStub(stub, binding) {
+  return new Proxy(stub, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof prop === "symbol" || prop === "then" || prop === "id" || prop === "name" || typeof value !== "function") return value;
+      return (...args) => {
+        bump(counters.doCalls, `${binding}.${prop}`);
+        return Reflect.apply(value, target, args);
+      };
+    },
+  });
+}
+
+function wrapNamespace(ns, binding) {
+  return new Proxy(ns, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop);
+      if (typeof value !== "function") return value;
+      if (prop === "get" || prop === "getByName") return (...args) => wrapStub(value.apply(target, args), binding);
+      if (prop === "jurisdiction") return (...args) => wrapNamespace(value.apply(target, args), binding);
+      return value.bind(target);
+    },
+  });
+}
+
+function wrapQueue(queue) {
+  return {
+    send(body, options) {
+      counters.queue.sends += 1;
+      counters.queue.messages += 1;
+      return queue.send(body, options);
+    },
+    sendBatch(messages, options) {
+      counters.queue.sends += 1;
+      counters.queue.messages += [...messages].length;
+      return queue.sendBatch(messages, options);
+    },
+  };
+}
+
+const wrappedEnvs = new WeakMap();
+export function wrapEnv(env) {
+  if (wrappedEnvs.has(env)) return wrappedEnvs.get(env);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value && typeof value === "object" && typeof value.prepare === "function" && typeof value.batch === "function") out[name] = wrapD1(value);
+    else if (value && typeof value === "object" && typeof value.idFromName === "function" && typeof value.get === "function") out[name] = wrapNamespace(value, name);
+    else if (value && typeof value === "object" && typeof value.send === "function" && typeof value.sendBatch === "function") out[name] = wrapQueue(value);
+    else out[name] = value;
+  }
+  wrappedEnvs.set(env, out);
+  return out;
+}
+
+// ---- Durable Object storage -----------------------------------------------------------------------
+const sqlOwner = new WeakMap();
+let patched = false;
+function patchStorage(storage) {
+  if (patched) return;
+  patched = true;
+  const sqlProto = Object.getPrototypeOf(storage.sql);
+  const exec = sqlProto.exec;
+  sqlProto.exec = function (...args) {
+    const cls = sqlOwner.get(this) ?? "?";
+    counters.sqlite.statements += 1;
+    (counters.sqlite.byClass[cls] ??= { statements: 0, rowsRead: 0, rowsWritten: 0 }).statements += 1;
+    const cursor = exec.apply(this, args);
+    pendingCursors.add({ cursor, cls, read: 0, written: 0 });
+    return cursor;
+  };
+  const storageProto = Object.getPrototypeOf(storage);
+  for (const [method, key] of [["get", "gets"], ["put", "puts"], ["delete", "deletes"]]) {
+    const original = storageProto[method];
+    if (typeof original !== "function") continue;
+    storageProto[method] = function (...args) {
+      counters.kv[key] += 1;
+      return original.apply(this, args);
+    };
+  }
+  const setAlarm = storageProto.setAlarm;
+  if (typeof setAlarm === "function") {
+    storageProto.setAlarm = function (...args) {
+      counters.alarmsSet += 1;
+      return setAlarm.apply(this, args);
+    };
+  }
+}
+
+export function instrumentClass(Base, name) {
+  if (!(typeof Base === "function" && Base.prototype instanceof DurableObject)) return Base;
+  const Instrumented = class extends Base {
+    constructor(ctx, env) {
+      patchStorage(ctx.storage);
+      sqlOwner.set(ctx.storage.sql, name);
+      bump(counters.doStarts, name);
+      super(ctx, wrapEnv(env));
+    }
+  };
+  if (typeof Base.prototype.alarm === "function") {
+    Instrumented.prototype.alarm = function (...args) {
+      bump(counters.doAlarms, name);
+      return Base.prototype.alarm.apply(this, args);
+    };
+  }
+  Object.defineProperty(Instrumented, "name", { value: name });
+  return Instrumented;
+}
+
+function costResponse(url) {
+  const body = snapshot();
+  if (url.searchParams.has("reset")) {
+    counters = fresh();
+    pendingCursors.clear();
+  }
+  return Response.json(body);
+}
+
+export function instrumentHandler(handler) {
+  if (typeof handler === "function") {
+    // a WorkerEntrypoint class: wrap env in the constructor, answer /__bench/cost before its fetch
+    return class extends handler {
+      constructor(ctx, env) {
+        super(ctx, wrapEnv(env));
+      }
+      fetch(request) {
+        const url = new URL(request.url);
+        if (url.pathname === "/__bench/cost") return costResponse(url);
+        counters.requests += 1;
+        return super.fetch(request);
+      }
+    };
+  }
+  const out = {};
+  for (const [key, value] of Object.entries(handler)) {
+    if (typeof value !== "function") {
+      out[key] = value;
+      continue;
+    }
+    if (key === "fetch") {
+      out.fetch = async (request, env, ctx) => {
+        const url = new URL(request.url);
+        if (url.pathname === "/__bench/cost") return costResponse(url);
+        counters.requests += 1;
+        return value.call(handler, request, wrapEnv(env), ctx);
+      };
+    } else {
+      out[key] = (event, env, ctx) => value.call(handler, event, wrapEnv(env), ctx);
+    }
+  }
+  return out;
+}

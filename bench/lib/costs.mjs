@@ -1,0 +1,114 @@
+// The metrics pass: drives a few flows one at a time against an instrumented build and reads the
+// counters (GET /__bench/cost) around each request, so every Durable Object call, D1 query and row is
+// attributed to the endpoint that caused it.
+import { setTimeout as sleep } from "node:timers/promises";
+import { productList } from "./flows.mjs";
+
+function flatten(value, prefix = "", out = {}) {
+  for (const [k, v] of Object.entries(value)) {
+    const name = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === "object") flatten(v, name, out);
+    else if (typeof v === "number") out[name] = v;
+  }
+  return out;
+}
+
+const diff = (after, before) => {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) !== 0) out[k] = v - (before[k] ?? 0);
+  return out;
+};
+
+const add = (a, b, scale = 1) => {
+  for (const [k, v] of Object.entries(b)) a[k] = (a[k] ?? 0) + v * scale;
+  return a;
+};
+
+async function counters(target) {
+  const response = await target.request("GET", "/__bench/cost", { parse: true });
+  if (response.status !== 200) throw new Error(`/__bench/cost answered ${response.status}`);
+  return flatten(response.json);
+}
+
+/** Counters once they stop moving (background work such as alarms after a confirm has finished). */
+async function settled(target, { maxMs = 2000 } = {}) {
+  let last = await counters(target);
+  const start = performance.now();
+  let still = 0;
+  while (performance.now() - start < maxMs && still < 3) {
+    await sleep(40);
+    const now = await counters(target);
+    still = JSON.stringify(now) === JSON.stringify(last) ? still + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
+/** Sums of a counter diff, in the units the report uses. */
+export function summary(d) {
+  const sum = (prefix) => Object.entries(d).filter(([k]) => k.startsWith(prefix)).reduce((a, [, v]) => a + v, 0);
+  return {
+    doCalls: sum("doCalls.") + sum("doAlarms."),
+    doRpcs: sum("doCalls."),
+    doAlarms: sum("doAlarms."),
+    doStarts: sum("doStarts."),
+    d1RoundTrips: d["d1.roundTrips"] ?? 0,
+    d1Statements: d["d1.statements"] ?? 0,
+    d1RowsRead: d["d1.rowsRead"] ?? 0,
+    d1RowsWritten: d["d1.rowsWritten"] ?? 0,
+    sqliteStatements: d["sqlite.statements"] ?? 0,
+    sqliteRowsRead: d["sqlite.rowsRead"] ?? 0,
+    sqliteRowsWritten: d["sqlite.rowsWritten"] ?? 0,
+    kvOps: sum("kv."),
+    alarmsSet: d.alarmsSet ?? 0,
+    queueMessages: d["queue.messages"] ?? 0,
+  };
+}
+
+async function oneFlow(target, { key, list, reference }) {
+  const s0 = await settled(target);
+  const created = await target.request("POST", "/order/create", { key, body: { productList: list, wallet: "USD", reference }, parse: true });
+  if (created.status !== 200) throw new Error(`metrics create: ${created.status} ${JSON.stringify(created.json)}`);
+  const orderId = created.json.data.id;
+  const s1 = await counters(target);
+  const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
+  if (confirmed.status !== 200) throw new Error(`metrics confirm: ${confirmed.status} ${JSON.stringify(confirmed.json)}`);
+  const s2 = await counters(target);
+  const s3 = await settled(target);
+  const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key, parse: true });
+  if (got.status !== 200) throw new Error(`metrics get: ${got.status} ${JSON.stringify(got.json)}`);
+  const s4 = await settled(target);
+  return {
+    create: diff(s1, s0),
+    confirm: diff(s2, s1),
+    afterConfirm: diff(s3, s2),
+    get: diff(s4, s3),
+    order: diff(s4, s0),
+    finalState: got.json?.data?.state ?? null,
+  };
+}
+
+/**
+ * Per order and per endpoint: the first order after start (cold isolate: API key not cached yet) and the
+ * mean of `flows` orders after it.
+ */
+export async function measureCosts(target, { runId, key, skus, flows = 8, label }) {
+  const list = productList(skus);
+  const cold = await oneFlow(target, { key, list, reference: `${runId}-${label}-cold` });
+  const totals = {};
+  const states = {};
+  for (let i = 0; i < flows; i += 1) {
+    const one = await oneFlow(target, { key, list, reference: `${runId}-${label}-${i}` });
+    for (const part of ["create", "confirm", "afterConfirm", "get", "order"]) add((totals[part] ??= {}), one[part], 1 / flows);
+    states[one.finalState] = (states[one.finalState] ?? 0) + 1;
+  }
+  const round = (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Math.round(v * 100) / 100]));
+  const warm = Object.fromEntries(Object.entries(totals).map(([part, d]) => [part, { summary: summary(round(d)), counters: round(d) }]));
+  return {
+    flows,
+    skusPerOrder: skus.length,
+    stateSeenByGet: states,
+    warm,
+    cold: Object.fromEntries(["create", "confirm", "afterConfirm", "get", "order"].map((part) => [part, { summary: summary(cold[part]), counters: cold[part] }])),
+  };
+}

@@ -1,0 +1,329 @@
+// The benchmark's verdicts, console tables and SVG chart, all from the result object written to JSON.
+
+const TARGETS = { throughputRatioMin: 0.7, cpuRatioMax: 1.5 };
+const r2 = (x) => (x === null || x === undefined || Number.isNaN(x) ? null : Math.round(x * 100) / 100);
+
+function flowPairs(result) {
+  const flows = result.phases.filter((p) => p.kind === "flow" && p.clients === 1 && p.skusPerOrder === 1);
+  const concurrencies = [...new Set(flows.map((p) => p.concurrency))].sort((a, b) => a - b);
+  return concurrencies.map((c) => ({
+    concurrency: c,
+    project: flows.find((p) => p.target === "project" && p.concurrency === c),
+    floor: flows.find((p) => p.target === "floor" && p.concurrency === c),
+  }));
+}
+
+function endpointPairs(result) {
+  return ["create", "confirm", "get"].map((endpoint) => ({
+    endpoint,
+    project: result.phases.find((p) => p.kind === "endpoint" && p.endpoint === endpoint && p.target === "project"),
+    floor: result.phases.find((p) => p.kind === "endpoint" && p.endpoint === endpoint && p.target === "floor"),
+  }));
+}
+
+export function verdicts(result) {
+  const pairs = flowPairs(result).filter((p) => p.project && p.floor);
+  const perConcurrency = pairs.map(({ concurrency, project, floor }) => ({
+    concurrency,
+    throughputRatio: r2(project.throughput / floor.throughput),
+    cpuRatio: r2(project.cpuMsPerUnit / floor.cpuMsPerUnit),
+    p99Ratio: r2(project.latency.flow?.p99 / floor.latency.flow?.p99),
+  }));
+  const sum = (list, f) => list.reduce((a, p) => a + f(p), 0);
+  const cpuProject = sum(pairs, (p) => p.project.workerdCpuMs.withDrain) / Math.max(1, sum(pairs, (p) => p.project.completed));
+  const cpuFloor = sum(pairs, (p) => p.floor.workerdCpuMs.withDrain) / Math.max(1, sum(pairs, (p) => p.floor.completed));
+  const peakProject = Math.max(...pairs.map((p) => p.project.throughput));
+  const peakFloor = Math.max(...pairs.map((p) => p.floor.throughput));
+  const warm = result.costs?.project?.warm;
+  const costChecks = warm
+    ? {
+        d1RoundTripsAtCreate: warm.create.summary.d1RoundTrips,
+        d1RoundTripsAtConfirm: warm.confirm.summary.d1RoundTrips + warm.afterConfirm.summary.d1RoundTrips,
+        d1RoundTripsAtGet: warm.get.summary.d1RoundTrips,
+        doCallsPerOrder: warm.order.summary.doCalls,
+        floorDoCallsPerOrder: result.costs.floor?.warm.order.summary.doCalls ?? null,
+      }
+    : null;
+  const errors = result.phases.reduce((a, p) => a + Object.values(p.errors).reduce((x, y) => x + y, 0), 0);
+  return {
+    targets: TARGETS,
+    perConcurrency,
+    peakThroughput: { project: peakProject, floor: peakFloor, ratio: r2(peakProject / peakFloor) },
+    cpuMsPerFlow: { project: r2(cpuProject), floor: r2(cpuFloor), ratio: r2(cpuProject / cpuFloor) },
+    throughputMet: perConcurrency.every((p) => p.throughputRatio >= TARGETS.throughputRatioMin),
+    cpuMet: cpuProject / cpuFloor <= TARGETS.cpuRatioMax,
+    d1Met: costChecks ? costChecks.d1RoundTripsAtCreate <= 1 && costChecks.d1RoundTripsAtConfirm === 0 && costChecks.d1RoundTripsAtGet === 0 : null,
+    costChecks,
+    errors,
+  };
+}
+
+function table(headers, rows) {
+  const cells = [headers, ...rows].map((row) => row.map((c) => (c === null || c === undefined ? "–" : String(c))));
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
+  const line = (row) => "│ " + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" │ ") + " │";
+  const rule = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
+  return [rule("┌", "┬", "┐"), line(cells[0]), rule("├", "┼", "┤"), ...cells.slice(1).map(line), rule("└", "┴", "┘")].join("\n");
+}
+
+const fmt = (x, digits = 1) => (x === null || x === undefined ? null : Number(x).toFixed(digits));
+const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : null);
+
+export function printReport(result) {
+  const out = [];
+  const v = result.verdicts;
+  out.push("");
+  out.push(`Order service vs floor on workerd — ${result.generatedAt}, commit ${result.git.commit ?? "?"}${result.git.dirty ? " (+ uncommitted changes)" : ""}, ${result.machine.cpus} CPUs, workerd ${result.machine.workerd}`);
+  out.push("");
+  out.push("Whole flow (create → confirm → get), closed loop, one client, one SKU per order:");
+  out.push(
+    table(
+      ["conc.", "service flows/s", "floor flows/s", "ratio", "service p50/p99 ms", "floor p50/p99 ms", "service CPU ms/flow", "floor CPU ms/flow", "CPU ratio", "errors", "other load"],
+      flowPairs(result).map(({ concurrency, project: p, floor: f }) => [
+        concurrency,
+        fmt(p?.throughput),
+        fmt(f?.throughput),
+        ratio(p?.throughput, f?.throughput),
+        p ? `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}` : null,
+        f ? `${fmt(f.latency.flow?.p50)} / ${fmt(f.latency.flow?.p99)}` : null,
+        fmt(p?.cpuMsPerUnit, 2),
+        fmt(f?.cpuMsPerUnit, 2),
+        ratio(p?.cpuMsPerUnit, f?.cpuMsPerUnit),
+        (p ? Object.values(p.errors).reduce((a, b) => a + b, 0) : 0) + (f ? Object.values(f.errors).reduce((a, b) => a + b, 0) : 0),
+        `${fmt(Math.max(p?.otherLoadCores ?? 0, f?.otherLoadCores ?? 0), 2)} cores`,
+      ]),
+    ),
+  );
+  out.push("  (other load: CPU used on this machine by processes other than the bench and its workerd, during the phase; high values make throughput noisy)");
+  out.push("");
+  out.push("Each endpoint inside the flow (latency p50 / p99 ms):");
+  out.push(
+    table(
+      ["conc.", "service create", "floor create", "service confirm", "floor confirm", "service get", "floor get"],
+      flowPairs(result).map(({ concurrency, project: p, floor: f }) => [
+        concurrency,
+        ...["create", "confirm", "get"].flatMap((e) => [p?.latency[e] ? `${fmt(p.latency[e].p50)} / ${fmt(p.latency[e].p99)}` : null, f?.latency[e] ? `${fmt(f.latency[e].p50)} / ${fmt(f.latency[e].p99)}` : null]),
+      ]),
+    ),
+  );
+  const eps = endpointPairs(result).filter((e) => e.project || e.floor);
+  if (eps.length) {
+    out.push("");
+    out.push(`Each endpoint alone, closed loop at concurrency ${eps[0].project?.concurrency ?? eps[0].floor?.concurrency}:`);
+    out.push(
+      table(
+        ["endpoint", "service req/s", "floor req/s", "ratio", "service p50/p99 ms", "floor p50/p99 ms", "service CPU ms/req", "floor CPU ms/req", "CPU ratio"],
+        eps.map(({ endpoint, project: p, floor: f }) => [
+          endpoint,
+          fmt(p?.throughput),
+          fmt(f?.throughput),
+          ratio(p?.throughput, f?.throughput),
+          p ? `${fmt(p.latency[endpoint]?.p50)} / ${fmt(p.latency[endpoint]?.p99)}` : null,
+          f ? `${fmt(f.latency[endpoint]?.p50)} / ${fmt(f.latency[endpoint]?.p99)}` : null,
+          fmt(p?.cpuMsPerUnit, 2),
+          fmt(f?.cpuMsPerUnit, 2),
+          ratio(p?.cpuMsPerUnit, f?.cpuMsPerUnit),
+        ]),
+      ),
+    );
+  }
+  const scale = result.phases.filter((p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1));
+  if (scale.length) {
+    const base = result.phases.find((p) => p.kind === "flow" && p.target === "project" && p.clients === 1 && p.skusPerOrder === 1 && p.concurrency === scale[0].concurrency);
+    out.push("");
+    out.push("Service scaling (flows, same concurrency):");
+    out.push(
+      table(
+        ["case", "flows/s", "p50/p99 ms", "CPU ms/flow"],
+        [base, ...scale].filter(Boolean).map((p) => [`c=${p.concurrency}, ${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""}/order`, fmt(p.throughput), `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`, fmt(p.cpuMsPerUnit, 2)]),
+      ),
+    );
+  }
+  const costs = result.costs ?? {};
+  if (costs.project && costs.floor) {
+    const w = costs.project.warm;
+    const rows = [
+      ["Durable Object calls (RPC + alarm runs)", "doCalls"],
+      ["  of which alarm runs", "doAlarms"],
+      ["D1 round trips", "d1RoundTrips"],
+      ["D1 statements", "d1Statements"],
+      ["D1 rows read", "d1RowsRead"],
+      ["D1 rows written", "d1RowsWritten"],
+      ["DO SQLite statements", "sqliteStatements"],
+      ["DO SQLite rows read", "sqliteRowsRead"],
+      ["DO SQLite rows written", "sqliteRowsWritten"],
+      ["alarms set", "alarmsSet"],
+      ["queue messages", "queueMessages"],
+    ];
+    const skus = costs[`project-${result.settings.scaleSkus}skus`];
+    out.push("");
+    out.push(`Cost per order (instrumented build, mean of ${costs.project.flows} orders after the first; API key cached):`);
+    out.push(
+      table(
+        ["counter", "create", "confirm + processing", "get", "service order", "first order", ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []), "floor order"],
+        rows.map(([label, key]) => [
+          label,
+          w.create.summary[key],
+          r2(w.confirm.summary[key] + w.afterConfirm.summary[key]),
+          w.get.summary[key],
+          w.order.summary[key],
+          costs.project.cold.order.summary[key],
+          ...(skus ? [skus.warm.order.summary[key]] : []),
+          costs.floor.warm.order.summary[key],
+        ]),
+      ),
+    );
+    const calls = Object.entries(w.order.counters).filter(([k]) => k.startsWith("doCalls.") || k.startsWith("doAlarms.")).map(([k, n]) => `${k.replace(/^doCalls\.|^doAlarms\./, (m) => (m === "doAlarms." ? "alarm " : ""))}×${n}`);
+    out.push(`  Durable Object calls per order: ${calls.join(", ")}; final state seen by get: ${JSON.stringify(costs.project.stateSeenByGet)}`);
+  }
+  if (result.profile?.project) {
+    const p = result.profile.project;
+    const f = result.profile.floor;
+    out.push("");
+    out.push(`Where the service's isolate spends CPU (V8 sampling profile, ${p.flows} flows at concurrency 16; ${fmt(p.busyMsPerFlow, 2)} ms of JS-thread wall time (not idle) per flow${f ? `, floor ${fmt(f.busyMsPerFlow, 2)}` : ""}):`);
+    out.push(table(["module (self time)", "% busy", "ms/flow"], p.modules.slice(0, 14).map((m) => [m.module, fmt(m.percent), fmt(m.msPerFlow, 3)])));
+    out.push(table(["hottest lines of the bundle (self time)", "module", "% busy"], p.lines.slice(0, 12).map((l) => [l.code.slice(0, 80), l.module.slice(0, 34), fmt(l.percent)])));
+    out.push(table(["function (self time)", "module", "% busy"], p.functions.slice(0, 16).map((fn) => [`${fn.function} ${fn.where ? `(${fn.where.replace(/\((?:.*?\/)?((?:src|node_modules)\/)/, "($1")})` : ""}`.slice(0, 80), fn.module.slice(0, 34), fmt(fn.percent)])));
+  }
+  out.push("");
+  out.push(
+    `Targets: throughput ≥ ${TARGETS.throughputRatioMin}× floor at every concurrency: ${v.throughputMet ? "MET" : "NOT MET"} (ratios ${v.perConcurrency.map((p) => `c=${p.concurrency} ${p.throughputRatio}×`).join(", ")}); ` +
+      `CPU per flow ≤ ${TARGETS.cpuRatioMax}× floor: ${v.cpuMet ? "MET" : "NOT MET"} (${v.cpuMsPerFlow.project} vs ${v.cpuMsPerFlow.floor} ms, ${v.cpuMsPerFlow.ratio}×)` +
+      (v.costChecks ? `; D1 round trips create/confirm/get: ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (target 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}` : "") +
+      (v.errors ? `; ${v.errors} non-2xx responses (see errorSamples in the JSON)` : ""),
+  );
+  if (result.outbound.project.blocked || result.outbound.floor.blocked) out.push(`Outbound fetches blocked: ${JSON.stringify(result.outbound)}`);
+  console.log(out.join("\n"));
+}
+
+// ---- SVG chart ----------------------------------------------------------------------------------
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+function niceMax(x) {
+  if (!(x > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  for (const m of [1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10]) if (m * p >= x) return m * p;
+  return 10 * p;
+}
+
+function panel({ x0, y0, w, h, title, unit, series, concurrencies }) {
+  const max = niceMax(Math.max(...series.flatMap((s) => s.values.filter((v) => v !== null))) * 1.05);
+  const pad = 22;
+  const px = (i) => x0 + (concurrencies.length === 1 ? w / 2 : pad + (i * (w - 2 * pad)) / (concurrencies.length - 1));
+  const py = (v) => y0 + h - (v / max) * h;
+  const parts = [`<text x="${x0}" y="${y0 - 16}" class="ptitle">${esc(title)}</text>`];
+  for (let t = 0; t <= 4; t += 1) {
+    const v = (max * t) / 4;
+    parts.push(`<line x1="${x0}" x2="${x0 + w}" y1="${py(v)}" y2="${py(v)}" class="grid"/>`);
+    parts.push(`<text x="${x0 - 6}" y="${py(v) + 4}" class="tick" text-anchor="end">${esc(Number.isInteger(v) ? v : v.toFixed(1))}</text>`);
+  }
+  concurrencies.forEach((c, i) => parts.push(`<text x="${px(i)}" y="${y0 + h + 16}" class="tick" text-anchor="middle">${c}</text>`));
+  parts.push(`<text x="${x0 + w / 2}" y="${y0 + h + 34}" class="axis" text-anchor="middle">concurrency (closed-loop clients)</text>`);
+  parts.push(`<text x="${x0 - 44}" y="${y0 + h / 2}" class="axis" text-anchor="middle" transform="rotate(-90 ${x0 - 44} ${y0 + h / 2})">${esc(unit)}</text>`);
+  for (const s of series) {
+    const points = s.values.map((v, i) => (v === null ? null : [px(i), py(v)])).filter(Boolean);
+    parts.push(`<polyline points="${points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="6 4"` : ""}/>`);
+    s.values.forEach((v, i) => {
+      if (v === null) return;
+      parts.push(`<circle cx="${px(i).toFixed(1)}" cy="${py(v).toFixed(1)}" r="3.5" fill="${s.color}"/>`);
+      // the lower of two points at an x gets its label below, so that close values stay readable
+      const others = series.filter((o) => o !== s).map((o) => o.values[i]).filter((o) => o !== null && o !== undefined);
+      const below = others.some((o) => o > v);
+      parts.push(`<text x="${px(i).toFixed(1)}" y="${(py(v) + (below ? 17 : -8)).toFixed(1)}" class="value" fill="${s.color}" text-anchor="middle">${esc(v >= 100 ? Math.round(v) : v.toFixed(1))}</text>`);
+    });
+  }
+  return parts.join("\n");
+}
+
+export function renderSvg(result) {
+  const pairs = flowPairs(result);
+  const concurrencies = pairs.map((p) => p.concurrency);
+  const series = (f) => [
+    { name: "service", color: "#d9480f", values: pairs.map((p) => (p.project ? f(p.project) : null)) },
+    { name: "floor", color: "#1c7ed6", dash: true, values: pairs.map((p) => (p.floor ? f(p.floor) : null)) },
+  ];
+  const W = 1100;
+  const H = 400;
+  const v = result.verdicts;
+  const top = 110;
+  const body = [
+    panel({ x0: 70, y0: top, w: 270, h: 210, title: "Throughput, flows/s (higher is better)", unit: "flows / s", series: series((p) => p.throughput), concurrencies }),
+    panel({ x0: 430, y0: top, w: 270, h: 210, title: "Flow latency p99, ms (lower is better)", unit: "ms", series: series((p) => p.latency.flow?.p99 ?? null), concurrencies }),
+    panel({ x0: 790, y0: top, w: 270, h: 210, title: "workerd CPU per flow, ms (lower is better)", unit: "CPU ms / flow", series: series((p) => p.cpuMsPerUnit), concurrencies }),
+  ];
+  const legend = `<g transform="translate(70 ${H - 14})"><line x1="0" x2="24" y1="-4" y2="-4" stroke="#d9480f" stroke-width="2.5"/><text x="30" y="0" class="tick">service (src/, wrangler.toml)</text><line x1="230" x2="254" y1="-4" y2="-4" stroke="#1c7ed6" stroke-width="2.5" stroke-dasharray="6 4"/><text x="260" y="0" class="tick">floor (bench/floor: JSON → one Durable Object RPC → one SQLite statement → JSON)</text></g>`;
+  const line1 = `Closed-loop create → confirm → get on workerd (Miniflare, ${result.machine.cpus} CPUs), ${result.generatedAt.slice(0, 16).replace("T", " ")} UTC, commit ${result.git.commit ?? "?"}${result.git.dirty ? " + uncommitted changes" : ""}, \`npm run bench\``;
+  const line2 = `CPU per flow ${v.cpuMsPerFlow.project} vs ${v.cpuMsPerFlow.floor} ms (${v.cpuMsPerFlow.ratio}× floor, target ≤ ${TARGETS.cpuRatioMax}×); throughput ${v.perConcurrency.map((p) => `${p.throughputRatio}×`).join(" / ")} floor at concurrency ${v.perConcurrency.map((p) => p.concurrency).join(" / ")} (target ≥ ${TARGETS.throughputRatioMin}×)`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">
+<style>
+.title { font-size: 14px; font-weight: 600; fill: #212529; }
+.ptitle { font-size: 12.5px; font-weight: 600; fill: #212529; }
+.sub { font-size: 11.5px; fill: #495057; }
+.tick { font-size: 11px; fill: #495057; }
+.axis { font-size: 11px; fill: #868e96; }
+.value { font-size: 10.5px; font-weight: 600; }
+.grid { stroke: #e9ecef; stroke-width: 1; }
+</style>
+<rect width="100%" height="100%" fill="#ffffff"/>
+<text x="20" y="26" class="title">Order service vs floor</text>
+<text x="20" y="46" class="sub">${esc(line1)}</text>
+<text x="20" y="63" class="sub">${esc(line2)}</text>
+${body.join("\n")}
+${legend}
+</svg>
+`;
+}
+
+// ---- Markdown (bench/results/latest.md, for the README) ------------------------------------------
+function mdTable(headers, rows) {
+  const cell = (c) => (c === null || c === undefined ? "–" : String(c).replace(/\|/g, "\\|"));
+  return [`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+}
+
+export function renderMarkdown(result) {
+  const v = result.verdicts;
+  const out = [];
+  out.push(`Run of \`npm run bench\` at ${result.generatedAt} (commit ${result.git.commit ?? "?"}${result.git.dirty ? " + uncommitted changes" : ""}), ${result.machine.cpus} CPUs (${result.machine.cpuModel}), Node ${result.machine.node}, workerd ${result.machine.workerd}, ${result.durationSeconds} s in all.`);
+  out.push("");
+  out.push(mdTable(
+    ["concurrency", "service flows/s", "floor flows/s", "ratio", "service p50 / p99 ms", "floor p50 / p99 ms", "service CPU ms/flow", "floor CPU ms/flow", "CPU ratio"],
+    flowPairs(result).map(({ concurrency, project: p, floor: f }) => [
+      concurrency, fmt(p?.throughput), fmt(f?.throughput), ratio(p?.throughput, f?.throughput),
+      p ? `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}` : null, f ? `${fmt(f.latency.flow?.p50)} / ${fmt(f.latency.flow?.p99)}` : null,
+      fmt(p?.cpuMsPerUnit, 2), fmt(f?.cpuMsPerUnit, 2), ratio(p?.cpuMsPerUnit, f?.cpuMsPerUnit),
+    ]),
+  ));
+  out.push("");
+  const eps = endpointPairs(result).filter((e) => e.project && e.floor);
+  if (eps.length) {
+    out.push(`Each endpoint alone (closed loop, concurrency ${eps[0].project.concurrency}; confirm includes the processing it starts):`);
+    out.push("");
+    out.push(mdTable(
+      ["endpoint", "service req/s", "floor req/s", "service p50 / p99 ms", "floor p50 / p99 ms", "service CPU ms", "floor CPU ms", "CPU ratio"],
+      eps.map(({ endpoint, project: p, floor: f }) => [endpoint, fmt(p.throughput), fmt(f.throughput), `${fmt(p.latency[endpoint]?.p50)} / ${fmt(p.latency[endpoint]?.p99)}`, `${fmt(f.latency[endpoint]?.p50)} / ${fmt(f.latency[endpoint]?.p99)}`, fmt(p.cpuMsPerUnit, 2), fmt(f.cpuMsPerUnit, 2), ratio(p.cpuMsPerUnit, f.cpuMsPerUnit)]),
+    ));
+    out.push("");
+  }
+  const costs = result.costs ?? {};
+  if (costs.project && costs.floor) {
+    const w = costs.project.warm;
+    const skus = costs[`project-${result.settings.scaleSkus}skus`];
+    out.push("Cost per order (instrumented build, API key already cached):");
+    out.push("");
+    out.push(mdTable(
+      ["counter", "create", "confirm + processing", "get", "order", ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []), "floor order"],
+      [["Durable Object calls (RPC + alarm runs)", "doCalls"], ["D1 round trips", "d1RoundTrips"], ["D1 rows read", "d1RowsRead"], ["D1 rows written", "d1RowsWritten"], ["DO SQLite statements", "sqliteStatements"], ["DO SQLite rows written", "sqliteRowsWritten"], ["alarms set", "alarmsSet"]].map(([label, key]) => [
+        label, w.create.summary[key], r2(w.confirm.summary[key] + w.afterConfirm.summary[key]), w.get.summary[key], w.order.summary[key], ...(skus ? [skus.warm.order.summary[key]] : []), costs.floor.warm.order.summary[key],
+      ]),
+    ));
+    out.push("");
+  }
+  const scale = result.phases.filter((p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1));
+  if (scale.length) {
+    const base = result.phases.find((p) => p.kind === "flow" && p.target === "project" && p.clients === 1 && p.skusPerOrder === 1 && p.concurrency === scale[0].concurrency);
+    out.push(mdTable(["service, concurrency " + scale[0].concurrency, "flows/s", "p50 / p99 ms", "CPU ms/flow"], [base, ...scale].filter(Boolean).map((p) => [`${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""} per order`, fmt(p.throughput), `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`, fmt(p.cpuMsPerUnit, 2)])));
+    out.push("");
+  }
+  out.push(`Targets: throughput ≥ ${TARGETS.throughputRatioMin}× floor — ${v.throughputMet ? "met" : "not met"}; CPU per flow ≤ ${TARGETS.cpuRatioMax}× floor — ${v.cpuMet ? "met" : "not met"} (${v.cpuMsPerFlow.project} vs ${v.cpuMsPerFlow.floor} ms, ${v.cpuMsPerFlow.ratio}×); D1 round trips create/confirm/get ${v.costChecks ? `${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet}` : "?"} (target 1/0/0) — ${v.d1Met ? "met" : "not met"}.`);
+  return out.join("\n") + "\n";
+}
