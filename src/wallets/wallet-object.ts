@@ -31,7 +31,7 @@ export interface Posting {
   /** Idempotency key: one ledger entry per key, ever. */
   key: string;
   kind: LedgerKind;
-  /** Positive decimal string; the kind says whether it is a debit or a credit. */
+  /** Non-negative decimal string whose kind says debit or credit; an adjustment is signed itself. */
   amount: string;
   orderId?: string | null;
   reason?: string | null;
@@ -43,6 +43,8 @@ export type PostingResult =
   | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
 
 const DEBIT_KINDS: ReadonlySet<LedgerKind> = new Set(["order_charge"]);
+/** Kinds whose amount carries its own sign: an operator adjustment may take money out. */
+const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
 
 /**
  * One wallet of one client in one currency. Every balance change is a ledger entry written in the same
@@ -88,7 +90,9 @@ export class WalletObject extends DurableObject<Env> {
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
     const amount = new Money(posting.amount);
-    if (!amount.isFinite() || amount.isNegative()) throw new Error("posting amount must be a non-negative decimal");
+    if (!amount.isFinite() || (amount.isNegative() && !SIGNED_KINDS.has(posting.kind))) {
+      throw new Error("posting amount must be a non-negative decimal");
+    }
     const signed = DEBIT_KINDS.has(posting.kind) ? amount.negated() : amount;
     const existing = this.entryByKey(posting.key);
     if (existing !== null) {
@@ -99,7 +103,7 @@ export class WalletObject extends DurableObject<Env> {
     const balance = this.balanceNow();
     let balanceAfter: Money;
     if (signed.isNegative()) {
-      const decision = decideDebit(balance, amount);
+      const decision = decideDebit(balance, signed.abs());
       if (!decision.ok) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
       balanceAfter = decision.balanceAfter;
     } else {
