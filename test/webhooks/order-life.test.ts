@@ -141,7 +141,7 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
     expect(event.createdAt as number).toBeLessThanOrEqual(Date.now());
   }
 
-  // Delivery order is not promised (docs/webhooks.md); the stored order of the transitions is createdAt's.
+  // Delivery order is not promised (README, Webhooks); the stored order of the transitions is createdAt's.
   const events = deliveries.map((delivery) => delivery.event!).sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
   expect(events.map((event) => event.type)).toEqual(states.map((state) => `order.${state}`));
   expect(events.map((event) => event.data)).toEqual(states.map((state) => ({ orderId: order.id, state, reference: order.reference })));
