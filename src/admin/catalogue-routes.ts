@@ -1,8 +1,8 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
-import { productFromRow, type ProductRow } from "../catalogue/catalogue-store";
-import { dealView, quoteFields, type DealRow } from "../catalogue/product-routes";
+import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "../catalogue/catalogue-store";
+import { dealView, productFields } from "../catalogue/catalogue-views";
 import type { CatalogueProduct } from "../catalogue/schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -27,13 +27,7 @@ function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
   const byStatus = { available: 0, reserved: 0, sold: 0 };
   for (const count of counts) byStatus[count.status] += count.n;
   return {
-    sku: product.sku,
-    name: product.name,
-    productType: product.productType,
-    currency: product.currency,
-    country: product.country,
-    region: product.region,
-    ...quoteFields(product),
+    ...productFields(product),
     supplier: product.supplier,
     supplierConfig: product.supplierConfig,
     active: product.active,
@@ -181,7 +175,7 @@ export async function getAdminProduct(request: IRequest, context: RequestContext
 // Deals ------------------------------------------------------------------------------------------------------
 
 function adminDealView(row: DealRow) {
-  return { clientId: row.client_id, sku: row.sku, ...dealView(row), updatedAt: row.updated_at };
+  return { clientId: row.client_id, sku: row.sku, ...dealView(dealFromRow(row)), updatedAt: row.updated_at };
 }
 
 const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;

@@ -1,7 +1,7 @@
 /** Operator API: redeem codes of inventory SKUs (bulk upload as JSON or CSV, stock per value). */
 import type { IRequest } from "itty-router";
 import type { CatalogueProduct } from "../catalogue/schemas";
-import { issuesOf } from "../http/body";
+import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
@@ -19,38 +19,6 @@ interface CanonicalCode {
   value: string;
   pin: string;
   link: string;
-}
-
-/** The body as UTF-8 text, at most `maxBytes` of it (413 beyond), counting what actually arrives. */
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) fail("payload_too_large", { maxBytes });
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  if (request.body !== null) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      length += value.byteLength;
-      if (length > maxBytes) {
-        await reader.cancel();
-        fail("payload_too_large", { maxBytes });
-      }
-      chunks.push(value);
-    }
-  }
-  const bytes = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    fail("malformed_json", { reason: "body is not UTF-8" }, "Request body is not UTF-8");
-  }
 }
 
 const CSV_COLUMNS = ["value", "pin", "link"] as const;

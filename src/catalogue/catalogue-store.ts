@@ -16,6 +16,25 @@ export interface ProductRow {
   active: number;
 }
 
+export interface DealRow {
+  client_id: string;
+  sku: string;
+  deal_state: string;
+  fee_amount: string;
+  fee_mode: string;
+  discount_amount: string;
+  discount_mode: string;
+  updated_at: number;
+}
+
+export function dealFromRow(row: Pick<DealRow, "deal_state" | "fee_amount" | "fee_mode" | "discount_amount" | "discount_mode">): Deal {
+  return {
+    dealState: row.deal_state === "active" ? "active" : "none",
+    fee: { amount: row.fee_amount, adjustmentMode: row.fee_mode as AdjustmentMode },
+    discount: { amount: row.discount_amount, adjustmentMode: row.discount_mode as AdjustmentMode },
+  };
+}
+
 export function productFromRow(row: ProductRow): CatalogueProduct {
   return {
     sku: row.sku,
@@ -90,20 +109,7 @@ export async function loadOrderContext(db: D1Database, clientId: string, skus: s
       modifiedAt: row.updated_at,
     });
   }
-  for (const row of deals!.results as {
-    sku: string;
-    deal_state: string;
-    fee_amount: string;
-    fee_mode: string;
-    discount_amount: string;
-    discount_mode: string;
-  }[]) {
-    context.deals.set(row.sku, {
-      dealState: row.deal_state === "active" ? "active" : "none",
-      fee: { amount: row.fee_amount, adjustmentMode: row.fee_mode as AdjustmentMode },
-      discount: { amount: row.discount_amount, adjustmentMode: row.discount_mode as AdjustmentMode },
-    });
-  }
+  for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
   for (const row of stock!.results as { sku: string; value: string; available: number }[]) {
     context.stock.set(stockKey(row.sku, row.value), row.available);
   }

@@ -3,38 +3,10 @@ import { authenticate } from "../http/auth";
 import { ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { Money, toAmountNumber } from "../pricing/money";
-import { productFromRow, type ProductRow } from "./catalogue-store";
-import type { CatalogueProduct } from "./schemas";
-
-export interface DealRow {
-  client_id: string;
-  sku: string;
-  deal_state: string;
-  fee_amount: string;
-  fee_mode: string;
-  discount_amount: string;
-  discount_mode: string;
-  updated_at: number;
-}
+import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { dealView, productFields } from "./catalogue-views";
 
 const amount = (value: string) => toAmountNumber(new Money(value));
-
-export function dealView(row: DealRow) {
-  return {
-    dealState: row.deal_state === "active" ? ("active" as const) : ("none" as const),
-    fee: { amount: amount(row.fee_amount), adjustmentMode: row.fee_mode as "percentage" | "fixed" },
-    discount: { amount: amount(row.discount_amount), adjustmentMode: row.discount_mode as "percentage" | "fixed" },
-  };
-}
-
-/** Quotes and bounds of a SKU as JSON numbers (they are stored as decimal strings). */
-export function quoteFields(product: CatalogueProduct) {
-  return {
-    quotes: product.quotes === null ? null : product.quotes.map(amount),
-    minQuote: product.minQuote === null ? null : amount(product.minQuote),
-    maxQuote: product.maxQuote === null ? null : amount(product.maxQuote),
-  };
-}
 
 /**
  * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
@@ -71,18 +43,12 @@ export async function listProducts(request: IRequest, { env }: RequestContext): 
       .sort((a, b) => a.quote - b.quote);
     const deal = dealBySku.get(product.sku);
     return {
-      sku: product.sku,
-      name: product.name,
-      productType: product.productType,
-      currency: product.currency,
-      country: product.country,
-      region: product.region,
-      ...quoteFields(product),
+      ...productFields(product),
       availability:
         product.supplier === "inventory"
           ? { type: "stock" as const, count: byQuote.reduce((sum, entry) => sum + entry.count, 0), byQuote }
           : { type: "unlimited" as const },
-      deal: deal === undefined ? null : dealView(deal),
+      deal: deal === undefined ? null : dealView(dealFromRow(deal)),
     };
   });
   return ok("Products", { products: view });

@@ -41,8 +41,8 @@ export const Availability = z.discriminatedUnion("type", [
   }),
 ]);
 
-/** One SKU of GET /products. A fixed SKU lists `quotes`; a range SKU gives `minQuote`..`maxQuote` (inclusive). */
-export const ClientProductView = z.object({
+/** What the client and the operator views of a SKU share. A fixed SKU lists `quotes`; a range SKU gives `minQuote`..`maxQuote` (inclusive). */
+const ProductFields = z.object({
   sku: z.string(),
   name: z.string(),
   productType: ProductType,
@@ -52,6 +52,10 @@ export const ClientProductView = z.object({
   quotes: z.array(z.number()).nullable(),
   minQuote: z.number().nullable(),
   maxQuote: z.number().nullable(),
+});
+
+/** One SKU of GET /products. */
+export const ClientProductView = ProductFields.extend({
   availability: Availability,
   deal: DealView.nullable().describe("The calling client's fee and discount on this SKU; null when it has none."),
 });
@@ -59,16 +63,7 @@ export const ClientProductView = z.object({
 export const ClientProductList = z.object({ products: z.array(ClientProductView) });
 
 /** A SKU as the operator sees it: everything stored, and code counts for inventory SKUs. */
-export const AdminProductView = z.object({
-  sku: z.string(),
-  name: z.string(),
-  productType: ProductType,
-  currency: z.string(),
-  country: z.string(),
-  region: z.string(),
-  quotes: z.array(z.number()).nullable(),
-  minQuote: z.number().nullable(),
-  maxQuote: z.number().nullable(),
+export const AdminProductView = ProductFields.extend({
   supplier: SupplierKind,
   supplierConfig: z.record(z.string(), z.unknown()),
   active: z.boolean(),

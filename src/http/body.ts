@@ -2,33 +2,43 @@ import { z } from "zod";
 import { fail } from "./errors";
 
 /**
- * Reads a JSON body of at most `maxBytes`, counting what actually arrives (a Content-Length can be absent
- * or wrong). Oversized: 413; not JSON: 400.
+ * The body as UTF-8 text, at most `maxBytes` of it, counting what actually arrives (a Content-Length can
+ * be absent or wrong). Oversized: 413; not UTF-8: 400.
  */
-export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+export async function readText(request: Request, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > maxBytes) fail("payload_too_large", { maxBytes });
-  const bytes = new Uint8Array(maxBytes);
+  const chunks: Uint8Array[] = [];
   let length = 0;
   if (request.body !== null) {
     const reader = request.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (length + value.byteLength > maxBytes) {
+      length += value.byteLength;
+      if (length > maxBytes) {
         await reader.cancel();
         fail("payload_too_large", { maxBytes });
       }
-      bytes.set(value, length);
-      length += value.byteLength;
+      chunks.push(value);
     }
   }
-  let text: string;
+  const bytes = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes.subarray(0, length));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
     fail("malformed_json", { reason: "body is not UTF-8" });
   }
+}
+
+/** A JSON body of at most `maxBytes`: 413 when larger, 400 when it is not JSON. */
+export async function readJson(request: Request, maxBytes: number): Promise<unknown> {
+  const text = await readText(request, maxBytes);
   if (text.trim() === "") fail("malformed_json", { reason: "body is empty" });
   try {
     return JSON.parse(text) as unknown;

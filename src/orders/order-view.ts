@@ -1,4 +1,4 @@
-import type { Adjustment } from "../catalogue/schemas";
+import { adjustmentView, dealView } from "../catalogue/catalogue-views";
 import type { ExchangeRate } from "../pricing/exchange";
 import { Money, toAmountNumber } from "../pricing/money";
 import type { OrderLine, OrderRecord } from "./order-record";
@@ -20,10 +20,6 @@ export function rateView(rate: ExchangeRate): ExchangeRateView {
     rate: Number(rate.rate),
     modifiedDate: timestamp(rate.modifiedAt),
   };
-}
-
-function adjustmentView(adjustment: Adjustment) {
-  return { amount: amount(adjustment.amount), adjustmentMode: adjustment.adjustmentMode };
 }
 
 /**
@@ -105,11 +101,7 @@ export function invoiceView(order: OrderRecord, retail = false): Invoice {
 function productView(line: OrderLine): OrderProduct {
   return {
     request: { quote: amount(line.quote), quantity: line.quantity },
-    customerDeal: {
-      dealState: line.deal.dealState,
-      fee: adjustmentView(line.deal.fee),
-      discount: adjustmentView(line.deal.discount),
-    },
+    customerDeal: dealView(line.deal),
     sku: line.sku,
     shopItem: {
       country: line.product.country,
