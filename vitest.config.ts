@@ -22,6 +22,9 @@ export default defineConfig({
           UPSTREAM_MAX_ATTEMPTS: "4",
           // Webhook receivers in tests listen on 127.0.0.1 (stubbed fetch), which only this allows.
           ALLOW_INSECURE_WEBHOOKS: "true",
+          // Tests change the catalogue in D1 directly and expect the next order to see it; the cache
+          // itself is tested with its own settings (test/catalogue).
+          CATALOGUE_CACHE_SECONDS: "0",
         },
       },
     }),

@@ -52,28 +52,25 @@ export function productFromRow(row: ProductRow): CatalogueProduct {
   };
 }
 
-/** Everything the create checks need from D1, read in one batch (one round trip). */
+/**
+ * What the create checks need from D1, read in one batch (one round trip). Stock is not in it: it is
+ * decided by reserving codes, atomically, when the order is stored.
+ */
 export interface OrderContext {
   products: Map<string, CatalogueProduct>;
   walletCurrencies: Set<string>;
   /** Keyed by `${base}>${target}`. */
   rates: Map<string, ExchangeRate>;
   deals: Map<string, Deal>;
-  /** Unsold, unreserved codes keyed by `${sku}|${value}`. */
-  stock: Map<string, number>;
 }
 
 export function rateKey(base: string, target: string): string {
   return `${base}>${target}`;
 }
 
-export function stockKey(sku: string, value: string): string {
-  return `${sku}|${value}`;
-}
-
 export async function loadOrderContext(db: D1Database, clientId: string, skus: string[], wallet: string): Promise<OrderContext> {
   const skuJson = JSON.stringify(skus);
-  const [products, wallets, rates, deals, stock] = await db.batch([
+  const [products, wallets, rates, deals] = await db.batch([
     db.prepare(
       `SELECT sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active
          FROM products WHERE sku IN (SELECT value FROM json_each(?1))`,
@@ -87,17 +84,12 @@ export async function loadOrderContext(db: D1Database, clientId: string, skus: s
       `SELECT sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode FROM deals
         WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`,
     ).bind(clientId, skuJson),
-    db.prepare(
-      `SELECT sku, value, COUNT(*) AS available FROM codes
-        WHERE status = 'available' AND sku IN (SELECT value FROM json_each(?1)) GROUP BY sku, value`,
-    ).bind(skuJson),
   ]);
   const context: OrderContext = {
     products: new Map(),
     walletCurrencies: new Set(),
     rates: new Map(),
     deals: new Map(),
-    stock: new Map(),
   };
   for (const row of products!.results as unknown as ProductRow[]) context.products.set(row.sku, productFromRow(row));
   for (const row of wallets!.results as { currency: string }[]) context.walletCurrencies.add(row.currency);
@@ -110,8 +102,5 @@ export async function loadOrderContext(db: D1Database, clientId: string, skus: s
     });
   }
   for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
-  for (const row of stock!.results as { sku: string; value: string; available: number }[]) {
-    context.stock.set(stockKey(row.sku, row.value), row.available);
-  }
   return context;
 }

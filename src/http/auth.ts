@@ -13,7 +13,8 @@ interface CachedKey {
 
 /**
  * API keys resolved in this isolate, good for API_KEY_CACHE_SECONDS: a revoked key stops working within
- * that time at the latest, and known keys cost no D1 query on the hot path.
+ * that time at the latest, and known keys cost no D1 query and no hashing on the hot path. Keyed by the
+ * key itself, which lives only in this isolate's memory, as it does for the request that carried it.
  */
 const keyCache = new Map<string, CachedKey>();
 const KEY_CACHE_LIMIT = 10_000;
@@ -39,13 +40,13 @@ export function bearerToken(request: Request): string | null {
 export async function authenticate(request: Request, env: Env): Promise<Client> {
   const key = bearerToken(request);
   if (key === null) fail("unauthenticated");
-  const keyHash = await sha256Hex(key);
   const now = Date.now();
-  const cached = keyCache.get(keyHash);
+  const cached = keyCache.get(key);
   let client: Client | null;
   if (cached !== undefined && cached.until > now) {
     client = cached.client;
   } else {
+    const keyHash = await sha256Hex(key);
     const row = await env.DB.prepare(
       `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
         WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
@@ -54,10 +55,10 @@ export async function authenticate(request: Request, env: Env): Promise<Client> 
       .first<{ client_id: string }>();
     client = row === null ? null : { id: row.client_id, keyHash };
     if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
-    keyCache.set(keyHash, { client, until: now + Number(env.API_KEY_CACHE_SECONDS) * 1000 });
+    keyCache.set(key, { client, until: now + Number(env.API_KEY_CACHE_SECONDS) * 1000 });
   }
   if (client === null) fail("unauthenticated");
-  const { success } = await env.RATE_LIMITER.limit({ key: keyHash });
+  const { success } = await env.RATE_LIMITER.limit({ key: client.keyHash });
   if (!success) throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
   return client;
 }

@@ -10,6 +10,8 @@ import { listRates, setRate } from "../admin/rate-routes";
 import { listDeadLetterRoute, replayDeadLetterRoute } from "../admin/webhook-routes";
 import { listProducts } from "../catalogue/product-routes";
 import { getOpenApi } from "./openapi";
+import { forgetCatalogueCache } from "../catalogue/catalogue-cache";
+import { forgetCachedKeys } from "./auth";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 
@@ -89,9 +91,14 @@ export async function handleRequest(request: Request, env: Env, exec: ExecutionC
       response = errorResponse(failure("server_error"));
     }
   }
-  const headers = new Headers(response.headers);
-  headers.set("x-request-id", requestId);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+  if (request.method !== "GET" && new URL(request.url).pathname.startsWith("/admin/") && response.status < 400) {
+    // An operator write is seen at once by this isolate; other isolates within their caches' staleness.
+    forgetCachedKeys();
+    forgetCatalogueCache();
+  }
+  // Every response here was made by this Worker, so its headers can be set in place.
+  response.headers.set("x-request-id", requestId);
+  return response;
 }
 
 function notRouted(request: Request): Response {

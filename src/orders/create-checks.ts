@@ -1,4 +1,4 @@
-import { loadOrderContext, rateKey, stockKey, type OrderContext } from "../catalogue/catalogue-store";
+import { rateKey, type OrderContext } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../catalogue/schemas";
 import { failure, type Failure } from "../http/errors";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
@@ -50,8 +50,9 @@ export interface OrderPlan {
 }
 
 /**
- * Create checks 3 and 4 (all but the balance, which needs the wallet), then pricing. Pure: everything it
- * reads from D1 arrives in `context`. First failure wins; lines are checked in list order.
+ * Create checks 3 and 4 up to the exchange, then pricing. Pure: everything it reads from D1 arrives in
+ * `context`. First failure wins; lines are checked in list order. Stock and balance come after, when the
+ * order object reserves codes and asks the wallet.
  */
 export function planOrder(request: CreateOrderRequest, context: OrderContext): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
@@ -71,12 +72,6 @@ export function planOrder(request: CreateOrderRequest, context: OrderContext): F
     const rate = context.rates.get(rateKey(wallet, currency));
     if (rate === undefined) return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
     rates.set(currency, rate);
-  }
-  for (const [index, line] of request.productList.entries()) {
-    const product = context.products.get(line.sku)!;
-    if (product.supplier !== "inventory") continue;
-    const available = context.stock.get(stockKey(line.sku, new Money(String(line.quote)).toFixed())) ?? 0;
-    if (available < line.quantity) return failure("out_of_stock", { sku: line.sku, index });
   }
   const lines = request.productList.map((line): OrderLine => {
     const product = context.products.get(line.sku)!;
@@ -124,4 +119,3 @@ export function planOrder(request: CreateOrderRequest, context: OrderContext): F
   };
 }
 
-export { loadOrderContext };

@@ -1,19 +1,19 @@
 import { DurableObject } from "cloudflare:workers";
-import { releaseCodes, reserveCodes } from "../catalogue/inventory-store";
+import { releaseCodes, reserveCodes, type Reservation } from "../catalogue/inventory-store";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt, refundKey } from "../fulfilment/fulfilment";
+import { lineIdempotencyKey } from "../fulfilment/supplier";
+import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { Money } from "../pricing/money";
 import { walletName } from "../wallets/ledger";
 import type { WalletObject } from "../wallets/wallet-object";
-import { checkProductList, limitsFromEnv, loadOrderContext, planOrder } from "./create-checks";
+import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
+import type { OrderPlan } from "./create-checks";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderData, CreateOrderRequest, OrderState, OrderView } from "./schemas";
 import { confirmable, transition } from "./transitions";
-import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt, refundKey } from "../fulfilment/fulfilment";
-import { lineIdempotencyKey } from "../fulfilment/supplier";
-import { supplierFor } from "../fulfilment/suppliers";
 
 export type Result<T> = { ok: true; data: T } | Failure;
 
@@ -21,6 +21,8 @@ export interface CreateInput {
   clientId: string;
   request: CreateOrderRequest;
   requestHash: string;
+  /** The Worker's create checks and pricing: the order to store, or why there is none. */
+  plan: Failure | ({ ok: true } & OrderPlan);
 }
 
 /** Work the order's one alarm stands for; each kind has at most one due time. */
@@ -34,12 +36,17 @@ export function chargeKey(orderId: string): string {
 
 /**
  * One order. Its single-threaded object serialises create, confirm and get; its SQLite storage holds the
- * order document, the due times behind its alarm (expiry, processing) and an outbox of webhook events
- * written in the same transaction as the state change they announce.
+ * order document, the due times behind its alarm (expiry, processing, webhook outbox) and, for an order
+ * with a webhookUrl, an outbox of events written in the same transaction as the state change they
+ * announce.
  */
 export class OrderObject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private cached: OrderRecord | null = null;
+  /** The retrieve view of the cached order, built once per stored version. */
+  private view: { of: OrderRecord; data: OrderView } | null = null;
+  /** Tables this object has, read once per instance: an unknown order id never gets any. */
+  private tables: Set<string> | null = null;
   /** The alarm run in progress, if any: a second trigger waits for it instead of processing twice. */
   private alarmRun: Promise<void> | null = null;
 
@@ -48,22 +55,26 @@ export class OrderObject extends DurableObject<Env> {
     this.sql = ctx.storage.sql;
   }
 
-  // Tables are made on first create only, so that probing an unknown order id stores nothing.
+  private has(table: string): boolean {
+    this.tables ??= new Set(
+      this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name),
+    );
+    return this.tables.has(table);
+  }
+
+  // Made on the first create that needs storage, so that probing an unknown order id stores nothing.
   private ensureSchema(): void {
+    if (this.has("order_record")) return;
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);
     `);
-  }
-
-  private hasSchema(): boolean {
-    return this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
+    this.tables!.add("order_record").add("timers");
   }
 
   protected load(): OrderRecord | null {
     if (this.cached !== null) return this.cached;
-    if (!this.hasSchema()) return null;
+    if (!this.has("order_record")) return null;
     const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
     this.cached = row ? (JSON.parse(row.doc) as OrderRecord) : null;
     return this.cached;
@@ -72,16 +83,21 @@ export class OrderObject extends DurableObject<Env> {
   /**
    * Stores the order, the timers that follow from the change (null clears one) and, when the change is a
    * state a webhook announces, the event for it, all in one transaction: an event or a due time exists
-   * exactly when the state change that calls for it does. Arms the alarm afterwards.
+   * exactly when the state change that calls for it does. Arms the alarm afterwards. True when an event
+   * was written.
    */
-  protected async save(order: OrderRecord, previous: OrderState | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<void> {
+  protected async save(order: OrderRecord, previous: OrderState | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
     const message = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null
       ? orderEvent(order, crypto.randomUUID(), Date.now())
       : null;
     this.ctx.storage.transactionSync(() => {
       this.sql.exec(`INSERT OR REPLACE INTO order_record (id, doc) VALUES (1, ?)`, JSON.stringify(order));
       if (message !== null) {
+        if (!this.has("outbox")) {
+          this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0)`);
+        }
         this.sql.exec(`INSERT INTO outbox (event_id, message) VALUES (?, ?)`, message.event.id, JSON.stringify(message));
+        // Delivery is also a timer, so an event survives the object dying right after this commit.
         this.scheduleSync("outbox", Date.now());
       }
       for (const [kind, at] of Object.entries(timers)) {
@@ -89,17 +105,14 @@ export class OrderObject extends DurableObject<Env> {
         else this.scheduleSync(kind as TimerKind, at);
       }
     });
+    if (message !== null) this.tables!.add("outbox");
     this.cached = order;
     if (message !== null || Object.keys(timers).length > 0) await this.armAlarm();
+    return message !== null;
   }
 
   private scheduleSync(kind: TimerKind, at: number): void {
     this.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES (?, ?)`, kind, at);
-  }
-
-  protected async schedule(kind: TimerKind, at: number): Promise<void> {
-    this.scheduleSync(kind, at);
-    await this.armAlarm();
   }
 
   private async armAlarm(): Promise<void> {
@@ -121,7 +134,12 @@ export class OrderObject extends DurableObject<Env> {
     return this.ctx.blockConcurrencyWhile(() => this.createExclusive(input));
   }
 
-  private async createExclusive({ clientId, request, requestHash }: CreateInput): Promise<Result<{ order: CreateOrderData; replayed: boolean }>> {
+  /**
+   * The reference check comes first, so that a replayed create returns its order whatever the catalogue
+   * says now. Stock is then decided by reserving it (atomically, in D1) and the balance is checked last,
+   * as DESIGN.md orders the checks; a create refused for its balance gives its codes back.
+   */
+  private async createExclusive({ clientId, request, requestHash, plan }: CreateInput): Promise<Result<{ order: CreateOrderData; replayed: boolean }>> {
     const existing = this.load();
     if (existing !== null) {
       if (existing.clientId === clientId && existing.requestHash === requestHash) {
@@ -129,31 +147,31 @@ export class OrderObject extends DurableObject<Env> {
       }
       return failure("reference_already_used", { orderId: existing.id });
     }
-    // The Worker checked these already; checking again keeps the object safe whoever calls it.
-    const listProblem = checkProductList(request, limitsFromEnv(this.env));
-    if (listProblem !== null) return listProblem;
-    const context = await loadOrderContext(this.env.DB, clientId, request.productList.map((line) => line.sku), request.wallet);
-    const plan = planOrder(request, context);
     if (!plan.ok) return plan;
-    const balance = new Money(await this.wallet({ clientId, wallet: request.wallet }).balance());
-    if (balance.lessThan(plan.charge)) return failure("insufficient_funds", { balance: balance.toFixed(), required: plan.charge });
 
     const id = orderIdOf(this.ctx.id);
     const now = Date.now();
     const expiresAt = now + Number(this.env.ORDER_TTL_SECONDS) * 1000;
-    this.ensureSchema();
-    // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
-    await this.schedule("expire", expiresAt);
-    const reserved = await reserveCodes(
-      this.env.DB,
-      id,
-      plan.lines.filter((line) => line.product.supplier === "inventory").map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity })),
-      expiresAt,
-    );
-    if (!reserved) {
-      this.sql.exec(`DELETE FROM timers WHERE kind = 'expire'`);
+    const reservations: Reservation[] = plan.lines
+      .filter((line) => line.product.supplier === "inventory")
+      .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
+    if (reservations.length > 0) {
+      this.ensureSchema();
+      // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
+      this.scheduleSync("expire", expiresAt);
       await this.armAlarm();
-      return failure("out_of_stock");
+      if (!(await reserveCodes(this.env.DB, id, reservations, expiresAt))) {
+        await this.cancelExpiry();
+        return failure("out_of_stock");
+      }
+    }
+    const balance = new Money(await this.wallet({ clientId, wallet: request.wallet }).balance());
+    if (balance.lessThan(plan.charge)) {
+      if (reservations.length > 0) {
+        await releaseCodes(this.env.DB, id);
+        await this.cancelExpiry();
+      }
+      return failure("insufficient_funds", { balance: balance.toFixed(), required: plan.charge });
     }
     const order: OrderRecord = {
       id,
@@ -172,8 +190,14 @@ export class OrderObject extends DurableObject<Env> {
       retailCharge: plan.retailCharge,
       invoiceStatus: "unpaid",
     };
-    await this.save(order, null);
+    this.ensureSchema();
+    await this.save(order, null, { expire: expiresAt });
     return { ok: true, data: { order: createView(order), replayed: false } };
+  }
+
+  private async cancelExpiry(): Promise<void> {
+    this.sql.exec(`DELETE FROM timers WHERE kind = 'expire'`);
+    await this.armAlarm();
   }
 
   async confirm(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
@@ -201,14 +225,15 @@ export class OrderObject extends DurableObject<Env> {
     const now = Date.now();
     const confirmed = { ...transition(order, "confirmed", now), invoiceStatus: "paid" as const };
     // Processing starts at once, from the alarm; the expiry no longer applies.
-    await this.save(confirmed, order.state, { expire: null, process: now });
-    await this.flushOutbox();
+    if (await this.save(confirmed, order.state, { expire: null, process: now })) await this.flushOutbox();
     return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
   }
 
   async get(clientId: string): Promise<Result<OrderView>> {
     const order = this.owned(clientId);
-    return order === null ? failure("order_not_found") : { ok: true, data: orderView(order) };
+    if (order === null) return failure("order_not_found");
+    if (this.view?.of !== order) this.view = { of: order, data: orderView(order) };
+    return { ok: true, data: this.view.data };
   }
 
   /** The stored order, for the operator API. */
@@ -233,13 +258,12 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   private async runDueTimers(): Promise<void> {
-    if (!this.hasSchema()) return;
-    const earliest = this.sql.exec<{ due: number | null }>(`SELECT MIN(due_at) AS due FROM timers`).one().due;
-    if (earliest === null) return;
-    const due = this.sql
-      .exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers WHERE due_at <= ? ORDER BY due_at`, Math.max(Date.now(), earliest))
-      .toArray();
-    for (const timer of due) {
+    if (!this.has("timers")) return;
+    const timers = this.sql.exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers ORDER BY due_at`).toArray();
+    if (timers.length === 0) return;
+    const horizon = Math.max(Date.now(), timers[0]!.due_at);
+    for (const timer of timers) {
+      if (timer.due_at > horizon) break;
       await this.runTimer(timer.kind);
       // A handler that rescheduled its own kind keeps the new time.
       this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);
@@ -256,16 +280,20 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Fulfils a confirmed order line by line. Every supplier answer is stored before the next step, every
-   * supplier call is idempotent per line and every refund has its own ledger key, so an alarm that dies
-   * anywhere in here and runs again issues nothing twice and refunds nothing twice.
+   * Fulfils a confirmed order line by line. Every supplier call is idempotent per line (sandbox codes are
+   * derived from the line, inventory codes are the ones sold to it, the upstream gets an Idempotency-Key)
+   * and every refund has its own ledger key, so a run that dies anywhere and starts over issues nothing
+   * twice and refunds nothing twice. What an outside supplier hands over is stored at once; lines served
+   * here are stored with the end state.
    */
   private async process(): Promise<void> {
     let order = this.load();
     if (order === null) return;
     if (order.state === "confirmed") {
       order = transition(order, "processing", Date.now());
-      await this.save(order, "confirmed");
+      // Stored when a supplier may take a while, so that retrieve shows it; otherwise the order reaches
+      // its end state within this run.
+      if (order.lines.some((line) => line.status === "pending" && line.product.supplier === "upstream")) await this.save(order, "confirmed");
     }
     if (order.state !== "processing") return;
     const maxAttempts = Math.max(1, Number(this.env.UPSTREAM_MAX_ATTEMPTS));
@@ -280,11 +308,11 @@ export class OrderObject extends DurableObject<Env> {
       });
       const updated = applyOutcome(line, outcome, maxAttempts);
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? updated : other)), modifiedAt: Date.now() };
-      await this.save(order, order.state);
+      if (line.product.supplier === "upstream") await this.save(order, order.state);
       if (updated.status === "pending") retryAt = Math.min(retryAt ?? Infinity, nextAttemptAt(updated, Date.now()));
     }
     if (retryAt !== null) {
-      await this.schedule("process", retryAt);
+      await this.save(order, order.state, { process: retryAt });
       return;
     }
     for (const [index, line] of order.lines.entries()) {
@@ -298,12 +326,11 @@ export class OrderObject extends DurableObject<Env> {
       });
       if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? { ...line, refunded: line.charge } : other)) };
-      await this.save(order, order.state);
     }
     const end = finalState(order);
     if (end === null) return;
-    await this.save({ ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) }, order.state);
-    await this.flushOutbox();
+    const ended = { ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) };
+    if (await this.save(ended, order.state)) await this.flushOutbox();
   }
 
   /**
@@ -315,24 +342,30 @@ export class OrderObject extends DurableObject<Env> {
     const order = this.load();
     const id = order?.id ?? orderIdOf(this.ctx.id);
     if (order !== null && order.state !== "created") return;
-    await releaseCodes(this.env.DB, id);
+    if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) await releaseCodes(this.env.DB, id);
     if (order === null) return;
     await this.wallet(order).reverse(chargeKey(id), `order:${id}:void`, "order_void", `order ${order.reference} expired`);
-    await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state);
-    await this.flushOutbox();
+    if (await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state)) await this.flushOutbox();
   }
 
-  /** Hands stored events to the webhook queue; what the queue did not take is tried again shortly. */
+  /**
+   * Hands stored events to the webhook queue and clears the outbox timer; what the queue did not take is
+   * tried again shortly.
+   */
   protected async flushOutbox(): Promise<void> {
-    if (!this.hasSchema()) return;
+    if (!this.has("outbox")) return;
     const pending = this.sql.exec<{ event_id: string; message: string }>(`SELECT event_id, message FROM outbox WHERE sent = 0`).toArray();
-    if (pending.length === 0) return;
-    try {
-      await this.env.WEBHOOKS.sendBatch(pending.map((row) => ({ body: JSON.parse(row.message) as WebhookMessage, contentType: "json" as const })));
-    } catch {
-      await this.schedule("outbox", Date.now() + OUTBOX_RETRY_MS);
-      return;
+    if (pending.length > 0) {
+      try {
+        await this.env.WEBHOOKS.sendBatch(pending.map((row) => ({ body: JSON.parse(row.message) as WebhookMessage, contentType: "json" as const })));
+      } catch {
+        this.scheduleSync("outbox", Date.now() + OUTBOX_RETRY_MS);
+        await this.armAlarm();
+        return;
+      }
+      for (const row of pending) this.sql.exec(`UPDATE outbox SET sent = 1 WHERE event_id = ?`, row.event_id);
     }
-    for (const row of pending) this.sql.exec(`UPDATE outbox SET sent = 1 WHERE event_id = ?`, row.event_id);
+    this.sql.exec(`DELETE FROM timers WHERE kind = 'outbox'`);
+    await this.armAlarm();
   }
 }

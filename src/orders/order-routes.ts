@@ -5,7 +5,8 @@ import { fail, failure, type Failure } from "../http/errors";
 import { errorResponse, ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { checkWebhookUrl } from "../webhooks/url-policy";
-import { checkProductList, limitsFromEnv } from "./create-checks";
+import { orderContext } from "../catalogue/catalogue-cache";
+import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery, type CreateOrderData } from "./schemas";
@@ -52,9 +53,13 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
   }
   const listProblem = checkProductList(body, limitsFromEnv(env));
   if (listProblem !== null) return errorResponse(listProblem);
+  const context = await orderContext(env, client.id, body.productList.map((line) => line.sku), body.wallet);
+  // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
+  // its order even when this plan failed.
+  const plan = planOrder(body, context);
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalRequest(body));
-  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash }), ({ order, replayed }) =>
+  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, plan }), ({ order, replayed }) =>
     replayed
       ? ok("Order already exists for this reference", order, { "idempotent-replayed": "true" })
       : ok("Order created successfully", order),

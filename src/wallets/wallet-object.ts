@@ -73,9 +73,15 @@ export class WalletObject extends DurableObject<Env> {
     `);
   }
 
+  /** The newest entry's running balance, read once per instance: only this object writes the ledger. */
+  private balanceCache: Money | null = null;
+
   private balanceNow(): Money {
-    const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
-    return new Money(row?.balance_after ?? 0);
+    if (this.balanceCache === null) {
+      const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
+      this.balanceCache = new Money(row?.balance_after ?? 0);
+    }
+    return this.balanceCache;
   }
 
   private entryByKey(key: string): LedgerEntry | null {
@@ -122,6 +128,7 @@ export class WalletObject extends DurableObject<Env> {
         Date.now(),
       )
       .one();
+    this.balanceCache = balanceAfter;
     return { ok: true, entry: entryFromRow(row), replayed: false };
   }
 

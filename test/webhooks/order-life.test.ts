@@ -55,11 +55,15 @@ type OutboxRow = {
   sent: number;
 };
 
-/** The order object's outbox, in the order its rows were written. */
+/**
+ * The order object's outbox, in the order its rows were written. The table is made with the first event,
+ * so an order that never announced anything has none: an empty outbox.
+ */
 async function outboxOf(orderId: string): Promise<OutboxRow[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) =>
-    state.storage.sql.exec<OutboxRow>(`SELECT rowid AS seq, event_id, message, sent FROM outbox ORDER BY rowid`).toArray(),
-  );
+  return runInDurableObject(orderStub(orderId), (_instance, state) => {
+    const exists = state.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).toArray().length > 0;
+    return exists ? state.storage.sql.exec<OutboxRow>(`SELECT rowid AS seq, event_id, message, sent FROM outbox ORDER BY rowid`).toArray() : [];
+  });
 }
 
 async function stateOf(orderId: string): Promise<string> {
