@@ -29,6 +29,11 @@ export interface CreateInput {
 type TimerKind = "expire" | "process" | "outbox";
 
 const OUTBOX_RETRY_MS = 5_000;
+/**
+ * Processing starts inside the confirming invocation, right after it answers; the processing timer is set
+ * this far ahead only to resume it from the alarm if the object dies first.
+ */
+const PROCESSING_SAFETY_NET_MS = 30_000;
 
 export function chargeKey(orderId: string): string {
   return `order:${orderId}:charge`;
@@ -47,8 +52,8 @@ export class OrderObject extends DurableObject<Env> {
   private view: { of: OrderRecord; data: OrderView } | null = null;
   /** Tables this object has, read once per instance: an unknown order id never gets any. */
   private tables: Set<string> | null = null;
-  /** The alarm run in progress, if any: a second trigger waits for it instead of processing twice. */
-  private alarmRun: Promise<void> | null = null;
+  /** Timer runs (the alarm, processing started by confirm) go one after another, never two at once. */
+  private timerRuns: Promise<void> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -224,8 +229,9 @@ export class OrderObject extends DurableObject<Env> {
     }
     const now = Date.now();
     const confirmed = { ...transition(order, "confirmed", now), invoiceStatus: "paid" as const };
-    // Processing starts at once, from the alarm; the expiry no longer applies.
-    if (await this.save(confirmed, order.state, { expire: null, process: now })) await this.flushOutbox();
+    // The expiry no longer applies; processing is due, with its timer as the safety net.
+    if (await this.save(confirmed, order.state, { expire: null, process: now + PROCESSING_SAFETY_NET_MS })) await this.flushOutbox();
+    this.ctx.waitUntil(this.runSerially(() => this.runDueTimers("process")));
     return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
   }
 
@@ -249,21 +255,23 @@ export class OrderObject extends DurableObject<Env> {
    * and the alarm is retried.
    */
   override async alarm(): Promise<void> {
-    if (this.alarmRun === null) {
-      this.alarmRun = this.runDueTimers().finally(() => {
-        this.alarmRun = null;
-      });
-    }
-    return this.alarmRun;
+    return this.runSerially(() => this.runDueTimers());
   }
 
-  private async runDueTimers(): Promise<void> {
+  private runSerially(work: () => Promise<void>): Promise<void> {
+    const run = this.timerRuns.then(work, work);
+    this.timerRuns = run.catch(() => undefined);
+    return run;
+  }
+
+  /** `also` runs that timer now whatever its due time: confirm starts processing ahead of its safety net. */
+  private async runDueTimers(also?: TimerKind): Promise<void> {
     if (!this.has("timers")) return;
     const timers = this.sql.exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers ORDER BY due_at`).toArray();
     if (timers.length === 0) return;
     const horizon = Math.max(Date.now(), timers[0]!.due_at);
     for (const timer of timers) {
-      if (timer.due_at > horizon) break;
+      if (timer.due_at > horizon && timer.kind !== also) continue;
       await this.runTimer(timer.kind);
       // A handler that rescheduled its own kind keeps the new time.
       this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);

@@ -106,6 +106,23 @@ describe("processing after confirmation", () => {
     expect(got.body.data.invoice.status).toBe("paid");
   });
 
+  it("starts processing inside confirm; the alarm, set 30 s ahead, is only a safety net and is gone after", async () => {
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)] }, key);
+    const id = created.body.data.id;
+    const before = Date.now();
+    await confirmOrder(id, key);
+    const timers = await runInDurableObject(orderStub(id), (_, state) =>
+      state.storage.sql.exec<{ kind: string; due_at: number }>(`SELECT kind, due_at FROM timers`).toArray(),
+    );
+    for (const timer of timers) {
+      expect(timer.kind).toBe("process");
+      expect(timer.due_at - before).toBeGreaterThanOrEqual(29_000);
+    }
+    // No alarm is run here: the order finishes on its own.
+    await vi.waitFor(async () => expect((await stored(id)).state).toBe("successful"), { timeout: 5000 });
+    await vi.waitFor(async () => expect(await alarmIn(id)).toBeNull());
+  });
+
   it("sells the codes an inventory order reserved, and never the same code to two orders", async () => {
     const first = await placeAndConfirm(key, [line("DEMO-EU-FIXED", 25, 2)]);
     const second = await placeAndConfirm(key, [line("DEMO-EU-FIXED", 25, 2)]);
