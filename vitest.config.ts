@@ -6,32 +6,41 @@ import { defineConfig } from "vitest/config";
 const migrations = await readD1Migrations(fileURLToPath(new URL("./schema/migrations", import.meta.url)));
 const demoSeed = readFileSync(new URL("./schema/seed/demo.sql", import.meta.url), "utf8");
 
+const bindings = {
+  TEST_MIGRATIONS: migrations,
+  TEST_DEMO_SEED: demoSeed,
+  ADMIN_TOKEN: "test-admin-token",
+  UPSTREAM_API_KEY: "test-upstream-key",
+  // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
+  UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
+  UPSTREAM_TIMEOUT_MS: "200",
+  UPSTREAM_MAX_ATTEMPTS: "4",
+  // Webhook receivers in tests listen on 127.0.0.1 (stubbed fetch), which only this allows.
+  ALLOW_INSECURE_WEBHOOKS: "true",
+  // Tests change the catalogue in D1 directly and expect the next order to see it; the cache
+  // itself is tested with its own settings (test/catalogue).
+  CATALOGUE_CACHE_SECONDS: "0",
+};
+
+const shared = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000 };
+
 export default defineConfig({
-  plugins: [
-    cloudflareTest({
-      wrangler: { configPath: "./wrangler.toml" },
-      miniflare: {
-        bindings: {
-          TEST_MIGRATIONS: migrations,
-          TEST_DEMO_SEED: demoSeed,
-          ADMIN_TOKEN: "test-admin-token",
-          UPSTREAM_API_KEY: "test-upstream-key",
-          // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
-          UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
-          UPSTREAM_TIMEOUT_MS: "200",
-          UPSTREAM_MAX_ATTEMPTS: "4",
-          // Webhook receivers in tests listen on 127.0.0.1 (stubbed fetch), which only this allows.
-          ALLOW_INSECURE_WEBHOOKS: "true",
-          // Tests change the catalogue in D1 directly and expect the next order to see it; the cache
-          // itself is tested with its own settings (test/catalogue).
-          CATALOGUE_CACHE_SECONDS: "0",
-        },
-      },
-    }),
-  ],
   test: {
-    include: ["test/**/*.test.ts"],
-    setupFiles: ["./test/setup.ts"],
-    testTimeout: 30_000,
+    projects: [
+      {
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
+        test: { name: "service", include: ["test/**/*.test.ts"], exclude: ["test/rate-limit/**"], ...shared },
+      },
+      {
+        // The same Worker with a rate limit a test can reach: 5 requests per 10 s per key.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings, ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: 5, period: 10 } } } },
+          }),
+        ],
+        test: { name: "rate-limit", include: ["test/rate-limit/**/*.test.ts"], ...shared },
+      },
+    ],
   },
 });
