@@ -272,6 +272,22 @@ describe("upstream supplier", () => {
   });
 });
 
+/**
+ * Puts a finished order back as the object would have left it had it died mid-processing: stored as
+ * `processing`, with `rewind` undoing the step that was lost, and its processing timer due.
+ */
+async function rewindToProcessing(orderId: string, rewind: (doc: OrderRecord) => void): Promise<void> {
+  await runInDurableObject(orderStub(orderId), async (instance, state) => {
+    const doc = JSON.parse(state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record`).one().doc) as OrderRecord;
+    doc.state = "processing";
+    rewind(doc);
+    state.storage.sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
+    state.storage.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES ('process', ?)`, Date.now());
+    await state.storage.setAlarm(Date.now() + 60_000);
+    (instance as unknown as { cached: unknown }).cached = null;
+  });
+}
+
 describe("crash safety", () => {
   it("a processing step replayed after a crash refunds nothing twice", async () => {
     const client = await addClient("replay-refund", { USD: "300" });
@@ -279,14 +295,8 @@ describe("crash safety", () => {
     await drain(order.id);
     expect(await balanceOf("replay-refund", "USD")).toBe("290");
     // As if the object died after the wallet refunded the line but before the order stored it.
-    await runInDurableObject(orderStub(order.id), async (instance, state) => {
-      const doc = JSON.parse(state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record`).one().doc) as OrderRecord;
-      doc.state = "processing";
+    await rewindToProcessing(order.id, (doc) => {
       doc.lines[1]!.refunded = "0";
-      state.storage.sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
-      state.storage.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES ('process', ?)`, Date.now());
-      await state.storage.setAlarm(Date.now() + 60_000);
-      (instance as unknown as { cached: unknown }).cached = null;
     });
     await drain(order.id);
     const record = await stored(order.id);
@@ -301,14 +311,8 @@ describe("crash safety", () => {
     const order = await placeAndConfirm(key, [line("DEMO-GB-FIXED", 20, 2)]);
     await drain(order.id);
     const first = (await stored(order.id)).lines[0]!.redeem!.pins;
-    await runInDurableObject(orderStub(order.id), async (instance, state) => {
-      const doc = JSON.parse(state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record`).one().doc) as OrderRecord;
-      doc.state = "processing";
+    await rewindToProcessing(order.id, (doc) => {
       doc.lines[0] = { ...doc.lines[0]!, status: "pending", redeem: null };
-      state.storage.sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
-      state.storage.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES ('process', ?)`, Date.now());
-      await state.storage.setAlarm(Date.now() + 60_000);
-      (instance as unknown as { cached: unknown }).cached = null;
     });
     await drain(order.id);
     const again = await stored(order.id);

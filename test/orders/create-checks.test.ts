@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { catalogueProduct } from "../catalogue-fixtures";
 import { rateKey, type OrderContext } from "../../src/catalogue/catalogue-store";
 import type { CatalogueProduct, Deal } from "../../src/catalogue/schemas";
 import { checkProductList, limitsFromEnv, planOrder, type OrderLimits } from "../../src/orders/create-checks";
@@ -77,21 +78,7 @@ describe("checkProductList", () => {
 });
 
 describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
-  const P = (sku: string, o: Partial<CatalogueProduct>): CatalogueProduct => ({
-    sku,
-    name: sku,
-    productType: "range",
-    currency: "USD",
-    country: "US",
-    region: "NA",
-    quotes: null,
-    minQuote: "5",
-    maxQuote: "500",
-    supplier: "sandbox",
-    supplierConfig: {},
-    active: true,
-    ...o,
-  });
+  const P = (sku: string, o: Partial<CatalogueProduct>): CatalogueProduct => catalogueProduct({ sku, name: sku, ...o });
   function context(over: Partial<OrderContext> = {}): OrderContext {
     const products = new Map<string, CatalogueProduct>([
       ["US", P("US", {})],

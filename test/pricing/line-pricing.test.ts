@@ -1,5 +1,6 @@
 /** Pure line pricing (src/pricing/line-pricing.ts): quote checks, deals, line totals. */
 import { describe, expect, it } from "vitest";
+import { catalogueProduct } from "../catalogue-fixtures";
 import { NO_DEAL, type CatalogueProduct, type Deal } from "../../src/catalogue/schemas";
 import { adjustmentAmount, checkQuote, priceLine } from "../../src/pricing/line-pricing";
 import { Money } from "../../src/pricing/money";
@@ -7,23 +8,7 @@ import type { ExchangeRate } from "../../src/pricing/exchange";
 
 const m = (value: string | number) => new Money(value);
 
-function product(overrides: Partial<CatalogueProduct>): CatalogueProduct {
-  return {
-    sku: "X",
-    name: "X",
-    productType: "range",
-    currency: "USD",
-    country: "US",
-    region: "NA",
-    quotes: null,
-    minQuote: "5",
-    maxQuote: "500",
-    supplier: "sandbox",
-    supplierConfig: {},
-    active: true,
-    ...overrides,
-  };
-}
+const product = catalogueProduct;
 
 const fixedEur = product({ productType: "fixed", currency: "EUR", quotes: ["10", "25", "50"], minQuote: null, maxQuote: null });
 const rangeUsd = product({});
