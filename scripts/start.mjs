@@ -7,9 +7,11 @@ import { fileURLToPath } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = ["node_modules/wrangler/bin/wrangler.js"];
 const extra = process.argv.slice(2);
+// Local only: wrangler dev would otherwise fetch a Request.cf sample from Cloudflare at start.
+const localEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 
 function run(args) {
-  const result = spawnSync(process.execPath, [...wrangler, ...args], { cwd: root, stdio: "inherit", env: { ...process.env, CI: "true" } });
+  const result = spawnSync(process.execPath, [...wrangler, ...args], { cwd: root, stdio: "inherit", env: { ...localEnv, CI: "true" } });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
@@ -22,7 +24,7 @@ run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql"]);
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
 const port = portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
 const devArgs = ["dev", ...(portIndex === -1 ? ["--port", port] : []), ...extra];
-const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit" });
+const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit", env: localEnv });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));
 
