@@ -18,8 +18,11 @@ function run(args) {
 if (!existsSync(`${root}/.dev.vars`)) copyFileSync(`${root}/.dev.vars.example`, `${root}/.dev.vars`);
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, "utf8"))?.[1]?.trim();
 
-run(["d1", "migrations", "apply", "DB", "--local"]);
-run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql"]);
+// A --persist-to given for wrangler dev applies to the local database setup too.
+const persistIndex = extra.findIndex((arg) => arg === "--persist-to" || arg.startsWith("--persist-to="));
+const persist = persistIndex === -1 ? [] : extra[persistIndex].includes("=") ? [extra[persistIndex]] : extra.slice(persistIndex, persistIndex + 2);
+run(["d1", "migrations", "apply", "DB", "--local", ...persist]);
+run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql", ...persist]);
 
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
 const port = portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
