@@ -66,7 +66,21 @@ const ROUTES: [method: string, path: string, handler: Handler][] = [
 /** Read by src/http/openapi.ts, which describes each of these routes. */
 export { ROUTES };
 
-const router: RouterType<IRequest, [RequestContext]> = Router();
+/**
+ * Query parameters by name, a repeated one as an array of all its values. itty-router's own parsing folds a
+ * repeated parameter whose first value is empty into the later value (`?orderId=&orderId=x` read as "x"),
+ * so a parameter given twice would slip past the checks that refuse it.
+ */
+function withQuery(request: IRequest): void {
+  const query: Record<string, string | string[]> = Object.create(null);
+  for (const [name, value] of new URL(request.url).searchParams) {
+    const seen = query[name];
+    query[name] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  request.query = query;
+}
+
+const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
 for (const [method, path, handler] of ROUTES) router[method.toLowerCase() as "get"](path, handler);
 
 function allowedMethods(pathname: string): string[] {
