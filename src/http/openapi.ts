@@ -507,8 +507,9 @@ function implicitErrors(doc: RouteDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.auth === "apiKey") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin") codes.push("unauthenticated");
-  if (doc.body !== undefined) codes.push("malformed_json", "payload_too_large");
-  if (doc.body !== undefined && doc.operationId !== "confirmOrder") codes.push("invalid_request_body");
+  if (doc.body !== undefined) codes.push("payload_too_large");
+  // Confirm answers every unusable body with the spec's own "Body has no valid orderId".
+  if (doc.body !== undefined && doc.operationId !== "confirmOrder") codes.push("malformed_json", "invalid_request_body");
   if ((doc.params !== undefined || doc.query !== undefined) && doc.auth === "admin") codes.push("invalid_parameters");
   codes.push("server_error");
   return codes;

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { authenticate, sha256Hex } from "../http/auth";
 import { issuesOf, readJson } from "../http/body";
-import { fail, failure, type Failure } from "../http/errors";
+import { ApiError, fail, failure, type Failure } from "../http/errors";
 import { errorResponse, ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { checkWebhookUrl } from "../webhooks/url-policy";
@@ -68,7 +68,17 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
 
 export async function confirmOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
   const client = await authenticate(request, env);
-  const parsed = ConfirmOrderRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
+  let body: unknown;
+  try {
+    body = await readJson(request, Number(env.MAX_BODY_BYTES));
+  } catch (error) {
+    // An empty or unreadable body has no valid orderId either: the spec's confirm message (a 413 stays).
+    if (error instanceof ApiError && error.failure.code === "malformed_json") {
+      return errorResponse(failure("invalid_order_id", error.failure.details));
+    }
+    throw error;
+  }
+  const parsed = ConfirmOrderRequest.safeParse(body);
   if (!parsed.success) return errorResponse(failure("invalid_order_id", issuesOf(parsed.error)));
   const id = objectIdOf(env.ORDERS, parsed.data.orderId);
   if (id === null) return errorResponse(failure("order_not_found"));

@@ -140,7 +140,9 @@ export function checkWebhookUrl(raw: string, allowInsecure: boolean): string | n
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return "scheme must be https";
   if (url.username !== "" || url.password !== "") return "must not contain credentials";
-  // A trailing dot names the same host ("localhost." is localhost).
+  // A trailing dot names the same host ("localhost." is localhost); an empty label anywhere else
+  // ("localhost..", "a..b") is no host name at all.
+  if (/^\.|\.\./.test(url.hostname)) return "host name has an empty label";
   const hostname = url.hostname.toLowerCase().replace(/\.$/, "");
   if (hostname === "") return "missing host";
 

@@ -117,6 +117,9 @@ const loopbackAlwaysRefused: [string, string][] = [
   ["http://127.0.0.1.example.com/", "https"],
   ["http://10.0.0.1/", "https"],
   ["http://a.localhost/", "https"],
+  ["https://localhost../", "empty label"],
+  ["https://example..com/", "empty label"],
+  ["http://localhost../", "empty label"],
 ];
 
 describe("checkWebhookUrl", () => {
