@@ -59,7 +59,7 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
   const plan = planOrder(body, context);
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalRequest(body));
-  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, plan }), ({ order, replayed }) =>
+  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
     replayed
       ? ok("Order already exists for this reference", order, { "idempotent-replayed": "true" })
       : ok("Order created successfully", order),
