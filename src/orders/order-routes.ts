@@ -2,14 +2,14 @@ import type { IRequest } from "itty-router";
 import { authenticate, sha256Hex } from "../http/auth";
 import { issuesOf, readJson } from "../http/body";
 import { ApiError, fail, failure, type Failure } from "../http/errors";
-import { errorResponse, ok } from "../http/responses";
+import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { orderContext } from "../catalogue/catalogue-cache";
 import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery, type CreateOrderData } from "./schemas";
+import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "./schemas";
 
 function unwrap<T>(result: Result<T>): T {
   if (!result.ok) throw new FailureResponse(result);
@@ -59,10 +59,10 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
   const plan = planOrder(body, context);
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalRequest(body));
-  return answer<{ order: CreateOrderData; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
+  return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
     replayed
-      ? ok("Order already exists for this reference", order, { "idempotent-replayed": "true" })
-      : ok("Order created successfully", order),
+      ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
+      : okJson("Order created successfully", order),
   );
 }
 
@@ -91,5 +91,5 @@ export async function getOrder(request: IRequest, { env }: RequestContext): Prom
   if (!parsed.success) return errorResponse(failure("invalid_order_query", issuesOf(parsed.error)));
   const id = objectIdOf(env.ORDERS, parsed.data.orderId);
   if (id === null) return errorResponse(failure("order_not_found"));
-  return answer(env.ORDERS.get(id).get(client.id), (data) => ok("Order retrieved", data));
+  return answer<string>(env.ORDERS.get(id).get(client.id), (json) => okJson("Order retrieved", json));
 }
