@@ -23,8 +23,8 @@ export interface CreateInput {
   requestHash: string;
   /**
    * The Worker's create checks and pricing, `Failure | ({ ok: true } & OrderPlan)` as JSON: the order to
-   * store, or why there is none. One string crosses the RPC boundary cheaper than the nested object
-   * (measured: ≈ 0.4 ms less CPU per create in `npm run bench`).
+   * store, or why there is none. One string spares the RPC a structured clone of the nested plan (the
+   * bench's difference was within its run-to-run noise; the views go back the same way).
    */
   planJson: string;
 }
