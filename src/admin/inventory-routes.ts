@@ -86,7 +86,7 @@ async function stockOf(db: D1Database, sku: string) {
     .all<{ value: string; status: "available" | "reserved" | "sold"; n: number }>();
   const byValue = new Map<string, { value: number; available: number; reserved: number; sold: number }>();
   for (const row of results) {
-    const entry = byValue.get(row.value) ?? { value: toAmountNumber(new Money(row.value)), available: 0, reserved: 0, sold: 0 };
+    const entry = byValue.get(row.value) ?? { value: toAmountNumber(row.value), available: 0, reserved: 0, sold: 0 };
     entry[row.status] += row.n;
     byValue.set(row.value, entry);
   }

@@ -1,11 +1,8 @@
-import { Money, toAmountNumber } from "../pricing/money";
+import { toAmountNumber } from "../pricing/money";
 import type { Adjustment, CatalogueProduct, Deal } from "./schemas";
 
-/** Stored decimal strings become JSON numbers only here, at the edge. */
-const amount = (value: string) => toAmountNumber(new Money(value));
-
 export function adjustmentView(adjustment: Adjustment) {
-  return { amount: amount(adjustment.amount), adjustmentMode: adjustment.adjustmentMode };
+  return { amount: toAmountNumber(adjustment.amount), adjustmentMode: adjustment.adjustmentMode };
 }
 
 /** A deal as JSON. Used by the catalogue, the operator API and the order's customerDeal. */
@@ -22,9 +19,9 @@ export function productFields(product: CatalogueProduct) {
     currency: product.currency,
     country: product.country,
     region: product.region,
-    quotes: product.quotes === null ? null : product.quotes.map(amount),
-    minQuote: product.minQuote === null ? null : amount(product.minQuote),
-    maxQuote: product.maxQuote === null ? null : amount(product.maxQuote),
+    quotes: product.quotes === null ? null : product.quotes.map((quote) => toAmountNumber(quote)),
+    minQuote: product.minQuote === null ? null : toAmountNumber(product.minQuote),
+    maxQuote: product.maxQuote === null ? null : toAmountNumber(product.maxQuote),
   };
 }
 

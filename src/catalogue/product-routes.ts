@@ -2,11 +2,10 @@ import type { IRequest } from "itty-router";
 import { authenticate } from "../http/auth";
 import { ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
-import { Money, toAmountNumber } from "../pricing/money";
+import { toAmountNumber } from "../pricing/money";
 import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
 
-const amount = (value: string) => toAmountNumber(new Money(value));
 
 /**
  * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
@@ -39,7 +38,7 @@ export async function listProducts(request: IRequest, { env }: RequestContext): 
   const view = (products!.results as unknown as ProductRow[]).map((row) => {
     const product = productFromRow(row);
     const byQuote = (stockBySku.get(product.sku) ?? [])
-      .map((entry) => ({ quote: amount(entry.value), count: entry.available }))
+      .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))
       .sort((a, b) => a.quote - b.quote);
     const deal = dealBySku.get(product.sku);
     return {

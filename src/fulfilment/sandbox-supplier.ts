@@ -1,9 +1,5 @@
+import { sha256Hex } from "../http/auth";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
-
-async function digestHex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 /**
  * Built-in supplier for local use and demos. Codes are derived from the line's idempotency key, so they
@@ -15,7 +11,7 @@ export const sandboxSupplier: Supplier = {
     if (line.product.supplierConfig.fail === true) return { kind: "failed", reason: "sandbox SKU is set to fail" };
     const codes = [];
     for (let unit = 0; unit < line.quantity; unit += 1) {
-      const hex = (await digestHex(`${idempotencyKey}#${unit}`)).slice(0, 20).toUpperCase();
+      const hex = (await sha256Hex(`${idempotencyKey}#${unit}`)).slice(0, 20).toUpperCase();
       const pin = `SBX-${hex.slice(0, 5)}-${hex.slice(5, 10)}-${hex.slice(10, 15)}-${hex.slice(15, 20)}`;
       codes.push({ pin, link: `https://redeem.example.com/sandbox/${pin}` });
     }

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { authenticate, sha256Hex } from "../http/auth";
 import { issuesOf, readJson } from "../http/body";
-import { ApiError, fail, failure, type Failure } from "../http/errors";
+import { ApiError, fail, failure } from "../http/errors";
 import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { checkWebhookUrl } from "../webhooks/url-policy";
@@ -11,25 +11,10 @@ import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "./schemas";
 
-function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new FailureResponse(result);
-  return result.data;
-}
-
-class FailureResponse extends Error {
-  constructor(readonly failure: Failure) {
-    super(failure.message);
-  }
-}
-
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
-  try {
-    return toResponse(unwrap((await result) as Result<T>));
-  } catch (error) {
-    if (error instanceof FailureResponse) return errorResponse(error.failure);
-    throw error;
-  }
+  const settled = (await result) as Result<T>;
+  return settled.ok ? toResponse(settled.data) : errorResponse(settled);
 }
 
 /** The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. */

@@ -9,10 +9,6 @@ export function timestamp(ms: number): Timestamp {
   return { _seconds: seconds, _nanoseconds: (ms - seconds * 1000) * 1_000_000 };
 }
 
-function amount(value: string): number {
-  return toAmountNumber(new Money(value));
-}
-
 export function rateView(rate: ExchangeRate): ExchangeRateView {
   return {
     baseCurrency: rate.baseCurrency,
@@ -35,15 +31,15 @@ function invoiceRecord(line: OrderLine, wallet: string, retail: boolean): Invoic
     {
       type: "main-product",
       description: `${line.quantity} × ${line.product.name} at ${line.quote} ${currency}`,
-      effect: { amount: amount(line.faceValue), currency },
-      metaData: { quantity: line.quantity, quote: amount(line.quote) },
+      effect: { amount: toAmountNumber(line.faceValue), currency },
+      metaData: { quantity: line.quantity, quote: toAmountNumber(line.quote) },
     },
   ];
   if (!retail && !new Money(line.fee).isZero()) {
     items.push({
       type: "customer-fee",
       description: "Fee of your deal for this SKU",
-      effect: { amount: amount(line.fee), currency },
+      effect: { amount: toAmountNumber(line.fee), currency },
       metaData: adjustmentView(line.deal.fee),
     });
   }
@@ -51,7 +47,7 @@ function invoiceRecord(line: OrderLine, wallet: string, retail: boolean): Invoic
     items.push({
       type: "customer-discount",
       description: "Discount of your deal for this SKU",
-      effect: { amount: -amount(line.discount), currency },
+      effect: { amount: -toAmountNumber(line.discount), currency },
       metaData: adjustmentView(line.deal.discount),
     });
   }
@@ -62,27 +58,27 @@ function invoiceRecord(line: OrderLine, wallet: string, retail: boolean): Invoic
       {
         type: "exchange-target-currency",
         description: `Exchange out of ${currency}`,
-        effect: { amount: -amount(lineTotal), currency },
+        effect: { amount: -toAmountNumber(lineTotal), currency },
         metaData: rate,
       },
       {
         type: "exchange-base-currency",
         description: `Payment in ${wallet} at ${line.rate.rate} ${currency} per ${wallet}`,
-        effect: { amount: amount(charge), currency: wallet },
+        effect: { amount: toAmountNumber(charge), currency: wallet },
         metaData: rate,
       },
     );
-    total[currency] = amount(lineTotal);
+    total[currency] = toAmountNumber(lineTotal);
   }
   if (!retail && !new Money(line.refunded).isZero()) {
     items.push({
       type: "refund",
       description: `Refund of a line that could not be fulfilled${line.failureReason ? `: ${line.failureReason}` : ""}`,
-      effect: { amount: -amount(line.refunded), currency: wallet },
-      metaData: { quantity: line.quantity, quote: amount(line.quote) },
+      effect: { amount: -toAmountNumber(line.refunded), currency: wallet },
+      metaData: { quantity: line.quantity, quote: toAmountNumber(line.quote) },
     });
   }
-  total[wallet] = amount(new Money(charge).minus(retail ? 0 : line.refunded).toFixed());
+  total[wallet] = toAmountNumber(new Money(charge).minus(retail ? 0 : line.refunded));
   return { total, sku: line.sku, items };
 }
 
@@ -100,12 +96,12 @@ export function invoiceView(order: OrderRecord, retail = false): Invoice {
 
 function productView(line: OrderLine): OrderProduct {
   return {
-    request: { quote: amount(line.quote), quantity: line.quantity },
+    request: { quote: toAmountNumber(line.quote), quantity: line.quantity },
     customerDeal: dealView(line.deal),
     sku: line.sku,
     shopItem: {
       country: line.product.country,
-      quote: amount(line.quote),
+      quote: toAmountNumber(line.quote),
       name: line.product.name,
       region: line.product.region,
       productType: line.productType,
@@ -123,7 +119,7 @@ export function orderView(order: OrderRecord): OrderView {
       currency: line.redeem.currency,
       redeemLink: line.redeem.links[0] ?? "",
       redeemLinks: line.redeem.links,
-      value: amount(line.redeem.value),
+      value: toAmountNumber(line.redeem.value),
     };
   }
   return {

@@ -48,8 +48,8 @@ export function fitsMinorUnits(amount: Money, currency: string): boolean {
  * decimal strings everywhere they are stored; only the HTTP edge turns them into numbers, as the
  * interface requires.
  */
-export function toAmountNumber(amount: Money): number {
-  return Number(amount.toFixed());
+export function toAmountNumber(amount: Decimal.Value): number {
+  return Number(new Money(amount).toFixed());
 }
 
 export function sum(amounts: Iterable<Money>): Money {

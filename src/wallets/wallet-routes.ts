@@ -10,7 +10,7 @@ import type { Posting, PostingResult } from "./wallet-object";
 import { AdjustmentRequest, LedgerQuery, TopUpRequest, WalletPathParams } from "./schemas";
 
 export function ledgerEntryView(entry: LedgerEntry) {
-  return { ...entry, amount: toAmountNumber(new Money(entry.amount)), balanceAfter: toAmountNumber(new Money(entry.balanceAfter)) };
+  return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
 }
 
 function walletStub(env: Env, clientId: string, currency: string) {
@@ -21,7 +21,7 @@ function walletStub(env: Env, clientId: string, currency: string) {
 export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
   const { results } = await env.DB.prepare(`SELECT currency FROM wallets WHERE client_id = ?1 ORDER BY currency`).bind(clientId).all<{ currency: string }>();
   return Promise.all(
-    results.map(async ({ currency }) => ({ currency, balance: toAmountNumber(new Money(await walletStub(env, clientId, currency).balance())) })),
+    results.map(async ({ currency }) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
   );
 }
 
@@ -63,7 +63,7 @@ async function postAndAnswer(
   }
   if (!result.ok) {
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
-    fail("adjustment_below_zero", { balance: toAmountNumber(new Money(result.balance)) });
+    fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
   }
   // The ledger entry and its audit row live in different stores. The row is written once per entry: on
   // the first post, or on a replay if the first answer was lost before the row was written.
