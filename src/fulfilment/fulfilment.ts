@@ -41,7 +41,3 @@ export function invoiceStatusAfter(lines: OrderLine[]): InvoiceStatus {
 export function finalState(order: OrderRecord) {
   return outcomeOf(order.lines.map((line) => line.status));
 }
-
-export function refundKey(orderId: string, sku: string): string {
-  return `order:${orderId}:refund:${sku}`;
-}

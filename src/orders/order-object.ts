@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { releaseCodes, reserveCodes, type Reservation } from "../catalogue/inventory-store";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt, refundKey } from "../fulfilment/fulfilment";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "../fulfilment/fulfilment";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { Money } from "../pricing/money";
 import { walletName } from "../wallets/ledger";
+import { chargeKey, refundKey, voidKey } from "../wallets/ledger-keys";
 import type { WalletObject } from "../wallets/wallet-object";
 import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./create-checks";
@@ -38,10 +39,6 @@ const OUTBOX_RETRY_MS = 5_000;
  * this far ahead only to resume it from the alarm if the object dies first.
  */
 const PROCESSING_SAFETY_NET_MS = 30_000;
-
-export function chargeKey(orderId: string): string {
-  return `order:${orderId}:charge`;
-}
 
 /**
  * One order. Its single-threaded object serialises create, confirm and get; its SQLite storage holds the
@@ -362,7 +359,7 @@ export class OrderObject extends DurableObject<Env> {
     if (order !== null && order.state !== "created") return;
     if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) await releaseCodes(this.env.DB, id);
     if (order === null) return;
-    await this.wallet(order).reverse(chargeKey(id), `order:${id}:void`, "order_void", `order ${order.reference} expired`);
+    await this.wallet(order).reverse(chargeKey(id), voidKey(id), "order_void", `order ${order.reference} expired`);
     if (await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state)) await this.flushOutbox();
   }
 

@@ -6,6 +6,7 @@ import { ok } from "../http/responses";
 import type { RequestContext } from "../http/router";
 import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
 import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
+import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
 import { AdjustmentRequest, LedgerQuery, TopUpRequest, WalletPathParams } from "./schemas";
 
@@ -116,7 +117,7 @@ export async function topUpWallet(request: IRequest, context: RequestContext): P
     actor,
     clientId,
     currency,
-    { key: `top-up:${body.idempotencyKey}`, kind: "top_up", amount: amount.toFixed(), reason: body.reason },
+    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.toFixed(), reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
   );
@@ -141,7 +142,7 @@ export async function adjustWallet(request: IRequest, context: RequestContext): 
     actor,
     clientId,
     currency,
-    { key: `adjustment:${body.idempotencyKey}`, kind: "adjustment", amount: amount.toFixed(), reason: body.reason },
+    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.toFixed(), reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
   );

@@ -86,7 +86,7 @@ describe("confirm", () => {
     const client = await freshClient({ USD: "100" });
     const order = await createdOrder(client.key);
     // Something already sits under the order's charge key with another amount: the wallet answers idempotency_conflict.
-    const { chargeKey } = await import("../../src/orders/order-object");
+    const { chargeKey } = await import("../../src/wallets/ledger-keys");
     expect((await wallet(client.id, "USD").post({ key: chargeKey(order.id), kind: "order_charge", amount: "1" })).ok).toBe(true);
     expectError(await confirmOrder(order.id, client.key), 500, "Server error; try again later", "server_error");
     expect(expectOk(await getOrder(order.id, client.key)).state).toBe("created");

@@ -4,7 +4,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chargeKey } from "../../src/orders/order-object";
+import { chargeKey } from "../../src/wallets/ledger-keys";
 import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp, wallet } from "../helpers";
 import {
   MESSAGES,

@@ -1,0 +1,30 @@
+/**
+ * Every ledger entry key the service writes, made here and nowhere else. A key names one money movement
+ * for good: the wallet writes at most one entry per key, so a retried call finds its entry instead of
+ * moving the money twice.
+ */
+
+/** The one charge of a confirmed order. */
+export function chargeKey(orderId: string): string {
+  return `order:${orderId}:charge`;
+}
+
+/** The refund of one failed line of an order. */
+export function refundKey(orderId: string, sku: string): string {
+  return `order:${orderId}:refund:${sku}`;
+}
+
+/** The void of an order that expired unconfirmed: final, and after it the order can never be charged. */
+export function voidKey(orderId: string): string {
+  return `order:${orderId}:void`;
+}
+
+/** An operator top-up, keyed by the idempotency key the operator sent. */
+export function topUpKey(idempotencyKey: string): string {
+  return `top-up:${idempotencyKey}`;
+}
+
+/** An operator adjustment, keyed by the idempotency key the operator sent. */
+export function adjustmentKey(idempotencyKey: string): string {
+  return `adjustment:${idempotencyKey}`;
+}
