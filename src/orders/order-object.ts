@@ -6,7 +6,7 @@ import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { Money } from "../pricing/money";
 import { walletName } from "../wallets/ledger";
-import { chargeKey, refundKey, voidKey } from "../wallets/ledger-keys";
+import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { WalletObject } from "../wallets/wallet-object";
 import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./create-checks";
@@ -226,9 +226,10 @@ export class OrderObject extends DurableObject<Env> {
       reason: `order ${order.reference}`,
     });
     if (!posted.ok) {
-      return posted.code === "insufficient_funds"
-        ? failure("insufficient_funds", { balance: posted.balance, required: order.charge })
-        : failure("server_error");
+      if (posted.code === "insufficient_funds") return failure("insufficient_funds", { balance: posted.balance, required: order.charge });
+      // The order expired and was voided while this confirm was on its way: it can never be charged.
+      if (posted.code === "order_voided") return failure("order_expired");
+      return failure("server_error");
     }
     const now = Date.now();
     const confirmed = { ...transition(order, "confirmed", now), invoiceStatus: "paid" as const };
@@ -359,7 +360,7 @@ export class OrderObject extends DurableObject<Env> {
     if (order !== null && order.state !== "created") return;
     if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) await releaseCodes(this.env.DB, id);
     if (order === null) return;
-    await this.wallet(order).reverse(chargeKey(id), voidKey(id), "order_void", `order ${order.reference} expired`);
+    await this.wallet(order).voidOrder(id, `order ${order.reference} expired`);
     if (await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state)) await this.flushOutbox();
   }
 

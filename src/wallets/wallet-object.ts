@@ -1,31 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
 import { Money } from "../pricing/money";
 import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
-
-interface LedgerRow {
-  seq: number;
-  entry_key: string;
-  kind: string;
-  amount: string;
-  balance_after: string;
-  order_id: string | null;
-  reason: string | null;
-  created_at: number;
-  [key: string]: SqlStorageValue;
-}
-
-function entryFromRow(row: LedgerRow): LedgerEntry {
-  return {
-    seq: row.seq,
-    key: row.entry_key,
-    kind: row.kind as LedgerKind,
-    amount: row.amount,
-    balanceAfter: row.balance_after,
-    orderId: row.order_id,
-    reason: row.reason,
-    createdAt: row.created_at,
-  };
-}
+import { chargeKey, voidKey } from "./ledger-keys";
+import { LedgerStore } from "./wallet-storage";
 
 export interface Posting {
   /** Idempotency key: one ledger entry per key, ever. */
@@ -40,57 +17,29 @@ export interface Posting {
 export type PostingResult =
   | { ok: true; entry: LedgerEntry; replayed: boolean }
   | { ok: false; code: "insufficient_funds"; balance: string }
-  | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
+  | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry }
+  /** The order was voided (it expired unconfirmed): it can never be charged. */
+  | { ok: false; code: "order_voided"; entry: LedgerEntry };
 
 const DEBIT_KINDS: ReadonlySet<LedgerKind> = new Set(["order_charge"]);
 /** Kinds whose amount carries its own sign: an operator adjustment may take money out. */
 const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
 
 /**
- * One wallet of one client in one currency. Every balance change is a ledger entry written in the same
- * synchronous SQLite step that reads the balance, so no two debits can interleave; the balance is the
- * running sum kept on the newest entry.
+ * One wallet of one client in one currency: the RPC surface over its ledger (src/wallets/wallet-storage.ts).
+ * Every balance change is a ledger entry written in the same synchronous SQLite step that reads the
+ * balance, so no two debits can interleave; the balance is the running sum kept on the newest entry.
  */
 export class WalletObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
+  private readonly ledger: LedgerStore;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS ledger (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        entry_key TEXT NOT NULL UNIQUE,
-        kind TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        balance_after TEXT NOT NULL,
-        order_id TEXT,
-        reason TEXT,
-        created_at INTEGER NOT NULL
-      );
-      CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-      CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-    `);
-  }
-
-  /** The newest entry's running balance, read once per instance: only this object writes the ledger. */
-  private balanceCache: Money | null = null;
-
-  private balanceNow(): Money {
-    if (this.balanceCache === null) {
-      const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
-      this.balanceCache = new Money(row?.balance_after ?? 0);
-    }
-    return this.balanceCache;
-  }
-
-  private entryByKey(key: string): LedgerEntry | null {
-    const row = this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE entry_key = ?`, key).toArray()[0];
-    return row ? entryFromRow(row) : null;
+    this.ledger = new LedgerStore(ctx.storage);
   }
 
   async balance(): Promise<string> {
-    return this.balanceNow().toFixed();
+    return this.ledger.balance().toFixed();
   }
 
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
@@ -100,13 +49,19 @@ export class WalletObject extends DurableObject<Env> {
       throw new Error("posting amount must be a non-negative decimal");
     }
     const signed = DEBIT_KINDS.has(posting.kind) ? amount.negated() : amount;
-    const existing = this.entryByKey(posting.key);
+    const existing = this.ledger.byKey(posting.key);
     if (existing !== null) {
       return existing.kind === posting.kind && new Money(existing.amount).equals(signed)
         ? { ok: true, entry: existing, replayed: true }
         : { ok: false, code: "idempotency_conflict", entry: existing };
     }
-    const balance = this.balanceNow();
+    // A void is final: a charge that reaches the wallet after its order expired (a confirm cut off on its
+    // way here, retried late) is refused, so a rejected order never keeps money.
+    if (posting.kind === "order_charge" && posting.orderId) {
+      const voided = this.ledger.byKey(voidKey(posting.orderId));
+      if (voided !== null) return { ok: false, code: "order_voided", entry: voided };
+    }
+    const balance = this.ledger.balance();
     let balanceAfter: Money;
     if (signed.isNegative()) {
       const decision = decideDebit(balance, signed.abs());
@@ -115,42 +70,48 @@ export class WalletObject extends DurableObject<Env> {
     } else {
       balanceAfter = balance.plus(amount);
     }
-    const row = this.sql
-      .exec<LedgerRow>(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        posting.key,
-        posting.kind,
-        signed.toFixed(),
-        balanceAfter.toFixed(),
-        posting.orderId ?? null,
-        posting.reason ?? null,
-        Date.now(),
-      )
-      .one();
-    this.balanceCache = balanceAfter;
-    return { ok: true, entry: entryFromRow(row), replayed: false };
+    const entry = this.ledger.append({
+      key: posting.key,
+      kind: posting.kind,
+      amount: signed,
+      balanceAfter,
+      orderId: posting.orderId ?? null,
+      reason: posting.reason ?? null,
+    });
+    return { ok: true, entry, replayed: false };
   }
 
   /**
-   * Credits back what the entry under `chargeKey` took, once (under `key`), if that entry exists. Used
-   * when an order is rejected after a charge whose confirmation never completed.
+   * Voids an order that expired unconfirmed, for good: one entry under the order's void key that credits
+   * back its charge if one landed (amount 0 if none did). Idempotent; after it the order's charge is
+   * refused.
    */
-  async reverse(chargeKey: string, key: string, kind: LedgerKind, reason: string): Promise<LedgerEntry | null> {
-    const charge = this.entryByKey(chargeKey);
-    if (charge === null) return null;
-    const result = await this.post({ key, kind, amount: new Money(charge.amount).abs().toFixed(), orderId: charge.orderId, reason });
-    return result.ok ? result.entry : null;
+  async voidOrder(orderId: string, reason: string): Promise<LedgerEntry> {
+    const existing = this.ledger.byKey(voidKey(orderId));
+    if (existing !== null) return existing;
+    const charge = this.ledger.byKey(chargeKey(orderId));
+    const credit = charge === null ? new Money(0) : new Money(charge.amount).abs();
+    return this.ledger.append({
+      key: voidKey(orderId),
+      kind: "order_void",
+      amount: credit,
+      balanceAfter: this.ledger.balance().plus(credit),
+      orderId,
+      reason,
+    });
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {
-    return this.sql
-      .exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
-      .toArray()
-      .map(entryFromRow);
+    return this.ledger.page(afterSeq, limit);
   }
 
   async entry(key: string): Promise<LedgerEntry | null> {
-    return this.entryByKey(key);
+    return this.ledger.byKey(key);
+  }
+
+  /** The balance against the sum of the ledger's rows: equal, always (audits, chaos and fault tests). */
+  async audit(): Promise<{ balance: string; ledgerSum: string; entries: number }> {
+    const { sum, entries } = this.ledger.sum();
+    return { balance: this.ledger.balance().toFixed(), ledgerSum: sum.toFixed(), entries };
   }
 }

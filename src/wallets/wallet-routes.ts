@@ -64,7 +64,9 @@ async function postAndAnswer(
   }
   if (!result.ok) {
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
-    fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
+    if (result.code === "insufficient_funds") fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
+    // Only an order's charge can meet a void; an operator posting never does.
+    fail("server_error", { reason: `the wallet refused the posting: ${result.code}` });
   }
   // The ledger entry and its audit row live in different stores. The row is written once per entry: on
   // the first post, or on a replay if the first answer was lost before the row was written.

@@ -7,7 +7,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { Money } from "../../src/pricing/money";
 import { decideDebit, ledgerSum, walletName } from "../../src/wallets/ledger";
+import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../../src/wallets/wallet-object";
+import { LedgerStore, WALLET_SCHEMA_VERSION } from "../../src/wallets/wallet-storage";
 import { balanceOf, ledgerSumOf, wallet } from "../helpers";
 import { uid } from "../order-helpers";
 
@@ -127,18 +129,60 @@ describe("idempotent keys", () => {
   });
 });
 
-describe("reverse", () => {
-  it("credits back what a charge took, once; nothing when there was no charge", async () => {
+describe("voidOrder: the void of an expired order is final", () => {
+  it("credits back what the order's charge took, once; an entry of 0 when nothing was charged", async () => {
     const w = freshWallet();
     await w.stub.post({ key: "t", kind: "top_up", amount: "100" });
-    expect(await w.stub.reverse("charge:none", "void:none", "order_void", "nothing")).toBeNull();
-    await w.stub.post({ key: "charge:1", kind: "order_charge", amount: "30", orderId: "ord_1" });
-    const credit = await w.stub.reverse("charge:1", "void:1", "order_void", "expired");
-    expect(credit).toMatchObject({ key: "void:1", kind: "order_void", amount: "30", orderId: "ord_1", balanceAfter: "100" });
-    const again = await w.stub.reverse("charge:1", "void:1", "order_void", "expired");
-    expect(again).toEqual(credit);
+    const none = await w.stub.voidOrder("ord_none", "expired");
+    expect(none).toMatchObject({ key: voidKey("ord_none"), kind: "order_void", amount: "0", orderId: "ord_none", balanceAfter: "100" });
+    await w.stub.post({ key: chargeKey("ord_1"), kind: "order_charge", amount: "30", orderId: "ord_1" });
+    const credit = await w.stub.voidOrder("ord_1", "expired");
+    expect(credit).toMatchObject({ key: voidKey("ord_1"), kind: "order_void", amount: "30", orderId: "ord_1", balanceAfter: "100" });
+    expect(await w.stub.voidOrder("ord_1", "expired again")).toEqual(credit);
     expect(await w.stub.balance()).toBe("100");
-    expect(await w.stub.entries()).toHaveLength(3);
+    expect(await w.stub.entries()).toHaveLength(4);
+    expect(await w.stub.audit()).toEqual({ balance: "100", ledgerSum: "100", entries: 4 });
+  });
+
+  it("a charge that reaches the wallet after the void is refused and writes nothing", async () => {
+    const w = freshWallet();
+    await w.stub.post({ key: "t", kind: "top_up", amount: "100" });
+    const voided = await w.stub.voidOrder("ord_late", "expired");
+    const late = await w.stub.post({ key: chargeKey("ord_late"), kind: "order_charge", amount: "30", orderId: "ord_late" });
+    expect(late).toEqual({ ok: false, code: "order_voided", entry: voided });
+    expect(await w.stub.entry(chargeKey("ord_late"))).toBeNull();
+    expect(await w.stub.balance()).toBe("100");
+    // Other orders are charged as before.
+    expectOkPosting(await w.stub.post({ key: chargeKey("ord_other"), kind: "order_charge", amount: "30", orderId: "ord_other" }));
+    expect(await w.stub.audit()).toMatchObject({ balance: "70", ledgerSum: "70" });
+  });
+});
+
+describe("storage schema", () => {
+  it("a new wallet is at the newest schema version", async () => {
+    const w = freshWallet();
+    await w.stub.balance();
+    await runInDurableObject(w.stub, (instance: WalletObject) => {
+      expect((instance as unknown as { ledger: LedgerStore }).ledger.schemaVersion()).toBe(WALLET_SCHEMA_VERSION);
+    });
+  });
+
+  it("a wallet made before the schema was versioned is migrated and keeps its ledger", async () => {
+    const clientId = uid("legacy");
+    const id = env.WALLETS.idFromName(walletName(clientId, "USD"));
+    // The storage as the unversioned wallet left it: its ledger table with one entry, no schema_meta.
+    await runInDurableObject(env.WALLETS.get(id), (_instance, state) => {
+      state.storage.sql.exec(`DROP TABLE schema_meta; DROP INDEX ledger_by_order;`);
+      state.storage.sql.exec(
+        `INSERT INTO ledger (entry_key, kind, amount, balance_after, created_at) VALUES ('legacy', 'top_up', '12.5', '12.5', 1)`,
+      );
+      expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'ledger_by_order'`).toArray()).toEqual([]);
+      const store = new LedgerStore(state.storage);
+      expect(store.schemaVersion()).toBe(WALLET_SCHEMA_VERSION);
+      expect(store.balance().toFixed()).toBe("12.5");
+      expect(store.byKey("legacy")).toMatchObject({ amount: "12.5" });
+      expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'ledger_by_order'`).toArray()).toHaveLength(1);
+    });
   });
 });
 
