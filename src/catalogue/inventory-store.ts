@@ -6,16 +6,21 @@ export interface Reservation {
   quantity: number;
 }
 
+export type ReservationResult = { ok: true } | { ok: false; sku: string; value: string; requested: number };
+
 /**
- * Reserves `quantity` available codes per line for the order, all or nothing. Each UPDATE only touches
- * rows when enough codes are free (checked in the same statement, which D1 runs atomically), so two
- * orders racing for the last codes can never share one; if any line comes up short, everything this
- * order holds is released again.
+ * Makes the order hold exactly `quantity` available codes per line, all or nothing, however often it is
+ * called: a create retried after its first reply was lost (or with another body) first gives back what the
+ * order already holds, in the same atomic batch that reserves again, so an order never holds twice its
+ * lines and never keeps codes a former attempt reserved. Each UPDATE only touches rows when enough codes
+ * are free (checked in the same statement), so two orders racing for the last codes can never share one;
+ * if any line comes up short, everything this order holds is released again.
  */
-export async function reserveCodes(db: D1Database, orderId: string, lines: Reservation[], until: number): Promise<boolean> {
-  if (lines.length === 0) return true;
-  const results = await db.batch(
-    lines.map((line) =>
+export async function reserveCodes(db: D1Database, orderId: string, lines: Reservation[], until: number): Promise<ReservationResult> {
+  if (lines.length === 0) return { ok: true };
+  const results = await db.batch([
+    db.prepare(`UPDATE codes SET status = 'available', order_id = NULL, reserved_until = NULL WHERE order_id = ?1 AND status = 'reserved'`).bind(orderId),
+    ...lines.map((line) =>
       db
         .prepare(
           `UPDATE codes SET status = 'reserved', order_id = ?1, reserved_until = ?2
@@ -24,10 +29,11 @@ export async function reserveCodes(db: D1Database, orderId: string, lines: Reser
         )
         .bind(orderId, until, line.sku, line.value, line.quantity),
     ),
-  );
-  const complete = results.every((result, index) => result.meta.changes === lines[index]!.quantity);
-  if (!complete) await releaseCodes(db, orderId);
-  return complete;
+  ]);
+  const short = lines.find((line, index) => results[index + 1]!.meta.changes !== line.quantity);
+  if (short === undefined) return { ok: true };
+  await releaseCodes(db, orderId);
+  return { ok: false, sku: short.sku, value: short.value, requested: short.quantity };
 }
 
 /** Returns every code the order holds but has not been sold back to sale. Idempotent. */
