@@ -4,7 +4,7 @@ import { requireAdmin } from "../http/admin-auth";
 import { bearerToken, sha256Hex } from "../http/auth";
 import { issuesOf, readJson } from "../http/body";
 import { fail } from "../http/errors";
-import type { RequestContext } from "../http/router";
+import type { RequestContext } from "../http/route";
 
 /** Who did an operator action: a label of the admin token (never the token) and the request it came in. */
 export interface Actor {
