@@ -3,12 +3,12 @@
  * of them, and the caches an operator write makes stale. The one module that knows every domain; nothing
  * imports it but src/index.ts.
  */
-import { auditRoutes } from "./admin/audit-routes";
-import { catalogueRoutes } from "./admin/catalogue-routes";
-import { clientRoutes } from "./admin/client-routes";
-import { inventoryRoutes } from "./admin/inventory-routes";
-import { adminOrderRoutes } from "./admin/order-routes";
-import { rateRoutes } from "./admin/rate-routes";
+import { auditRoutes } from "./audit/audit-routes";
+import { catalogueRoutes } from "./catalogue/catalogue-admin-routes";
+import { clientRoutes } from "./clients/client-routes";
+import { inventoryRoutes } from "./inventory/inventory-routes";
+import { adminOrderRoutes } from "./orders/order-admin-routes";
+import { rateRoutes } from "./pricing/rate-routes";
 import {
   AdminDealView,
   AdminRateView,
@@ -17,8 +17,8 @@ import {
   ClientView,
   DeadLetterView,
   ValueStock,
-} from "./admin/schemas";
-import { deadLetterRoutes } from "./admin/webhook-routes";
+} from "./clients/schemas";
+import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminProductView, ClientProductView } from "./catalogue/product-schemas";

@@ -1,5 +1,5 @@
 import type { IRequest } from "itty-router";
-import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../admin/http";
+import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../http/params";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";

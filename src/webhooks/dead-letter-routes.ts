@@ -3,9 +3,9 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { listDeadLetters, replayDeadLetter } from "../webhooks/dead-letters";
-import { adminActor, audit, parseParams, parseQuery } from "./http";
-import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./schemas";
+import { listDeadLetters, replayDeadLetter } from "./dead-letters";
+import { adminActor, audit, parseParams, parseQuery } from "../http/params";
+import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "../clients/schemas";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
 export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {

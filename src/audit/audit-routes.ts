@@ -3,8 +3,8 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { adminActor, parseQuery } from "./http";
-import { AuditPage, AuditQuery } from "./schemas";
+import { adminActor, parseQuery } from "../http/params";
+import { AuditPage, AuditQuery } from "../clients/schemas";
 
 interface AuditRow {
   id: number;

@@ -3,13 +3,13 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { objectIdOf, orderObjectName } from "../orders/order-id";
-import type { OrderRecord } from "../orders/order-record";
-import { orderView } from "../orders/order-view";
-import { adminActor, parseParams, parseQuery } from "./http";
-import { AdminOrderData, OrderLookupQuery, OrderParams } from "./schemas";
+import { objectIdOf, orderObjectName } from "./order-id";
+import type { OrderRecord } from "./order-record";
+import { orderView } from "./order-view";
+import { adminActor, parseParams, parseQuery } from "../http/params";
+import { AdminOrderData, OrderLookupQuery, OrderParams } from "../clients/schemas";
 
-async function answer(stub: DurableObjectStub<import("../orders/order-object").OrderObject>): Promise<Response> {
+async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
   return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record), record });

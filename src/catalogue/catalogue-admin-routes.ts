@@ -1,17 +1,17 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
-import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "../catalogue/catalogue-store";
-import { dealView, productFields } from "../catalogue/catalogue-views";
-import type { CatalogueProduct } from "../catalogue/schemas";
+import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { dealView, productFields } from "./catalogue-views";
+import type { CatalogueProduct } from "./schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { Money, fitsMinorUnits } from "../pricing/money";
-import { requireClient } from "./client-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "./http";
-import { AdminProductList, AdminProductView } from "../catalogue/product-schemas";
-import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "./schemas";
+import { requireClient } from "../clients/client-routes";
+import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
+import { AdminProductList, AdminProductView } from "./product-schemas";
+import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "../clients/schemas";
 
 const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at`;
 

@@ -3,9 +3,9 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { Money } from "../pricing/money";
-import { adminActor, auditStatement, parseBody, parseParams } from "./http";
-import { AdminRateView, RateList, RateParams, SetRateRequest } from "./schemas";
+import { Money } from "./money";
+import { adminActor, auditStatement, parseBody, parseParams } from "../http/params";
+import { AdminRateView, RateList, RateParams, SetRateRequest } from "../clients/schemas";
 
 interface RateRow {
   base_currency: string;

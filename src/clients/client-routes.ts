@@ -5,7 +5,7 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "../wallets/wallet-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "./http";
+import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
 import {
   ClientDetail,
   ClientList,
@@ -19,7 +19,7 @@ import {
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "./secrets";
+import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "../admin/secrets";
 
 interface ClientRow {
   id: string;

@@ -7,10 +7,10 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkQuote } from "../pricing/line-pricing";
 import { Money, toAmountNumber } from "../pricing/money";
-import { requireProduct } from "./catalogue-routes";
+import { requireProduct } from "../catalogue/catalogue-admin-routes";
 import { parseCsv } from "./csv";
-import { adminActor, auditStatement, parseParams } from "./http";
-import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "./schemas";
+import { adminActor, auditStatement, parseParams } from "../http/params";
+import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "../clients/schemas";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
