@@ -3,8 +3,9 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { adminActor, parseQuery } from "../http/params";
-import { AuditPage, AuditQuery } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { parseQuery } from "../http/params";
+import { AuditPage, AuditQuery } from "./schemas";
 
 interface AuditRow {
   id: number;

@@ -1,17 +1,27 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
-import type { z } from "zod";
 import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { canonicalDealTerms, canonicalQuotes } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
 import type { CatalogueProduct } from "./schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { Money, fitsMinorUnits } from "../pricing/money";
 import { requireClient } from "../clients/client-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
-import { AdminProductList, AdminProductView } from "./product-schemas";
-import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "../clients/schemas";
+import { auditStatement } from "../audit/audit-log";
+import { ClientParams } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
+import {
+  AdminDealView,
+  AdminProductList,
+  AdminProductView,
+  DealList,
+  DealParams,
+  SkuParams,
+  UpsertDealRequest,
+  UpsertProductRequest,
+} from "./product-schemas";
 
 const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at`;
 
@@ -60,42 +70,14 @@ async function productViews(db: D1Database, where: string, binds: unknown[], lim
   );
 }
 
-/**
- * The checks zod cannot make alone: amounts within the currency's minor units, distinct quotes, min ≤ max.
- * Returns the canonical decimal strings to store (`new Money(v).toFixed()`, as stock is matched on them).
- */
-function canonicalQuotes(body: z.infer<typeof UpsertProductRequest>): { quotes: string[] | null; min: string | null; max: string | null } {
-  const issues: { path: string; message: string }[] = [];
-  const canonical = (value: string | number, path: string): string => {
-    const amount = new Money(String(value));
-    if (amount.lessThanOrEqualTo(0)) issues.push({ path, message: "must be positive" });
-    else if (!fitsMinorUnits(amount, body.currency)) issues.push({ path, message: `has more decimals than ${body.currency} allows` });
-    return amount.toFixed();
-  };
-  let result: { quotes: string[] | null; min: string | null; max: string | null };
-  if (body.productType === "fixed") {
-    const quotes = body.quotes.map((quote, index) => canonical(quote, `quotes.${index}`));
-    quotes.forEach((quote, index) => {
-      if (quotes.indexOf(quote) !== index) issues.push({ path: `quotes.${index}`, message: `repeats the quote ${quote}` });
-    });
-    result = { quotes, min: null, max: null };
-  } else {
-    const min = canonical(body.minQuote, "minQuote");
-    const max = canonical(body.maxQuote, "maxQuote");
-    if (issues.length === 0 && new Money(min).greaterThan(max)) issues.push({ path: "maxQuote", message: "must not be below minQuote" });
-    result = { quotes: null, min, max };
-  }
-  if (JSON.stringify(body.supplierConfig ?? {}).length > 4096) issues.push({ path: "supplierConfig", message: "is larger than 4096 bytes as JSON" });
-  if (issues.length > 0) fail("invalid_request_body", { issues });
-  return result;
-}
-
 /** PUT /admin/products/:sku: creates or replaces the SKU. Orders already created keep what they froze. */
 export async function upsertProduct(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   const body = await parseBody(UpsertProductRequest, request, context.env);
-  const { quotes, min, max } = canonicalQuotes(body);
+  const checked = canonicalQuotes(body);
+  if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
+  const { quotes, min, max } = checked;
   const db = context.env.DB;
   const existed = (await db.prepare(`SELECT 1 FROM products WHERE sku = ?1`).bind(sku).first()) !== null;
   const active = body.active ?? true;
@@ -189,20 +171,9 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
   const db = context.env.DB;
   await requireClient(db, clientId);
   const product = await requireProduct(db, sku);
-  const issues: { path: string; message: string }[] = [];
-  const adjustment = (name: "fee" | "discount") => {
-    const given = body[name] ?? { amount: "0", adjustmentMode: "fixed" as const };
-    const amount = new Money(String(given.amount));
-    if (given.adjustmentMode === "percentage" && amount.greaterThan(100)) issues.push({ path: `${name}.amount`, message: "a percentage is at most 100" });
-    if (given.adjustmentMode === "fixed" && !fitsMinorUnits(amount, product.currency)) {
-      issues.push({ path: `${name}.amount`, message: `a fixed amount is in ${product.currency} and has at most its minor units` });
-    }
-    if (given.adjustmentMode === "percentage" && amount.decimalPlaces() > 4) issues.push({ path: `${name}.amount`, message: "a percentage has at most 4 decimals" });
-    return { amount: amount.toFixed(), mode: given.adjustmentMode };
-  };
-  const fee = adjustment("fee");
-  const discount = adjustment("discount");
-  if (issues.length > 0) fail("invalid_request_body", { issues });
+  const terms = canonicalDealTerms(body, product.currency);
+  if (!terms.ok) fail("invalid_request_body", { issues: terms.issues });
+  const { fee, discount } = terms;
   const dealState = body.dealState ?? "active";
   const results = await db.batch([
     db

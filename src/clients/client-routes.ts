@@ -5,7 +5,9 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "../wallets/wallet-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
+import { auditStatement } from "../audit/audit-log";
+import { adminActor } from "../http/admin-auth";
+import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import {
   ClientDetail,
   ClientList,
@@ -15,7 +17,6 @@ import {
   IssueKeyRequest,
   IssuedKeyData,
   KeyParams,
-  PageQuery,
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";

@@ -9,8 +9,11 @@ import { checkQuote } from "../pricing/line-pricing";
 import { Money, toAmountNumber } from "../pricing/money";
 import { requireProduct } from "../catalogue/catalogue-admin-routes";
 import { parseCsv } from "./csv";
-import { adminActor, auditStatement, parseParams } from "../http/params";
-import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "../clients/schemas";
+import { auditStatement } from "../audit/audit-log";
+import { SkuParams } from "../catalogue/product-schemas";
+import { adminActor } from "../http/admin-auth";
+import { parseParams } from "../http/params";
+import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;

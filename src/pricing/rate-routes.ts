@@ -4,8 +4,10 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { Money } from "./money";
-import { adminActor, auditStatement, parseBody, parseParams } from "../http/params";
-import { AdminRateView, RateList, RateParams, SetRateRequest } from "../clients/schemas";
+import { auditStatement } from "../audit/audit-log";
+import { adminActor } from "../http/admin-auth";
+import { parseBody, parseParams } from "../http/params";
+import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
 
 interface RateRow {
   base_currency: string;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Currency } from "../catalogue/product-schemas";
+import { Currency } from "../pricing/amount-schemas";
+import { ClientIdParam } from "../kernel/primitives";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
@@ -11,8 +12,6 @@ export const TopUpRequest = z.strictObject({
 });
 export type TopUpRequest = z.infer<typeof TopUpRequest>;
 
-export const CurrencyParam = z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD");
-export const ClientIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and -");
 
 export const LedgerEntryView = z.object({
   seq: z.number().int(),

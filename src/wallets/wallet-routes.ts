@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
-import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../http/params";
+import { adminActor, type Actor } from "../http/admin-auth";
+import { parseBody, parseParams, parseQuery } from "../http/params";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
