@@ -1,156 +1,62 @@
 import { DurableObject } from "cloudflare:workers";
-import { Money } from "../pricing/money";
-import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
+import type { LedgerEntry, LedgerKind } from "./ledger";
+import { chargeKey, orderIdOfChargeKey } from "./ledger-keys";
+import { audit, post, voidOrder, type Posting, type PostingResult, type WalletAudit } from "./postings";
+import { LedgerStore } from "./wallet-storage";
 
-interface LedgerRow {
-  seq: number;
-  entry_key: string;
-  kind: string;
-  amount: string;
-  balance_after: string;
-  order_id: string | null;
-  reason: string | null;
-  created_at: number;
-  [key: string]: SqlStorageValue;
-}
-
-function entryFromRow(row: LedgerRow): LedgerEntry {
-  return {
-    seq: row.seq,
-    key: row.entry_key,
-    kind: row.kind as LedgerKind,
-    amount: row.amount,
-    balanceAfter: row.balance_after,
-    orderId: row.order_id,
-    reason: row.reason,
-    createdAt: row.created_at,
-  };
-}
-
-export interface Posting {
-  /** Idempotency key: one ledger entry per key, ever. */
-  key: string;
-  kind: LedgerKind;
-  /** Non-negative decimal string whose kind says debit or credit; an adjustment is signed itself. */
-  amount: string;
-  orderId?: string | null;
-  reason?: string | null;
-}
-
-export type PostingResult =
-  | { ok: true; entry: LedgerEntry; replayed: boolean }
-  | { ok: false; code: "insufficient_funds"; balance: string }
-  | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
-
-const DEBIT_KINDS: ReadonlySet<LedgerKind> = new Set(["order_charge"]);
-/** Kinds whose amount carries its own sign: an operator adjustment may take money out. */
-const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
+export type { Posting, PostingResult, WalletAudit } from "./postings";
 
 /**
- * One wallet of one client in one currency. Every balance change is a ledger entry written in the same
- * synchronous SQLite step that reads the balance, so no two debits can interleave; the balance is the
- * running sum kept on the newest entry.
+ * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-storage.ts
+ * (versioned schema, load and append) and the rules in postings.ts. Every balance change is a ledger entry
+ * written in the same synchronous SQLite step that reads the balance, so no two debits can interleave.
  */
 export class WalletObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
+  private opened: LedgerStore | null = null;
 
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env);
-    this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS ledger (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        entry_key TEXT NOT NULL UNIQUE,
-        kind TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        balance_after TEXT NOT NULL,
-        order_id TEXT,
-        reason TEXT,
-        created_at INTEGER NOT NULL
-      );
-      CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-      CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-    `);
-  }
-
-  /** The newest entry's running balance, read once per instance: only this object writes the ledger. */
-  private balanceCache: Money | null = null;
-
-  private balanceNow(): Money {
-    if (this.balanceCache === null) {
-      const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
-      this.balanceCache = new Money(row?.balance_after ?? 0);
-    }
-    return this.balanceCache;
-  }
-
-  private entryByKey(key: string): LedgerEntry | null {
-    const row = this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE entry_key = ?`, key).toArray()[0];
-    return row ? entryFromRow(row) : null;
+  /** Opened on first use (not in the constructor), once per instance: the schema migrates then. */
+  private get ledger(): LedgerStore {
+    this.opened ??= new LedgerStore(this.ctx.storage);
+    return this.opened;
   }
 
   async balance(): Promise<string> {
-    return this.balanceNow().toFixed();
+    return this.ledger.balance().toFixed();
   }
 
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
-    const amount = new Money(posting.amount);
-    if (!amount.isFinite() || (amount.isNegative() && !SIGNED_KINDS.has(posting.kind))) {
-      throw new Error("posting amount must be a non-negative decimal");
-    }
-    const signed = DEBIT_KINDS.has(posting.kind) ? amount.negated() : amount;
-    const existing = this.entryByKey(posting.key);
-    if (existing !== null) {
-      return existing.kind === posting.kind && new Money(existing.amount).equals(signed)
-        ? { ok: true, entry: existing, replayed: true }
-        : { ok: false, code: "idempotency_conflict", entry: existing };
-    }
-    const balance = this.balanceNow();
-    let balanceAfter: Money;
-    if (signed.isNegative()) {
-      const decision = decideDebit(balance, signed.abs());
-      if (!decision.ok) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
-      balanceAfter = decision.balanceAfter;
-    } else {
-      balanceAfter = balance.plus(amount);
-    }
-    const row = this.sql
-      .exec<LedgerRow>(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-        posting.key,
-        posting.kind,
-        signed.toFixed(),
-        balanceAfter.toFixed(),
-        posting.orderId ?? null,
-        posting.reason ?? null,
-        Date.now(),
-      )
-      .one();
-    this.balanceCache = balanceAfter;
-    return { ok: true, entry: entryFromRow(row), replayed: false };
+    return post(this.ledger, posting);
   }
 
   /**
-   * Credits back what the entry under `chargeKey` took, once (under `key`), if that entry exists. Used
-   * when an order is rejected after a charge whose confirmation never completed.
+   * Voids an order for good: credits back its charge (under `chargeKey(orderId)`) if one landed, else
+   * writes a void of 0; idempotent. After it, every charge of the order answers `order_voided`.
    */
-  async reverse(chargeKey: string, key: string, kind: LedgerKind, reason: string): Promise<LedgerEntry | null> {
-    const charge = this.entryByKey(chargeKey);
-    if (charge === null) return null;
-    const result = await this.post({ key, kind, amount: new Money(charge.amount).abs().toFixed(), orderId: charge.orderId, reason });
-    return result.ok ? result.entry : null;
+  async voidOrder(orderId: string, reason: string): Promise<LedgerEntry> {
+    return voidOrder(this.ledger, orderId, reason, chargeKey(orderId));
+  }
+
+  /**
+   * Kept only while the order object still calls it: delegates to `voidOrder` (the void key and kind are
+   * the order's own). Remove once no caller remains.
+   */
+  async reverse(chargeKeyOfOrder: string, _key: string, _kind: LedgerKind, reason: string): Promise<LedgerEntry | null> {
+    const orderId = orderIdOfChargeKey(chargeKeyOfOrder);
+    if (orderId === null) throw new Error(`not a charge key: ${chargeKeyOfOrder}`);
+    return this.voidOrder(orderId, reason);
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {
-    return this.sql
-      .exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
-      .toArray()
-      .map(entryFromRow);
+    return this.ledger.page(afterSeq, limit);
   }
 
   async entry(key: string): Promise<LedgerEntry | null> {
-    return this.entryByKey(key);
+    return this.ledger.byKey(key);
+  }
+
+  /** The invariant check: the balance, the decimal sum of every entry, and how many entries there are. */
+  async audit(): Promise<WalletAudit> {
+    return audit(this.ledger);
   }
 }
