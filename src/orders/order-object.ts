@@ -168,7 +168,7 @@ export class OrderObject extends DurableObject<Env> {
       // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
       this.scheduleSync("expire", expiresAt);
       await this.armAlarm();
-      if (!(await reserveCodes(this.env.DB, id, reservations, expiresAt))) {
+      if (!(await reserveCodes(this.env.DB, id, reservations, expiresAt)).ok) {
         await this.cancelExpiry();
         return failure("out_of_stock");
       }

@@ -4,7 +4,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chargeKey } from "../../src/wallets/ledger-keys";
+import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp, wallet } from "../helpers";
 import {
   MESSAGES,
@@ -93,7 +93,14 @@ describe("expiry through the alarm", () => {
     expect(await availableCodes("T-INV", "10")).toBe(before);
     expect(await codesOfOrder(data.id)).toEqual([]);
     expectError(await confirmOrder(data.id, client.key), 419, MESSAGES.expired, "order_expired");
-    expect(await ledgerOf(client.id, "USD")).toEqual(ledger);
+    // Nothing charged; the void is written all the same (amount 0), so that a charge arriving late is refused.
+    const after = await ledgerOf(client.id, "USD");
+    expect(after.slice(0, ledger.length)).toEqual(ledger);
+    expect(after.slice(ledger.length)).toMatchObject([{ key: voidKey(data.id), kind: "order_void", amount: "0", orderId: data.id }]);
+    expect(await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: "1", orderId: data.id })).toEqual({
+      ok: false,
+      code: "order_voided",
+    });
     expect(await balanceOf(client.id, "USD")).toBe("100");
   });
 
