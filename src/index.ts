@@ -1,4 +1,4 @@
-import { handleRequest } from "./http/router";
+import { handleRequest } from "./app";
 import { queue } from "./webhooks/queue-handler";
 
 export { OrderObject } from "./orders/order-object";

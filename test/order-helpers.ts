@@ -4,7 +4,9 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import type { OrderObject } from "../src/orders/order-object";
 import type { OrderRecord } from "../src/orders/order-record";
+import { OrderStore, type TimerKind } from "../src/orders/order-store";
 import type { LedgerEntry } from "../src/wallets/ledger";
 import { addClient, wallet, type ApiCall } from "./helpers";
 
@@ -66,19 +68,44 @@ export function orderStubOf(orderId: string) {
   return env.ORDERS.get(env.ORDERS.idFromString(orderId.replace(/^ord_/, "")));
 }
 
-/** The order document as the object stores it (not through its cache). */
+/** The order document as the object stores it (read through its storage module, not its cache). */
 export async function storedOrder(orderId: string): Promise<OrderRecord> {
   return runInDurableObject(orderStubOf(orderId), (_instance, state) => {
-    const row = state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
-    if (row === undefined) throw new Error(`no stored order ${orderId}`);
-    return JSON.parse(row.doc) as OrderRecord;
+    const order = new OrderStore(state.storage).load();
+    if (order === null) throw new Error(`no stored order ${orderId}`);
+    return order;
   });
 }
 
 export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
   return runInDurableObject(orderStubOf(orderId), (_instance, state) =>
-    state.storage.sql.exec<{ kind: string; due_at: number }>(`SELECT kind, due_at FROM timers ORDER BY kind`).toArray(),
+    new OrderStore(state.storage)
+      .timers()
+      .map((timer) => ({ kind: timer.kind, due_at: timer.dueAt }))
+      .sort((a, b) => a.kind.localeCompare(b.kind)),
   );
+}
+
+/**
+ * Rewrites the stored order through its storage module and makes the object forget its in-memory copy, as
+ * a restarted object would; timers are left as they are unless `timers` sets some.
+ */
+export async function rewriteStoredOrder(
+  orderId: string,
+  change: (doc: OrderRecord) => void,
+  timers: Partial<Record<TimerKind, number | null>> = {},
+): Promise<OrderRecord> {
+  return runInDurableObject(orderStubOf(orderId), async (instance: OrderObject, state) => {
+    const store = new OrderStore(state.storage);
+    const doc = store.load();
+    if (doc === null) throw new Error(`no stored order ${orderId}`);
+    change(doc);
+    store.save(doc, timers, null);
+    // Armed a minute ahead (alarms outlive a test); runDurableObjectAlarm runs it at once.
+    if (Object.keys(timers).length > 0) await state.storage.setAlarm(Date.now() + 60_000);
+    await instance.evict();
+    return doc;
+  });
 }
 
 /**
@@ -87,21 +114,16 @@ export async function timersOf(orderId: string): Promise<{ kind: string; due_at:
  * has not run.
  */
 export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<number> {
-  return runInDurableObject(orderStubOf(orderId), (instance, state) => {
-    const sql = state.storage.sql;
-    const row = sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).one();
-    const doc = JSON.parse(row.doc) as OrderRecord;
+  const doc = await rewriteStoredOrder(orderId, (doc) => {
     doc.expiresAt = Date.now() - msAgo;
-    sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
-    (instance as unknown as { cached: unknown }).cached = null;
-    return doc.expiresAt;
   });
+  return doc.expiresAt;
 }
 
 /** Makes the expiry timer due now (the alarm handler only runs timers whose due time has come). */
 export async function makeExpiryDue(orderId: string): Promise<void> {
   await runInDurableObject(orderStubOf(orderId), (_instance, state) => {
-    state.storage.sql.exec(`UPDATE timers SET due_at = ? WHERE kind = 'expire'`, Date.now() - 1);
+    new OrderStore(state.storage).schedule("expire", Date.now() - 1);
   });
 }
 

@@ -1,11 +1,11 @@
 import type { IRequest } from "itty-router";
 import { authenticate } from "../http/auth";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
 import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
-
+import { ClientProductList } from "./product-schemas";
 
 /**
  * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
@@ -52,3 +52,21 @@ export async function listProducts(request: IRequest, { env }: RequestContext): 
   });
   return ok("Products", { products: view });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const productRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/products",
+    handler: listProducts,
+    operationId: "listProducts",
+    tag: "Catalogue",
+    summary: "The catalogue the calling client can order",
+    description:
+      "Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.",
+    auth: "apiKey",
+    data: ClientProductList,
+    messages: ["Products"],
+    errors: [],
+  },
+];

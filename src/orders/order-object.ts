@@ -4,16 +4,22 @@ import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "../
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
-import { Money } from "../pricing/money";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
+import { Money, toAmountNumber } from "../pricing/money";
 import { walletName } from "../wallets/ledger";
-import { chargeKey, refundKey, voidKey } from "../wallets/ledger-keys";
-import type { WalletObject } from "../wallets/wallet-object";
+import { chargeKey, refundKey } from "../wallets/ledger-keys";
+import type { PostingResult, WalletObject } from "../wallets/wallet-object";
 import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./create-checks";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
+import { OrderStore, type Timer, type TimerKind } from "./order-store";
 import { createView, orderView } from "./order-view";
-import type { CreateOrderRequest, OrderState } from "./schemas";
+import type { CreateOrderRequest } from "./schemas";
+import { ORDER_SEAMS, supplierSeam } from "./seams";
+import { clearTimerFailure, recordTimerFailure } from "./timer-failures";
+import { TIMER_FAILURES_REPORTED_AFTER, timerRetryDelayMs } from "./timer-policy";
 import { confirmable, transition } from "./transitions";
 
 export type Result<T> = { ok: true; data: T } | Failure;
@@ -30,105 +36,71 @@ export interface CreateInput {
   planJson: string;
 }
 
-/** Work the order's one alarm stands for; each kind has at most one due time. */
-type TimerKind = "expire" | "process" | "outbox";
 
-const OUTBOX_RETRY_MS = 5_000;
 /**
  * Processing starts inside the confirming invocation, right after it answers; the processing timer is set
  * this far ahead only to resume it from the alarm if the object dies first.
  */
 const PROCESSING_SAFETY_NET_MS = 30_000;
+/** How soon a confirm cut off between its intent and the wallet's answer is settled by the alarm. */
+const SETTLE_AFTER_MS = 5_000;
 
 /**
- * One order. Its single-threaded object serialises create, confirm and get; its SQLite storage holds the
- * order document, the due times behind its alarm (expiry, processing, webhook outbox) and, for an order
- * with a webhookUrl, an outbox of events written in the same transaction as the state change they
- * announce.
+ * One order: the RPC surface of its Durable Object. Its single-threaded object serialises create, confirm
+ * and get; its storage (src/orders/order-store.ts) holds the order document, the due times behind its
+ * one alarm (expiry, settling a cut-off confirm, processing, webhook outbox) and the outbox of events
+ * written in the same transaction as the state change they announce. Every I/O call between two writes
+ * goes through a fault seam (src/orders/seams.ts).
  */
 export class OrderObject extends DurableObject<Env> {
-  private readonly sql: SqlStorage;
-  private cached: OrderRecord | null = null;
-  /** The retrieve view of the cached order as JSON, built once per stored version. */
+  private readonly store: OrderStore;
+  /** The retrieve view of the loaded order as JSON, built once per stored version. */
   private view: { of: OrderRecord; json: string } | null = null;
-  /** Tables this object has, read once per instance: an unknown order id never gets any. */
-  private tables: Set<string> | null = null;
   /** Timer runs (the alarm, processing started by confirm) go one after another, never two at once. */
   private timerRuns: Promise<void> = Promise.resolve();
+  /** What a fault test's reset does: this instance forgets everything it holds in memory. */
+  private readonly reset = (): void => {
+    this.store.forget();
+    this.view = null;
+  };
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.sql = ctx.storage.sql;
-  }
-
-  private has(table: string): boolean {
-    this.tables ??= new Set(
-      this.sql.exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table'`).toArray().map((row) => row.name),
-    );
-    return this.tables.has(table);
-  }
-
-  // Made on the first create that needs storage, so that probing an unknown order id stores nothing.
-  private ensureSchema(): void {
-    if (this.has("order_record")) return;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
-    `);
-    this.tables!.add("order_record").add("timers");
-  }
-
-  protected load(): OrderRecord | null {
-    if (this.cached !== null) return this.cached;
-    if (!this.has("order_record")) return null;
-    const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
-    this.cached = row ? (JSON.parse(row.doc) as OrderRecord) : null;
-    return this.cached;
+    this.store = new OrderStore(ctx.storage);
   }
 
   /**
-   * Stores the order, the timers that follow from the change (null clears one) and, when the change is a
-   * state a webhook announces, the event for it, all in one transaction: an event or a due time exists
-   * exactly when the state change that calls for it does. Arms the alarm afterwards. True when an event
-   * was written.
+   * Runs `work` with every other event of this object held back. A throw inside blockConcurrencyWhile
+   * would reset the object, so the error is carried out and thrown after it.
    */
-  protected async save(order: OrderRecord, previous: OrderState | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
-    const message = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null
-      ? orderEvent(order, crypto.randomUUID(), Date.now())
-      : null;
-    this.ctx.storage.transactionSync(() => {
-      this.sql.exec(`INSERT OR REPLACE INTO order_record (id, doc) VALUES (1, ?)`, JSON.stringify(order));
-      if (message !== null) {
-        if (!this.has("outbox")) {
-          this.sql.exec(`CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0)`);
-        }
-        this.sql.exec(`INSERT INTO outbox (event_id, message) VALUES (?, ?)`, message.event.id, JSON.stringify(message));
-        // Delivery is also a timer, so an event survives the object dying right after this commit.
-        this.scheduleSync("outbox", Date.now());
-      }
-      for (const [kind, at] of Object.entries(timers)) {
-        if (at === null) this.sql.exec(`DELETE FROM timers WHERE kind = ?`, kind);
-        else this.scheduleSync(kind as TimerKind, at);
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const outcome = await this.ctx.blockConcurrencyWhile(async () => {
+      try {
+        return { ok: true as const, value: await work() };
+      } catch (error) {
+        return { ok: false as const, error };
       }
     });
-    if (message !== null) this.tables!.add("outbox");
-    this.cached = order;
-    if (message !== null || Object.keys(timers).length > 0) await this.armAlarm();
-    return message !== null;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
   }
 
-  private scheduleSync(kind: TimerKind, at: number): void {
-    this.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES (?, ?)`, kind, at);
+  /** Stores the order with its timers and, for a state a webhook announces, the event; arms the alarm. */
+  private async save(order: OrderRecord, previous: OrderRecord["state"] | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
+    const event: WebhookMessage | null =
+      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now()) : null;
+    this.store.save(order, timers, event);
+    if (event !== null || Object.keys(timers).length > 0) await this.armAlarm();
+    return event !== null;
   }
 
   private async armAlarm(): Promise<void> {
-    const next = this.sql.exec<{ due: number | null }>(`SELECT MIN(due_at) AS due FROM timers`).one().due;
-    if (next === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(next);
+    const next = this.store.nextDue();
+    await io(ORDER_SEAMS.setAlarm, () => (next === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(next)), this.reset);
   }
 
   private owned(clientId: string): OrderRecord | null {
-    const order = this.load();
+    const order = this.store.load();
     return order !== null && order.clientId === clientId ? order : null;
   }
 
@@ -138,18 +110,22 @@ export class OrderObject extends DurableObject<Env> {
 
   /** Answers the create view as JSON (see get). */
   async create(input: CreateInput): Promise<Result<{ order: string; replayed: boolean }>> {
-    return this.ctx.blockConcurrencyWhile(() => this.createExclusive(input));
+    return this.exclusive(() => this.createExclusive(input));
   }
 
   /**
    * The reference check comes first, so that a replayed create returns its order whatever the catalogue
-   * says now. Stock is then decided by reserving it (atomically, in D1) and the balance is checked last,
-   * as DESIGN.md orders the checks; a create refused for its balance gives its codes back.
+   * says now. Stock is then decided by reserving it (atomically, in D1, idempotently per order) and the
+   * balance is checked last, as the create checks are ordered; a create refused for its balance gives its
+   * codes back. A create cut off anywhere leaves at most codes held under its expiry timer: the client's
+   * retry reserves again in place of them, and the timer gives them back if no retry comes.
    */
   private async createExclusive({ clientId, request, requestHash, planJson }: CreateInput): Promise<Result<{ order: string; replayed: boolean }>> {
-    const existing = this.load();
+    const existing = this.store.load();
     if (existing !== null) {
       if (existing.clientId === clientId && existing.requestHash === requestHash) {
+        // The first answer may have been lost before its alarm was armed.
+        await this.armAlarm();
         return { ok: true, data: { order: JSON.stringify(createView(existing)), replayed: true } };
       }
       return failure("reference_already_used", { orderId: existing.id });
@@ -164,22 +140,22 @@ export class OrderObject extends DurableObject<Env> {
       .filter((line) => line.product.supplier === "inventory")
       .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
     if (reservations.length > 0) {
-      this.ensureSchema();
       // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
-      this.scheduleSync("expire", expiresAt);
+      this.store.schedule("expire", expiresAt);
       await this.armAlarm();
-      if (!(await reserveCodes(this.env.DB, id, reservations, expiresAt)).ok) {
+      const reserved = await io(ORDER_SEAMS.reserveCodes, () => reserveCodes(this.env.DB, id, reservations, expiresAt), this.reset);
+      if (!reserved.ok) {
         await this.cancelExpiry();
-        return failure("out_of_stock");
+        return failure("out_of_stock", { sku: reserved.sku, quote: Number(reserved.value), quantity: reserved.requested });
       }
     }
-    const balance = new Money(await this.wallet({ clientId, wallet: request.wallet }).balance());
+    const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet }).balance(), this.reset));
     if (balance.lessThan(plan.charge)) {
       if (reservations.length > 0) {
-        await releaseCodes(this.env.DB, id);
+        await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
         await this.cancelExpiry();
       }
-      return failure("insufficient_funds", { balance: balance.toFixed(), required: plan.charge });
+      return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
     }
     const order: OrderRecord = {
       id,
@@ -197,45 +173,70 @@ export class OrderObject extends DurableObject<Env> {
       charge: plan.charge,
       retailCharge: plan.retailCharge,
       invoiceStatus: "unpaid",
+      chargeIntentAt: null,
     };
-    this.ensureSchema();
     await this.save(order, null, { expire: expiresAt });
     return { ok: true, data: { order: JSON.stringify(createView(order)), replayed: false } };
   }
 
   private async cancelExpiry(): Promise<void> {
-    this.sql.exec(`DELETE FROM timers WHERE kind = 'expire'`);
+    this.store.clearTimer("expire");
     await this.armAlarm();
   }
 
   async confirm(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
-    return this.ctx.blockConcurrencyWhile(() => this.confirmExclusive(clientId));
+    return this.exclusive(() => this.confirmExclusive(clientId));
   }
 
+  /**
+   * Records the intent to charge before calling the wallet, so that a confirm cut off after the charge
+   * landed is settled within seconds by the alarm instead of leaving the order unpaid-looking with its
+   * money taken. The charge is keyed by order: a retried confirm finds it instead of charging twice.
+   */
   private async confirmExclusive(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
     const order = this.owned(clientId);
     if (order === null) return failure("order_not_found");
     const problem = confirmable(order, Date.now());
     if (problem !== null) return problem;
-    // Keyed by order: a confirm retried after a crash finds its charge instead of charging twice.
-    const posted = await this.wallet(order).post({
-      key: chargeKey(order.id),
-      kind: "order_charge",
-      amount: order.charge,
-      orderId: order.id,
-      reason: `order ${order.reference}`,
-    });
+    const intent: OrderRecord = { ...order, chargeIntentAt: Date.now() };
+    await this.save(intent, order.state, { settle: Date.now() + SETTLE_AFTER_MS });
+    const posted = await io(
+      ORDER_SEAMS.walletCharge,
+      async () =>
+        (await this.wallet(order).post({ key: chargeKey(order.id), kind: "order_charge", amount: order.charge, orderId: order.id, reason: `order ${order.reference}` })) as PostingResult,
+      this.reset,
+    );
     if (!posted.ok) {
-      return posted.code === "insufficient_funds"
-        ? failure("insufficient_funds", { balance: posted.balance, required: order.charge })
-        : failure("server_error");
+      await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
+      if (posted.code === "insufficient_funds") {
+        return failure("insufficient_funds", { balance: toAmountNumber(posted.balance), required: toAmountNumber(order.charge) });
+      }
+      // The order expired and was voided while this confirm was on its way: it can never be charged.
+      if (posted.code === "order_voided") return failure("order_expired");
+      return failure("server_error");
     }
+    await this.completeConfirmation(intent);
+    return { ok: true, data: { id: order.id, state: "confirmed" } };
+  }
+
+  /** The charge is in the ledger: the order is confirmed, and processing starts (its timer the safety net). */
+  private async completeConfirmation(order: OrderRecord): Promise<void> {
     const now = Date.now();
-    const confirmed = { ...transition(order, "confirmed", now), invoiceStatus: "paid" as const };
-    // The expiry no longer applies; processing is due, with its timer as the safety net.
-    if (await this.save(confirmed, order.state, { expire: null, process: now + PROCESSING_SAFETY_NET_MS })) await this.flushOutbox();
+    const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
+    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: now + PROCESSING_SAFETY_NET_MS })) await this.tryFlushOutbox();
     this.ctx.waitUntil(this.runSerially(() => this.runDueTimers("process")));
-    return { ok: true, data: { id: confirmed.id, state: "confirmed" } };
+  }
+
+  /**
+   * A confirm was cut off between its intent and storing the wallet's answer: the wallet decides. Charged:
+   * the confirmation completes. Not charged: the order is plainly `created` again, to be confirmed anew.
+   */
+  private async settle(): Promise<void> {
+    const order = this.store.load();
+    if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
+    const charge = await io(ORDER_SEAMS.chargeLookup, () => this.wallet(order).entry(chargeKey(order.id)), this.reset);
+    if (charge !== null) await this.completeConfirmation(order);
+    else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
   }
 
   /**
@@ -251,15 +252,25 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The stored order, for the operator API. */
   async record(): Promise<OrderRecord | null> {
-    return this.load();
+    return this.store.load();
+  }
+
+  /** Drops what this instance holds in memory, as an evicted one would; the next call reads storage. */
+  async evict(): Promise<void> {
+    this.reset();
+  }
+
+  /** The order's timers, for the operator API and audits: a live order always has one. */
+  async timers(): Promise<Timer[]> {
+    return this.store.timers();
   }
 
   /**
    * Runs the timers that are due. The alarm is always set to the earliest timer, so when it fires that
    * one is due even if the clock reads a little earlier (as when a test runs the alarm at once).
-   * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile;
-   * nothing else changes an order once it is confirmed. A handler that throws leaves its timer in place
-   * and the alarm is retried.
+   * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile.
+   * The alarm never throws: the platform retries a throwing alarm only 6 times and then drops it, so a
+   * failed timer is stored again with capped backoff and retried for as long as it takes.
    */
   override async alarm(): Promise<void> {
     return this.runSerially(() => this.runDueTimers());
@@ -273,25 +284,59 @@ export class OrderObject extends DurableObject<Env> {
 
   /** `also` runs that timer now whatever its due time: confirm starts processing ahead of its safety net. */
   private async runDueTimers(also?: TimerKind): Promise<void> {
-    if (!this.has("timers")) return;
-    const timers = this.sql.exec<{ kind: TimerKind; due_at: number }>(`SELECT kind, due_at FROM timers ORDER BY due_at`).toArray();
+    const timers = this.store.timers();
     if (timers.length === 0) return;
-    const horizon = Math.max(Date.now(), timers[0]!.due_at);
+    const horizon = Math.max(Date.now(), timers[0]!.dueAt);
     for (const timer of timers) {
-      if (timer.due_at > horizon && timer.kind !== also) continue;
-      await this.runTimer(timer.kind);
-      // A handler that rescheduled its own kind keeps the new time.
-      this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.due_at);
+      if (timer.dueAt > horizon && timer.kind !== also) continue;
+      try {
+        await this.runTimer(timer.kind);
+        this.store.completeTimer(timer);
+        if (timer.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(null);
+      } catch (error) {
+        const failed = this.store.failTimer(timer.kind, Date.now() + timerRetryDelayMs(timer.failures + 1), String(error));
+        const order = this.store.load();
+        logFailure(error, { step: `timer.${timer.kind}`, orderId: order?.id ?? orderIdOf(this.ctx.id), clientId: order?.clientId, failures: failed.failures });
+        if (failed.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(failed);
+      }
     }
     await this.armAlarm();
   }
 
-  protected async runTimer(kind: TimerKind): Promise<void> {
-    // Expiry excludes confirm for its whole run: a confirm either finishes first (and expiry finds the
-    // order confirmed) or starts after (and finds it rejected).
-    if (kind === "expire") await this.ctx.blockConcurrencyWhile(() => this.expire());
+  private async runTimer(kind: TimerKind): Promise<void> {
+    // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
+    // after and finds the outcome.
+    if (kind === "expire") await this.exclusive(() => this.expire());
+    else if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await this.flushOutbox();
     else await this.process();
+  }
+
+  /** Makes a failing timer visible to the operator (D1 timer_failures), or clears it once it recovered. */
+  private async reportTimer(failed: Timer | null): Promise<void> {
+    const order = this.store.load();
+    const orderId = order?.id ?? orderIdOf(this.ctx.id);
+    try {
+      await io(
+        ORDER_SEAMS.timerReport,
+        () =>
+          failed === null
+            ? clearTimerFailure(this.env.DB, orderId)
+            : recordTimerFailure(this.env.DB, {
+                orderId,
+                clientId: order?.clientId ?? "",
+                timer: failed.kind,
+                failures: failed.failures,
+                lastError: failed.lastError ?? "",
+                lastFailedAt: Date.now(),
+                nextAttemptAt: failed.dueAt,
+              }),
+        this.reset,
+      );
+    } catch (error) {
+      // Only the report failed; the timer itself is stored and retried either way.
+      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId });
+    }
   }
 
   /**
@@ -302,7 +347,7 @@ export class OrderObject extends DurableObject<Env> {
    * here are stored with the end state.
    */
   private async process(): Promise<void> {
-    let order = this.load();
+    let order = this.store.load();
     if (order === null) return;
     if (order.state === "confirmed") {
       order = transition(order, "processing", Date.now());
@@ -315,12 +360,8 @@ export class OrderObject extends DurableObject<Env> {
     let retryAt: number | null = null;
     for (const [index, line] of order.lines.entries()) {
       if (line.status !== "pending") continue;
-      const outcome = await supplierFor(line.product.supplier, this.env).issue({
-        orderId: order.id,
-        idempotencyKey: lineIdempotencyKey(order.id, line.sku),
-        line,
-        attempt: line.attempts + 1,
-      });
+      const request = { orderId: order.id, idempotencyKey: lineIdempotencyKey(order.id, line.sku), line, attempt: line.attempts + 1 };
+      const outcome = await io(supplierSeam(line.product.supplier), () => supplierFor(line.product.supplier, this.env).issue(request), this.reset);
       const updated = applyOutcome(line, outcome, maxAttempts);
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? updated : other)), modifiedAt: Date.now() };
       if (line.product.supplier === "upstream") await this.save(order, order.state);
@@ -332,55 +373,69 @@ export class OrderObject extends DurableObject<Env> {
     }
     for (const [index, line] of order.lines.entries()) {
       if (line.status !== "failed" || !new Money(line.refunded).isZero()) continue;
-      const refund = await this.wallet(order).post({
-        key: refundKey(order.id, line.sku),
-        kind: "order_refund",
-        amount: line.charge,
-        orderId: order.id,
-        reason: `${line.sku} could not be fulfilled`,
-      });
+      const current = order;
+      const refund = await io(
+        ORDER_SEAMS.walletRefund,
+        async () =>
+          (await this.wallet(current).post({
+            key: refundKey(current.id, line.sku),
+            kind: "order_refund",
+            amount: line.charge,
+            orderId: current.id,
+            reason: `${line.sku} could not be fulfilled`,
+          })) as PostingResult,
+        this.reset,
+      );
       if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? { ...line, refunded: line.charge } : other)) };
+    }
+    // A done line holds nothing: codes a failed inventory line had reserved go back on sale.
+    const current = order;
+    if (current.lines.some((line) => line.product.supplier === "inventory")) {
+      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, current.id), this.reset);
     }
     const end = finalState(order);
     if (end === null) return;
     const ended = { ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) };
-    if (await this.save(ended, order.state)) await this.flushOutbox();
+    if (await this.save(ended, order.state)) await this.tryFlushOutbox();
   }
 
   /**
-   * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and a charge
-   * from a confirm that never finished is credited back. Each step is idempotent, so a retried alarm
-   * repeats none of them.
+   * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and the wallet
+   * voids the order for good (crediting back a charge from a confirm that never finished, and refusing any
+   * charge that arrives later). Each step is idempotent, so a retried timer repeats none of them.
    */
   private async expire(): Promise<void> {
-    const order = this.load();
+    const order = this.store.load();
     const id = order?.id ?? orderIdOf(this.ctx.id);
     if (order !== null && order.state !== "created") return;
-    if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) await releaseCodes(this.env.DB, id);
+    if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
+      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
+    }
     if (order === null) return;
-    await this.wallet(order).reverse(chargeKey(id), voidKey(id), "order_void", `order ${order.reference} expired`);
-    if (await this.save({ ...transition(order, "rejected", Date.now()), invoiceStatus: "void" }, order.state)) await this.flushOutbox();
+    await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(id, `order ${order.reference} expired`), this.reset);
+    const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
+    if (await this.save(rejected, order.state, { settle: null })) await this.tryFlushOutbox();
   }
 
-  /**
-   * Hands stored events to the webhook queue and clears the outbox timer; what the queue did not take is
-   * tried again shortly.
-   */
-  protected async flushOutbox(): Promise<void> {
-    if (!this.has("outbox")) return;
-    const pending = this.sql.exec<{ event_id: string; message: string }>(`SELECT event_id, message FROM outbox WHERE sent = 0`).toArray();
+  /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */
+  private async flushOutbox(): Promise<void> {
+    const pending = this.store.pendingEvents();
     if (pending.length > 0) {
-      try {
-        await this.env.WEBHOOKS.sendBatch(pending.map((row) => ({ body: JSON.parse(row.message) as WebhookMessage, contentType: "json" as const })));
-      } catch {
-        this.scheduleSync("outbox", Date.now() + OUTBOX_RETRY_MS);
-        await this.armAlarm();
-        return;
-      }
-      for (const row of pending) this.sql.exec(`UPDATE outbox SET sent = 1 WHERE event_id = ?`, row.event_id);
+      await io(ORDER_SEAMS.queueSend, () => this.env.WEBHOOKS.sendBatch(pending.map(({ message }) => ({ body: message, contentType: "json" as const }))), this.reset);
+      this.store.markSent(pending.map(({ eventId }) => eventId));
     }
-    this.sql.exec(`DELETE FROM timers WHERE kind = 'outbox'`);
-    await this.armAlarm();
+    this.store.clearTimer("outbox");
+  }
+
+  /** A flush right after a state change; what fails here the outbox timer (set with the event) retries. */
+  private async tryFlushOutbox(): Promise<void> {
+    try {
+      await this.flushOutbox();
+      await this.armAlarm();
+    } catch (error) {
+      const order = this.store.load();
+      logFailure(error, { step: "outbox.flush", orderId: order?.id, clientId: order?.clientId });
+    }
   }
 }

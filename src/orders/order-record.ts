@@ -63,4 +63,10 @@ export interface OrderRecord {
   charge: string;
   retailCharge: string;
   invoiceStatus: InvoiceStatus;
+  /**
+   * Set by confirm, in its own write, before it asks the wallet for the charge; cleared when the answer is
+   * stored. Found set later, it means a confirm was cut off: the settle timer asks the wallet whether the
+   * charge landed and completes or undoes the confirmation.
+   */
+  chargeIntentAt?: number | null;
 }

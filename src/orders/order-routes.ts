@@ -3,13 +3,13 @@ import { authenticate, sha256Hex } from "../http/auth";
 import { issuesOf, readJson } from "../http/body";
 import { ApiError, fail, failure } from "../http/errors";
 import { errorResponse, ok, okJson } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { orderContext } from "../catalogue/catalogue-cache";
 import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "./schemas";
+import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
@@ -78,3 +78,64 @@ export async function getOrder(request: IRequest, { env }: RequestContext): Prom
   if (id === null) return errorResponse(failure("order_not_found"));
   return answer<string>(env.ORDERS.get(id).get(client.id), (json) => okJson("Order retrieved", json));
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const orderRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/order/create",
+    handler: createOrder,
+    operationId: "createOrder",
+    tag: "Orders",
+    summary: "Create an order (spec §4.1)",
+    description:
+      "Checks run in a fixed order and the first failure wins (README, API reference). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`); with another body it is 409 reference_already_used.",
+    auth: "apiKey",
+    body: CreateOrderRequest,
+    data: CreateOrderData,
+    messages: ["Order created successfully", "Order already exists for this reference"],
+    errors: [
+      "product_list_malformed",
+      "product_list_too_big",
+      "quote_mismatch",
+      "quote_out_of_range",
+      "wallet_not_found",
+      "insufficient_funds",
+      "invalid_webhook_url",
+      "product_not_found",
+      "reference_already_used",
+      "exchange_not_supported",
+      "out_of_stock",
+    ],
+    headers: { "Idempotent-Replayed": { description: "`true` when the answer is an existing order of this reference.", schema: { type: "string", const: "true" } } },
+  },
+  {
+    method: "PUT",
+    path: "/order/confirm",
+    handler: confirmOrder,
+    operationId: "confirmOrder",
+    tag: "Orders",
+    summary: "Confirm an order and charge its wallet (spec §4.2)",
+    description: "Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409.",
+    auth: "apiKey",
+    body: ConfirmOrderRequest,
+    ownBodyErrors: true,
+    data: ConfirmOrderData,
+    messages: ["Order confirmed"],
+    errors: ["invalid_order_id", "insufficient_funds", "order_not_found", "order_already_confirmed", "order_expired"],
+  },
+  {
+    method: "GET",
+    path: "/order/get",
+    handler: getOrder,
+    operationId: "getOrder",
+    tag: "Orders",
+    summary: "Retrieve an order (spec §4.3)",
+    description: "200 in every state. Another client's order is 404, like an unknown id.",
+    auth: "apiKey",
+    query: GetOrderQuery,
+    data: OrderView,
+    messages: ["Order retrieved"],
+    errors: ["invalid_order_query", "order_not_found"],
+  },
+];

@@ -110,10 +110,13 @@ function productView(line: OrderLine): OrderProduct {
   };
 }
 
+/** The states in which `redeem` is filled; while processing, codes already issued are not shown yet. */
+const REDEEM_STATES: ReadonlySet<OrderRecord["state"]> = new Set(["successful", "partial"]);
+
 export function orderView(order: OrderRecord): OrderView {
   const redeem: Record<string, RedeemEntry> = {};
   for (const line of order.lines) {
-    if (line.redeem === null) continue;
+    if (line.redeem === null || !REDEEM_STATES.has(order.state)) continue;
     redeem[line.sku] = {
       redeemPin: line.redeem.pins,
       currency: line.redeem.currency,

@@ -22,8 +22,8 @@ export type PostingResult =
   | { ok: true; entry: LedgerEntry; replayed: boolean }
   | { ok: false; code: "insufficient_funds"; balance: string }
   | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry }
-  /** The order was voided: it can never be charged, and nothing was written. */
-  | { ok: false; code: "order_voided" };
+  /** The order was voided (`entry` is its void): it can never be charged, and nothing was written. */
+  | { ok: false; code: "order_voided"; entry: LedgerEntry };
 
 /** What a test or an operator sweep checks: the balance is the ledger's sum. */
 export interface WalletAudit {
@@ -54,7 +54,8 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
     throw new Error("posting amount must be a non-negative decimal");
   }
   // Checked before the replay: a charge that landed before its order's void must not read as "charged".
-  if (voidOfCharge(store, posting) !== null) return { ok: false, code: "order_voided" };
+  const voided = voidOfCharge(store, posting);
+  if (voided !== null) return { ok: false, code: "order_voided", entry: voided };
   const signed = DEBIT_KINDS.has(posting.kind) ? amount.negated() : amount;
   const existing = store.byKey(posting.key);
   if (existing !== null) {

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import type { LedgerEntry, LedgerKind } from "./ledger";
-import { chargeKey, orderIdOfChargeKey } from "./ledger-keys";
+import type { LedgerEntry } from "./ledger";
+import { chargeKey } from "./ledger-keys";
 import { audit, post, voidOrder, type Posting, type PostingResult, type WalletAudit } from "./postings";
 import { LedgerStore } from "./wallet-storage";
 
@@ -35,16 +35,6 @@ export class WalletObject extends DurableObject<Env> {
    */
   async voidOrder(orderId: string, reason: string): Promise<LedgerEntry> {
     return voidOrder(this.ledger, orderId, reason, chargeKey(orderId));
-  }
-
-  /**
-   * Kept only while the order object still calls it: delegates to `voidOrder` (the void key and kind are
-   * the order's own). Remove once no caller remains.
-   */
-  async reverse(chargeKeyOfOrder: string, _key: string, _kind: LedgerKind, reason: string): Promise<LedgerEntry | null> {
-    const orderId = orderIdOfChargeKey(chargeKeyOfOrder);
-    if (orderId === null) throw new Error(`not a charge key: ${chargeKeyOfOrder}`);
-    return this.voidOrder(orderId, reason);
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {

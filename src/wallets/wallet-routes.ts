@@ -1,9 +1,9 @@
 import type { IRequest } from "itty-router";
-import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../admin/http";
+import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../http/params";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
 import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
@@ -11,7 +11,16 @@ import type { Posting, PostingResult } from "./wallet-object";
 import { WALLET_SEAMS } from "./seams";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
-import { AdjustmentRequest, LedgerQuery, TopUpRequest, WalletPathParams } from "./schemas";
+import {
+  AdjustmentRequest,
+  LedgerPage,
+  LedgerQuery,
+  TopUpRequest,
+  WalletBalanceData,
+  WalletList,
+  WalletPathParams,
+  WalletPostingData,
+} from "./schemas";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
@@ -195,3 +204,76 @@ export async function getLedger(request: IRequest, context: RequestContext): Pro
     next: entries.length > limit ? pageEntries[pageEntries.length - 1]!.seq : null,
   });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const walletRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/admin/wallets/:clientId/:currency/top-ups",
+    handler: topUpWallet,
+    operationId: "adminTopUpWallet",
+    tag: "Admin: wallets",
+    summary: "Credit a wallet (opens it if new)",
+    description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
+    auth: "admin",
+    params: WalletPathParams,
+    body: TopUpRequest,
+    data: WalletPostingData,
+    messages: ["Wallet topped up", "Top-up already applied"],
+    errors: ["client_not_found", "idempotency_conflict"],
+  },
+  {
+    method: "GET",
+    path: "/wallets",
+    handler: listWallets,
+    operationId: "listWallets",
+    tag: "Wallets",
+    summary: "The calling client's wallets and balances",
+    auth: "apiKey",
+    data: WalletList,
+    messages: ["Wallets"],
+    errors: [],
+  },
+  {
+    method: "POST",
+    path: "/admin/wallets/:clientId/:currency/adjustments",
+    handler: adjustWallet,
+    operationId: "adminAdjustWallet",
+    tag: "Admin: wallets",
+    summary: "Correct a wallet by a signed amount, with a reason",
+    description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
+    auth: "admin",
+    params: WalletPathParams,
+    body: AdjustmentRequest,
+    data: WalletPostingData,
+    messages: ["Wallet adjusted", "Adjustment already applied"],
+    errors: ["adjustment_below_zero", "client_not_found", "wallet_unknown", "idempotency_conflict"],
+  },
+  {
+    method: "GET",
+    path: "/admin/wallets/:clientId/:currency",
+    handler: getWallet,
+    operationId: "adminGetWallet",
+    tag: "Admin: wallets",
+    summary: "A wallet's balance",
+    auth: "admin",
+    params: WalletPathParams,
+    data: WalletBalanceData,
+    messages: ["Wallet"],
+    errors: ["client_not_found", "wallet_unknown"],
+  },
+  {
+    method: "GET",
+    path: "/admin/wallets/:clientId/:currency/ledger",
+    handler: getLedger,
+    operationId: "adminGetLedger",
+    tag: "Admin: wallets",
+    summary: "A wallet's ledger, oldest first, a page at a time",
+    auth: "admin",
+    params: WalletPathParams,
+    query: LedgerQuery,
+    data: LedgerPage,
+    messages: ["Ledger"],
+    errors: ["client_not_found", "wallet_unknown"],
+  },
+];

@@ -2,7 +2,7 @@
  * The wallet object's storage: one versioned schema and the ledger's load and append. Nothing here knows
  * RPC or HTTP; the object opens one LedgerStore per instance and the posting rules (postings.ts) use it.
  *
- * The schema has a stored version (table `wallet_schema`) and ordered migrations; opening applies each
+ * The schema has a stored version (table `schema_meta`) and ordered migrations; opening applies each
  * migration newer than the stored version once, each in one transaction with its version bump. A wallet
  * written before versions existed (version 0) has the ledger and its triggers already; migration 1
  * creates them only if absent, so such a wallet moves to version 1 without a change to its rows.
@@ -50,8 +50,8 @@ export const WALLET_SCHEMA_VERSION = WALLET_MIGRATIONS[WALLET_MIGRATIONS.length 
 
 /** The stored schema version: 0 for a wallet written before versions existed (or a new one). */
 export function storedSchemaVersion(sql: SqlStorage): number {
-  sql.exec(`CREATE TABLE IF NOT EXISTS wallet_schema (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
-  const row = sql.exec<{ version: number }>(`SELECT version FROM wallet_schema WHERE id = 1`).toArray()[0];
+  sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
+  const row = sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0];
   return row?.version ?? 0;
 }
 
@@ -63,7 +63,7 @@ export function migrateWallet(storage: DurableObjectStorage, migrations: readonl
     if (migration.version <= version) continue;
     storage.transactionSync(() => {
       migration.up(sql);
-      sql.exec(`INSERT INTO wallet_schema (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, migration.version);
+      sql.exec(`INSERT INTO schema_meta (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, migration.version);
     });
     version = migration.version;
   }

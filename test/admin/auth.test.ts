@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
-import { ROUTES } from "../../src/http/router";
+import { ROUTES } from "../../src/app";
 import { addClient, call, seedDemo } from "../helpers";
 import { ADMIN_TOKEN, admin, snapshot } from "./admin-helpers";
 
@@ -16,7 +16,7 @@ const SAMPLE_PARAMS: Record<string, string> = {
   id: "1",
 };
 
-const adminRoutes = ROUTES.filter(([, path]) => path.startsWith("/admin/")).map(([method, path]) => ({
+const adminRoutes = ROUTES.filter(({ path }) => path.startsWith("/admin/")).map(({ method, path }) => ({
   method,
   path: path.replace(/:(\w+)/g, (_, name: string) => SAMPLE_PARAMS[name]!),
 }));

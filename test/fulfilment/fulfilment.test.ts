@@ -5,6 +5,7 @@ import { backoffMs } from "../../src/fulfilment/supplier";
 import { applyOutcome, invoiceStatusAfter } from "../../src/fulfilment/fulfilment";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { Money } from "../../src/pricing/money";
+import { rewriteStoredOrder, timersOf } from "../order-helpers";
 import { addClient, balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, orderStub, seedDemo, wallet } from "../helpers";
 
 const END_STATES = new Set(["successful", "partial", "failed", "rejected"]);
@@ -111,9 +112,7 @@ describe("processing after confirmation", () => {
     const id = created.body.data.id;
     const before = Date.now();
     await confirmOrder(id, key);
-    const timers = await runInDurableObject(orderStub(id), (_, state) =>
-      state.storage.sql.exec<{ kind: string; due_at: number }>(`SELECT kind, due_at FROM timers`).toArray(),
-    );
+    const timers = await timersOf(id);
     for (const timer of timers) {
       expect(timer.kind).toBe("process");
       expect(timer.due_at - before).toBeGreaterThanOrEqual(29_000);
@@ -277,15 +276,14 @@ describe("upstream supplier", () => {
  * `processing`, with `rewind` undoing the step that was lost, and its processing timer due.
  */
 async function rewindToProcessing(orderId: string, rewind: (doc: OrderRecord) => void): Promise<void> {
-  await runInDurableObject(orderStub(orderId), async (instance, state) => {
-    const doc = JSON.parse(state.storage.sql.exec<{ doc: string }>(`SELECT doc FROM order_record`).one().doc) as OrderRecord;
-    doc.state = "processing";
-    rewind(doc);
-    state.storage.sql.exec(`UPDATE order_record SET doc = ? WHERE id = 1`, JSON.stringify(doc));
-    state.storage.sql.exec(`INSERT OR REPLACE INTO timers (kind, due_at) VALUES ('process', ?)`, Date.now());
-    await state.storage.setAlarm(Date.now() + 60_000);
-    (instance as unknown as { cached: unknown }).cached = null;
-  });
+  await rewriteStoredOrder(
+    orderId,
+    (doc) => {
+      doc.state = "processing";
+      rewind(doc);
+    },
+    { process: Date.now() },
+  );
 }
 
 describe("crash safety", () => {

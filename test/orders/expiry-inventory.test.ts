@@ -93,15 +93,23 @@ describe("expiry through the alarm", () => {
     expect(await availableCodes("T-INV", "10")).toBe(before);
     expect(await codesOfOrder(data.id)).toEqual([]);
     expectError(await confirmOrder(data.id, client.key), 419, MESSAGES.expired, "order_expired");
-    // Nothing charged; the void is written all the same (amount 0), so that a charge arriving late is refused.
+    // Nothing was charged, so the only new entry is the order's void of 0: the mark that makes it final.
     const after = await ledgerOf(client.id, "USD");
     expect(after.slice(0, ledger.length)).toEqual(ledger);
     expect(after.slice(ledger.length)).toMatchObject([{ key: voidKey(data.id), kind: "order_void", amount: "0", orderId: data.id }]);
-    expect(await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: "1", orderId: data.id })).toEqual({
-      ok: false,
-      code: "order_voided",
-    });
     expect(await balanceOf(client.id, "USD")).toBe("100");
+  });
+
+  it("a charge that reaches the wallet after the expiry's void is refused: the order stays rejected, owing nothing", async () => {
+    const client = await freshClient({ USD: "100" });
+    const data = await newOrder(client.key);
+    expect(await expireByAlarm(data.id)).toBe(true);
+    // The charge of a confirm that was cut off before it reached the wallet, arriving late.
+    const late = await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: String(data.invoice.total), orderId: data.id });
+    expect(late).toMatchObject({ ok: false, code: "order_voided" });
+    expect(await balanceOf(client.id, "USD")).toBe("100");
+    expect(expectOk(await getOrder(data.id, client.key)).state).toBe("rejected");
+    expect(await wallet(client.id, "USD").audit()).toMatchObject({ balance: "100", ledgerSum: "100" });
   });
 
   it("after the alarm rejected, a second alarm run changes nothing", async () => {

@@ -2,10 +2,10 @@
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
-import { listDeadLetters, replayDeadLetter } from "../webhooks/dead-letters";
-import { adminActor, audit, parseParams, parseQuery } from "./http";
-import { DeadLetterParams, DeadLetterQuery } from "./schemas";
+import type { RequestContext, Route } from "../http/route";
+import { listDeadLetters, replayDeadLetter } from "./dead-letters";
+import { adminActor, audit, parseParams, parseQuery } from "../http/params";
+import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "../clients/schemas";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
 export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
@@ -26,3 +26,34 @@ export async function replayDeadLetterRoute(request: IRequest, context: RequestC
   await audit(context.env.DB, actor, "webhook.dead_letter.replay", `dead_letter:${id}`, { eventId: result.deadLetter.eventId, clientId: result.deadLetter.clientId });
   return ok("Dead letter replayed", { deadLetter: result.deadLetter });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const deadLetterRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/webhooks/dead-letters",
+    handler: listDeadLetterRoute,
+    operationId: "adminListDeadLetters",
+    tag: "Admin: webhooks",
+    summary: "Webhooks that could not be delivered, newest first",
+    auth: "admin",
+    query: DeadLetterQuery,
+    data: DeadLetterPage,
+    messages: ["Dead letters"],
+    errors: [],
+  },
+  {
+    method: "POST",
+    path: "/admin/webhooks/dead-letters/:id/replay",
+    handler: replayDeadLetterRoute,
+    operationId: "adminReplayDeadLetter",
+    tag: "Admin: webhooks",
+    summary: "Send a dead-lettered webhook again",
+    description: "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",
+    auth: "admin",
+    params: DeadLetterParams,
+    data: ReplayedDeadLetter,
+    messages: ["Dead letter replayed"],
+    errors: ["dead_letter_not_found", "dead_letter_already_replayed"],
+  },
+];

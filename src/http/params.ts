@@ -1,10 +1,10 @@
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
-import { requireAdmin } from "../http/admin-auth";
-import { bearerToken, sha256Hex } from "../http/auth";
-import { issuesOf, readJson } from "../http/body";
-import { fail } from "../http/errors";
-import type { RequestContext } from "../http/router";
+import { requireAdmin } from "./admin-auth";
+import { bearerToken, sha256Hex } from "./auth";
+import { issuesOf, readJson } from "./body";
+import { fail } from "./errors";
+import type { RequestContext } from "./route";
 
 /** Who did an operator action: a label of the admin token (never the token) and the request it came in. */
 export interface Actor {

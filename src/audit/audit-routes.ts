@@ -2,9 +2,9 @@
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
-import { adminActor, parseQuery } from "./http";
-import { AuditQuery } from "./schemas";
+import type { RequestContext, Route } from "../http/route";
+import { adminActor, parseQuery } from "../http/params";
+import { AuditPage, AuditQuery } from "../clients/schemas";
 
 interface AuditRow {
   id: number;
@@ -40,3 +40,20 @@ export async function listAudit(request: IRequest, context: RequestContext): Pro
   }));
   return ok("Audit log", { entries, next: results.length > limit ? String(entries[entries.length - 1]!.id) : null });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const auditRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/audit",
+    handler: listAudit,
+    operationId: "adminListAudit",
+    tag: "Admin: audit",
+    summary: "Operator actions, oldest first",
+    auth: "admin",
+    query: AuditQuery,
+    data: AuditPage,
+    messages: ["Audit log"],
+    errors: [],
+  },
+];

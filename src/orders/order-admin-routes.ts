@@ -2,14 +2,14 @@
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
-import { objectIdOf, orderObjectName } from "../orders/order-id";
-import type { OrderRecord } from "../orders/order-record";
-import { orderView } from "../orders/order-view";
-import { adminActor, parseParams, parseQuery } from "./http";
-import { OrderLookupQuery, OrderParams } from "./schemas";
+import type { RequestContext, Route } from "../http/route";
+import { objectIdOf, orderObjectName } from "./order-id";
+import type { OrderRecord } from "./order-record";
+import { orderView } from "./order-view";
+import { adminActor, parseParams, parseQuery } from "../http/params";
+import { AdminOrderData, OrderLookupQuery, OrderParams } from "../clients/schemas";
 
-async function answer(stub: DurableObjectStub<import("../orders/order-object").OrderObject>): Promise<Response> {
+async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
   return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record), record });
@@ -30,3 +30,33 @@ export async function findAdminOrder(request: IRequest, context: RequestContext)
   const { clientId, reference } = parseQuery(OrderLookupQuery, request);
   return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))));
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const adminOrderRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/orders",
+    handler: findAdminOrder,
+    operationId: "adminFindOrder",
+    tag: "Admin: orders",
+    summary: "Find a client's order by its reference",
+    auth: "admin",
+    query: OrderLookupQuery,
+    data: AdminOrderData,
+    messages: ["Order"],
+    errors: ["order_not_found"],
+  },
+  {
+    method: "GET",
+    path: "/admin/orders/:orderId",
+    handler: getAdminOrder,
+    operationId: "adminGetOrder",
+    tag: "Admin: orders",
+    summary: "Any client's order by id, with its stored record",
+    auth: "admin",
+    params: OrderParams,
+    data: AdminOrderData,
+    messages: ["Order"],
+    errors: ["order_not_found"],
+  },
+];

@@ -1,16 +1,17 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
-import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "../catalogue/catalogue-store";
-import { dealView, productFields } from "../catalogue/catalogue-views";
-import type { CatalogueProduct } from "../catalogue/schemas";
+import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { dealView, productFields } from "./catalogue-views";
+import type { CatalogueProduct } from "./schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { Money, fitsMinorUnits } from "../pricing/money";
-import { requireClient } from "./client-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "./http";
-import { ClientParams, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "./schemas";
+import { requireClient } from "../clients/client-routes";
+import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
+import { AdminProductList, AdminProductView } from "./product-schemas";
+import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "../clients/schemas";
 
 const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at`;
 
@@ -240,3 +241,116 @@ export async function listDeals(request: IRequest, context: RequestContext): Pro
   const { results } = await context.env.DB.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 ORDER BY sku`).bind(clientId).all<DealRow>();
   return ok("Deals", { deals: results.map(adminDealView) });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const catalogueRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/clients/:clientId/deals",
+    handler: listDeals,
+    operationId: "adminListDeals",
+    tag: "Admin: catalogue",
+    summary: "A client's deals",
+    auth: "admin",
+    params: ClientParams,
+    data: DealList,
+    messages: ["Deals"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "PUT",
+    path: "/admin/clients/:clientId/deals/:sku",
+    handler: upsertDeal,
+    operationId: "adminUpsertDeal",
+    tag: "Admin: catalogue",
+    summary: "Set a client's fee and discount on a SKU",
+    description: "A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.",
+    auth: "admin",
+    params: DealParams,
+    body: UpsertDealRequest,
+    data: AdminDealView,
+    messages: ["Deal saved"],
+    errors: ["client_not_found", "sku_not_found"],
+  },
+  {
+    method: "DELETE",
+    path: "/admin/clients/:clientId/deals/:sku",
+    handler: deleteDeal,
+    operationId: "adminDeleteDeal",
+    tag: "Admin: catalogue",
+    summary: "Remove a client's deal on a SKU",
+    auth: "admin",
+    params: DealParams,
+    data: AdminDealView,
+    messages: ["Deal deleted"],
+    errors: ["deal_not_found"],
+  },
+  {
+    method: "GET",
+    path: "/admin/products",
+    handler: listAdminProducts,
+    operationId: "adminListProducts",
+    tag: "Admin: catalogue",
+    summary: "Every SKU, disabled ones too, with code counts",
+    auth: "admin",
+    query: PageQuery,
+    data: AdminProductList,
+    messages: ["Products"],
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/admin/products/:sku",
+    handler: getAdminProduct,
+    operationId: "adminGetProduct",
+    tag: "Admin: catalogue",
+    summary: "One SKU",
+    auth: "admin",
+    params: SkuParams,
+    data: AdminProductView,
+    messages: ["Product"],
+    errors: ["sku_not_found"],
+  },
+  {
+    method: "PUT",
+    path: "/admin/products/:sku",
+    handler: upsertProduct,
+    operationId: "adminUpsertProduct",
+    tag: "Admin: catalogue",
+    summary: "Create or replace a SKU",
+    description:
+      "The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze.",
+    auth: "admin",
+    params: SkuParams,
+    body: UpsertProductRequest,
+    data: AdminProductView,
+    messages: ["Product created", "Product updated"],
+    errors: [],
+  },
+  {
+    method: "POST",
+    path: "/admin/products/:sku/disable",
+    handler: disableProduct,
+    operationId: "adminDisableProduct",
+    tag: "Admin: catalogue",
+    summary: "Stop selling a SKU (new orders get 404; existing orders are kept)",
+    auth: "admin",
+    params: SkuParams,
+    data: AdminProductView,
+    messages: ["Product disabled"],
+    errors: ["sku_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/products/:sku/enable",
+    handler: enableProduct,
+    operationId: "adminEnableProduct",
+    tag: "Admin: catalogue",
+    summary: "Sell a disabled SKU again",
+    auth: "admin",
+    params: SkuParams,
+    data: AdminProductView,
+    messages: ["Product enabled"],
+    errors: ["sku_not_found"],
+  },
+];

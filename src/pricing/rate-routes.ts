@@ -2,10 +2,10 @@
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
-import { Money } from "../pricing/money";
-import { adminActor, auditStatement, parseBody, parseParams } from "./http";
-import { RateParams, SetRateRequest } from "./schemas";
+import type { RequestContext, Route } from "../http/route";
+import { Money } from "./money";
+import { adminActor, auditStatement, parseBody, parseParams } from "../http/params";
+import { AdminRateView, RateList, RateParams, SetRateRequest } from "../clients/schemas";
 
 interface RateRow {
   base_currency: string;
@@ -53,3 +53,34 @@ export async function listRates(request: IRequest, context: RequestContext): Pro
   ).all<RateRow>();
   return ok("Exchange rates", { rates: results.map(rateView) });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const rateRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/exchange-rates",
+    handler: listRates,
+    operationId: "adminListRates",
+    tag: "Admin: exchange rates",
+    summary: "Every exchange rate",
+    auth: "admin",
+    data: RateList,
+    messages: ["Exchange rates"],
+    errors: [],
+  },
+  {
+    method: "PUT",
+    path: "/admin/exchange-rates/:base/:target",
+    handler: setRate,
+    operationId: "adminSetRate",
+    tag: "Admin: exchange rates",
+    summary: "Set the rate from a wallet currency (base) to a product currency (target)",
+    description: "1 unit of base buys `rate` units of target. Orders already created keep the rate they froze.",
+    auth: "admin",
+    params: RateParams,
+    body: SetRateRequest,
+    data: AdminRateView,
+    messages: ["Exchange rate set"],
+    errors: [],
+  },
+];

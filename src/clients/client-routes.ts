@@ -3,11 +3,23 @@ import type { IRequest } from "itty-router";
 import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "../wallets/wallet-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "./http";
-import { ClientParams, CreateClientRequest, IssueKeyRequest, KeyParams, PageQuery } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "./secrets";
+import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
+import {
+  ClientDetail,
+  ClientList,
+  ClientParams,
+  CreateClientData,
+  CreateClientRequest,
+  IssueKeyRequest,
+  IssuedKeyData,
+  KeyParams,
+  PageQuery,
+  RevokedKeyData,
+  WebhookSecretData,
+} from "./schemas";
+import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "../admin/secrets";
 
 interface ClientRow {
   id: string;
@@ -180,3 +192,103 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   ]);
   return ok("Webhook secret rotated", { clientId, webhookSecret });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const clientRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/admin/clients",
+    handler: createClient,
+    operationId: "adminCreateClient",
+    tag: "Admin: clients",
+    summary: "Create a client with its first API key and webhook secret",
+    description: "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
+    auth: "admin",
+    body: CreateClientRequest,
+    data: CreateClientData,
+    messages: ["Client created"],
+    errors: ["client_exists"],
+  },
+  {
+    method: "GET",
+    path: "/admin/clients",
+    handler: listClients,
+    operationId: "adminListClients",
+    tag: "Admin: clients",
+    summary: "List clients by id",
+    auth: "admin",
+    query: PageQuery,
+    data: ClientList,
+    messages: ["Clients"],
+    errors: [],
+  },
+  {
+    method: "GET",
+    path: "/admin/clients/:clientId",
+    handler: getClient,
+    operationId: "adminGetClient",
+    tag: "Admin: clients",
+    summary: "A client, its API keys (ids, never keys) and its wallets",
+    auth: "admin",
+    params: ClientParams,
+    data: ClientDetail,
+    messages: ["Client"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/keys",
+    handler: createKey,
+    operationId: "adminIssueKey",
+    tag: "Admin: clients",
+    summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
+    auth: "admin",
+    params: ClientParams,
+    body: IssueKeyRequest,
+    data: IssuedKeyData,
+    messages: ["API key issued"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/keys/rotate",
+    handler: rotateKeys,
+    operationId: "adminRotateKeys",
+    tag: "Admin: clients",
+    summary: "Issue a new API key and revoke every other key of the client",
+    description: "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
+    auth: "admin",
+    params: ClientParams,
+    body: IssueKeyRequest,
+    data: IssuedKeyData,
+    messages: ["API keys rotated"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/keys/:keyId/revoke",
+    handler: revokeKey,
+    operationId: "adminRevokeKey",
+    tag: "Admin: clients",
+    summary: "Revoke an API key",
+    description: "Effective within API_KEY_CACHE_SECONDS (30 s). Revoking a revoked key changes nothing.",
+    auth: "admin",
+    params: KeyParams,
+    data: RevokedKeyData,
+    messages: ["API key revoked", "API key already revoked"],
+    errors: ["client_not_found", "api_key_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/webhook-secret/rotate",
+    handler: rotateWebhookSecret,
+    operationId: "adminRotateWebhookSecret",
+    tag: "Admin: clients",
+    summary: "Replace the client's webhook signing secret",
+    auth: "admin",
+    params: ClientParams,
+    data: WebhookSecretData,
+    messages: ["Webhook secret rotated"],
+    errors: ["client_not_found"],
+  },
+];

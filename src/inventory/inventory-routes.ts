@@ -4,13 +4,13 @@ import type { CatalogueProduct } from "../catalogue/schemas";
 import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext } from "../http/router";
+import type { RequestContext, Route } from "../http/route";
 import { checkQuote } from "../pricing/line-pricing";
 import { Money, toAmountNumber } from "../pricing/money";
-import { requireProduct } from "./catalogue-routes";
+import { requireProduct } from "../catalogue/catalogue-admin-routes";
 import { parseCsv } from "./csv";
-import { adminActor, auditStatement, parseParams } from "./http";
-import { SkuParams, UploadCodesRequest } from "./schemas";
+import { adminActor, auditStatement, parseParams } from "../http/params";
+import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "../clients/schemas";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
@@ -158,3 +158,37 @@ export async function getCodeStock(request: IRequest, context: RequestContext): 
   await requireProduct(context.env.DB, sku);
   return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
 }
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const inventoryRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/admin/products/:sku/codes",
+    handler: getCodeStock,
+    operationId: "adminGetCodeStock",
+    tag: "Admin: inventory",
+    summary: "Code counts of a SKU per value and status",
+    auth: "admin",
+    params: SkuParams,
+    data: CodeStock,
+    messages: ["Code stock"],
+    errors: ["sku_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/products/:sku/codes",
+    handler: uploadCodes,
+    operationId: "adminUploadCodes",
+    tag: "Admin: inventory",
+    summary: "Add redeem codes to an inventory SKU (JSON or CSV)",
+    description:
+      "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}).",
+    auth: "admin",
+    params: SkuParams,
+    body: UploadCodesRequest,
+    csv: true,
+    data: UploadCodesData,
+    messages: ["Codes added"],
+    errors: ["sku_not_found", "duplicate_codes", "unsupported_media_type"],
+  },
+];

@@ -1,0 +1,70 @@
+/**
+ * The composition root: every domain's routes (each described where it is handled), the OpenAPI document
+ * of them, and the caches an operator write makes stale. The one module that knows every domain; nothing
+ * imports it but src/index.ts.
+ */
+import { auditRoutes } from "./audit/audit-routes";
+import { catalogueRoutes } from "./catalogue/catalogue-admin-routes";
+import { clientRoutes } from "./clients/client-routes";
+import { inventoryRoutes } from "./inventory/inventory-routes";
+import { adminOrderRoutes } from "./orders/order-admin-routes";
+import { rateRoutes } from "./pricing/rate-routes";
+import {
+  AdminDealView,
+  AdminRateView,
+  ApiKeyView,
+  AuditEntryView,
+  ClientView,
+  DeadLetterView,
+  ValueStock,
+} from "./clients/schemas";
+import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
+import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
+import { productRoutes } from "./catalogue/product-routes";
+import { AdminProductView, ClientProductView } from "./catalogue/product-schemas";
+import { forgetCachedKeys } from "./http/auth";
+import { withOpenApi, type NamedSchemas } from "./http/openapi";
+import type { Route } from "./http/route";
+import { createRouter } from "./http/router";
+import { orderRoutes } from "./orders/order-routes";
+import { OrderView } from "./orders/schemas";
+import { walletRoutes } from "./wallets/wallet-routes";
+import { LedgerEntryView, WalletView } from "./wallets/schemas";
+
+/** Response schemas the document names under components.schemas wherever they appear. */
+const NAMED_SCHEMAS: NamedSchemas = [
+  [OrderView, "Order"],
+  [LedgerEntryView, "LedgerEntry"],
+  [WalletView, "Wallet"],
+  [ClientProductView, "Product"],
+  [AdminProductView, "AdminProduct"],
+  [ClientView, "Client"],
+  [ApiKeyView, "ApiKey"],
+  [AdminDealView, "Deal"],
+  [AdminRateView, "ExchangeRateSetting"],
+  [ValueStock, "ValueStock"],
+  [AuditEntryView, "AuditEntry"],
+  [DeadLetterView, "DeadLetter"],
+];
+
+/** Every route of the service, GET /openapi.json included. */
+export const ROUTES: readonly Route[] = withOpenApi(
+  [
+    ...orderRoutes,
+    ...productRoutes,
+    ...walletRoutes,
+    ...clientRoutes,
+    ...catalogueRoutes,
+    ...inventoryRoutes,
+    ...rateRoutes,
+    ...adminOrderRoutes,
+    ...deadLetterRoutes,
+    ...auditRoutes,
+  ],
+  NAMED_SCHEMAS,
+);
+
+export const handleRequest = createRouter(ROUTES, () => {
+  forgetCachedKeys();
+  forgetCatalogueCache();
+});

@@ -1,0 +1,73 @@
+/**
+ * What a route is: the request context it runs with, its handler, and the description GET /openapi.json is
+ * built from. A leaf: it imports nothing from the domains, so every domain's routes file can import it and
+ * the router never has to know a domain.
+ */
+import type { IRequest } from "itty-router";
+import type { z } from "zod";
+import type { ErrorCode } from "./errors";
+
+export interface RequestContext {
+  env: Env;
+  exec: ExecutionContext;
+  requestId: string;
+}
+
+export type Handler = (request: IRequest, context: RequestContext) => Promise<Response>;
+
+export type Method = "GET" | "POST" | "PUT" | "DELETE";
+
+/** Who may call a route: a client API key, the operator token, or anyone. */
+export type Auth = "apiKey" | "admin" | "none";
+
+/** The tags of the document, in the order it lists them. */
+export const TAGS = [
+  "Orders",
+  "Admin: wallets",
+  "Catalogue",
+  "Wallets",
+  "Meta",
+  "Admin: clients",
+  "Admin: catalogue",
+  "Admin: inventory",
+  "Admin: exchange rates",
+  "Admin: orders",
+  "Admin: audit",
+  "Admin: webhooks",
+] as const;
+
+export type Tag = (typeof TAGS)[number];
+
+/** A route's description in the OpenAPI document. */
+export interface RouteDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: Tag;
+  auth: Auth;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /**
+   * The route answers an unusable body with an error of its own (listed in `errors`) rather than
+   * malformed_json / invalid_request_body: confirm's "Body has no valid orderId".
+   */
+  ownBodyErrors?: true;
+  /** The body may also be sent as text/csv (described in `description`). */
+  csv?: boolean;
+  /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
+  data: z.ZodType | null;
+  /** Success message(s) of the envelope. */
+  messages?: string[];
+  /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */
+  errors: ErrorCode[];
+  /** Extra response headers of the success answer. */
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+/** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */
+export interface Route extends RouteDoc {
+  method: Method;
+  path: string;
+  handler: Handler;
+}

@@ -1,0 +1,48 @@
+/** D1 `timer_failures`: the orders whose timers keep failing, for the operator. Only this module writes it. */
+
+export interface TimerFailure {
+  orderId: string;
+  clientId: string;
+  timer: string;
+  failures: number;
+  lastError: string;
+  firstFailedAt: number;
+  lastFailedAt: number;
+  nextAttemptAt: number;
+}
+
+export async function recordTimerFailure(db: D1Database, failure: Omit<TimerFailure, "firstFailedAt">): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO timer_failures (order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
+       ON CONFLICT (order_id) DO UPDATE SET timer = ?3, failures = ?4, last_error = ?5, last_failed_at = ?6, next_attempt_at = ?7`,
+    )
+    .bind(failure.orderId, failure.clientId, failure.timer, failure.failures, failure.lastError, failure.lastFailedAt, failure.nextAttemptAt)
+    .run();
+}
+
+export async function clearTimerFailure(db: D1Database, orderId: string): Promise<void> {
+  await db.prepare(`DELETE FROM timer_failures WHERE order_id = ?1`).bind(orderId).run();
+}
+
+/** The most recent failures first. */
+export async function listTimerFailures(db: D1Database, limit: number): Promise<TimerFailure[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at
+         FROM timer_failures ORDER BY last_failed_at DESC, order_id LIMIT ?1`,
+    )
+    .bind(limit)
+    .all<Record<string, string | number>>();
+  return results.map((row) => ({
+    orderId: String(row.order_id),
+    clientId: String(row.client_id),
+    timer: String(row.timer),
+    failures: Number(row.failures),
+    lastError: String(row.last_error),
+    firstFailedAt: Number(row.first_failed_at),
+    lastFailedAt: Number(row.last_failed_at),
+    nextAttemptAt: Number(row.next_attempt_at),
+  }));
+}
