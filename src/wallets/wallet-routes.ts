@@ -11,6 +11,9 @@ import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
 import { findWallet, openWallet, walletCurrencies } from "./wallet-registry";
+import { WALLET_SEAMS } from "./seams";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
 import {
   AdjustmentRequest,
   LedgerPage,
@@ -50,7 +53,12 @@ async function requireWallet(db: D1Database, clientId: string, currency: string)
   if (!found.wallet) fail("wallet_unknown", { clientId, currency });
 }
 
-/** Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing). */
+/**
+ * Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing).
+ * Each I/O call goes through its seam (wallets/seams.ts). A failure anywhere answers 500 and is safe to
+ * retry with the same idempotency key: the wallet writes one entry per key, and the audit row is written
+ * once per entry (on the first post, or on the retry that finds the entry without its row).
+ */
 async function postAndAnswer(
   env: Env,
   actor: Actor,
@@ -61,45 +69,57 @@ async function postAndAnswer(
   messages: { done: string; replayed: string },
 ): Promise<Response> {
   const wallet = walletStub(env, clientId, currency);
+  const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
   try {
-    result = (await wallet.post(posting)) as PostingResult;
+    result = await io(WALLET_SEAMS.operatorPost, async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult);
   } catch (error) {
-    // The wallet throws on what it cannot post (e.g. a signed adjustment before it supports one). A retry with
-    // the same idempotency key is safe either way.
-    console.error(JSON.stringify({ requestId: actor.requestId, error: String(error) }));
-    fail("server_error", { reason: "the wallet did not confirm the posting; retry with the same idempotency key" });
+    logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
   }
   if (!result.ok) {
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
     if (result.code === "insufficient_funds") fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
-    // Only an order's charge can meet a void; an operator posting never does.
-    fail("server_error", { reason: `the wallet refused the posting: ${result.code}` });
+    // order_voided answers only order charges, which no operator route posts.
+    logFailure(`unexpected ${result.code}`, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
   }
-  // The ledger entry and its audit row live in different stores. The row is written once per entry: on
-  // the first post, or on a replay if the first answer was lost before the row was written.
+  const entry = result.entry;
   const target = `wallet:${clientId}:${currency}`;
-  await env.DB.prepare(
-    `INSERT INTO audit_log (at, actor, action, target, request_id, details)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6
-      WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
-  )
-    .bind(
-      Date.now(),
-      actor.label,
-      `wallet.${posting.kind}`,
-      target,
-      actor.requestId,
-      JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: result.entry.seq }),
-      result.entry.seq,
-    )
-    .run();
-  const balance = new Money(await wallet.balance());
+  try {
+    await io(WALLET_SEAMS.operatorAudit, () =>
+      env.DB.prepare(
+        `INSERT INTO audit_log (at, actor, action, target, request_id, details)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6
+          WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
+      )
+        .bind(
+          Date.now(),
+          actor.label,
+          `wallet.${posting.kind}`,
+          target,
+          actor.requestId,
+          JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: entry.seq }),
+          entry.seq,
+        )
+        .run(),
+    );
+  } catch (error) {
+    logFailure(error, { step: WALLET_SEAMS.operatorAudit, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
+  }
+  let balance: Money;
+  try {
+    balance = new Money(await io(WALLET_SEAMS.operatorBalance, () => wallet.balance()));
+  } catch (error) {
+    logFailure(error, { step: WALLET_SEAMS.operatorBalance, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
+  }
   return ok(result.replayed ? messages.replayed : messages.done, {
     clientId,
     currency,
     balance: toAmountNumber(balance),
-    entry: ledgerEntryView(result.entry),
+    entry: ledgerEntryView(entry),
     replayed: result.replayed,
   });
 }
