@@ -31,6 +31,9 @@ const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdi
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));
 
+// The demo webhook secret is the one the seed sets; read from there so the two cannot differ.
+const demoWebhookSecret = /'(whsec_[A-Za-z0-9+/]{43}=)'/.exec(readFileSync(`${root}/schema/seed/demo.sql`, "utf8"))?.[1] ?? "(see schema/seed/demo.sql)";
+
 const DEMO_WALLETS = [
   ["USD", "100000"],
   ["EUR", "200"],
@@ -48,7 +51,10 @@ async function fundDemoWallets() {
         });
         if (!response.ok) throw new Error(`top-up ${currency}: ${response.status} ${await response.text()}`);
       }
-      console.log(`\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n`);
+      console.log(
+        `\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n` +
+          `Webhook secret (Standard Webhooks) ${demoWebhookSecret}\nAPI reference ${base}/docs\n`,
+      );
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 500));
