@@ -15,6 +15,11 @@ function run(args) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
+// The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).
+if (!existsSync(`${root}/src/docs/generated/renderer.js`)) {
+  const made = spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+}
 if (!existsSync(`${root}/.dev.vars`)) copyFileSync(`${root}/.dev.vars.example`, `${root}/.dev.vars`);
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, "utf8"))?.[1]?.trim();
 

@@ -9,6 +9,7 @@ import { findAdminOrder, getAdminOrder } from "../admin/order-routes";
 import { listRates, setRate } from "../admin/rate-routes";
 import { listDeadLetterRoute, replayDeadLetterRoute } from "../admin/webhook-routes";
 import { listProducts } from "../catalogue/product-routes";
+import { getDocs } from "../docs/docs-page";
 import { getOpenApi } from "./openapi";
 import { forgetCatalogueCache } from "../catalogue/catalogue-cache";
 import { forgetCachedKeys } from "./auth";
@@ -82,6 +83,8 @@ function withQuery(request: IRequest): void {
 
 const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
 for (const [method, path, handler] of ROUTES) router[method.toLowerCase() as "get"](path, handler);
+// The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
+router.get("/docs/:asset?", getDocs);
 
 function allowedMethods(pathname: string): string[] {
   return router.routes.filter(([, pattern]) => pattern.test(pathname)).map(([method]) => method);
