@@ -106,6 +106,27 @@ try {
     types.join() === "order.confirmed,order.successful" && events.every((entry) => entry.valid),
     `webhooks: ${types.join(", ") || "none"}, signatures ${events.every((entry) => entry.valid) ? "valid" : "INVALID"}, last after ${events.length ? Math.max(...events.map((entry) => entry.at)) - waitFrom : "-"} ms`,
   );
+
+  // The typed client example (examples/typescript-client), run as a newcomer would, against this server.
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 18)) {
+    check(false, `typed client example: needs Node >= 22.18 to run TypeScript (this is ${process.version}; \`npm run smoke\` uses the project's Node)`);
+  } else {
+    const example = spawn(process.execPath, ["examples/typescript-client/client.ts"], {
+      cwd: root,
+      env: { ...process.env, ORDER_SERVICE_URL: base, ORDER_SERVICE_API_KEY: "sk_test_demo", ORDER_SERVICE_WEBHOOK_SECRET: demoSecret },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let printed = "";
+    example.stdout.on("data", (chunk) => (printed += chunk));
+    example.stderr.on("data", (chunk) => (printed += chunk));
+    const code = await new Promise((resolve) => example.on("exit", resolve));
+    console.log(printed.trimEnd().replace(/^/gm, "     | "));
+    check(
+      code === 0 && /DEMO-EU-FIXED 10 EUR: DEMO-EU-10-\d+/.test(printed) && /verified with standardwebhooks: order\.confirmed, order\.successful; rejected: 0/.test(printed),
+      `typed client example (openapi-fetch): order successful, codes printed, webhooks verified with standardwebhooks (exit ${code})`,
+    );
+  }
 } finally {
   server.kill("SIGINT");
   receiver.close();
