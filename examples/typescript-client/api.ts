@@ -242,6 +242,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders/stuck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Orders whose timers keep failing
+         * @description Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt. The order object retries such a timer with capped exponential backoff (2 s doubling to 5 min) without limit; the row is removed when the timer succeeds again. Ordered by order id; page with `after`.
+         */
+        get: operations["adminListStuckOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/products": {
         parameters: {
             query?: never;
@@ -748,6 +768,31 @@ export interface components {
             message: "Exchange rates";
             data: {
                 rates: components["schemas"]["ExchangeRateSetting"][];
+            };
+        };
+        AdminListStuckOrdersResponse: {
+            /** @enum {string} */
+            message: "Stuck orders";
+            data: {
+                orders: {
+                    orderId: string;
+                    clientId: string;
+                    /**
+                     * @description The order's timer that keeps failing: expiry, processing, webhook outbox, or settling a cut-off confirm.
+                     * @enum {string}
+                     */
+                    timer: "expire" | "process" | "outbox" | "settle";
+                    /** @description Failed runs in a row; the timer is retried with capped backoff for as long as it takes. */
+                    failures: number;
+                    lastError: string;
+                    /** @description Unix ms of the first failure of this run of failures. */
+                    firstFailedAt: number;
+                    lastFailedAt: number;
+                    /** @description Unix ms of the next retry. */
+                    nextAttemptAt: number;
+                }[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
             };
         };
         AdminProduct: {
@@ -2935,6 +2980,98 @@ export interface operations {
                          * @enum {string}
                          */
                         code: "order_not_found";
+                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `server_error`: Server error; try again later */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable; the spec's message where the spec has one. */
+                        message: string;
+                        /**
+                         * @description Stable machine-readable name: branch on this.
+                         * @enum {string}
+                         */
+                        code: "server_error";
+                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    adminListStuckOrders: {
+        parameters: {
+            query?: {
+                /** @description Cursor: the `next` of the previous page. */
+                after?: string;
+                /** @description Page size, 1..500, default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Stuck orders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListStuckOrdersResponse"];
+                };
+            };
+            /** @description `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable; the spec's message where the spec has one. */
+                        message: string;
+                        /**
+                         * @description Stable machine-readable name: branch on this.
+                         * @enum {string}
+                         */
+                        code: "invalid_parameters";
+                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
+                        details?: {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable; the spec's message where the spec has one. */
+                        message: string;
+                        /**
+                         * @description Stable machine-readable name: branch on this.
+                         * @enum {string}
+                         */
+                        code: "unauthenticated";
                         /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
                         details?: {
                             [key: string]: unknown;
