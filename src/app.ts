@@ -9,19 +9,15 @@ import { clientRoutes } from "./clients/client-routes";
 import { inventoryRoutes } from "./inventory/inventory-routes";
 import { adminOrderRoutes } from "./orders/order-admin-routes";
 import { rateRoutes } from "./pricing/rate-routes";
-import {
-  AdminDealView,
-  AdminRateView,
-  ApiKeyView,
-  AuditEntryView,
-  ClientView,
-  DeadLetterView,
-  ValueStock,
-} from "./clients/schemas";
+import { AuditEntryView } from "./audit/schemas";
+import { ApiKeyView, ClientView } from "./clients/schemas";
+import { ValueStock } from "./inventory/schemas";
+import { AdminRateView } from "./pricing/rate-schemas";
+import { DeadLetterView } from "./webhooks/dead-letter-schemas";
 import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { productRoutes } from "./catalogue/product-routes";
-import { AdminProductView, ClientProductView } from "./catalogue/product-schemas";
+import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { forgetCachedKeys } from "./http/auth";
 import { withOpenApi, type NamedSchemas } from "./http/openapi";
 import type { Route } from "./http/route";

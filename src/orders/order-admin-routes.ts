@@ -6,8 +6,9 @@ import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
-import { adminActor, parseParams, parseQuery } from "../http/params";
-import { AdminOrderData, OrderLookupQuery, OrderParams } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { parseParams, parseQuery } from "../http/params";
+import { AdminOrderData, OrderLookupQuery, OrderParams } from "./admin-schemas";
 
 async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;

@@ -125,13 +125,3 @@ export const CreateOrderData = z.object({
 export type CreateOrderData = z.infer<typeof CreateOrderData>;
 
 export const ConfirmOrderData = z.object({ id: z.string(), state: z.literal("confirmed") });
-
-export const ErrorBody = z.object({
-  message: z.string(),
-  code: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.object({ message: z.string(), data });
-}

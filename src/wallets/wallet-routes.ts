@@ -1,5 +1,7 @@
 import type { IRequest } from "itty-router";
-import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../http/params";
+import { adminActor, type Actor } from "../http/admin-auth";
+import { parseBody, parseParams, parseQuery } from "../http/params";
+import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -8,6 +10,7 @@ import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
 import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
+import { findWallet, openWallet, walletCurrencies } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
@@ -32,9 +35,8 @@ function walletStub(env: Env, clientId: string, currency: string) {
 
 /** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
 export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
-  const { results } = await env.DB.prepare(`SELECT currency FROM wallets WHERE client_id = ?1 ORDER BY currency`).bind(clientId).all<{ currency: string }>();
   return Promise.all(
-    results.map(async ({ currency }) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
+    (await walletCurrencies(env.DB, clientId)).map(async (currency) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
   );
 }
 
@@ -46,12 +48,9 @@ export async function listWallets(request: IRequest, { env }: RequestContext): P
 
 /** 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered. */
 async function requireWallet(db: D1Database, clientId: string, currency: string): Promise<void> {
-  const row = await db
-    .prepare(`SELECT c.id AS id, w.currency AS currency FROM clients c LEFT JOIN wallets w ON w.client_id = c.id AND w.currency = ?2 WHERE c.id = ?1`)
-    .bind(clientId, currency)
-    .first<{ id: string; currency: string | null }>();
-  if (row === null) fail("client_not_found", { clientId });
-  if (row.currency === null) fail("wallet_unknown", { clientId, currency });
+  const found = await findWallet(db, clientId, currency);
+  if (!found.client) fail("client_not_found", { clientId });
+  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
 }
 
 /**
@@ -138,11 +137,8 @@ export async function topUpWallet(request: IRequest, context: RequestContext): P
   if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
     fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency}` });
   }
-  const client = await env.DB.prepare(`SELECT id FROM clients WHERE id = ?1`).bind(clientId).first();
-  if (client === null) fail("client_not_found", { clientId });
-  await env.DB.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`)
-    .bind(clientId, currency, Date.now())
-    .run();
+  if (!(await findWallet(env.DB, clientId, currency)).client) fail("client_not_found", { clientId });
+  await openWallet(env.DB, clientId, currency, Date.now());
   return postAndAnswer(
     env,
     actor,
@@ -194,15 +190,10 @@ export async function getLedger(request: IRequest, context: RequestContext): Pro
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
   await requireWallet(context.env.DB, clientId, currency);
-  const limit = query.limit ?? 100;
-  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, limit + 1)) as LedgerEntry[];
-  const pageEntries = entries.slice(0, limit);
-  return ok("Ledger", {
-    clientId,
-    currency,
-    entries: pageEntries.map(ledgerEntryView),
-    next: entries.length > limit ? pageEntries[pageEntries.length - 1]!.seq : null,
-  });
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
+  const page = pageOf(entries, limit, (entry) => entry.seq);
+  return ok("Ledger", { clientId, currency, entries: page.items.map(ledgerEntryView), next: page.next });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

@@ -10,7 +10,7 @@ import { adjustmentKey, topUpKey } from "../../src/wallets/ledger-keys";
 import { ALL_WALLET_SEAMS, type WalletSeam } from "../../src/wallets/seams";
 import { addClient, wallet } from "../helpers";
 import { uid } from "../order-helpers";
-import { admin } from "../admin/admin-helpers";
+import { admin } from "../admin-helpers";
 
 const CLIENT = "faulty";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin, auditActions } from "./admin-helpers";
+import { admin, auditActions } from "../admin-helpers";
 
 describe("operator walkthrough from an empty database", () => {
   it("runs the service with the API alone", async () => {
