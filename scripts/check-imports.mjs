@@ -92,7 +92,7 @@ function circles(nodes, edgesOf) {
 }
 
 const problems = [];
-for (const component of circles([...graph.keys()], (file) => graph.get(file))) {
+for (const component of circles([...graph.keys()], (file) => graph.get(file) ?? [])) {
   problems.push(`import circle between files: ${component.map(name).join(", ")}`);
 }
 

@@ -22,6 +22,7 @@ import { forgetCachedKeys } from "./http/auth";
 import { withOpenApi, type NamedSchemas } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
+import { getDocs } from "./docs/docs-page";
 import { orderRoutes } from "./orders/order-routes";
 import { OrderView } from "./orders/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
@@ -60,7 +61,12 @@ export const ROUTES: readonly Route[] = withOpenApi(
   NAMED_SCHEMAS,
 );
 
-export const handleRequest = createRouter(ROUTES, () => {
-  forgetCachedKeys();
-  forgetCatalogueCache();
-});
+export const handleRequest = createRouter(
+  ROUTES,
+  () => {
+    forgetCachedKeys();
+    forgetCatalogueCache();
+  },
+  // The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
+  [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
+);

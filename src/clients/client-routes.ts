@@ -169,7 +169,11 @@ export async function revokeKey(request: IRequest, context: RequestContext): Pro
   return ok(existing.revoked_at === null ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
 }
 
-/** POST /admin/clients/:clientId/webhook-secret/rotate: a new signing secret, in effect for the next delivery. */
+/**
+ * POST /admin/clients/:clientId/webhook-secret/rotate: a new signing secret, in effect for the next delivery.
+ * The secret it replaces signs every delivery alongside it for 24 h (a second `v1,` signature), so the
+ * receiver can switch without dropping an event; a second rotation within those 24 h drops the oldest.
+ */
 export async function rotateWebhookSecret(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
@@ -177,7 +181,11 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   await requireClient(db, clientId);
   const webhookSecret = newWebhookSecret();
   await db.batch([
-    db.prepare(`UPDATE clients SET webhook_secret = ?2 WHERE id = ?1`).bind(clientId, webhookSecret),
+    db
+      .prepare(
+        `UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`,
+      )
+      .bind(clientId, webhookSecret, Date.now()),
     auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
   ]);
   return ok("Webhook secret rotated", { clientId, webhookSecret });
