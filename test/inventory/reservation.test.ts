@@ -52,6 +52,9 @@ describe("reserveCodes", () => {
     expect(await held(orderId)).toEqual({ "R-B/5": 1 });
     expect(await availableCodes("R-A", "10")).toBe(freeA);
     expect(await availableCodes("R-B", "5")).toBe(freeB - 1);
+    // a retry with no inventory lines at all holds nothing
+    expect(await reserveCodes(env.DB, orderId, [], until())).toEqual({ ok: true });
+    expect(await held(orderId)).toEqual({});
   });
 
   it("out of stock names the line and leaves the order holding nothing, even what an earlier call held", async () => {
@@ -67,7 +70,7 @@ describe("reserveCodes", () => {
       ],
       until(),
     );
-    expect(short).toEqual({ ok: false, sku: "R-A", value: "20", requested: 4 });
+    expect(short).toEqual({ ok: false, sku: "R-A", value: "20", requested: 4, available: 3 });
     expect(await held(orderId)).toEqual({});
     expect(await availableCodes("R-A", "10")).toBe(freeA);
     expect(await availableCodes("R-A", "20")).toBe(3);
@@ -87,7 +90,7 @@ describe("the inventory supplier", () => {
   const issue = (orderId: string, quantity: number) =>
     inventorySupplier(env.DB).issue({ orderId, line: { sku: "R-B", quantity } } as Parameters<ReturnType<typeof inventorySupplier>["issue"]>[0]);
 
-  it("sells exactly the line's quantity even when the order holds more, and is idempotent", async () => {
+  it("sells exactly the line's quantity even when the order holds more, returns the surplus to sale, and is idempotent", async () => {
     const orderId = uid("ord");
     const free = await availableCodes("R-B", "5");
     // As if a create had been retried before reservation was idempotent: the order holds 3 for a line of 2.
@@ -102,22 +105,18 @@ describe("the inventory supplier", () => {
     const again = await issue(orderId, 2);
     expect(again).toEqual(first);
     const { results } = await env.DB.prepare(`SELECT status, COUNT(*) AS n FROM codes WHERE order_id = ?1 GROUP BY status`).bind(orderId).all();
-    // The surplus stays reserved (the order object gives back what a done order holds), never sold.
-    expect(results).toEqual([
-      { status: "reserved", n: 1 },
-      { status: "sold", n: 2 },
-    ]);
-    expect(await availableCodes("R-B", "5")).toBe(free - 3);
+    expect(results).toEqual([{ status: "sold", n: 2 }]);
+    expect(await availableCodes("R-B", "5")).toBe(free - 2);
   });
 
-  it("a line whose codes are no longer all held fails without selling any", async () => {
+  it("a line whose codes are no longer all held fails without selling any, and its held codes go back on sale", async () => {
     const orderId = uid("ord");
     const free = await availableCodes("R-B", "5");
     await reserveCodes(env.DB, orderId, [{ sku: "R-B", value: "5", quantity: 1 }], until());
     const outcome = await issue(orderId, 2);
     expect(outcome.kind).toBe("failed");
-    const { results } = await env.DB.prepare(`SELECT status, COUNT(*) AS n FROM codes WHERE order_id = ?1 GROUP BY status`).bind(orderId).all();
-    expect(results).toEqual([{ status: "reserved", n: 1 }]);
-    expect(await availableCodes("R-B", "5")).toBe(free - 1);
+    const { results } = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1`).bind(orderId).all<{ n: number }>();
+    expect(results[0]!.n).toBe(0);
+    expect(await availableCodes("R-B", "5")).toBe(free);
   });
 });
