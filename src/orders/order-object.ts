@@ -148,6 +148,10 @@ export class OrderObject extends DurableObject<Env> {
         await this.cancelExpiry();
         return failure("out_of_stock", { sku: reserved.sku, quote: Number(reserved.value), quantity: reserved.requested });
       }
+    } else if (this.store.nextDue() !== null) {
+      // An earlier attempt with another body left timers, so it may have reserved codes this one does not
+      // need: give them back (one statement, only on such a retry).
+      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
     }
     const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet }).balance(), this.reset));
     if (balance.lessThan(plan.charge)) {
