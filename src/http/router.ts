@@ -14,6 +14,7 @@ import { forgetCatalogueCache } from "../catalogue/catalogue-cache";
 import { forgetCachedKeys } from "./auth";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
+import { logFailure } from "../kernel/log";
 
 export interface RequestContext {
   env: Env;
@@ -101,7 +102,7 @@ export async function handleRequest(request: Request, env: Env, exec: ExecutionC
     if (error instanceof ApiError) {
       response = errorResponse(error.failure, error.headers);
     } else {
-      console.error(JSON.stringify({ requestId, error: String(error), stack: (error as Error)?.stack }));
+      logFailure(error, { step: `http:${request.method} ${new URL(request.url).pathname}`, requestId });
       response = errorResponse(failure("server_error"));
     }
   }
