@@ -14,6 +14,7 @@ import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wran
 import { workerdPids } from "../bench/lib/load.mjs";
 import { ROOT, build } from "../bench/lib/workers.mjs";
 
+// CHAOS_SECONDS / CHAOS_KILLS shorten or lengthen a run (defaults: 120 s of traffic, 12 kills).
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 120);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 12);
 const TTL = 20; // ORDER_TTL_SECONDS: short, so that expiry happens within the run
@@ -207,6 +208,13 @@ for (;;) {
   const open = [...records.values()].filter((o) => ["created", "confirmed", "processing"].includes(o.state)).length;
   if (open === 0 || Date.now() > settleUntil) break;
   await sleep(3_000);
+}
+
+// CHAOS_PLANT=1: plant one known fault (a code reserved by an order that does not exist) to see the check fire.
+if (process.env.CHAOS_PLANT) {
+  const planted = await current.mf.getD1Database("DB");
+  await planted.prepare(`UPDATE codes SET status = 'reserved', order_id = 'ord_planted', reserved_until = ?1
+    WHERE id = (SELECT id FROM codes WHERE sku = 'CHAOS-INV' AND status = 'available' LIMIT 1)`).bind(Date.now()).run();
 }
 
 // --- invariants
