@@ -1,3 +1,4 @@
+import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
 
 /** The client a request acts for. */
@@ -6,8 +7,11 @@ export interface Client {
   keyHash: string;
 }
 
-interface CachedKey {
-  client: Client | null;
+/** A seam for every I/O call authentication makes (src/kernel/faults.ts); names are data. */
+export const AUTH_SEAMS = { keyLookup: "auth.key-lookup" } as const;
+
+interface KnownKey {
+  client: Client;
   until: number;
 }
 
@@ -15,12 +19,30 @@ interface CachedKey {
  * API keys resolved in this isolate, good for API_KEY_CACHE_SECONDS: a revoked key stops working within
  * that time at the latest, and known keys cost no D1 query and no hashing on the hot path. Keyed by the
  * key itself, which lives only in this isolate's memory, as it does for the request that carried it.
+ *
+ * Known and unknown keys are held apart: anyone can send any number of made-up keys, so those go to a
+ * cache of their own (`unknownKeys`), and nothing a stranger sends can push a real client's key out of
+ * `knownKeys`. Both are bounded; when one is full its oldest entry goes (a Map iterates in insertion order).
  */
-const keyCache = new Map<string, CachedKey>();
-const KEY_CACHE_LIMIT = 10_000;
+const knownKeys = new Map<string, KnownKey>();
+const unknownKeys = new Map<string, number>();
+const KNOWN_KEY_LIMIT = 10_000;
+const UNKNOWN_KEY_LIMIT = 1_000;
+
+/** Where a request came from, for limiting unknown keys. Locally (no Cloudflare edge) all share one bucket. */
+export function clientAddress(request: Request): string {
+  return request.headers.get("cf-connecting-ip") ?? "local";
+}
+
+function remember<V>(cache: Map<string, V>, limit: number, key: string, value: V): void {
+  cache.delete(key);
+  if (cache.size >= limit) cache.delete(cache.keys().next().value!);
+  cache.set(key, value);
+}
 
 export function forgetCachedKeys(): void {
-  keyCache.clear();
+  knownKeys.clear();
+  unknownKeys.clear();
 }
 
 export async function sha256Hex(text: string): Promise<string> {
@@ -36,29 +58,47 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1]! : null;
 }
 
-/** The client behind the request's API key, or 403 for a missing, unknown or revoked key. */
+function rateLimited(): never {
+  throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
+}
+
+/**
+ * The client behind the request's API key, or 403 for a missing, unknown or revoked key.
+ *
+ * A key this isolate does not know yet costs a SHA-256 and a D1 query, so before either it is counted
+ * against the sender's address (UNKNOWN_KEY_LIMITER, far below the per-key limit): a flood of made-up keys
+ * gets 429 before D1 is read. A key already known to be unknown answers 403 from memory without counting.
+ * A known key is cached after its first lookup and from then on is limited only by its own RATE_LIMITER;
+ * only that first lookup (once per API_KEY_CACHE_SECONDS per isolate) shares its address's budget.
+ */
 export async function authenticate(request: Request, env: Env): Promise<Client> {
   const key = bearerToken(request);
   if (key === null) fail("unauthenticated");
   const now = Date.now();
-  const cached = keyCache.get(key);
-  let client: Client | null;
-  if (cached !== undefined && cached.until > now) {
-    client = cached.client;
-  } else {
+  const known = knownKeys.get(key);
+  let client = known !== undefined && known.until > now ? known.client : null;
+  if (client === null) {
+    if ((unknownKeys.get(key) ?? 0) > now) fail("unauthenticated");
+    const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: clientAddress(request) });
+    if (!success) rateLimited();
     const keyHash = await sha256Hex(key);
-    const row = await env.DB.prepare(
-      `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
-        WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
-    )
-      .bind(keyHash)
-      .first<{ client_id: string }>();
-    client = row === null ? null : { id: row.client_id, keyHash };
-    if (keyCache.size >= KEY_CACHE_LIMIT) keyCache.clear();
-    keyCache.set(key, { client, until: now + Number(env.API_KEY_CACHE_SECONDS) * 1000 });
+    const row = await io(AUTH_SEAMS.keyLookup, () =>
+      env.DB.prepare(
+        `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
+          WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
+      )
+        .bind(keyHash)
+        .first<{ client_id: string }>(),
+    );
+    const until = now + Number(env.API_KEY_CACHE_SECONDS) * 1000;
+    if (row === null) {
+      remember(unknownKeys, UNKNOWN_KEY_LIMIT, key, until);
+      fail("unauthenticated");
+    }
+    client = { id: row.client_id, keyHash };
+    remember(knownKeys, KNOWN_KEY_LIMIT, key, { client, until });
   }
-  if (client === null) fail("unauthenticated");
   const { success } = await env.RATE_LIMITER.limit({ key: client.keyHash });
-  if (!success) throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
+  if (!success) rateLimited();
   return client;
 }

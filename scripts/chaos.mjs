@@ -1,0 +1,290 @@
+// `npm run chaos`: the service on its own workerd (as the benchmark runs it), its D1 and Durable Objects
+// persisted under a temporary directory, a supplier on 127.0.0.1 that is slow and sometimes fails, a
+// bounded stream of creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments
+// (each followed by a restart on the same state). At the end the timers settle and every invariant of
+// DESIGN.md "Crash safety" is checked through the operator API. Exits 1 on any violation.
+// Nothing here reaches anything but 127.0.0.1: workerd's outbound fetches go through `outboundService`,
+// which forwards loopback requests and refuses the rest.
+import http from "node:http";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Log, LogLevel, Miniflare, convertV4MiniflareOptions } from "miniflare";
+import { unstable_getMiniflareWorkerOptions, unstable_splitSqlQuery } from "wrangler";
+import { workerdPids } from "../bench/lib/load.mjs";
+import { ROOT, build } from "../bench/lib/workers.mjs";
+
+// CHAOS_SECONDS / CHAOS_KILLS shorten or lengthen a run (defaults: 120 s of traffic, 12 kills).
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 120);
+const KILLS = Number(process.env.CHAOS_KILLS ?? 12);
+const TTL = 20; // ORDER_TTL_SECONDS: short, so that expiry happens within the run
+const ADMIN = "chaos-admin-token";
+const rand = (n) => Math.floor(Math.random() * n);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// A supplier on loopback: answers after 0..800 ms, 15 % of the time with 503, idempotent per key.
+const issued = new Map();
+const supplier = http.createServer((request, response) => {
+  let body = "";
+  request.on("data", (chunk) => (body += chunk));
+  request.on("end", async () => {
+    await sleep(rand(800));
+    if (Math.random() < 0.15) return response.writeHead(503).end("busy");
+    const key = request.headers["idempotency-key"];
+    const { quantity } = JSON.parse(body);
+    if (!issued.has(key)) issued.set(key, Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${key}-${i}`, link: `https://redeem.example.com/${i}` })));
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ codes: issued.get(key) }));
+  });
+});
+await new Promise((resolve) => supplier.listen(0, "127.0.0.1", resolve));
+const supplierUrl = `http://127.0.0.1:${supplier.address().port}/`;
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "chaos-"));
+const configPath = path.join(ROOT, "wrangler.toml");
+const bundle = await build({ configPath, outdir: path.join(tmp, "build") });
+const persistDir = path.join(tmp, "state");
+
+const { modulesRules: _ignored, ...options } = unstable_getMiniflareWorkerOptions(configPath).workerOptions;
+let current = null;
+async function startService() {
+  const before = new Set(workerdPids());
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      host: "127.0.0.1",
+      port: 0,
+      log: new Log(LogLevel.NONE),
+      cf: false,
+      resourcePersistencePath: persistDir,
+      workers: [
+        {
+          ...options,
+          name: "chaos",
+          modules: [{ type: "ESModule", path: bundle }],
+          modulesRoot: path.dirname(bundle),
+          bindings: { ...(options.bindings ?? {}), ADMIN_TOKEN: ADMIN, UPSTREAM_API_KEY: "chaos", UPSTREAM_BASE_URL: supplierUrl, UPSTREAM_TIMEOUT_MS: "2000", ORDER_TTL_SECONDS: String(TTL), API_KEY_CACHE_SECONDS: "5" },
+          unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
+          outboundService: (request) =>
+            new URL(request.url).hostname === "127.0.0.1" ? fetch(request) : new Response("chaos: only loopback", { status: 599 }),
+        },
+      ],
+    }),
+  );
+  await mf.ready;
+  const url = (await mf.unsafeGetDirectURL("chaos")).href;
+  const pid = workerdPids().find((p) => !before.has(p));
+  current = { mf, url, pid };
+  return current;
+}
+
+async function api(method, route, { key = ADMIN, body } = {}) {
+  for (;;) {
+    try {
+      const response = await fetch(new URL(route, current.url), {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(15_000),
+      });
+      const text = await response.text();
+      let json = null;
+      try { json = JSON.parse(text); } catch { json = text; }
+      return { status: response.status, json };
+    } catch (error) {
+      return { status: 0, json: String(error) };
+    }
+  }
+}
+
+// --- seed: schema and catalogue through D1 (as `npm start` migrates), clients and money through the operator API
+await startService();
+const db = await current.mf.getD1Database("DB");
+const runSql = async (sql) => {
+  const statements = unstable_splitSqlQuery(sql).filter((s) => s.trim());
+  if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
+};
+for (const file of readdirSync(path.join(ROOT, "schema/migrations")).filter((f) => f.endsWith(".sql")).sort()) await runSql(readFileSync(path.join(ROOT, "schema/migrations", file), "utf8"));
+await runSql(readFileSync(path.join(ROOT, "schema/seed/demo.sql"), "utf8"));
+const now = Date.now();
+await db.batch([
+  db.prepare(`INSERT INTO products (sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, updated_at)
+              VALUES ('CHAOS-INV', 'Chaos inventory card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'inventory', '{}', ?1),
+                     ('CHAOS-UP', 'Chaos upstream card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{}', ?1)`).bind(now),
+  ...Array.from({ length: 300 }, (_, i) => db.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('CHAOS-INV', '10', ?1, 'https://redeem.example.com/c', ?2)`).bind(`CH-${i}`, now)),
+]);
+const clients = [];
+for (const id of ["chaos-a", "chaos-b", "chaos-c"]) {
+  const created = await api("POST", "/admin/clients", { body: { id, name: id } });
+  if (created.status >= 300) throw new Error(`client ${id}: ${created.status} ${JSON.stringify(created.json)}`);
+  for (const currency of ["USD", "EUR"]) {
+    await db.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`).bind(id, currency, now).run();
+    const top = await api("POST", `/admin/wallets/${id}/${currency}/top-ups`, { body: { amount: currency === "USD" ? "3000" : "400", idempotencyKey: `chaos-${id}-${currency}`, reason: "chaos funds" } });
+    if (top.status !== 200) throw new Error(`top-up ${id} ${currency}: ${top.status} ${JSON.stringify(top.json)}`);
+  }
+  clients.push({ id, key: created.json.apiKey ?? created.json.data?.apiKey });
+}
+
+// --- the stream
+const LINES = [
+  { sku: "CHAOS-INV", quote: 10, productType: "fixed" },
+  { sku: "DEMO-EU-FIXED", quote: 10, productType: "fixed" },
+  { sku: "DEMO-US-RANGE", quote: 7, productType: "range" },
+  { sku: "DEMO-US-FAILING", quote: 3, productType: "range" },
+  { sku: "CHAOS-UP", quote: 10, productType: "fixed" },
+];
+const orders = new Map(); // orderId -> {client, currency}
+const references = [];
+let stopping = false;
+let kills = 0;
+let restarting = null;
+
+async function flow(worker) {
+  while (!stopping) {
+    if (restarting) { await restarting; continue; }
+    const client = clients[rand(clients.length)];
+    const currency = Math.random() < 0.7 ? "USD" : "EUR";
+    const productList = Array.from({ length: 1 + rand(2) }, () => ({ ...LINES[rand(LINES.length)], quantity: 1 + rand(2) }))
+      .filter((line, i, all) => all.findIndex((other) => other.sku === line.sku) === i);
+    const body = { productList, wallet: currency, reference: `chaos-${worker}-${references.length}-${rand(1e9)}` };
+    references.push({ client, reference: body.reference });
+    let orderId = null;
+    for (let attempt = 0; attempt < 4 && orderId === null; attempt += 1) {
+      const created = await api("POST", "/order/create", { key: client.key, body }); // a retry: same reference, same body
+      if (created.status === 200 || created.status === 201) orderId = created.json.data?.id ?? created.json.id;
+      else if (created.status !== 0 && created.status < 500) break;
+      else await sleep(200);
+    }
+    if (orderId === null) continue;
+    orders.set(orderId, { client, currency });
+    if (Math.random() < 0.25) continue; // left to expire
+    await sleep(rand(300));
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const confirmed = await api("PUT", "/order/confirm", { key: client.key, body: { orderId } });
+      if (confirmed.status !== 0 && confirmed.status < 500 && Math.random() < 0.7) break;
+      await sleep(200);
+    }
+  }
+}
+
+async function killer() {
+  // Restarts take a few seconds each, so the gaps are drawn short enough for KILLS kills within SECONDS.
+  const interval = (SECONDS * 1000) / (KILLS + 4);
+  while (!stopping && kills < KILLS) {
+    await sleep(interval * (0.2 + Math.random()));
+    if (stopping) break;
+    let release;
+    restarting = new Promise((resolve) => (release = resolve));
+    process.kill(current.pid, "SIGKILL");
+    kills += 1;
+    await Promise.race([current.mf.dispose().catch(() => {}), sleep(5_000)]);
+    await startService();
+    restarting = null;
+    release();
+  }
+}
+
+const started = Date.now();
+const drivers = Array.from({ length: 4 }, (_, worker) => flow(worker));
+const killing = killer();
+await sleep(SECONDS * 1000);
+stopping = true;
+await Promise.all([...drivers, killing]);
+
+// Orders whose create reply was lost but that exist: found by reference.
+for (const { client, reference } of references) {
+  const found = await api("GET", `/admin/orders?clientId=${client.id}&reference=${encodeURIComponent(reference)}`);
+  const record = (found.json?.data ?? found.json)?.record;
+  if (found.status === 200 && record && !orders.has(record.id)) orders.set(record.id, { client, currency: record.wallet });
+}
+
+// --- settle: every order past expiry and out of processing, timers run
+const settleUntil = Date.now() + Math.max(TTL * 1000 + 15_000, 30_000);
+let records = new Map();
+for (;;) {
+  records = new Map();
+  for (const id of orders.keys()) {
+    const got = await api("GET", `/admin/orders/${id}`);
+    if (got.status === 200) records.set(id, (got.json.data ?? got.json).record);
+  }
+  const open = [...records.values()].filter((o) => ["created", "confirmed", "processing"].includes(o.state)).length;
+  if (open === 0 || Date.now() > settleUntil) break;
+  await sleep(3_000);
+}
+
+// CHAOS_PLANT=1: plant one known fault (a code reserved by an order that does not exist) to see the check fire.
+if (process.env.CHAOS_PLANT) {
+  const planted = await current.mf.getD1Database("DB");
+  await planted.prepare(`UPDATE codes SET status = 'reserved', order_id = 'ord_planted', reserved_until = ?1
+    WHERE id = (SELECT id FROM codes WHERE sku = 'CHAOS-INV' AND status = 'available' LIMIT 1)`).bind(Date.now()).run();
+}
+
+// --- invariants
+const violations = [];
+const violate = (kind, example) => violations.push({ kind, example });
+const sum = (values) => values.reduce((acc, v) => acc + Number(v), 0);
+const cents = (n) => Math.round(Number(n) * 100);
+const ledgers = new Map();
+for (const client of clients) {
+  for (const currency of ["USD", "EUR"]) {
+    const wallet = await api("GET", `/admin/wallets/${client.id}/${currency}`);
+    const entries = [];
+    let after;
+    for (;;) {
+      const page = await api("GET", `/admin/wallets/${client.id}/${currency}/ledger?limit=500${after ? `&after=${after}` : ""}`);
+      const data = page.json.data ?? page.json;
+      entries.push(...(data.entries ?? []));
+      if (!data.next) break;
+      after = data.next;
+    }
+    ledgers.set(`${client.id}/${currency}`, entries);
+    const balance = (wallet.json.data ?? wallet.json).balance;
+    if (cents(sum(entries.map((e) => e.amount))) !== cents(balance)) violate("wallet balance != ledger sum", { wallet: `${client.id}/${currency}`, balance, ledger: sum(entries.map((e) => e.amount)) });
+    let running = 0;
+    for (const entry of entries) {
+      running += cents(entry.amount);
+      if (running < 0) { violate("wallet below zero", { wallet: `${client.id}/${currency}`, seq: entry.seq }); break; }
+    }
+  }
+}
+const states = {};
+const soldBySku = {};
+for (const [id, order] of records) {
+  states[order.state] = (states[order.state] ?? 0) + 1;
+  const entries = (ledgers.get(`${order.clientId}/${order.wallet}`) ?? []).filter((e) => e.key.includes(id));
+  const charges = entries.filter((e) => e.kind === "order_charge");
+  const net = cents(sum(entries.filter((e) => e.kind === "order_charge" || e.kind === "order_void").map((e) => e.amount)));
+  const refunds = cents(sum(entries.filter((e) => e.kind === "order_refund").map((e) => e.amount)));
+  const confirmedPath = ["confirmed", "processing", "successful", "partial", "failed"].includes(order.state);
+  if (charges.length > 1) violate("charged more than once", { orderId: id, charges: charges.length });
+  if (confirmedPath && net !== -cents(order.charge)) violate("confirmed order not charged exactly once", { orderId: id, state: order.state, net: net / 100, charge: order.charge });
+  if (!confirmedPath && net !== 0) violate("unconfirmed order holds a charge", { orderId: id, state: order.state, net: net / 100 });
+  const failedCharges = cents(sum(order.lines.filter((l) => l.status === "failed").map((l) => l.charge)));
+  if (confirmedPath && refunds !== failedCharges) violate("refunds != failed lines' charges", { orderId: id, state: order.state, refunds: refunds / 100, failed: failedCharges / 100 });
+  if (order.state === "rejected" && (refunds !== 0 || order.lines.some((l) => l.redeem))) violate("rejected order holds or owes something", { orderId: id });
+  for (const line of order.lines) if (line.redeem) soldBySku[line.sku] = (soldBySku[line.sku] ?? 0) + line.redeem.pins.length;
+  if (["created", "confirmed", "processing"].includes(order.state)) violate("order never settled", { orderId: id, state: order.state });
+}
+const codes = {};
+for (const sku of ["CHAOS-INV", "DEMO-EU-FIXED"]) {
+  const stock = await api("GET", `/admin/products/${sku}/codes`);
+  const byValue = (stock.json.data ?? stock.json).byValue ?? [];
+  const totals = { available: sum(byValue.map((v) => v.available)), reserved: sum(byValue.map((v) => v.reserved)), sold: sum(byValue.map((v) => v.sold)) };
+  codes[sku] = totals;
+  if (totals.sold !== (soldBySku[sku] ?? 0)) violate("sold codes != codes in orders' redeem", { sku, sold: totals.sold, inRedeem: soldBySku[sku] ?? 0 });
+  if (totals.reserved !== 0) violate("codes still reserved after every order settled", { sku, reserved: totals.reserved });
+}
+
+process.kill(current.pid, "SIGKILL");
+await Promise.race([current.mf.dispose().catch(() => {}), sleep(5_000)]);
+supplier.close();
+rmSync(tmp, { recursive: true, force: true });
+
+const byKind = {};
+for (const v of violations) (byKind[v.kind] ??= []).push(v.example);
+console.log(`\nchaos: ${Math.round((Date.now() - started) / 1000)} s`);
+console.table({ "workerd SIGKILLs": kills, orders: records.size, ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])), violations: violations.length });
+console.table(Object.fromEntries(Object.entries(codes).map(([sku, c]) => [sku, { ...c, "in orders' redeem": soldBySku[sku] ?? 0 }])));
+console.table(Object.fromEntries(Object.entries(byKind).map(([kind, list]) => [kind, { count: list.length, example: JSON.stringify(list[0]) }])));
+console.log(`violations: ${violations.length}`);
+for (const [kind, list] of Object.entries(byKind)) console.log(`  ${kind}: ${list.length}, e.g. ${JSON.stringify(list[0])}`);
+if (kills < 10) console.log(`only ${kills} kills: fewer than the 10 this run must make`);
+process.exit(violations.length > 0 || kills < 10 ? 1 : 0);
