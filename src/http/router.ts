@@ -1,4 +1,5 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
+import { logFailure } from "../kernel/log";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 import type { RequestContext, Route } from "./route";
@@ -50,7 +51,7 @@ export function createRouter(routes: readonly Route[], afterOperatorWrite: () =>
       if (error instanceof ApiError) {
         response = errorResponse(error.failure, error.headers);
       } else {
-        console.error(JSON.stringify({ requestId, error: String(error), stack: (error as Error)?.stack }));
+        logFailure(error, { step: "request", requestId });
         response = errorResponse(failure("server_error"));
       }
     }
