@@ -19,7 +19,7 @@ import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { forgetCachedKeys } from "./http/auth";
-import { withOpenApi, type NamedSchemas } from "./http/openapi";
+import { withOpenApi, type DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { orderRoutes } from "./orders/order-routes";
@@ -27,8 +27,24 @@ import { OrderView } from "./orders/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
 import { LedgerEntryView, WalletView } from "./wallets/schemas";
 
+/** The route groups of the document, in the order it lists them. */
+const TAGS = [
+  "Orders",
+  "Admin: wallets",
+  "Catalogue",
+  "Wallets",
+  "Meta",
+  "Admin: clients",
+  "Admin: catalogue",
+  "Admin: inventory",
+  "Admin: exchange rates",
+  "Admin: orders",
+  "Admin: audit",
+  "Admin: webhooks",
+];
+
 /** Response schemas the document names under components.schemas wherever they appear. */
-const NAMED_SCHEMAS: NamedSchemas = [
+const NAMED_SCHEMAS: DocumentParts["named"] = [
   [OrderView, "Order"],
   [LedgerEntryView, "LedgerEntry"],
   [WalletView, "Wallet"],
@@ -57,7 +73,7 @@ export const ROUTES: readonly Route[] = withOpenApi(
     ...deadLetterRoutes,
     ...auditRoutes,
   ],
-  NAMED_SCHEMAS,
+  { named: NAMED_SCHEMAS, tags: TAGS },
 );
 
 export const handleRequest = createRouter(ROUTES, () => {

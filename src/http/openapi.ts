@@ -6,13 +6,20 @@
  */
 import { z } from "zod";
 import { ERRORS, type ErrorCode } from "./errors";
-import { TAGS, type Route, type RouteDoc } from "./route";
+import type { Route, RouteDoc } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
 
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
 export type NamedSchemas = readonly (readonly [z.ZodType, string])[];
+
+/** What the composition root tells the builder besides the routes: named schemas, and the tags in order. */
+export interface DocumentParts {
+  named: NamedSchemas;
+  /** Every tag a route may carry, in the order the document lists them. */
+  tags: readonly string[];
+}
 
 type JsonSchema = Record<string, unknown>;
 
@@ -115,7 +122,7 @@ const DESCRIPTION = [
  * method and path routed twice, an operationId used twice, path parameters that differ from the route's
  * params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): OpenApiDocument {
+export function buildOpenApi(routes: readonly Route[], { named, tags }: DocumentParts): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -124,6 +131,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
   const seen = new Set<string>();
   for (const route of routes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
+    if (!tags.includes(doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -191,7 +199,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
     openapi: OPENAPI_VERSION,
     info: { title: "Order service", version: API_VERSION, description: DESCRIPTION },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    tags: TAGS.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
+    tags: tags.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
     paths: sortedPaths,
     components: {
       schemas,
@@ -208,7 +216,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
  * The routes with GET /openapi.json added: public, no auth, the document of all of them (itself included),
  * built once per isolate on first request.
  */
-export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Route[] {
+export function withOpenApi(routes: readonly Route[], parts: DocumentParts): Route[] {
   let json: string | null = null;
   const all: Route[] = [
     ...routes,
@@ -216,7 +224,7 @@ export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Rout
       method: "GET",
       path: "/openapi.json",
       handler: async () => {
-        json ??= JSON.stringify(buildOpenApi(all, named));
+        json ??= JSON.stringify(buildOpenApi(all, parts));
         return new Response(json, {
           headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
         });
