@@ -19,6 +19,8 @@ export interface DocumentParts {
   named: NamedSchemas;
   /** Every tag a route may carry, in the order the document lists them. */
   tags: readonly string[];
+  /** The document's info.description (Markdown). */
+  description: string;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -107,22 +109,13 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-const DESCRIPTION = [
-  "Orders for digital products paid from prepaid wallets. The three spec endpoints (/order/*) follow the interface document to the letter; everything else is documented here and in the README.",
-  "",
-  "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s.",
-  "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
-  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}`: branch on `code`. Every response carries `X-Request-Id`.',
-  "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
-  "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
-].join("\n");
 
 /**
  * The document of the given routes and named response schemas. Throws on what would make it wrong: a
  * method and path routed twice, an operationId used twice, path parameters that differ from the route's
  * params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], { named, tags }: DocumentParts): OpenApiDocument {
+export function buildOpenApi(routes: readonly Route[], { named, tags, description }: DocumentParts): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -197,7 +190,7 @@ export function buildOpenApi(routes: readonly Route[], { named, tags }: Document
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: OPENAPI_VERSION,
-    info: { title: "Order service", version: API_VERSION, description: DESCRIPTION },
+    info: { title: "Order service", version: API_VERSION, description },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     tags: tags.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
     paths: sortedPaths,

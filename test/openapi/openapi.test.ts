@@ -51,7 +51,7 @@ describe("GET /openapi.json", () => {
   it("refuses to build for a route described twice, an operationId used twice, path parameters its schema does not declare, or an unknown tag", () => {
     const getOrder = ROUTES.find(({ operationId }) => operationId === "getOrder")!;
     const adminGetOrder = ROUTES.find(({ operationId }) => operationId === "adminGetOrder")!;
-    const parts = { named: [], tags: [...new Set(ROUTES.map(({ tag }) => tag))] };
+    const parts = { named: [], tags: [...new Set(ROUTES.map(({ tag }) => tag))], description: "" };
     expect(() => buildOpenApi(ROUTES, parts)).not.toThrow();
     expect(() => buildOpenApi([...ROUTES, { ...getOrder, operationId: "getOrderAgain" }], parts)).toThrow(/GET \/order\/get is described twice/);
     expect(() => buildOpenApi([...ROUTES, { ...getOrder, path: "/order/get-again" }], parts)).toThrow(/operationId getOrder is described twice/);
