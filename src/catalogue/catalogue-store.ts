@@ -1,3 +1,4 @@
+import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
@@ -145,6 +146,13 @@ export function productsAfter(db: D1Database, after: string, limit: number) {
 export async function productWithCodeCounts(db: D1Database, sku: string) {
   const [found] = await productsWithCodeCounts(db, "sku = ?1", [sku], 1);
   return found;
+}
+
+/** The stored SKU, or 404 sku_not_found. */
+export async function requireProduct(db: D1Database, sku: string): Promise<CatalogueProduct & { updatedAt: number }> {
+  const row = await findStoredProduct(db, sku);
+  if (row === null) fail("sku_not_found", { sku });
+  return { ...productFromRow(row), updatedAt: row.updated_at };
 }
 
 export async function productExists(db: D1Database, sku: string): Promise<boolean> {
