@@ -6,10 +6,10 @@ import {
   dealsOf,
   deleteDealStatement,
   findDeal,
-  findStoredProduct,
   productExists,
   productFromRow,
   productsAfter,
+  requireProduct,
   productWithCodeCounts,
   setActiveStatement,
   upsertDealStatement,
@@ -20,11 +20,10 @@ import {
 } from "./catalogue-store";
 import { canonicalDealTerms, canonicalQuotes } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
-import type { CatalogueProduct } from "./schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { requireClient } from "../clients/client-routes";
+import { requireClient } from "../clients/client-store";
 import { auditStatement } from "../audit/audit-log";
 import { ClientParams } from "../clients/schemas";
 import { adminActor } from "../http/admin-auth";
@@ -54,12 +53,6 @@ function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
   };
 }
 
-/** The stored SKU, or 404 sku_not_found. */
-export async function requireProduct(db: D1Database, sku: string): Promise<CatalogueProduct & { updatedAt: number }> {
-  const row = await findStoredProduct(db, sku);
-  if (row === null) fail("sku_not_found", { sku });
-  return { ...productFromRow(row), updatedAt: row.updated_at };
-}
 
 function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
   return adminProductView(found.row, found.counts);

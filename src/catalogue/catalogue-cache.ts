@@ -1,7 +1,7 @@
-import { loadOrderContext, rateKey, type OrderContext } from "./catalogue-store";
+import { loadCatalogueSnapshot, rateKey, type CatalogueSnapshot } from "./catalogue-store";
 
 interface Cached {
-  context: OrderContext;
+  context: CatalogueSnapshot;
   until: number;
 }
 
@@ -19,7 +19,7 @@ export function forgetCatalogueCache(): void {
   contexts.clear();
 }
 
-function covers(context: OrderContext, skus: string[], wallet: string): boolean {
+function covers(context: CatalogueSnapshot, skus: string[], wallet: string): boolean {
   if (!context.walletCurrencies.has(wallet)) return false;
   for (const sku of skus) {
     const product = context.products.get(sku);
@@ -29,18 +29,18 @@ function covers(context: OrderContext, skus: string[], wallet: string): boolean 
   return true;
 }
 
-export async function orderContext(
+export async function catalogueSnapshot(
   env: Pick<Env, "DB" | "CATALOGUE_CACHE_SECONDS">,
   clientId: string,
   skus: string[],
   wallet: string,
-): Promise<OrderContext> {
+): Promise<CatalogueSnapshot> {
   const ttlMs = Number(env.CATALOGUE_CACHE_SECONDS) * 1000;
   const key = JSON.stringify([clientId, wallet, [...skus].sort()]);
   const now = Date.now();
   const hit = contexts.get(key);
   if (hit !== undefined && hit.until > now && covers(hit.context, skus, wallet)) return hit.context;
-  const context = await loadOrderContext(env.DB, clientId, skus, wallet);
+  const context = await loadCatalogueSnapshot(env.DB, clientId, skus, wallet);
   if (ttlMs > 0) {
     if (contexts.size >= CACHE_LIMIT) contexts.clear();
     contexts.set(key, { context, until: now + ttlMs });

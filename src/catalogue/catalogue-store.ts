@@ -1,3 +1,4 @@
+import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
@@ -57,10 +58,11 @@ export function productFromRow(row: ProductRow): CatalogueProduct {
 }
 
 /**
- * What the create checks need from D1, read in one batch (one round trip). Stock is not in it: it is
- * decided by reserving codes, atomically, when the order is stored.
+ * The catalogue as one order sees it: its SKUs, the client's wallet currencies, the rates from the order's
+ * wallet and the client's deals, read in one batch (one round trip) and priced by src/orders/create-checks.ts.
+ * Stock is not in it: it is decided by reserving codes, atomically, when the order is stored.
  */
-export interface OrderContext {
+export interface CatalogueSnapshot {
   products: Map<string, CatalogueProduct>;
   walletCurrencies: Set<string>;
   /** Keyed by `${base}>${target}`. */
@@ -72,7 +74,7 @@ export function rateKey(base: string, target: string): string {
   return `${base}>${target}`;
 }
 
-export async function loadOrderContext(db: D1Database, clientId: string, skus: string[], wallet: string): Promise<OrderContext> {
+export async function loadCatalogueSnapshot(db: D1Database, clientId: string, skus: string[], wallet: string): Promise<CatalogueSnapshot> {
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
@@ -86,7 +88,7 @@ export async function loadOrderContext(db: D1Database, clientId: string, skus: s
         WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`,
     ).bind(clientId, skuJson),
   ]);
-  const context: OrderContext = {
+  const context: CatalogueSnapshot = {
     products: new Map(),
     walletCurrencies: new Set(),
     rates: new Map(),
@@ -144,6 +146,13 @@ export function productsAfter(db: D1Database, after: string, limit: number) {
 export async function productWithCodeCounts(db: D1Database, sku: string) {
   const [found] = await productsWithCodeCounts(db, "sku = ?1", [sku], 1);
   return found;
+}
+
+/** The stored SKU, or 404 sku_not_found. */
+export async function requireProduct(db: D1Database, sku: string): Promise<CatalogueProduct & { updatedAt: number }> {
+  const row = await findStoredProduct(db, sku);
+  if (row === null) fail("sku_not_found", { sku });
+  return { ...productFromRow(row), updatedAt: row.updated_at };
 }
 
 export async function productExists(db: D1Database, sku: string): Promise<boolean> {

@@ -1,13 +1,14 @@
 import { z } from "zod";
 import { Currency, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
 import { ClientIdParam, Sku } from "../kernel/primitives";
+import { DealState } from "../pricing/deal";
 import { AdjustmentMode, ProductType, SupplierKind } from "./schemas";
 
 export const AdjustmentView = z.object({ amount: z.number(), adjustmentMode: AdjustmentMode });
 
 /** A client's deal on a SKU as the client sees it. */
 export const DealView = z.object({
-  dealState: z.enum(["active", "none"]),
+  dealState: DealState,
   fee: AdjustmentView,
   discount: AdjustmentView,
 });
@@ -98,7 +99,7 @@ const AdjustmentInput = z.strictObject({ amount: NonNegativeDecimal, adjustmentM
  * amount is per unit, in the product's currency. Absent fee or discount: zero.
  */
 export const UpsertDealRequest = z.strictObject({
-  dealState: z.enum(["active", "none"]).optional().describe("Default active."),
+  dealState: DealState.optional().describe("Default active."),
   fee: AdjustmentInput.optional(),
   discount: AdjustmentInput.optional(),
 });
@@ -106,9 +107,9 @@ export const UpsertDealRequest = z.strictObject({
 export const AdminDealView = z.object({
   clientId: z.string(),
   sku: z.string(),
-  dealState: z.enum(["active", "none"]),
-  fee: z.object({ amount: z.number(), adjustmentMode: AdjustmentMode }),
-  discount: z.object({ amount: z.number(), adjustmentMode: AdjustmentMode }),
+  dealState: DealState,
+  fee: AdjustmentView,
+  discount: AdjustmentView,
   updatedAt: z.number().int(),
 });
 

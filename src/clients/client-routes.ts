@@ -11,12 +11,12 @@ import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import {
   clientsAfter,
-  findClient,
   findKey,
   insertClientStatement,
   insertKeyStatement,
   keysOf,
   revokeAllKeysStatement,
+  requireClient,
   revokeKeyStatement,
   type ClientRow,
   type KeyRow,
@@ -43,12 +43,6 @@ function keyView(row: KeyRow) {
   return { keyId: keyIdOf(row.key_hash), label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
 }
 
-/** The client row, or 404 client_not_found. */
-export async function requireClient(db: D1Database, clientId: string): Promise<ClientRow> {
-  const row = await findClient(db, clientId);
-  if (row === null) fail("client_not_found", { clientId });
-  return row;
-}
 
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/i.test(error.message);

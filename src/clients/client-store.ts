@@ -1,4 +1,5 @@
 /** SQL on the clients and api_keys tables for the operator API. (src/http/auth.ts reads api_keys too: noted in issue 9.) */
+import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 
 export interface ClientRow {
@@ -20,6 +21,13 @@ const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
 
 export function findClient(db: D1Database, clientId: string): Promise<ClientRow | null> {
   return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+}
+
+/** The client row, or 404 client_not_found. */
+export async function requireClient(db: D1Database, clientId: string): Promise<ClientRow> {
+  const row = await findClient(db, clientId);
+  if (row === null) fail("client_not_found", { clientId });
+  return row;
 }
 
 /** Clients by id after `after`, one more than `limit` (see src/kernel/paging.ts). */

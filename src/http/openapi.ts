@@ -6,13 +6,22 @@
  */
 import { z } from "zod";
 import { ERRORS, type ErrorCode } from "./errors";
-import { TAGS, type Route, type RouteDoc } from "./route";
+import type { Route, RouteDoc } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
 
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
 export type NamedSchemas = readonly (readonly [z.ZodType, string])[];
+
+/** What the composition root tells the builder besides the routes: named schemas, and the tags in order. */
+export interface DocumentParts {
+  named: NamedSchemas;
+  /** Every tag a route may carry, in the order the document lists them. */
+  tags: readonly string[];
+  /** The document's info.description (Markdown). */
+  description: string;
+}
 
 type JsonSchema = Record<string, unknown>;
 
@@ -100,22 +109,13 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-const DESCRIPTION = [
-  "Orders for digital products paid from prepaid wallets. The three spec endpoints (/order/*) follow the interface document to the letter; everything else is documented here and in the README.",
-  "",
-  "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s.",
-  "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
-  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}`: branch on `code`. Every response carries `X-Request-Id`.',
-  "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
-  "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
-].join("\n");
 
 /**
  * The document of the given routes and named response schemas. Throws on what would make it wrong: a
  * method and path routed twice, an operationId used twice, path parameters that differ from the route's
  * params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): OpenApiDocument {
+export function buildOpenApi(routes: readonly Route[], { named, tags, description }: DocumentParts): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -124,6 +124,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
   const seen = new Set<string>();
   for (const route of routes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
+    if (!tags.includes(doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -189,9 +190,9 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   return {
     openapi: OPENAPI_VERSION,
-    info: { title: "Order service", version: API_VERSION, description: DESCRIPTION },
+    info: { title: "Order service", version: API_VERSION, description },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    tags: TAGS.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
+    tags: tags.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
     paths: sortedPaths,
     components: {
       schemas,
@@ -208,7 +209,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
  * The routes with GET /openapi.json added: public, no auth, the document of all of them (itself included),
  * built once per isolate on first request.
  */
-export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Route[] {
+export function withOpenApi(routes: readonly Route[], parts: DocumentParts): Route[] {
   let json: string | null = null;
   const all: Route[] = [
     ...routes,
@@ -216,7 +217,7 @@ export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Rout
       method: "GET",
       path: "/openapi.json",
       handler: async () => {
-        json ??= JSON.stringify(buildOpenApi(all, named));
+        json ??= JSON.stringify(buildOpenApi(all, parts));
         return new Response(json, {
           headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
         });

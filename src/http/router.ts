@@ -1,6 +1,6 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
-import { ApiError, failure } from "./errors";
 import { logFailure } from "../kernel/log";
+import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 import type { RequestContext, Route } from "./route";
 

@@ -4,7 +4,7 @@ import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { requireProduct } from "../catalogue/catalogue-admin-routes";
+import { requireProduct } from "../catalogue/catalogue-store";
 import { canonicalCodes, codesFromCsv, duplicatesOf } from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { auditStatement } from "../audit/audit-log";

@@ -1,4 +1,9 @@
-import { rateKey, type OrderContext } from "../catalogue/catalogue-store";
+/**
+ * Create an order, before it is stored: the checks of the product list (checkProductList) and the plan
+ * that checks each line against a catalogue snapshot and prices it (planOrder). It prices as well as it
+ * checks; the name stays because src/orders/order-object.ts (another branch's) imports OrderPlan from here.
+ */
+import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../catalogue/schemas";
 import { failure, type Failure } from "../http/errors";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
@@ -54,7 +59,7 @@ export interface OrderPlan {
  * `context`. First failure wins; lines are checked in list order. Stock and balance come after, when the
  * order object reserves codes and asks the wallet.
  */
-export function planOrder(request: CreateOrderRequest, context: OrderContext): Failure | ({ ok: true } & OrderPlan) {
+export function planOrder(request: CreateOrderRequest, context: CatalogueSnapshot): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
     const product = context.products.get(line.sku);
     if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });

@@ -5,7 +5,7 @@ import { ApiError, fail, failure } from "../http/errors";
 import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
-import { orderContext } from "../catalogue/catalogue-cache";
+import { catalogueSnapshot } from "../catalogue/catalogue-cache";
 import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
@@ -38,10 +38,10 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
   }
   const listProblem = checkProductList(body, limitsFromEnv(env));
   if (listProblem !== null) return errorResponse(listProblem);
-  const context = await orderContext(env, client.id, body.productList.map((line) => line.sku), body.wallet);
+  const snapshot = await catalogueSnapshot(env, client.id, body.productList.map((line) => line.sku), body.wallet);
   // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
   // its order even when this plan failed.
-  const plan = planOrder(body, context);
+  const plan = planOrder(body, snapshot);
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalRequest(body));
   return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>

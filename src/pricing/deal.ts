@@ -1,6 +1,10 @@
 /** A client's fee and discount on a SKU: what line pricing applies on top of the face value. */
 import { z } from "zod";
 
+/** Whether a deal applies: a stored deal can be switched off ("none") and keep its terms. */
+export const DealState = z.enum(["active", "none"]);
+export type DealState = z.infer<typeof DealState>;
+
 export const AdjustmentMode = z.enum(["percentage", "fixed"]);
 export type AdjustmentMode = z.infer<typeof AdjustmentMode>;
 
@@ -11,7 +15,7 @@ export interface Adjustment {
 
 /** A client's negotiated terms for one SKU. No row means no fee and no discount. */
 export interface Deal {
-  dealState: "active" | "none";
+  dealState: DealState;
   fee: Adjustment;
   discount: Adjustment;
 }

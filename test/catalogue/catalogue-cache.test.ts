@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { forgetCatalogueCache, orderContext } from "../../src/catalogue/catalogue-cache";
+import { forgetCatalogueCache, catalogueSnapshot } from "../../src/catalogue/catalogue-cache";
 import { addClient, call, createOrder, line, seedDemo } from "../helpers";
 
 const cached = { DB: env.DB, CATALOGUE_CACHE_SECONDS: "10" };
@@ -17,45 +17,45 @@ describe("the create-time catalogue cache", () => {
   });
 
   it("serves a changed rate from the cache within its staleness, and reads D1 again once cleared", async () => {
-    const first = await orderContext(cached, "demo", ["DEMO-EU-FIXED"], "USD");
+    const first = await catalogueSnapshot(cached, "demo", ["DEMO-EU-FIXED"], "USD");
     expect(first.rates.get("USD>EUR")?.rate).toBe("0.92");
     await setRate("0.95");
-    expect((await orderContext(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.92");
+    expect((await catalogueSnapshot(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.92");
     forgetCatalogueCache();
-    expect((await orderContext(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.95");
+    expect((await catalogueSnapshot(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.95");
   });
 
   it("does not cache when its staleness is 0", async () => {
     const fresh = { DB: env.DB, CATALOGUE_CACHE_SECONDS: "0" };
-    await orderContext(fresh, "demo", ["DEMO-EU-FIXED"], "USD");
+    await catalogueSnapshot(fresh, "demo", ["DEMO-EU-FIXED"], "USD");
     await setRate("0.97");
-    expect((await orderContext(fresh, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.97");
+    expect((await catalogueSnapshot(fresh, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.97");
   });
 
   it("reads D1 again when the cached context lacks what the request names: additions show at once", async () => {
     await addClient("cache-wallets", { USD: "10" });
-    const before = await orderContext(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR");
+    const before = await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR");
     expect(before.walletCurrencies.has("EUR")).toBe(false);
     await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('cache-wallets', 'EUR', 0)`).run();
-    expect((await orderContext(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR")).walletCurrencies.has("EUR")).toBe(true);
+    expect((await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR")).walletCurrencies.has("EUR")).toBe(true);
 
     await env.DB.prepare(
       `INSERT INTO products (sku, name, product_type, currency, country, region, min_quote, max_quote, supplier, updated_at)
        VALUES ('CACHE-NEW', 'New', 'range', 'USD', 'US', 'NA', '1', '10', 'sandbox', 0)`,
     ).run();
-    const withNew = await orderContext(cached, "cache-wallets", ["DEMO-US-RANGE", "CACHE-NEW"], "EUR");
+    const withNew = await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE", "CACHE-NEW"], "EUR");
     expect(withNew.products.has("CACHE-NEW")).toBe(true);
   });
 
   it("is cleared by an operator write through this isolate", async () => {
-    await orderContext(cached, "demo", ["DEMO-EU-FIXED"], "USD");
+    await catalogueSnapshot(cached, "demo", ["DEMO-EU-FIXED"], "USD");
     const response = await call("PUT", "/admin/exchange-rates/USD/EUR", {
       key: null,
       headers: { authorization: "Bearer test-admin-token" },
       body: { rate: "0.91" },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect((await orderContext(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.91");
+    expect((await catalogueSnapshot(cached, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.91");
   });
 });
 

@@ -48,13 +48,15 @@ describe("GET /openapi.json", () => {
     expect(documented).toEqual(routed);
   });
 
-  it("refuses to build for a route described twice, an operationId used twice, or path parameters its schema does not declare", () => {
+  it("refuses to build for a route described twice, an operationId used twice, path parameters its schema does not declare, or an unknown tag", () => {
     const getOrder = ROUTES.find(({ operationId }) => operationId === "getOrder")!;
     const adminGetOrder = ROUTES.find(({ operationId }) => operationId === "adminGetOrder")!;
-    expect(() => buildOpenApi(ROUTES, [])).not.toThrow();
-    expect(() => buildOpenApi([...ROUTES, { ...getOrder, operationId: "getOrderAgain" }], [])).toThrow(/GET \/order\/get is described twice/);
-    expect(() => buildOpenApi([...ROUTES, { ...getOrder, path: "/order/get-again" }], [])).toThrow(/operationId getOrder is described twice/);
-    expect(() => buildOpenApi([{ ...adminGetOrder, path: "/admin/orders/:id" }], [])).toThrow(/path parameters id but the schema declares orderId/);
+    const parts = { named: [], tags: [...new Set(ROUTES.map(({ tag }) => tag))], description: "" };
+    expect(() => buildOpenApi(ROUTES, parts)).not.toThrow();
+    expect(() => buildOpenApi([...ROUTES, { ...getOrder, operationId: "getOrderAgain" }], parts)).toThrow(/GET \/order\/get is described twice/);
+    expect(() => buildOpenApi([...ROUTES, { ...getOrder, path: "/order/get-again" }], parts)).toThrow(/operationId getOrder is described twice/);
+    expect(() => buildOpenApi([{ ...adminGetOrder, path: "/admin/orders/:id" }], parts)).toThrow(/path parameters id but the schema declares orderId/);
+    expect(() => buildOpenApi([{ ...getOrder, tag: "Ordres" }], parts)).toThrow(/getOrder: tag Ordres is not one of the document's tags/);
   });
 
   it("documents every error code a route answers with the error body shape", async () => {

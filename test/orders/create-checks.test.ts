@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catalogueProduct } from "../catalogue-fixtures";
-import { rateKey, type OrderContext } from "../../src/catalogue/catalogue-store";
+import { rateKey, type CatalogueSnapshot } from "../../src/catalogue/catalogue-store";
 import type { CatalogueProduct, Deal } from "../../src/catalogue/schemas";
 import { checkProductList, limitsFromEnv, planOrder, type OrderLimits } from "../../src/orders/create-checks";
 import { objectIdOf, orderIdOf, orderObjectName } from "../../src/orders/order-id";
@@ -79,7 +79,7 @@ describe("checkProductList", () => {
 
 describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
   const P = (sku: string, o: Partial<CatalogueProduct>): CatalogueProduct => catalogueProduct({ sku, name: sku, ...o });
-  function context(over: Partial<OrderContext> = {}): OrderContext {
+  function context(over: Partial<CatalogueSnapshot> = {}): CatalogueSnapshot {
     const products = new Map<string, CatalogueProduct>([
       ["US", P("US", {})],
       ["EU", P("EU", { productType: "fixed", currency: "EUR", quotes: ["10", "25"], minQuote: null, maxQuote: null, supplier: "inventory" })],
