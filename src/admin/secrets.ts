@@ -1,9 +1,5 @@
 import { newSecret } from "../webhooks/delivery";
-import { sha256Hex } from "../http/auth";
-
-export function randomHex(bytes: number): string {
-  return [...crypto.getRandomValues(new Uint8Array(bytes))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
+import { randomHex, sha256Hex } from "../kernel/crypto";
 
 export interface NewApiKey {
   /** The key itself: handed to the operator once, never stored. */

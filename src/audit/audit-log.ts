@@ -13,6 +13,22 @@ export async function audit(db: D1Database, actor: Actor, action: string, target
   await auditStatement(db, actor, action, target, details).run();
 }
 
+/**
+ * The audit row of a ledger entry, written once per entry: on the first post, or on the retry that finds
+ * the entry without its row (the entry lives in the wallet object, the row in D1, so no one batch holds
+ * both). The entry's `seq` in `details` is what makes it once.
+ */
+export async function auditLedgerEntryOnce(db: D1Database, actor: Actor, action: string, target: string, details: { seq: number } & Record<string, unknown>): Promise<void> {
+  await db
+    .prepare(
+      `INSERT INTO audit_log (at, actor, action, target, request_id, details)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6
+        WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
+    )
+    .bind(Date.now(), actor.label, action, target, actor.requestId, JSON.stringify(details), details.seq)
+    .run();
+}
+
 export interface AuditRow {
   id: number;
   at: number;

@@ -33,7 +33,8 @@ import {
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "../admin/secrets";
+import { keyIdOf, newApiKey, newWebhookSecret } from "../admin/secrets";
+import { randomHex } from "../kernel/crypto";
 
 function clientView(row: ClientRow) {
   return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../http/auth";
+import { sha256Hex } from "../kernel/crypto";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
 /**

@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
-import { bearerToken, sha256Hex } from "./auth";
+import { sha256Hex } from "../kernel/crypto";
+import { bearerToken } from "./auth";
 import { fail } from "./errors";
 import type { RequestContext } from "./route";
 

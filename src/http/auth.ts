@@ -1,5 +1,6 @@
 import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
+import { sha256Hex } from "../kernel/crypto";
 
 /** The client a request acts for. */
 export interface Client {
@@ -45,10 +46,6 @@ export function forgetCachedKeys(): void {
   unknownKeys.clear();
 }
 
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 export function bearerToken(request: Request): string | null {
   const header = request.headers.get("authorization");

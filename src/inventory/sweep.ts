@@ -2,6 +2,7 @@ import { io } from "../kernel/faults";
 import { log, logFailure } from "../kernel/log";
 import { objectIdOf } from "../orders/order-id";
 import type { OrderRecord } from "../orders/order-record";
+import { audit } from "../audit/audit-log";
 
 /**
  * The scheduled sweep (cron trigger in wrangler.toml): a safety net under the orders' own expiry timers.
@@ -92,9 +93,11 @@ export async function sweepReservations(env: Env, now = Date.now(), runId = `swe
   if (report.released > 0) {
     try {
       await io(SWEEP_SEAMS.audit, () =>
-        env.DB.prepare(`INSERT INTO audit_log (at, actor, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
-          .bind(now, "system:sweep", "inventory.reservations_released", "codes", runId, JSON.stringify({ cutoff, released: report.released, orders: report.orders }))
-          .run(),
+        audit(env.DB, { label: "system:sweep", requestId: runId }, "inventory.reservations_released", "codes", {
+          cutoff,
+          released: report.released,
+          orders: report.orders,
+        }),
       );
     } catch (error) {
       logFailure(error, { step: "sweep.audit", requestId: runId });

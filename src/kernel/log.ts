@@ -19,6 +19,11 @@ export function log(level: "info" | "warn" | "error", message: string, fields: R
   else console.log(line);
 }
 
+/** A `log` that stamps every line with the component that wrote it. */
+export function componentLog(component: string): typeof log {
+  return (level, message, fields = {}) => log(level, message, { component, ...fields });
+}
+
 /** One JSON line for a failure: the step, the ids, and the error's message (and stack, when it has one). */
 export function logFailure(error: unknown, fields: FailureFields): void {
   log("error", "failure", {

@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
-import { authenticate, sha256Hex } from "../http/auth";
+import { authenticate } from "../http/auth";
+import { sha256Hex } from "../kernel/crypto";
 import { issuesOf, readJson } from "../http/body";
 import { ApiError, fail, failure } from "../http/errors";
 import { errorResponse, ok, okJson } from "../http/responses";

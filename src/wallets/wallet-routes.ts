@@ -14,6 +14,7 @@ import { findWallet, openWallet, walletCurrencies } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
+import { auditLedgerEntryOnce } from "../audit/audit-log";
 import {
   AdjustmentRequest,
   LedgerPage,
@@ -88,21 +89,12 @@ async function postAndAnswer(
   const target = `wallet:${clientId}:${currency}`;
   try {
     await io(WALLET_SEAMS.operatorAudit, () =>
-      env.DB.prepare(
-        `INSERT INTO audit_log (at, actor, action, target, request_id, details)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6
-          WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
-      )
-        .bind(
-          Date.now(),
-          actor.label,
-          `wallet.${posting.kind}`,
-          target,
-          actor.requestId,
-          JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: entry.seq }),
-          entry.seq,
-        )
-        .run(),
+      auditLedgerEntryOnce(env.DB, actor, `wallet.${posting.kind}`, target, {
+        idempotencyKey,
+        amount: posting.amount,
+        reason: posting.reason,
+        seq: entry.seq,
+      }),
     );
   } catch (error) {
     logFailure(error, { step: WALLET_SEAMS.operatorAudit, requestId: actor.requestId, clientId });

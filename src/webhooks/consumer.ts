@@ -10,6 +10,7 @@ import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
 import { backoffSeconds, DELIVERY_TIMEOUT_MS, keyOf, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
 import type { WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
+import { componentLog } from "../kernel/log";
 
 export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS">;
 
@@ -24,9 +25,7 @@ interface ClientSecret {
   disabled: boolean;
 }
 
-function log(level: "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void {
-  console[level === "info" ? "log" : level](JSON.stringify({ component: "webhooks", message, ...fields }));
-}
+const log = componentLog("webhooks");
 
 /** Webhook secrets of the batch's clients, read once per batch. Null for a client that does not exist. */
 async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<string, ClientSecret | null>> {

@@ -6,6 +6,7 @@
 import { backoffSeconds } from "./delivery";
 import type { WebhookMessage } from "./events";
 import { DeadLetterMessageSchema, WebhookMessageSchema } from "./schemas";
+import { componentLog } from "../kernel/log";
 
 export interface DeadLetter {
   id: number;
@@ -48,9 +49,7 @@ function fromRow(row: DeadLetterRow): DeadLetter {
   };
 }
 
-function log(level: "info" | "warn" | "error", message: string, fields: Record<string, unknown>): void {
-  console[level === "info" ? "log" : level](JSON.stringify({ component: "webhooks-dlq", message, ...fields }));
-}
+const log = componentLog("webhooks-dlq");
 
 /** The `queue` handler for `order-webhooks-dlq`: stores each message; an event already kept and not yet replayed is kept once. */
 export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<Env, "DB">): Promise<void> {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../src/http/auth";
+import { sha256Hex } from "../../src/kernel/crypto";
 import { call } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { admin, auditActions, snapshot } from "../admin-helpers";

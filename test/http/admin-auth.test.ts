@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { sha256Hex } from "../../src/http/auth";
+import { sha256Hex } from "../../src/kernel/crypto";
 import { ROUTES } from "../../src/app";
 import { addClient, call, seedDemo } from "../helpers";
 import { ADMIN_TOKEN, admin, snapshot } from "../admin-helpers";

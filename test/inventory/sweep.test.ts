@@ -2,7 +2,7 @@
  * The scheduled sweep, driven through the Worker's own `scheduled` handler against real D1 and real order
  * objects: what it releases, what it keeps, how it reports.
  */
-import { createExecutionContext, createScheduledController, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -10,7 +10,7 @@ import { SWEEP_GRACE_MS, SWEEP_MAX_ORDERS, SWEEP_SEAMS } from "../../src/invento
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderIdOf } from "../../src/orders/order-id";
 import { createOrder, line, seedDemo } from "../helpers";
-import { addCodes, addProduct, backdateExpiry, codesOfOrder, expectOk, expireByAlarm, freshClient, orderStubOf, storedOrder, uid } from "../order-helpers";
+import { addCodes, addProduct, backdateExpiry, rewriteStoredOrder, codesOfOrder, expectOk, expireByAlarm, freshClient, orderStubOf, storedOrder, uid } from "../order-helpers";
 
 const LONG_AGO = () => Date.now() - SWEEP_GRACE_MS - 60_000;
 const DAY = 86_400_000;
@@ -85,9 +85,8 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     const client = await freshClient({ USD: "1000" });
     const held = await newOrder(client.key);
     // Processing runs at once after a confirm here, so the order is put in the state it would be in between.
-    await runInDurableObject(orderStubOf(held), (instance, storage) => {
-      storage.storage.sql.exec(`UPDATE order_record SET doc = json_set(doc, '$.state', ?) WHERE id = 1`, state);
-      (instance as unknown as { cached: unknown }).cached = null;
+    await rewriteStoredOrder(held, (doc) => {
+      doc.state = state;
     });
     expect((await storedOrder(held)).state).toBe(state);
     await backdateReservations(held, LONG_AGO() - DAY);
