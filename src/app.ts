@@ -27,13 +27,22 @@ import { withOpenApi, type NamedSchemas } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { orderRoutes } from "./orders/order-routes";
-import { OrderView } from "./orders/schemas";
+import { ExchangeRateView, Invoice, InvoiceItem, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
 import { LedgerEntryView, WalletView } from "./wallets/schemas";
+import { OrderEventSchema } from "./webhooks/schemas";
+import { webhookDocs } from "./webhooks/webhook-docs";
 
 /** Response schemas the document names under components.schemas wherever they appear. */
 const NAMED_SCHEMAS: NamedSchemas = [
   [OrderView, "Order"],
+  [Invoice, "Invoice"],
+  [InvoiceItem, "InvoiceItem"],
+  [OrderProduct, "OrderProduct"],
+  [RedeemEntry, "RedeemEntry"],
+  [ExchangeRateView, "ExchangeRate"],
+  [Timestamp, "Timestamp"],
+  [OrderEventSchema, "OrderEvent"],
   [LedgerEntryView, "LedgerEntry"],
   [WalletView, "Wallet"],
   [ClientProductView, "Product"],
@@ -62,6 +71,7 @@ export const ROUTES: readonly Route[] = withOpenApi(
     ...auditRoutes,
   ],
   NAMED_SCHEMAS,
+  webhookDocs,
 );
 
 export const handleRequest = createRouter(ROUTES, () => {

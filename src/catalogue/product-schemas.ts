@@ -2,6 +2,9 @@ import { z } from "zod";
 import { MINOR_UNITS } from "../pricing/money";
 import { AdjustmentMode, ProductType, SupplierKind } from "./schemas";
 
+/** An ISO 4217 currency code as answers carry it: three capital letters. */
+export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD");
+
 /** A currency the service accepts: the ISO 4217 codes of MINOR_UNITS. */
 export const Currency = z.enum(Object.keys(MINOR_UNITS).sort() as [string, ...string[]]);
 
@@ -46,7 +49,7 @@ const ProductFields = z.object({
   sku: z.string(),
   name: z.string(),
   productType: ProductType,
-  currency: z.string(),
+  currency: CurrencyCode.describe("The product's currency: quotes are in it."),
   country: z.string(),
   region: z.string(),
   quotes: z.array(z.number()).nullable(),

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { AdjustmentMode, SupplierKind } from "../catalogue/schemas";
-import { Currency, NonNegativeDecimal, PositiveDecimal, Sku } from "../catalogue/product-schemas";
+import { Currency, CurrencyCode, NonNegativeDecimal, PositiveDecimal, Sku } from "../catalogue/product-schemas";
 import { OrderState, OrderView } from "../orders/schemas";
 import { ClientIdParam, WalletView } from "../wallets/schemas";
 import { WebhookMessageSchema } from "../webhooks/schemas";
@@ -178,8 +178,8 @@ export const SetRateRequest = z.strictObject({
 });
 
 export const AdminRateView = z.object({
-  baseCurrency: z.string(),
-  targetCurrency: z.string(),
+  baseCurrency: CurrencyCode,
+  targetCurrency: CurrencyCode,
   rate: z.number(),
   updatedAt: z.number().int(),
 });

@@ -5,14 +5,48 @@
  * schema/openapi.json (regenerate: `npx vitest run test/openapi -u`).
  */
 import { z } from "zod";
+import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
-import { TAGS, type Route, type RouteDoc } from "./route";
+import { TAGS, TAG_DESCRIPTIONS, type Route, type RouteDoc } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
 
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
 export type NamedSchemas = readonly (readonly [z.ZodType, string])[];
+
+/** A header the service sends with every delivery of a webhook. */
+export interface WebhookHeader {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+  example: string;
+}
+
+/** One event the service POSTs to a client's webhookUrl: the top-level `webhooks` of the document. */
+export interface WebhookDoc {
+  /** The event type, e.g. order.confirmed: the webhook's name in the document. */
+  event: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The body's schema; give it a name in NamedSchemas to share it between events. */
+  body: z.ZodType;
+  headers: readonly WebhookHeader[];
+  example: unknown;
+  /** What the service does with the receiver's answer, by status range. */
+  responses: Record<string, string>;
+}
+
+/** Where the service runs: GET /openapi.json lists these under `servers`. */
+export const SERVERS = [
+  { url: "http://127.0.0.1:8787", description: "Local: `npm start` (wrangler dev with the demo seed)." },
+  {
+    url: "https://order-service.{account}.workers.dev",
+    description: "Production: a placeholder. The Worker's workers.dev address (or its own route) once deployed with `wrangler deploy`.",
+    variables: { account: { default: "your-account", description: "Your Cloudflare account's workers.dev subdomain." } },
+  },
+];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -42,12 +76,39 @@ function envelope(data: z.ZodType, messages: string[] | undefined): z.ZodType {
   return z.object({ message, data });
 }
 
-function errorBody(codes: ErrorCode[]): z.ZodType {
-  return z.object({
-    message: z.string().describe("Human-readable; the spec's message where the spec has one."),
-    code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe("Stable machine-readable name: branch on this."),
-    details: z.record(z.string(), z.unknown()).optional().describe("What went wrong, e.g. zod's issues as {issues: [{path, message}]}."),
-  });
+function errorName(code: ErrorCode): string {
+  return `${code.split("_").map((word) => pascal(word)).join("")}Error`;
+}
+
+/** The shape every error body has: what a client that knows no code can rely on. */
+const ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  description: "Every error answer. Branch on `code`; `message` is for people.",
+  properties: {
+    message: { type: "string", description: "Human-readable; some codes add what is wrong after the code's message." },
+    code: { type: "string", description: "Stable machine-readable name: branch on this." },
+    details: { type: "object", description: "What went wrong; its shape depends on `code`." },
+  },
+  required: ["message", "code"],
+};
+
+/** The body of one error code: the shared Error shape with its code and, where it has one, the shape of its details. */
+function codeErrorSchema(code: ErrorCode): JsonSchema {
+  const { schema, always } = ERROR_DETAILS[code];
+  const retry = RETRY[code];
+  const own: JsonSchema = {
+    type: "object",
+    properties: {
+      code: { type: "string", const: code },
+      ...(schema !== undefined ? { details: inline(schema, "output") } : {}),
+    },
+    required: ["code", ...(schema !== undefined && always === true ? ["details"] : [])],
+  };
+  return {
+    description: `HTTP ${ERRORS[code].status}: ${ERRORS[code].message}.${retry !== undefined ? ` ${retry}` : ""}${schema === undefined ? " No details." : ""}`,
+    allOf: [{ $ref: "#/components/schemas/Error" }, own],
+    unevaluatedProperties: false,
+  };
 }
 
 /** Errors every route of its kind can answer, besides its own. */
@@ -63,7 +124,12 @@ function implicitErrors(doc: RouteDoc): ErrorCode[] {
 }
 
 function describeCodes(codes: ErrorCode[]): string {
-  return codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`).join("; ");
+  return codes
+    .map((code) => {
+      const retry = RETRY[code];
+      return `- \`${code}\`: ${ERRORS[code].message}${retry !== undefined ? ` (${retry})` : ""}`;
+    })
+    .join("\n");
 }
 
 function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
@@ -101,21 +167,38 @@ export interface OpenApiDocument {
 }
 
 const DESCRIPTION = [
-  "Orders for digital products paid from prepaid wallets. The three spec endpoints (/order/*) follow the interface document to the letter; everything else is documented here and in the README.",
+  "Orders for digital products (gift cards, vouchers) paid from prepaid wallets. A client creates an order (priced, codes reserved, nothing charged), confirms it (its wallet is charged) and reads it until it reaches an end state (`successful`, `partial` or `failed`) with its redeem codes; a created order that is not confirmed in time is `rejected`. Order events can be sent to a `webhookUrl` (see `webhooks`).",
   "",
   "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s.",
   "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
-  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}`: branch on `code`. Every response carries `X-Request-Id`.',
+  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}` (schema `Error`): branch on `code`. Every response carries `X-Request-Id`.',
+  "- Retries: 429 `rate_limited` (after `Retry-After`) and 500 `server_error` may succeed when retried; a create repeated with the same `reference` and body returns the same order, so it is safe to retry. 500 `out_of_stock` and `exchange_not_supported` are final for that request: do not retry them blindly. Every 4xx is final until the request changes.",
   "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
   "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
 ].join("\n");
 
+function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
+  return {
+    operationId: hook.operationId,
+    summary: hook.summary,
+    description: hook.description,
+    tags: ["Webhooks"],
+    security: [],
+    parameters: hook.headers.map(({ name, description, schema, example }) => ({ name, in: "header", required: true, description, schema, example })),
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: bodyRef, examples: { [hook.event]: { summary: hook.summary, value: hook.example } } } },
+    },
+    responses: Object.fromEntries(Object.entries(hook.responses).map(([status, description]) => [status, { description }])),
+  };
+}
+
 /**
- * The document of the given routes and named response schemas. Throws on what would make it wrong: a
- * method and path routed twice, an operationId used twice, path parameters that differ from the route's
- * params schema, a schema name used twice.
+ * The document of the given routes, named response schemas and webhooks. Throws on what would make it
+ * wrong: a method and path routed twice, an operationId used twice, path parameters that differ from the
+ * route's params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): OpenApiDocument {
+export function buildOpenApi(routes: readonly Route[], named: NamedSchemas, webhooks: readonly WebhookDoc[] = []): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -134,25 +217,48 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
     if (okSchema !== null) outputs.add(okSchema, { id: `${name}Response` });
     operations.push({ method, path: itty, doc, okSchema });
   }
+  const webhookBodies = new Map<WebhookDoc, string>();
+  for (const hook of webhooks) {
+    if (seen.has(`operationId ${hook.operationId}`)) throw new Error(`operationId ${hook.operationId} is described twice`);
+    seen.add(`operationId ${hook.operationId}`);
+    const id = outputs.get(hook.body)?.id ?? `${pascal(hook.operationId)}Body`;
+    if (!outputs.has(hook.body)) outputs.add(hook.body, { id });
+    webhookBodies.set(hook, id);
+  }
   const uri = (id: string) => `#/components/schemas/${id}`;
   const options = { target: "draft-2020-12" as const, unrepresentable: "throw" as const, override: tidy, uri };
   const inputSchemas = z.toJSONSchema(inputs, { ...options, io: "input" }).schemas as Record<string, JsonSchema>;
   const outputSchemas = z.toJSONSchema(outputs, { ...options, io: "output" }).schemas as Record<string, JsonSchema>;
   const schemas: Record<string, JsonSchema> = {};
-  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)].sort(([a], [b]) => a.localeCompare(b))) {
+  const errorCodes = new Set<ErrorCode>();
+  const add = (id: string, schema: JsonSchema) => {
     if (schemas[id] !== undefined) throw new Error(`schema name ${id} is used twice`);
-    schemas[id] = strip(schema);
-  }
+    schemas[id] = schema;
+  };
+  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)]) add(id, strip(schema));
 
   for (const { method, path: itty, doc, okSchema } of operations) {
     const name = pascal(doc.operationId);
     const path = itty.replace(/:(\w+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+    const okExamples: Record<string, unknown> = {};
+    if (doc.example !== undefined) {
+      const messages = doc.messages ?? [];
+      if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+      for (const [index, message] of messages.entries()) {
+        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = { summary: message, value: { message, data: doc.example.data } };
+      }
+    }
     responses["200"] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
-      content: { "application/json": { schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) } } },
+      content: {
+        "application/json": {
+          schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) },
+          ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
+        },
+      },
     };
     const codes = [...new Set([...doc.errors, ...implicitErrors(doc)])];
     const byStatus = new Map<number, ErrorCode[]>();
@@ -160,10 +266,23 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
     for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
       const headers: Record<string, unknown> = { ...requestId };
       if (status === 429) headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "string" } };
+      for (const code of statusCodes) errorCodes.add(code);
+      const schema: JsonSchema =
+        statusCodes.length === 1
+          ? { $ref: uri(errorName(statusCodes[0]!)) }
+          : {
+              oneOf: statusCodes.map((code) => ({ $ref: uri(errorName(code)) })),
+              discriminator: { propertyName: "code", mapping: Object.fromEntries(statusCodes.map((code) => [code, uri(errorName(code))])) },
+            };
       responses[String(status)] = {
         description: describeCodes(statusCodes),
         headers,
-        content: { "application/json": { schema: inline(errorBody(statusCodes), "output") } },
+        content: {
+          "application/json": {
+            schema,
+            examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: ERRORS[code].message, value: errorExample(code) }])),
+          },
+        },
       };
     }
     const operation: Record<string, unknown> = {
@@ -176,25 +295,45 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
     const params = parameters(doc, itty);
     if (params.length > 0) operation.parameters = params;
     if (doc.body !== undefined) {
-      const content: Record<string, unknown> = { "application/json": { schema: { $ref: uri(`${name}Request`) } } };
+      const request = doc.example?.request;
+      const content: Record<string, unknown> = {
+        "application/json": { schema: { $ref: uri(`${name}Request`) }, ...(request !== undefined ? { examples: { example: { summary: doc.summary, value: request } } } : {}) },
+      };
       if (doc.csv === true) {
-        content["text/csv"] = { schema: { type: "string", description: "A header row naming value, pin and link, then one code per row." } };
+        const csv = doc.example?.csv;
+        content["text/csv"] = {
+          schema: { type: "string", description: "A header row naming value, pin and link, then one code per row." },
+          ...(csv !== undefined ? { examples: { example: { summary: "Two codes as CSV", value: csv } } } : {}),
+        };
       }
       operation.requestBody = { required: true, content };
     }
     operation.responses = responses;
     paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
   }
+  add("Error", ERROR_SCHEMA);
+  for (const code of errorCodes) add(errorName(code), codeErrorSchema(code));
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+  const sortedSchemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  const usedTags = new Set<string>([...operations.map(({ doc }) => doc.tag), ...(webhooks.length > 0 ? ["Webhooks"] : [])]);
   return {
     openapi: OPENAPI_VERSION,
-    info: { title: "Order service", version: API_VERSION, description: DESCRIPTION },
+    info: {
+      title: "Order service",
+      version: API_VERSION,
+      description: DESCRIPTION,
+      license: { name: "Proprietary: all rights reserved", identifier: "LicenseRef-Proprietary" },
+    },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    tags: TAGS.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
+    servers: SERVERS,
+    tags: TAGS.filter((tag) => usedTags.has(tag)).map((name) => ({ name, description: TAG_DESCRIPTIONS[name] })),
     paths: sortedPaths,
+    ...(webhooks.length > 0
+      ? { webhooks: Object.fromEntries(webhooks.map((hook) => [hook.event, { post: webhookOperation(hook, { $ref: uri(webhookBodies.get(hook)!) }) }])) }
+      : {}),
     components: {
-      schemas,
+      schemas: sortedSchemas,
       headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A client API key (sk_live_... or, locally, sk_test_demo)." },
@@ -208,7 +347,7 @@ export function buildOpenApi(routes: readonly Route[], named: NamedSchemas): Ope
  * The routes with GET /openapi.json added: public, no auth, the document of all of them (itself included),
  * built once per isolate on first request.
  */
-export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Route[] {
+export function withOpenApi(routes: readonly Route[], named: NamedSchemas, webhooks: readonly WebhookDoc[] = []): Route[] {
   let json: string | null = null;
   const all: Route[] = [
     ...routes,
@@ -216,7 +355,7 @@ export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Rout
       method: "GET",
       path: "/openapi.json",
       handler: async () => {
-        json ??= JSON.stringify(buildOpenApi(all, named));
+        json ??= JSON.stringify(buildOpenApi(all, named, webhooks));
         return new Response(json, {
           headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
         });
@@ -224,9 +363,18 @@ export function withOpenApi(routes: readonly Route[], named: NamedSchemas): Rout
       operationId: "getOpenApi",
       tag: "Meta",
       summary: "This document",
+      description:
+        "The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.",
       auth: "none",
       data: null,
       errors: [],
+      example: {
+        data: {
+          openapi: OPENAPI_VERSION,
+          info: { title: "Order service", version: API_VERSION },
+          paths: { "/order/create": { post: { operationId: "createOrder" } } },
+        },
+      },
     },
   ];
   return all;

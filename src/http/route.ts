@@ -34,9 +34,39 @@ export const TAGS = [
   "Admin: orders",
   "Admin: audit",
   "Admin: webhooks",
+  "Webhooks",
 ] as const;
 
 export type Tag = (typeof TAGS)[number];
+
+/** What each tag groups, for a reader of the rendered reference. */
+export const TAG_DESCRIPTIONS: Record<Tag, string> = {
+  Orders: "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes.",
+  "Admin: wallets": "Operator: credit, correct and inspect client wallets and their ledgers.",
+  Catalogue: "What the calling client can order: SKUs, quotes, availability and the client's own deal.",
+  Wallets: "The calling client's wallets and balances.",
+  Meta: "This document.",
+  "Admin: clients": "Operator: clients, their API keys and webhook secrets.",
+  "Admin: catalogue": "Operator: SKUs and the deals (fees and discounts) of each client.",
+  "Admin: inventory": "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock.",
+  "Admin: exchange rates": "Operator: the rates from a wallet currency to a product currency.",
+  "Admin: orders": "Operator: any client's order with its stored record.",
+  "Admin: audit": "Operator: the log of every operator change.",
+  "Admin: webhooks": "Operator: webhook deliveries that failed every attempt, and their replay.",
+  Webhooks: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks.",
+};
+
+/**
+ * Examples of a route for the document: the request body (when it has one) and the success answer's
+ * `data`. Kept in an examples file next to the routes; test/openapi checks each against its schema and,
+ * where a test can make the call, against the shape of a real answer.
+ */
+export interface RouteExample {
+  request?: unknown;
+  /** The request as text/csv, for a route that accepts it. */
+  csv?: string;
+  data: unknown;
+}
 
 /** A route's description in the OpenAPI document. */
 export interface RouteDoc {
@@ -63,6 +93,7 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** Extra response headers of the success answer. */
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  example?: RouteExample;
 }
 
 /** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */

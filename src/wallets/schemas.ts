@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Currency } from "../catalogue/product-schemas";
+import { Currency, CurrencyCode } from "../catalogue/product-schemas";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
@@ -25,7 +25,7 @@ export const LedgerEntryView = z.object({
   createdAt: z.number().int(),
 });
 
-export const WalletView = z.object({ currency: z.string(), balance: z.number() });
+export const WalletView = z.object({ currency: CurrencyCode, balance: z.number() });
 
 /** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
 export const SignedAmountInput = z.union([
@@ -46,13 +46,13 @@ export const WalletPathParams = z.object({ clientId: ClientIdParam, currency: Cu
 /** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
 export const WalletPostingData = z.object({
   clientId: z.string(),
-  currency: z.string(),
+  currency: CurrencyCode,
   balance: z.number(),
   entry: LedgerEntryView,
   replayed: z.boolean(),
 });
 
-export const WalletBalanceData = z.object({ clientId: z.string(), currency: z.string(), balance: z.number() });
+export const WalletBalanceData = z.object({ clientId: z.string(), currency: CurrencyCode, balance: z.number() });
 
 export const LedgerQuery = z.object({
   after: z.coerce.number().int().min(0).optional().describe("Return entries with seq greater than this (the `next` of the previous page)."),
@@ -61,7 +61,7 @@ export const LedgerQuery = z.object({
 
 export const LedgerPage = z.object({
   clientId: z.string(),
-  currency: z.string(),
+  currency: CurrencyCode,
   entries: z.array(LedgerEntryView),
   next: z.number().int().nullable().describe("Pass as `after` for the next page; null on the last page."),
 });
