@@ -5,6 +5,7 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { adminActor, parseQuery } from "../http/params";
 import { AuditPage, AuditQuery } from "../clients/schemas";
+import { auditExamples } from "./audit-examples";
 
 interface AuditRow {
   id: number;
@@ -48,6 +49,7 @@ export const auditRoutes: Route[] = [
     path: "/admin/audit",
     handler: listAudit,
     operationId: "adminListAudit",
+    example: auditExamples.adminListAudit,
     tag: "Admin: audit",
     summary: "Operator actions, oldest first",
     auth: "admin",

@@ -12,6 +12,7 @@ import { requireClient } from "../clients/client-routes";
 import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
 import { AdminProductList, AdminProductView } from "./product-schemas";
 import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "../clients/schemas";
+import { catalogueExamples } from "./catalogue-examples";
 
 const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at`;
 
@@ -249,6 +250,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/clients/:clientId/deals",
     handler: listDeals,
     operationId: "adminListDeals",
+    example: catalogueExamples.adminListDeals,
     tag: "Admin: catalogue",
     summary: "A client's deals",
     auth: "admin",
@@ -262,6 +264,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/clients/:clientId/deals/:sku",
     handler: upsertDeal,
     operationId: "adminUpsertDeal",
+    example: catalogueExamples.adminUpsertDeal,
     tag: "Admin: catalogue",
     summary: "Set a client's fee and discount on a SKU",
     description: "A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.",
@@ -277,6 +280,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/clients/:clientId/deals/:sku",
     handler: deleteDeal,
     operationId: "adminDeleteDeal",
+    example: catalogueExamples.adminDeleteDeal,
     tag: "Admin: catalogue",
     summary: "Remove a client's deal on a SKU",
     auth: "admin",
@@ -290,6 +294,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/products",
     handler: listAdminProducts,
     operationId: "adminListProducts",
+    example: catalogueExamples.adminListProducts,
     tag: "Admin: catalogue",
     summary: "Every SKU, disabled ones too, with code counts",
     auth: "admin",
@@ -303,6 +308,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/products/:sku",
     handler: getAdminProduct,
     operationId: "adminGetProduct",
+    example: catalogueExamples.adminGetProduct,
     tag: "Admin: catalogue",
     summary: "One SKU",
     auth: "admin",
@@ -316,6 +322,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/products/:sku",
     handler: upsertProduct,
     operationId: "adminUpsertProduct",
+    example: catalogueExamples.adminUpsertProduct,
     tag: "Admin: catalogue",
     summary: "Create or replace a SKU",
     description:
@@ -332,6 +339,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/products/:sku/disable",
     handler: disableProduct,
     operationId: "adminDisableProduct",
+    example: catalogueExamples.adminDisableProduct,
     tag: "Admin: catalogue",
     summary: "Stop selling a SKU (new orders get 404; existing orders are kept)",
     auth: "admin",
@@ -345,6 +353,7 @@ export const catalogueRoutes: Route[] = [
     path: "/admin/products/:sku/enable",
     handler: enableProduct,
     operationId: "adminEnableProduct",
+    example: catalogueExamples.adminEnableProduct,
     tag: "Admin: catalogue",
     summary: "Sell a disabled SKU again",
     auth: "admin",

@@ -20,6 +20,7 @@ import {
   WebhookSecretData,
 } from "./schemas";
 import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "../admin/secrets";
+import { clientExamples } from "./client-examples";
 
 interface ClientRow {
   id: string;
@@ -200,6 +201,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients",
     handler: createClient,
     operationId: "adminCreateClient",
+    example: clientExamples.adminCreateClient,
     tag: "Admin: clients",
     summary: "Create a client with its first API key and webhook secret",
     description: "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
@@ -214,6 +216,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients",
     handler: listClients,
     operationId: "adminListClients",
+    example: clientExamples.adminListClients,
     tag: "Admin: clients",
     summary: "List clients by id",
     auth: "admin",
@@ -227,6 +230,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId",
     handler: getClient,
     operationId: "adminGetClient",
+    example: clientExamples.adminGetClient,
     tag: "Admin: clients",
     summary: "A client, its API keys (ids, never keys) and its wallets",
     auth: "admin",
@@ -240,6 +244,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys",
     handler: createKey,
     operationId: "adminIssueKey",
+    example: clientExamples.adminIssueKey,
     tag: "Admin: clients",
     summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
     auth: "admin",
@@ -254,6 +259,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys/rotate",
     handler: rotateKeys,
     operationId: "adminRotateKeys",
+    example: clientExamples.adminRotateKeys,
     tag: "Admin: clients",
     summary: "Issue a new API key and revoke every other key of the client",
     description: "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
@@ -269,6 +275,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys/:keyId/revoke",
     handler: revokeKey,
     operationId: "adminRevokeKey",
+    example: clientExamples.adminRevokeKey,
     tag: "Admin: clients",
     summary: "Revoke an API key",
     description: "Effective within API_KEY_CACHE_SECONDS (30 s). Revoking a revoked key changes nothing.",
@@ -283,6 +290,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/webhook-secret/rotate",
     handler: rotateWebhookSecret,
     operationId: "adminRotateWebhookSecret",
+    example: clientExamples.adminRotateWebhookSecret,
     tag: "Admin: clients",
     summary: "Replace the client's webhook signing secret",
     auth: "admin",

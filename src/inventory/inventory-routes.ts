@@ -11,6 +11,7 @@ import { requireProduct } from "../catalogue/catalogue-admin-routes";
 import { parseCsv } from "./csv";
 import { adminActor, auditStatement, parseParams } from "../http/params";
 import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "../clients/schemas";
+import { inventoryExamples } from "./inventory-examples";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
@@ -166,6 +167,7 @@ export const inventoryRoutes: Route[] = [
     path: "/admin/products/:sku/codes",
     handler: getCodeStock,
     operationId: "adminGetCodeStock",
+    example: inventoryExamples.adminGetCodeStock,
     tag: "Admin: inventory",
     summary: "Code counts of a SKU per value and status",
     auth: "admin",
@@ -179,6 +181,7 @@ export const inventoryRoutes: Route[] = [
     path: "/admin/products/:sku/codes",
     handler: uploadCodes,
     operationId: "adminUploadCodes",
+    example: inventoryExamples.adminUploadCodes,
     tag: "Admin: inventory",
     summary: "Add redeem codes to an inventory SKU (JSON or CSV)",
     description:

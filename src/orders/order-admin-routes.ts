@@ -8,6 +8,7 @@ import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
 import { adminActor, parseParams, parseQuery } from "../http/params";
 import { AdminOrderData, OrderLookupQuery, OrderParams } from "../clients/schemas";
+import { orderExamples } from "./order-examples";
 
 async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
@@ -38,6 +39,7 @@ export const adminOrderRoutes: Route[] = [
     path: "/admin/orders",
     handler: findAdminOrder,
     operationId: "adminFindOrder",
+    example: orderExamples.adminFindOrder,
     tag: "Admin: orders",
     summary: "Find a client's order by its reference",
     auth: "admin",
@@ -51,6 +53,7 @@ export const adminOrderRoutes: Route[] = [
     path: "/admin/orders/:orderId",
     handler: getAdminOrder,
     operationId: "adminGetOrder",
+    example: orderExamples.adminGetOrder,
     tag: "Admin: orders",
     summary: "Any client's order by id, with its stored record",
     auth: "admin",

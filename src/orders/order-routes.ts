@@ -10,6 +10,7 @@ import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
+import { orderExamples } from "./order-examples";
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
@@ -86,6 +87,7 @@ export const orderRoutes: Route[] = [
     path: "/order/create",
     handler: createOrder,
     operationId: "createOrder",
+    example: orderExamples.createOrder,
     tag: "Orders",
     summary: "Create an order (spec §4.1)",
     description:
@@ -114,6 +116,7 @@ export const orderRoutes: Route[] = [
     path: "/order/confirm",
     handler: confirmOrder,
     operationId: "confirmOrder",
+    example: orderExamples.confirmOrder,
     tag: "Orders",
     summary: "Confirm an order and charge its wallet (spec §4.2)",
     description: "Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409.",
@@ -129,6 +132,7 @@ export const orderRoutes: Route[] = [
     path: "/order/get",
     handler: getOrder,
     operationId: "getOrder",
+    example: orderExamples.getOrder,
     tag: "Orders",
     summary: "Retrieve an order (spec §4.3)",
     description: "200 in every state. Another client's order is 404, like an unknown id.",

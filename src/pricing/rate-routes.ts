@@ -6,6 +6,7 @@ import type { RequestContext, Route } from "../http/route";
 import { Money } from "./money";
 import { adminActor, auditStatement, parseBody, parseParams } from "../http/params";
 import { AdminRateView, RateList, RateParams, SetRateRequest } from "../clients/schemas";
+import { rateExamples } from "./rate-examples";
 
 interface RateRow {
   base_currency: string;
@@ -61,6 +62,7 @@ export const rateRoutes: Route[] = [
     path: "/admin/exchange-rates",
     handler: listRates,
     operationId: "adminListRates",
+    example: rateExamples.adminListRates,
     tag: "Admin: exchange rates",
     summary: "Every exchange rate",
     auth: "admin",
@@ -73,6 +75,7 @@ export const rateRoutes: Route[] = [
     path: "/admin/exchange-rates/:base/:target",
     handler: setRate,
     operationId: "adminSetRate",
+    example: rateExamples.adminSetRate,
     tag: "Admin: exchange rates",
     summary: "Set the rate from a wallet currency (base) to a product currency (target)",
     description: "1 unit of base buys `rate` units of target. Orders already created keep the rate they froze.",

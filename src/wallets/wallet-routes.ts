@@ -18,6 +18,7 @@ import {
   WalletPathParams,
   WalletPostingData,
 } from "./schemas";
+import { walletExamples } from "./wallet-examples";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
@@ -192,6 +193,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/top-ups",
     handler: topUpWallet,
     operationId: "adminTopUpWallet",
+    example: walletExamples.adminTopUpWallet,
     tag: "Admin: wallets",
     summary: "Credit a wallet (opens it if new)",
     description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
@@ -207,6 +209,7 @@ export const walletRoutes: Route[] = [
     path: "/wallets",
     handler: listWallets,
     operationId: "listWallets",
+    example: walletExamples.listWallets,
     tag: "Wallets",
     summary: "The calling client's wallets and balances",
     auth: "apiKey",
@@ -219,6 +222,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/adjustments",
     handler: adjustWallet,
     operationId: "adminAdjustWallet",
+    example: walletExamples.adminAdjustWallet,
     tag: "Admin: wallets",
     summary: "Correct a wallet by a signed amount, with a reason",
     description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
@@ -234,6 +238,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency",
     handler: getWallet,
     operationId: "adminGetWallet",
+    example: walletExamples.adminGetWallet,
     tag: "Admin: wallets",
     summary: "A wallet's balance",
     auth: "admin",
@@ -247,6 +252,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/ledger",
     handler: getLedger,
     operationId: "adminGetLedger",
+    example: walletExamples.adminGetLedger,
     tag: "Admin: wallets",
     summary: "A wallet's ledger, oldest first, a page at a time",
     auth: "admin",

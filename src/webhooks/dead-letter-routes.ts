@@ -6,6 +6,7 @@ import type { RequestContext, Route } from "../http/route";
 import { listDeadLetters, replayDeadLetter } from "./dead-letters";
 import { adminActor, audit, parseParams, parseQuery } from "../http/params";
 import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "../clients/schemas";
+import { deadLetterExamples } from "./dead-letter-examples";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
 export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
@@ -34,6 +35,7 @@ export const deadLetterRoutes: Route[] = [
     path: "/admin/webhooks/dead-letters",
     handler: listDeadLetterRoute,
     operationId: "adminListDeadLetters",
+    example: deadLetterExamples.adminListDeadLetters,
     tag: "Admin: webhooks",
     summary: "Webhooks that could not be delivered, newest first",
     auth: "admin",
@@ -47,6 +49,7 @@ export const deadLetterRoutes: Route[] = [
     path: "/admin/webhooks/dead-letters/:id/replay",
     handler: replayDeadLetterRoute,
     operationId: "adminReplayDeadLetter",
+    example: deadLetterExamples.adminReplayDeadLetter,
     tag: "Admin: webhooks",
     summary: "Send a dead-lettered webhook again",
     description: "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",
