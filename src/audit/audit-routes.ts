@@ -52,6 +52,7 @@ export const auditRoutes: Route[] = [
     example: auditExamples.adminListAudit,
     tag: "Admin: audit",
     summary: "Operator actions, oldest first",
+    description: "Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.",
     auth: "admin",
     query: AuditQuery,
     data: AuditPage,

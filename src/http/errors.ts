@@ -1,6 +1,6 @@
 /**
- * Every error the service answers with. Messages of the interface (spec §7) are verbatim; the code is the
- * stable machine-readable name a client should branch on.
+ * Every error the service answers with. The messages of the order endpoints are part of the client contract
+ * and never change; the code is the stable machine-readable name a client should branch on.
  */
 export const ERRORS = {
   invalid_request_body: { status: 400, message: "Invalid request body" },

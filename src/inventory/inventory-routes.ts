@@ -170,6 +170,7 @@ export const inventoryRoutes: Route[] = [
     example: inventoryExamples.adminGetCodeStock,
     tag: "Admin: inventory",
     summary: "Code counts of a SKU per value and status",
+    description: "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
     auth: "admin",
     params: SkuParams,
     data: CodeStock,

@@ -65,6 +65,7 @@ export const rateRoutes: Route[] = [
     example: rateExamples.adminListRates,
     tag: "Admin: exchange rates",
     summary: "Every exchange rate",
+    description: "Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.",
     auth: "admin",
     data: RateList,
     messages: ["Exchange rates"],

@@ -38,6 +38,7 @@ export const deadLetterRoutes: Route[] = [
     example: deadLetterExamples.adminListDeadLetters,
     tag: "Admin: webhooks",
     summary: "Webhooks that could not be delivered, newest first",
+    description: "Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).",
     auth: "admin",
     query: DeadLetterQuery,
     data: DeadLetterPage,
