@@ -27,7 +27,8 @@ import { withOpenApi, type NamedSchemas } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { orderRoutes } from "./orders/order-routes";
-import { ExchangeRateView, Invoice, InvoiceItem, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
+import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
+import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
 import { LedgerEntryView, WalletView } from "./wallets/schemas";
 import { OrderEventSchema } from "./webhooks/schemas";
@@ -43,6 +44,12 @@ const NAMED_SCHEMAS: NamedSchemas = [
   [ExchangeRateView, "ExchangeRate"],
   [Timestamp, "Timestamp"],
   [OrderEventSchema, "OrderEvent"],
+  [OrderState, "OrderState"],
+  [InvoiceStatus, "InvoiceStatus"],
+  [InvoiceItemType, "InvoiceItemType"],
+  [ProductType, "ProductType"],
+  [AdjustmentMode, "AdjustmentMode"],
+  [SupplierKind, "SupplierKind"],
   [LedgerEntryView, "LedgerEntry"],
   [WalletView, "Wallet"],
   [ClientProductView, "Product"],

@@ -45,7 +45,7 @@ export const CreateClientData = z.object({
   client: ClientView,
   apiKey: z.string().describe("sk_live_...: shown once, only its SHA-256 is stored."),
   key: ApiKeyView,
-  webhookSecret: z.string().describe("whsec_...: signs webhook bodies. Shown once; the API never returns it again."),
+  webhookSecret: z.string().describe("whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again."),
 });
 
 export const ClientList = z.object({ clients: z.array(ClientView), next: z.string().nullable() });
