@@ -9,6 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/app";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
+import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
 import { ADMIN_TOKEN } from "../admin/admin-helpers";
 import { servedDocument } from "./conformance";
@@ -112,6 +113,24 @@ describe("examples in the document", () => {
     ajv.addSchema({ ...doc, $id: "https://order-service.test/broken.json" }, "broken");
     const bad = examplesOf(doc).filter(({ pointer, value }) => !ajv.getSchema(`https://order-service.test/broken.json${pointer}`)!(value));
     expect(bad.map(({ where }) => where)).toEqual(["POST /order/create 400 application/json insufficient_funds"]);
+  });
+});
+
+describe("webhook examples", () => {
+  it("each event's example signature is the Standard Webhooks signature of its example body with the example secret", async () => {
+    const doc = (await servedDocument()) as Json;
+    const secret = EXAMPLE_SECRET.slice("whsec_".length);
+    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret), (char) => char.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const events = Object.entries<Json>(doc.webhooks);
+    expect(events.map(([event]) => event)).toEqual(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]);
+    for (const [event, { post }] of events) {
+      const header = (name: string) => post.parameters.find((parameter: Json) => parameter.name === name).example as string;
+      const body = post.requestBody.content["application/json"].examples[event].value;
+      expect(body.type).toBe(event);
+      const signed = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${header("webhook-id")}.${header("webhook-timestamp")}.${JSON.stringify(body)}`));
+      expect(header("webhook-signature"), event).toBe(`v1,${btoa(String.fromCharCode(...new Uint8Array(signed)))}`);
+      expect(header("webhook-id")).toBe(body.id);
+    }
   });
 });
 
