@@ -18,8 +18,15 @@ export const PageQuery = z.object({
 
 // Clients and keys -----------------------------------------------------------------------------------------
 
-export const ClientParams = z.object({ clientId: ClientIdParam });
-export const KeyParams = z.object({ clientId: ClientIdParam, keyId: z.string().regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef") });
+// Path and query parameters carry an example for the document (the same validation as ClientIdParam and Sku).
+const ClientIdPath = ClientIdParam.meta({ examples: ["acme"] });
+const SkuPath = Sku.meta({ examples: ["EU-VOUCHER"] });
+
+export const ClientParams = z.object({ clientId: ClientIdPath });
+export const KeyParams = z.object({
+  clientId: ClientIdPath,
+  keyId: z.string().regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef").meta({ examples: ["key_328bd1c026147932"] }),
+});
 
 export const CreateClientRequest = z.strictObject({
   id: ClientIdParam.optional().describe("Chosen by the operator; generated (cli_...) when absent."),
@@ -70,7 +77,7 @@ export const WebhookSecretData = z.object({
 
 // Catalogue -------------------------------------------------------------------------------------------------
 
-export const SkuParams = z.object({ sku: Sku });
+export const SkuParams = z.object({ sku: SkuPath });
 
 const ProductFields = {
   name: z.string().min(1).max(200),
@@ -98,7 +105,7 @@ export const UpsertProductRequest = z.discriminatedUnion("productType", [
 ]);
 export type UpsertProductRequest = z.infer<typeof UpsertProductRequest>;
 
-export const DealParams = z.object({ clientId: ClientIdParam, sku: Sku });
+export const DealParams = z.object({ clientId: ClientIdPath, sku: SkuPath });
 
 const AdjustmentInput = z.strictObject({ amount: NonNegativeDecimal, adjustmentMode: AdjustmentMode });
 
@@ -171,7 +178,7 @@ export const DuplicateCodesDetails = z.object({
 
 // Exchange rates --------------------------------------------------------------------------------------------
 
-export const RateParams = z.object({ base: Currency, target: Currency });
+export const RateParams = z.object({ base: Currency.meta({ examples: ["USD"] }), target: Currency.meta({ examples: ["EUR"] }) });
 
 export const SetRateRequest = z.strictObject({
   rate: PositiveDecimal.describe("1 unit of base (the wallet's currency) buys `rate` units of target (the product's)."),
@@ -188,9 +195,11 @@ export const RateList = z.object({ rates: z.array(AdminRateView) });
 
 // Orders ----------------------------------------------------------------------------------------------------
 
-export const OrderParams = z.object({ orderId: z.string().min(1).max(256) });
+const OrderId = z.string().min(1).max(256).meta({ examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] });
 
-export const OrderLookupQuery = z.object({ clientId: ClientIdParam, reference: z.string().min(1).max(256) });
+export const OrderParams = z.object({ orderId: OrderId });
+
+export const OrderLookupQuery = z.object({ clientId: ClientIdPath, reference: z.string().min(1).max(256).meta({ examples: ["po-2026-0042"] }) });
 
 export const AdminOrderData = z.object({
   clientId: z.string(),
@@ -227,7 +236,7 @@ export const DeadLetterQuery = z.object({
   before: z.coerce.number().int().min(1).optional().describe("Cursor: the `nextBefore` of the previous page (newest first)."),
 });
 
-export const DeadLetterParams = z.object({ id: z.coerce.number().int().min(1).describe("The dead letter's id.") });
+export const DeadLetterParams = z.object({ id: z.coerce.number().int().min(1).meta({ description: "The dead letter's id.", examples: [1] }) });
 
 export const DeadLetterView = z.object({
   id: z.number().int(),

@@ -145,13 +145,15 @@ function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
   ] as const) {
     for (const [name, field] of Object.entries(shape as Record<string, z.ZodType>)) {
       const schema = inline(field, "input");
-      const { description, ...rest } = schema;
+      // A parameter's description and example belong to the parameter, not to its schema.
+      const { description, examples, ...rest } = schema;
       out.push({
         name,
         in: location,
         required: location === "path" || !field.safeParse(undefined).success,
         ...(typeof description === "string" ? { description } : {}),
         schema: rest,
+        ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
       });
     }
   }

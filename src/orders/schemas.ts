@@ -38,7 +38,13 @@ export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 export const ConfirmOrderRequest = z.object({ orderId: z.string().min(1).max(256) });
 
 /** GET /order/get?orderId=. */
-export const GetOrderQuery = z.object({ orderId: z.string().min(1).max(256).describe("The `id` of the create answer.") });
+export const GetOrderQuery = z.object({
+  orderId: z
+    .string()
+    .min(1)
+    .max(256)
+    .meta({ description: "The `id` of the create answer.", examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] }),
+});
 
 export const OrderState = z.enum(["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"]);
 export type OrderState = z.infer<typeof OrderState>;

@@ -41,7 +41,7 @@ export const AdjustmentRequest = z.strictObject({
 });
 export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
 
-export const WalletPathParams = z.object({ clientId: ClientIdParam, currency: Currency });
+export const WalletPathParams = z.object({ clientId: ClientIdParam.meta({ examples: ["acme"] }), currency: Currency.meta({ examples: ["USD"] }) });
 
 /** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
 export const WalletPostingData = z.object({
