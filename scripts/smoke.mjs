@@ -3,12 +3,12 @@
 // a webhook receiver on 127.0.0.1 (signed order.confirmed and order.successful expected), a failed and a
 // partial order (refunds checked against the wallet), and prints how long each took. Loopback only.
 import { spawn } from "node:child_process";
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Webhook } from "standardwebhooks";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const state = mkdtempSync(join(tmpdir(), "order-service-smoke-"));
@@ -21,16 +21,20 @@ const check = (ok, what) => {
   if (!ok) failures.push(what);
 };
 
+// The demo client's webhook secret, as the seed sets it and `npm start` prints it.
+const demoSecret = /'(whsec_[A-Za-z0-9+/]{43}=)'/.exec(readFileSync(join(root, "schema/seed/demo.sql"), "utf8"))[1];
 const events = [];
 const receiver = createServer((request, response) => {
   let raw = "";
   request.on("data", (chunk) => (raw += chunk));
   request.on("end", () => {
-    const header = String(request.headers["x-signature"] ?? "");
-    const t = /t=(\d+)/.exec(header)?.[1] ?? "";
-    const v1 = /v1=([0-9a-f]{64})/.exec(header)?.[1] ?? "";
-    const expected = createHmac("sha256", "whsec_demo").update(`${t}.${raw}`).digest("hex");
-    const valid = v1.length === 64 && timingSafeEqual(Buffer.from(v1, "hex"), Buffer.from(expected, "hex"));
+    // Verified as an integrator would: the standardwebhooks library and the demo secret.
+    let valid = true;
+    try {
+      new Webhook(demoSecret).verify(raw, request.headers);
+    } catch {
+      valid = false;
+    }
     events.push({ valid, event: JSON.parse(raw), at: Date.now() });
     response.writeHead(valid ? 204 : 401).end();
   });
@@ -102,6 +106,27 @@ try {
     types.join() === "order.confirmed,order.successful" && events.every((entry) => entry.valid),
     `webhooks: ${types.join(", ") || "none"}, signatures ${events.every((entry) => entry.valid) ? "valid" : "INVALID"}, last after ${events.length ? Math.max(...events.map((entry) => entry.at)) - waitFrom : "-"} ms`,
   );
+
+  // The typed client example (examples/typescript-client), run as a newcomer would, against this server.
+  const [major, minor] = process.versions.node.split(".").map(Number);
+  if (major < 22 || (major === 22 && minor < 18)) {
+    check(false, `typed client example: needs Node >= 22.18 to run TypeScript (this is ${process.version}; \`npm run smoke\` uses the project's Node)`);
+  } else {
+    const example = spawn(process.execPath, ["examples/typescript-client/client.ts"], {
+      cwd: root,
+      env: { ...process.env, ORDER_SERVICE_URL: base, ORDER_SERVICE_API_KEY: "sk_test_demo", ORDER_SERVICE_WEBHOOK_SECRET: demoSecret },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let printed = "";
+    example.stdout.on("data", (chunk) => (printed += chunk));
+    example.stderr.on("data", (chunk) => (printed += chunk));
+    const code = await new Promise((resolve) => example.on("exit", resolve));
+    console.log(printed.trimEnd().replace(/^/gm, "     | "));
+    check(
+      code === 0 && /DEMO-EU-FIXED 10 EUR: DEMO-EU-10-\d+/.test(printed) && /verified with standardwebhooks: order\.confirmed, order\.successful; rejected: 0/.test(printed),
+      `typed client example (openapi-fetch): order successful, codes printed, webhooks verified with standardwebhooks (exit ${code})`,
+    );
+  }
 } finally {
   server.kill("SIGINT");
   receiver.close();

@@ -15,6 +15,11 @@ function run(args) {
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
+// The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).
+if (!existsSync(`${root}/src/docs/generated/renderer.js`)) {
+  const made = spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+}
 if (!existsSync(`${root}/.dev.vars`)) copyFileSync(`${root}/.dev.vars.example`, `${root}/.dev.vars`);
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, "utf8"))?.[1]?.trim();
 
@@ -30,6 +35,9 @@ const devArgs = ["dev", ...(portIndex === -1 ? ["--port", port] : []), ...extra]
 const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit", env: localEnv });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));
+
+// The demo webhook secret is the one the seed sets; read from there so the two cannot differ.
+const demoWebhookSecret = /'(whsec_[A-Za-z0-9+/]{43}=)'/.exec(readFileSync(`${root}/schema/seed/demo.sql`, "utf8"))?.[1] ?? "(see schema/seed/demo.sql)";
 
 const DEMO_WALLETS = [
   ["USD", "100000"],
@@ -48,7 +56,10 @@ async function fundDemoWallets() {
         });
         if (!response.ok) throw new Error(`top-up ${currency}: ${response.status} ${await response.text()}`);
       }
-      console.log(`\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n`);
+      console.log(
+        `\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n` +
+          `Webhook secret (Standard Webhooks) ${demoWebhookSecret}\nAPI reference ${base}/docs\n`,
+      );
       return;
     } catch {
       await new Promise((resolve) => setTimeout(resolve, 500));

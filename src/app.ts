@@ -9,23 +9,20 @@ import { clientRoutes } from "./clients/client-routes";
 import { inventoryRoutes } from "./inventory/inventory-routes";
 import { adminOrderRoutes } from "./orders/order-admin-routes";
 import { rateRoutes } from "./pricing/rate-routes";
-import {
-  AdminDealView,
-  AdminRateView,
-  ApiKeyView,
-  AuditEntryView,
-  ClientView,
-  DeadLetterView,
-  ValueStock,
-} from "./clients/schemas";
+import { AuditEntryView } from "./audit/schemas";
+import { ApiKeyView, ClientView } from "./clients/schemas";
+import { ValueStock } from "./inventory/schemas";
+import { AdminRateView } from "./pricing/rate-schemas";
+import { DeadLetterView } from "./webhooks/dead-letter-schemas";
 import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { productRoutes } from "./catalogue/product-routes";
-import { AdminProductView, ClientProductView } from "./catalogue/product-schemas";
+import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { forgetCachedKeys } from "./http/auth";
 import { withOpenApi, type NamedSchemas } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
+import { getDocs } from "./docs/docs-page";
 import { orderRoutes } from "./orders/order-routes";
 import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
@@ -81,7 +78,12 @@ export const ROUTES: readonly Route[] = withOpenApi(
   webhookDocs,
 );
 
-export const handleRequest = createRouter(ROUTES, () => {
-  forgetCachedKeys();
-  forgetCatalogueCache();
-});
+export const handleRequest = createRouter(
+  ROUTES,
+  () => {
+    forgetCachedKeys();
+    forgetCatalogueCache();
+  },
+  // The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
+  [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
+);

@@ -2,7 +2,11 @@
 -- Idempotent: INSERT OR IGNORE keeps what a running service changed (sold codes, rates set by an operator).
 -- Wallet balances are ledger entries in the wallet Durable Objects; `npm start` tops them up with fixed
 -- idempotency keys, so a restart adds nothing.
-INSERT OR IGNORE INTO clients (id, name, webhook_secret, created_at) VALUES ('demo', 'Demo reseller', 'whsec_demo', 1767225600000);
+-- The demo webhook secret: a Standard Webhooks secret (whsec_ + base64 of 32 bytes, here the SHA-256 of
+-- "order-service demo webhook secret"), printed by `npm start`. The UPDATE moves a local database seeded
+-- before it (with 'whsec_demo') to it.
+INSERT OR IGNORE INTO clients (id, name, webhook_secret, created_at) VALUES ('demo', 'Demo reseller', 'whsec_i1PA/S2sBB1e9oLQoP6Bta4Z8ai0fdVNnZroQ+TCNB0=', 1767225600000);
+UPDATE clients SET webhook_secret = 'whsec_i1PA/S2sBB1e9oLQoP6Bta4Z8ai0fdVNnZroQ+TCNB0=' WHERE id = 'demo' AND webhook_secret = 'whsec_demo';
 -- SHA-256 of sk_test_demo
 INSERT OR IGNORE INTO api_keys (key_hash, client_id, label, created_at) VALUES ('5d48f1024f38b44ad9ddc03dc12b2a8287c7ec690065dcef384cb1fd1753626d', 'demo', 'demo key', 1767225600000);
 INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES ('demo', 'USD', 1767225600000), ('demo', 'EUR', 1767225600000);

@@ -1,3 +1,4 @@
+import { newSecret } from "../webhooks/delivery";
 import { sha256Hex } from "../http/auth";
 
 export function randomHex(bytes: number): string {
@@ -23,7 +24,10 @@ export async function newApiKey(): Promise<NewApiKey> {
   return { apiKey, keyHash, keyId: keyIdOf(keyHash) };
 }
 
-/** `whsec_` and 256 random bits as hex. Stored as is: the webhook consumer signs with it. */
+/**
+ * A Standard Webhooks secret: `whsec_` and base64 of 256 random bits. Stored as is: the webhook consumer
+ * signs with the decoded bytes (src/webhooks/delivery.ts).
+ */
 export function newWebhookSecret(): string {
-  return `whsec_${randomHex(32)}`;
+  return newSecret();
 }

@@ -1,21 +1,14 @@
 /** Operator API: the audit log of operator actions. */
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
+import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
+import { auditEntriesAfter } from "./audit-log";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { adminActor, parseQuery } from "../http/params";
-import { AuditPage, AuditQuery } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { parseQuery } from "../http/params";
+import { AuditPage, AuditQuery } from "./schemas";
 import { auditExamples } from "./audit-examples";
-
-interface AuditRow {
-  id: number;
-  at: number;
-  actor: string;
-  action: string;
-  target: string;
-  request_id: string;
-  details: string;
-}
 
 /** GET /admin/audit?after=&limit=&target=: oldest first; `next` continues after the last entry. */
 export async function listAudit(request: IRequest, context: RequestContext): Promise<Response> {
@@ -23,14 +16,9 @@ export async function listAudit(request: IRequest, context: RequestContext): Pro
   const query = parseQuery(AuditQuery, request);
   const after = query.after === undefined ? 0 : Number(query.after);
   if (!Number.isSafeInteger(after) || after < 0) fail("invalid_parameters", { issues: [{ path: "after", message: "an entry id" }] });
-  const limit = query.limit ?? 100;
-  const { results } = await context.env.DB.prepare(
-    `SELECT id, at, actor, action, target, request_id, details FROM audit_log
-      WHERE id > ?1 AND (?2 IS NULL OR target = ?2) ORDER BY id LIMIT ?3`,
-  )
-    .bind(after, query.target ?? null, limit + 1)
-    .all<AuditRow>();
-  const entries = results.slice(0, limit).map((row) => ({
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const page = pageOf(await auditEntriesAfter(context.env.DB, after, query.target ?? null, limit), limit, (row) => String(row.id));
+  const entries = page.items.map((row) => ({
     id: row.id,
     at: row.at,
     actor: row.actor,
@@ -39,7 +27,7 @@ export async function listAudit(request: IRequest, context: RequestContext): Pro
     requestId: row.request_id,
     details: JSON.parse(row.details) as Record<string, unknown>,
   }));
-  return ok("Audit log", { entries, next: results.length > limit ? String(entries[entries.length - 1]!.id) : null });
+  return ok("Audit log", { entries, next: page.next });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

@@ -1,28 +1,45 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
-import type { z } from "zod";
-import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
+import {
+  dealFromRow,
+  dealsOf,
+  deleteDealStatement,
+  findDeal,
+  findStoredProduct,
+  productExists,
+  productFromRow,
+  productsAfter,
+  productWithCodeCounts,
+  setActiveStatement,
+  upsertDealStatement,
+  upsertProductStatement,
+  type CodeCountRow,
+  type DealRow,
+  type StoredProductRow,
+} from "./catalogue-store";
+import { canonicalDealTerms, canonicalQuotes } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
 import type { CatalogueProduct } from "./schemas";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { Money, fitsMinorUnits } from "../pricing/money";
 import { requireClient } from "../clients/client-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
-import { AdminProductList, AdminProductView } from "./product-schemas";
-import { AdminDealView, ClientParams, DealList, DealParams, PageQuery, SkuParams, UpsertDealRequest, UpsertProductRequest } from "../clients/schemas";
+import { auditStatement } from "../audit/audit-log";
+import { ClientParams } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
+import {
+  AdminDealView,
+  AdminProductList,
+  AdminProductView,
+  DealList,
+  DealParams,
+  SkuParams,
+  UpsertDealRequest,
+  UpsertProductRequest,
+} from "./product-schemas";
 import { catalogueExamples } from "./catalogue-examples";
-
-const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active, updated_at`;
-
-type StoredProductRow = ProductRow & { updated_at: number };
-
-interface CodeCountRow {
-  sku: string;
-  status: "available" | "reserved" | "sold";
-  n: number;
-}
 
 function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
   const product = productFromRow(row);
@@ -40,55 +57,13 @@ function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
 
 /** The stored SKU, or 404 sku_not_found. */
 export async function requireProduct(db: D1Database, sku: string): Promise<CatalogueProduct & { updatedAt: number }> {
-  const row = await db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku = ?1`).bind(sku).first<StoredProductRow>();
+  const row = await findStoredProduct(db, sku);
   if (row === null) fail("sku_not_found", { sku });
   return { ...productFromRow(row), updatedAt: row.updated_at };
 }
 
-async function productViews(db: D1Database, where: string, binds: unknown[], limit: number) {
-  const [products, counts] = await db.batch([
-    db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`).bind(...binds),
-    db.prepare(
-      `SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}) GROUP BY sku, status`,
-    ).bind(...binds),
-  ]);
-  const countRows = counts!.results as unknown as CodeCountRow[];
-  return (products!.results as unknown as StoredProductRow[]).map((row) =>
-    adminProductView(
-      row,
-      countRows.filter((count) => count.sku === row.sku),
-    ),
-  );
-}
-
-/**
- * The checks zod cannot make alone: amounts within the currency's minor units, distinct quotes, min ≤ max.
- * Returns the canonical decimal strings to store (`new Money(v).toFixed()`, as stock is matched on them).
- */
-function canonicalQuotes(body: z.infer<typeof UpsertProductRequest>): { quotes: string[] | null; min: string | null; max: string | null } {
-  const issues: { path: string; message: string }[] = [];
-  const canonical = (value: string | number, path: string): string => {
-    const amount = new Money(String(value));
-    if (amount.lessThanOrEqualTo(0)) issues.push({ path, message: "must be positive" });
-    else if (!fitsMinorUnits(amount, body.currency)) issues.push({ path, message: `has more decimals than ${body.currency} allows` });
-    return amount.toFixed();
-  };
-  let result: { quotes: string[] | null; min: string | null; max: string | null };
-  if (body.productType === "fixed") {
-    const quotes = body.quotes.map((quote, index) => canonical(quote, `quotes.${index}`));
-    quotes.forEach((quote, index) => {
-      if (quotes.indexOf(quote) !== index) issues.push({ path: `quotes.${index}`, message: `repeats the quote ${quote}` });
-    });
-    result = { quotes, min: null, max: null };
-  } else {
-    const min = canonical(body.minQuote, "minQuote");
-    const max = canonical(body.maxQuote, "maxQuote");
-    if (issues.length === 0 && new Money(min).greaterThan(max)) issues.push({ path: "maxQuote", message: "must not be below minQuote" });
-    result = { quotes: null, min, max };
-  }
-  if (JSON.stringify(body.supplierConfig ?? {}).length > 4096) issues.push({ path: "supplierConfig", message: "is larger than 4096 bytes as JSON" });
-  if (issues.length > 0) fail("invalid_request_body", { issues });
-  return result;
+function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
+  return adminProductView(found.row, found.counts);
 }
 
 /** PUT /admin/products/:sku: creates or replaces the SKU. Orders already created keep what they froze. */
@@ -96,38 +71,22 @@ export async function upsertProduct(request: IRequest, context: RequestContext):
   const actor = await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   const body = await parseBody(UpsertProductRequest, request, context.env);
-  const { quotes, min, max } = canonicalQuotes(body);
+  const checked = canonicalQuotes(body);
+  if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
+  const { quotes, min, max } = checked;
   const db = context.env.DB;
-  const existed = (await db.prepare(`SELECT 1 FROM products WHERE sku = ?1`).bind(sku).first()) !== null;
+  const existed = await productExists(db, sku);
   const active = body.active ?? true;
+  const { productType, supplier } = body;
   await db.batch([
-    db
-      .prepare(
-        `INSERT INTO products (${PRODUCT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-         ON CONFLICT (sku) DO UPDATE SET name = excluded.name, product_type = excluded.product_type, currency = excluded.currency,
-           country = excluded.country, region = excluded.region, quotes = excluded.quotes, min_quote = excluded.min_quote,
-           max_quote = excluded.max_quote, supplier = excluded.supplier, supplier_config = excluded.supplier_config,
-           active = excluded.active, updated_at = excluded.updated_at`,
-      )
-      .bind(
-        sku,
-        body.name,
-        body.productType,
-        body.currency,
-        body.country,
-        body.region,
-        quotes === null ? null : JSON.stringify(quotes),
-        min,
-        max,
-        body.supplier,
-        JSON.stringify(body.supplierConfig ?? {}),
-        active ? 1 : 0,
-        Date.now(),
-      ),
+    upsertProductStatement(
+      db,
+      { ...body, sku, productType, supplier, quotes, minQuote: min, maxQuote: max, supplierConfig: body.supplierConfig ?? {}, active },
+      Date.now(),
+    ),
     auditStatement(db, actor, existed ? "product.update" : "product.create", `product:${sku}`, body),
   ]);
-  const [view] = await productViews(db, "sku = ?1", [sku], 1);
-  return ok(existed ? "Product updated" : "Product created", view);
+  return ok(existed ? "Product updated" : "Product created", viewOf((await productWithCodeCounts(db, sku))!));
 }
 
 async function setActive(request: IRequest, context: RequestContext, active: boolean): Promise<Response> {
@@ -137,12 +96,11 @@ async function setActive(request: IRequest, context: RequestContext, active: boo
   const product = await requireProduct(db, sku);
   if (product.active !== active) {
     await db.batch([
-      db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1`).bind(sku, active ? 1 : 0, Date.now()),
+      setActiveStatement(db, sku, active, Date.now()),
       auditStatement(db, actor, active ? "product.enable" : "product.disable", `product:${sku}`, {}),
     ]);
   }
-  const [view] = await productViews(db, "sku = ?1", [sku], 1);
-  return ok(active ? "Product enabled" : "Product disabled", view);
+  return ok(active ? "Product enabled" : "Product disabled", viewOf((await productWithCodeCounts(db, sku))!));
 }
 
 /** POST /admin/products/:sku/disable: new orders get 404 for the SKU; orders already created are kept. */
@@ -159,19 +117,18 @@ export function enableProduct(request: IRequest, context: RequestContext): Promi
 export async function listAdminProducts(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
   const query = parseQuery(PageQuery, request);
-  const limit = query.limit ?? 100;
-  const views = await productViews(context.env.DB, "sku > ?1", [query.after ?? ""], limit + 1);
-  const products = views.slice(0, limit);
-  return ok("Products", { products, next: views.length > limit ? products[products.length - 1]!.sku : null });
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const page = pageOf(await productsAfter(context.env.DB, query.after ?? "", limit), limit, ({ row }) => row.sku);
+  return ok("Products", { products: page.items.map(viewOf), next: page.next });
 }
 
 /** GET /admin/products/:sku. */
 export async function getAdminProduct(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
-  await requireProduct(context.env.DB, sku);
-  const [view] = await productViews(context.env.DB, "sku = ?1", [sku], 1);
-  return ok("Product", view);
+  const found = await productWithCodeCounts(context.env.DB, sku);
+  if (found === undefined) fail("sku_not_found", { sku });
+  return ok("Product", viewOf(found));
 }
 
 // Deals ------------------------------------------------------------------------------------------------------
@@ -179,8 +136,6 @@ export async function getAdminProduct(request: IRequest, context: RequestContext
 function adminDealView(row: DealRow) {
   return { clientId: row.client_id, sku: row.sku, ...dealView(dealFromRow(row)), updatedAt: row.updated_at };
 }
-
-const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
 
 /** PUT /admin/clients/:clientId/deals/:sku: the client's fee and discount on the SKU (replaces any). */
 export async function upsertDeal(request: IRequest, context: RequestContext): Promise<Response> {
@@ -190,31 +145,12 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
   const db = context.env.DB;
   await requireClient(db, clientId);
   const product = await requireProduct(db, sku);
-  const issues: { path: string; message: string }[] = [];
-  const adjustment = (name: "fee" | "discount") => {
-    const given = body[name] ?? { amount: "0", adjustmentMode: "fixed" as const };
-    const amount = new Money(String(given.amount));
-    if (given.adjustmentMode === "percentage" && amount.greaterThan(100)) issues.push({ path: `${name}.amount`, message: "a percentage is at most 100" });
-    if (given.adjustmentMode === "fixed" && !fitsMinorUnits(amount, product.currency)) {
-      issues.push({ path: `${name}.amount`, message: `a fixed amount is in ${product.currency} and has at most its minor units` });
-    }
-    if (given.adjustmentMode === "percentage" && amount.decimalPlaces() > 4) issues.push({ path: `${name}.amount`, message: "a percentage has at most 4 decimals" });
-    return { amount: amount.toFixed(), mode: given.adjustmentMode };
-  };
-  const fee = adjustment("fee");
-  const discount = adjustment("discount");
-  if (issues.length > 0) fail("invalid_request_body", { issues });
+  const terms = canonicalDealTerms(body, product.currency);
+  if (!terms.ok) fail("invalid_request_body", { issues: terms.issues });
+  const { fee, discount } = terms;
   const dealState = body.dealState ?? "active";
   const results = await db.batch([
-    db
-      .prepare(
-        `INSERT INTO deals (${DEAL_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT (client_id, sku) DO UPDATE SET deal_state = excluded.deal_state, fee_amount = excluded.fee_amount,
-           fee_mode = excluded.fee_mode, discount_amount = excluded.discount_amount, discount_mode = excluded.discount_mode,
-           updated_at = excluded.updated_at
-         RETURNING ${DEAL_COLUMNS}`,
-      )
-      .bind(clientId, sku, dealState, fee.amount, fee.mode, discount.amount, discount.mode, Date.now()),
+    upsertDealStatement(db, { clientId, sku, dealState, fee, discount }, Date.now()),
     auditStatement(db, actor, "deal.upsert", `client:${clientId}`, { sku, dealState, fee, discount }),
   ]);
   return ok("Deal saved", adminDealView((results[0]!.results as unknown as DealRow[])[0]!));
@@ -225,10 +161,10 @@ export async function deleteDeal(request: IRequest, context: RequestContext): Pr
   const actor = await adminActor(request, context);
   const { clientId, sku } = parseParams(DealParams, request);
   const db = context.env.DB;
-  const row = await db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku = ?2`).bind(clientId, sku).first<DealRow>();
+  const row = await findDeal(db, clientId, sku);
   if (row === null) fail("deal_not_found", { clientId, sku });
   await db.batch([
-    db.prepare(`DELETE FROM deals WHERE client_id = ?1 AND sku = ?2`).bind(clientId, sku),
+    deleteDealStatement(db, clientId, sku),
     auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku }),
   ]);
   return ok("Deal deleted", adminDealView(row));
@@ -239,8 +175,7 @@ export async function listDeals(request: IRequest, context: RequestContext): Pro
   await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
   await requireClient(context.env.DB, clientId);
-  const { results } = await context.env.DB.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 ORDER BY sku`).bind(clientId).all<DealRow>();
-  return ok("Deals", { deals: results.map(adminDealView) });
+  return ok("Deals", { deals: (await dealsOf(context.env.DB, clientId)).map(adminDealView) });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

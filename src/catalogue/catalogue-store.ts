@@ -1,5 +1,9 @@
+import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
+
+/** The columns of a product row as the order flow and the client catalogue read it. */
+export const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active`;
 
 export interface ProductRow {
   sku: string;
@@ -71,10 +75,7 @@ export function rateKey(base: string, target: string): string {
 export async function loadOrderContext(db: D1Database, clientId: string, skus: string[], wallet: string): Promise<OrderContext> {
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
-    db.prepare(
-      `SELECT sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active
-         FROM products WHERE sku IN (SELECT value FROM json_each(?1))`,
-    ).bind(skuJson),
+    db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
     db.prepare(`SELECT currency FROM wallets WHERE client_id = ?1`).bind(clientId),
     db.prepare(
       `SELECT base_currency, target_currency, rate, updated_at FROM exchange_rates
@@ -103,4 +104,142 @@ export async function loadOrderContext(db: D1Database, clientId: string, skus: s
   }
   for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
   return context;
+}
+
+// The operator's catalogue -----------------------------------------------------------------------------------
+
+/** A product row with the time it was last changed, as the operator API shows it. */
+export type StoredProductRow = ProductRow & { updated_at: number };
+
+const STORED_PRODUCT_COLUMNS = `${PRODUCT_COLUMNS}, updated_at`;
+
+export interface CodeCountRow {
+  sku: string;
+  status: "available" | "reserved" | "sold";
+  n: number;
+}
+
+export function findStoredProduct(db: D1Database, sku: string): Promise<StoredProductRow | null> {
+  return db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE sku = ?1`).bind(sku).first<StoredProductRow>();
+}
+
+/** Products matching `where` by SKU, at most `limit`, with their code counts by status, in one batch. */
+async function productsWithCodeCounts(db: D1Database, where: string, binds: unknown[], limit: number) {
+  const [products, counts] = await db.batch([
+    db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`).bind(...binds),
+    db.prepare(
+      `SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}) GROUP BY sku, status`,
+    ).bind(...binds),
+  ]);
+  const countRows = counts!.results as unknown as CodeCountRow[];
+  return (products!.results as unknown as StoredProductRow[]).map((row) => ({ row, counts: countRows.filter((count) => count.sku === row.sku) }));
+}
+
+/** Products by SKU after `after`, disabled ones too, with code counts; one more than `limit` (src/kernel/paging.ts). */
+export function productsAfter(db: D1Database, after: string, limit: number) {
+  return productsWithCodeCounts(db, "sku > ?1", [after], rowsToFetch(limit));
+}
+
+/** The product with its code counts, or undefined. */
+export async function productWithCodeCounts(db: D1Database, sku: string) {
+  const [found] = await productsWithCodeCounts(db, "sku = ?1", [sku], 1);
+  return found;
+}
+
+export async function productExists(db: D1Database, sku: string): Promise<boolean> {
+  return (await db.prepare(`SELECT 1 FROM products WHERE sku = ?1`).bind(sku).first()) !== null;
+}
+
+/** The whole SKU, inserted or replacing the stored one; quotes and bounds already canonical. */
+export function upsertProductStatement(
+  db: D1Database,
+  product: Omit<CatalogueProduct, "productType" | "supplier"> & { productType: string; supplier: string },
+  now: number,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO products (${STORED_PRODUCT_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+       ON CONFLICT (sku) DO UPDATE SET name = excluded.name, product_type = excluded.product_type, currency = excluded.currency,
+         country = excluded.country, region = excluded.region, quotes = excluded.quotes, min_quote = excluded.min_quote,
+         max_quote = excluded.max_quote, supplier = excluded.supplier, supplier_config = excluded.supplier_config,
+         active = excluded.active, updated_at = excluded.updated_at`,
+    )
+    .bind(
+      product.sku,
+      product.name,
+      product.productType,
+      product.currency,
+      product.country,
+      product.region,
+      product.quotes === null ? null : JSON.stringify(product.quotes),
+      product.minQuote,
+      product.maxQuote,
+      product.supplier,
+      JSON.stringify(product.supplierConfig),
+      product.active ? 1 : 0,
+      now,
+    );
+}
+
+export function setActiveStatement(db: D1Database, sku: string, active: boolean, now: number): D1PreparedStatement {
+  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1`).bind(sku, active ? 1 : 0, now);
+}
+
+// Deals ------------------------------------------------------------------------------------------------------
+
+const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
+
+type StoredTerm = { amount: string; mode: AdjustmentMode };
+
+/** Sets the client's deal on the SKU (replacing any); its results are the stored row. */
+export function upsertDealStatement(
+  db: D1Database,
+  deal: { clientId: string; sku: string; dealState: "active" | "none"; fee: StoredTerm; discount: StoredTerm },
+  now: number,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO deals (${DEAL_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+       ON CONFLICT (client_id, sku) DO UPDATE SET deal_state = excluded.deal_state, fee_amount = excluded.fee_amount,
+         fee_mode = excluded.fee_mode, discount_amount = excluded.discount_amount, discount_mode = excluded.discount_mode,
+         updated_at = excluded.updated_at
+       RETURNING ${DEAL_COLUMNS}`,
+    )
+    .bind(deal.clientId, deal.sku, deal.dealState, deal.fee.amount, deal.fee.mode, deal.discount.amount, deal.discount.mode, now);
+}
+
+export function findDeal(db: D1Database, clientId: string, sku: string): Promise<DealRow | null> {
+  return db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku = ?2`).bind(clientId, sku).first<DealRow>();
+}
+
+export function deleteDealStatement(db: D1Database, clientId: string, sku: string): D1PreparedStatement {
+  return db.prepare(`DELETE FROM deals WHERE client_id = ?1 AND sku = ?2`).bind(clientId, sku);
+}
+
+/** The client's deals, by SKU. */
+export async function dealsOf(db: D1Database, clientId: string): Promise<DealRow[]> {
+  const { results } = await db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 ORDER BY sku`).bind(clientId).all<DealRow>();
+  return results;
+}
+
+// The client catalogue ----------------------------------------------------------------------------------------
+
+/**
+ * What GET /products shows a client, in one batch (one round trip): the active SKUs, the available codes of
+ * inventory SKUs per value, and the client's deals.
+ */
+export async function clientCatalogue(db: D1Database, clientId: string) {
+  const [products, stock, deals] = await db.batch([
+    db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE active = 1 ORDER BY sku`),
+    db.prepare(
+      `SELECT c.sku AS sku, c.value AS value, COUNT(*) AS available FROM codes c JOIN products p ON p.sku = c.sku
+        WHERE p.active = 1 AND p.supplier = 'inventory' AND c.status = 'available' GROUP BY c.sku, c.value`,
+    ),
+    db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1`).bind(clientId),
+  ]);
+  return {
+    products: products!.results as unknown as ProductRow[],
+    stock: stock!.results as { sku: string; value: string; available: number }[],
+    deals: deals!.results as unknown as DealRow[],
+  };
 }

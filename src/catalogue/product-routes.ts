@@ -3,7 +3,7 @@ import { authenticate } from "../http/auth";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
-import { dealFromRow, productFromRow, type DealRow, type ProductRow } from "./catalogue-store";
+import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
 import { ClientProductList } from "./product-schemas";
 import { catalogueExamples } from "./catalogue-examples";
@@ -15,28 +15,15 @@ import { catalogueExamples } from "./catalogue-examples";
  */
 export async function listProducts(request: IRequest, { env }: RequestContext): Promise<Response> {
   const client = await authenticate(request, env);
-  const db = env.DB;
-  const [products, stock, deals] = await db.batch([
-    db.prepare(
-      `SELECT sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active
-         FROM products WHERE active = 1 ORDER BY sku`,
-    ),
-    db.prepare(
-      `SELECT c.sku AS sku, c.value AS value, COUNT(*) AS available FROM codes c JOIN products p ON p.sku = c.sku
-        WHERE p.active = 1 AND p.supplier = 'inventory' AND c.status = 'available' GROUP BY c.sku, c.value`,
-    ),
-    db.prepare(
-      `SELECT client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at FROM deals WHERE client_id = ?1`,
-    ).bind(client.id),
-  ]);
+  const { products, stock, deals } = await clientCatalogue(env.DB, client.id);
   const stockBySku = new Map<string, { value: string; available: number }[]>();
-  for (const row of stock!.results as { sku: string; value: string; available: number }[]) {
+  for (const row of stock) {
     const list = stockBySku.get(row.sku) ?? [];
     list.push(row);
     stockBySku.set(row.sku, list);
   }
-  const dealBySku = new Map((deals!.results as unknown as DealRow[]).map((row) => [row.sku, row]));
-  const view = (products!.results as unknown as ProductRow[]).map((row) => {
+  const dealBySku = new Map(deals.map((row) => [row.sku, row]));
+  const view = products.map((row) => {
     const product = productFromRow(row);
     const byQuote = (stockBySku.get(product.sku) ?? [])
       .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))

@@ -1,27 +1,7 @@
 import { z } from "zod";
-import { MINOR_UNITS } from "../pricing/money";
+import { Currency, CurrencyCode, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
+import { ClientIdPath, Sku, SkuPath } from "../kernel/primitives";
 import { AdjustmentMode, ProductType, SupplierKind } from "./schemas";
-
-/** An ISO 4217 currency code as answers carry it: three capital letters. */
-export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD");
-
-/** A currency the service accepts: the ISO 4217 codes of MINOR_UNITS. */
-export const Currency = z.enum(Object.keys(MINOR_UNITS).sort() as [string, ...string[]]);
-
-/** SKUs an operator can create: they travel in paths, so letters, digits, `.`, `_` and `-` only. */
-export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 64 letters, digits, '.', '_' or '-'");
-
-/** A positive decimal given as a string (exact) or a JSON number; canonicalised with Money before use. */
-export const PositiveDecimal = z.union([
-  z.string().regex(/^\d{1,15}(\.\d{1,12})?$/, "a decimal like 10 or 12.5"),
-  z.number().positive().max(1e15),
-]);
-
-/** A non-negative decimal (fees and discounts may be zero). */
-export const NonNegativeDecimal = z.union([
-  z.string().regex(/^\d{1,15}(\.\d{1,12})?$/, "a decimal like 0, 2 or 2.5"),
-  z.number().nonnegative().max(1e15),
-]);
 
 export const AdjustmentView = z.object({ amount: z.number(), adjustmentMode: AdjustmentMode });
 
@@ -78,3 +58,58 @@ export const AdminProductView = ProductFields.extend({
 });
 
 export const AdminProductList = z.object({ products: z.array(AdminProductView), next: z.string().nullable() });
+
+// Operator requests: strict objects, so a typo ("quote" for "quotes") is a 400, not silently ignored. -----
+
+export const SkuParams = z.object({ sku: SkuPath });
+
+const ProductInputFields = {
+  name: z.string().min(1).max(200),
+  currency: Currency,
+  country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code like US"),
+  region: z.string().min(1).max(100),
+  supplier: SupplierKind,
+  supplierConfig: z.record(z.string(), z.unknown()).optional().describe("Supplier settings, e.g. {\"fail\": true} for a sandbox SKU."),
+  active: z.boolean().optional().describe("Default true: an upsert (re-)enables the SKU unless it says false."),
+};
+
+/** PUT /admin/products/:sku: the whole SKU (a full replacement, not a patch). */
+export const UpsertProductRequest = z.discriminatedUnion("productType", [
+  z.strictObject({
+    productType: z.literal("fixed"),
+    ...ProductInputFields,
+    quotes: z.array(PositiveDecimal).min(1).max(100).describe("The allowed quotes (face values)."),
+  }),
+  z.strictObject({
+    productType: z.literal("range"),
+    ...ProductInputFields,
+    minQuote: PositiveDecimal,
+    maxQuote: PositiveDecimal,
+  }),
+]);
+export type UpsertProductRequest = z.infer<typeof UpsertProductRequest>;
+
+export const DealParams = z.object({ clientId: ClientIdPath, sku: SkuPath });
+
+const AdjustmentInput = z.strictObject({ amount: NonNegativeDecimal, adjustmentMode: AdjustmentMode });
+
+/**
+ * PUT /admin/clients/:clientId/deals/:sku. A percentage is of the line's face value (0..100); a fixed
+ * amount is per unit, in the product's currency. Absent fee or discount: zero.
+ */
+export const UpsertDealRequest = z.strictObject({
+  dealState: z.enum(["active", "none"]).optional().describe("Default active."),
+  fee: AdjustmentInput.optional(),
+  discount: AdjustmentInput.optional(),
+});
+
+export const AdminDealView = z.object({
+  clientId: z.string(),
+  sku: z.string(),
+  dealState: z.enum(["active", "none"]),
+  fee: z.object({ amount: z.number(), adjustmentMode: AdjustmentMode }),
+  discount: z.object({ amount: z.number(), adjustmentMode: AdjustmentMode }),
+  updatedAt: z.number().int(),
+});
+
+export const DealList = z.object({ deals: z.array(AdminDealView) });

@@ -23,23 +23,5 @@ export interface CatalogueProduct {
   active: boolean;
 }
 
-export const AdjustmentMode = z.enum(["percentage", "fixed"]);
-export type AdjustmentMode = z.infer<typeof AdjustmentMode>;
-
-export interface Adjustment {
-  amount: string;
-  adjustmentMode: AdjustmentMode;
-}
-
-/** A client's negotiated terms for one SKU. No row means no fee and no discount. */
-export interface Deal {
-  dealState: "active" | "none";
-  fee: Adjustment;
-  discount: Adjustment;
-}
-
-export const NO_DEAL: Deal = {
-  dealState: "none",
-  fee: { amount: "0", adjustmentMode: "fixed" },
-  discount: { amount: "0", adjustmentMode: "fixed" },
-};
+// A deal is a pricing term; its one definition is in src/pricing/deal.ts.
+export { AdjustmentMode, NO_DEAL, type Adjustment, type Deal } from "../pricing/deal";

@@ -5,7 +5,22 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "../wallets/wallet-routes";
-import { adminActor, auditStatement, parseBody, parseParams, parseQuery } from "../http/params";
+import { auditStatement } from "../audit/audit-log";
+import { adminActor } from "../http/admin-auth";
+import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
+import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
+import {
+  clientsAfter,
+  findClient,
+  findKey,
+  insertClientStatement,
+  insertKeyStatement,
+  keysOf,
+  revokeAllKeysStatement,
+  revokeKeyStatement,
+  type ClientRow,
+  type KeyRow,
+} from "./client-store";
 import {
   ClientDetail,
   ClientList,
@@ -15,26 +30,11 @@ import {
   IssueKeyRequest,
   IssuedKeyData,
   KeyParams,
-  PageQuery,
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
 import { keyIdOf, newApiKey, newWebhookSecret, randomHex } from "../admin/secrets";
 import { clientExamples } from "./client-examples";
-
-interface ClientRow {
-  id: string;
-  name: string;
-  created_at: number;
-  disabled_at: number | null;
-}
-
-interface KeyRow {
-  key_hash: string;
-  label: string;
-  created_at: number;
-  revoked_at: number | null;
-}
 
 function clientView(row: ClientRow) {
   return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
@@ -46,7 +46,7 @@ function keyView(row: KeyRow) {
 
 /** The client row, or 404 client_not_found. */
 export async function requireClient(db: D1Database, clientId: string): Promise<ClientRow> {
-  const row = await db.prepare(`SELECT id, name, created_at, disabled_at FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+  const row = await findClient(db, clientId);
   if (row === null) fail("client_not_found", { clientId });
   return row;
 }
@@ -67,8 +67,8 @@ export async function createClient(request: IRequest, context: RequestContext): 
   const label = body.keyLabel ?? "";
   try {
     await db.batch([
-      db.prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(id, body.name, webhookSecret, now),
-      db.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(key.keyHash, id, label, now),
+      insertClientStatement(db, { id, name: body.name, webhookSecret, now }),
+      insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
       auditStatement(db, actor, "client.create", `client:${id}`, { name: body.name, keyId: key.keyId, keyLabel: label }),
     ]);
   } catch (error) {
@@ -87,14 +87,9 @@ export async function createClient(request: IRequest, context: RequestContext): 
 export async function listClients(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
   const query = parseQuery(PageQuery, request);
-  const limit = query.limit ?? 100;
-  const { results } = await context.env.DB.prepare(
-    `SELECT id, name, created_at, disabled_at FROM clients WHERE id > ?1 ORDER BY id LIMIT ?2`,
-  )
-    .bind(query.after ?? "", limit + 1)
-    .all<ClientRow>();
-  const clients = results.slice(0, limit);
-  return ok("Clients", { clients: clients.map(clientView), next: results.length > limit ? clients[clients.length - 1]!.id : null });
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const page = pageOf(await clientsAfter(context.env.DB, query.after ?? "", limit), limit, (row) => row.id);
+  return ok("Clients", { clients: page.items.map(clientView), next: page.next });
 }
 
 /** GET /admin/clients/:clientId: the client, its keys (ids only) and its wallets with balances. */
@@ -103,14 +98,11 @@ export async function getClient(request: IRequest, context: RequestContext): Pro
   const { clientId } = parseParams(ClientParams, request);
   const db = context.env.DB;
   const client = await requireClient(db, clientId);
-  const [{ results: keys }, wallets] = await Promise.all([
-    db.prepare(`SELECT key_hash, label, created_at, revoked_at FROM api_keys WHERE client_id = ?1 ORDER BY created_at, key_hash`).bind(clientId).all<KeyRow>(),
-    walletBalances(context.env, clientId),
-  ]);
+  const [keys, wallets] = await Promise.all([keysOf(db, clientId), walletBalances(context.env, clientId)]);
   return ok("Client", { client: clientView(client), keys: keys.map(keyView), wallets });
 }
 
-async function issueKey(request: IRequest, context: RequestContext, rotate: boolean): Promise<Response> {
+async function issueOrRotateKey(request: IRequest, context: RequestContext, rotate: boolean): Promise<Response> {
   const actor = await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
   const body = await parseBody(IssueKeyRequest, request, context.env);
@@ -122,11 +114,9 @@ async function issueKey(request: IRequest, context: RequestContext, rotate: bool
   const statements: D1PreparedStatement[] = [];
   // Revoke first, then insert: the new key is never among the revoked ones.
   if (rotate) {
-    statements.push(
-      db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE client_id = ?1 AND revoked_at IS NULL RETURNING key_hash`).bind(clientId, now),
-    );
+    statements.push(revokeAllKeysStatement(db, clientId, now));
   }
-  statements.push(db.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`).bind(key.keyHash, clientId, label, now));
+  statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now }));
   const results = await db.batch([
     ...statements,
     auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, { keyId: key.keyId, label }),
@@ -144,14 +134,17 @@ async function issueKey(request: IRequest, context: RequestContext, rotate: bool
   });
 }
 
-/** POST /admin/clients/:clientId/keys: one more key (rotate without downtime: issue, deploy, revoke the old). */
-export function createKey(request: IRequest, context: RequestContext): Promise<Response> {
-  return issueKey(request, context, false);
+/**
+ * POST /admin/clients/:clientId/keys: one more key (rotate without downtime: issue, deploy, revoke the old).
+ * One operation, one name: handler issueKey, operationId adminIssueKey, audit action client.keys.issue.
+ */
+export function issueKey(request: IRequest, context: RequestContext): Promise<Response> {
+  return issueOrRotateKey(request, context, false);
 }
 
 /** POST /admin/clients/:clientId/keys/rotate: a new key, and every other key of the client revoked. */
 export function rotateKeys(request: IRequest, context: RequestContext): Promise<Response> {
-  return issueKey(request, context, true);
+  return issueOrRotateKey(request, context, true);
 }
 
 /**
@@ -164,23 +157,24 @@ export async function revokeKey(request: IRequest, context: RequestContext): Pro
   const db = context.env.DB;
   await requireClient(db, clientId);
   const prefix = keyId.slice("key_".length);
-  const find = db
-    .prepare(`SELECT key_hash, label, created_at, revoked_at FROM api_keys WHERE client_id = ?1 AND substr(key_hash, 1, 16) = ?2`)
-    .bind(clientId, prefix);
-  const existing = await find.first<KeyRow>();
+  const existing = await findKey(db, clientId, prefix);
   if (existing === null) fail("api_key_not_found", { clientId, keyId });
   if (existing.revoked_at === null) {
     await db.batch([
-      db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE key_hash = ?1 AND revoked_at IS NULL`).bind(existing.key_hash, Date.now()),
+      revokeKeyStatement(db, existing.key_hash, Date.now()),
       auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId }),
     ]);
     forgetCachedKeys();
   }
-  const key = (await find.first<KeyRow>())!;
+  const key = (await findKey(db, clientId, prefix))!;
   return ok(existing.revoked_at === null ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
 }
 
-/** POST /admin/clients/:clientId/webhook-secret/rotate: a new signing secret, in effect for the next delivery. */
+/**
+ * POST /admin/clients/:clientId/webhook-secret/rotate: a new signing secret, in effect for the next delivery.
+ * The secret it replaces signs every delivery alongside it for 24 h (a second `v1,` signature), so the
+ * receiver can switch without dropping an event; a second rotation within those 24 h drops the oldest.
+ */
 export async function rotateWebhookSecret(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
@@ -188,7 +182,11 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   await requireClient(db, clientId);
   const webhookSecret = newWebhookSecret();
   await db.batch([
-    db.prepare(`UPDATE clients SET webhook_secret = ?2 WHERE id = ?1`).bind(clientId, webhookSecret),
+    db
+      .prepare(
+        `UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`,
+      )
+      .bind(clientId, webhookSecret, Date.now()),
     auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
   ]);
   return ok("Webhook secret rotated", { clientId, webhookSecret });
@@ -244,7 +242,7 @@ export const clientRoutes: Route[] = [
   {
     method: "POST",
     path: "/admin/clients/:clientId/keys",
-    handler: createKey,
+    handler: issueKey,
     operationId: "adminIssueKey",
     example: clientExamples.adminIssueKey,
     tag: "Admin: clients",

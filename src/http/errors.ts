@@ -10,6 +10,9 @@ export const ERRORS = {
   quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
   quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
   insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
+  // The contract's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
+  // not a missing resource. The operator API's 404 for an unknown wallet is wallet_unknown below. Both
+  // codes are public and stay as they are.
   wallet_not_found: { status: 400, message: "No wallet in currency" },
   invalid_order_id: { status: 400, message: "Body has no valid orderId" },
   invalid_order_query: { status: 400, message: "Query has no valid orderId" },
@@ -34,6 +37,7 @@ export const ERRORS = {
   adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
   api_key_not_found: { status: 404, message: "API key not found" },
   sku_not_found: { status: 404, message: "SKU not found" },
+  // The operator API's 404: /admin/wallets/:clientId/:currency names a wallet that was never opened.
   wallet_unknown: { status: 404, message: "Wallet not found" },
   deal_not_found: { status: 404, message: "Deal not found" },
   dead_letter_not_found: { status: 404, message: "Dead letter not found" },

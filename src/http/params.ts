@@ -1,38 +1,8 @@
+/** Path, query and body of a request, checked by a zod schema; anything else is a 400 that changes nothing. */
 import type { IRequest } from "itty-router";
-import type { z } from "zod";
-import { requireAdmin } from "./admin-auth";
-import { bearerToken, sha256Hex } from "./auth";
+import { z } from "zod";
 import { issuesOf, readJson } from "./body";
 import { fail } from "./errors";
-import type { RequestContext } from "./route";
-
-/** Who did an operator action: a label of the admin token (never the token) and the request it came in. */
-export interface Actor {
-  label: string;
-  requestId: string;
-}
-
-/**
- * `Authorization: Bearer <ADMIN_TOKEN>` or 403 (constant-time compare in requireAdmin). The label is
- * "admin:" and the first 8 hex digits of the token's SHA-256: it tells tokens apart across a rotation of
- * ADMIN_TOKEN without saying anything usable about the token.
- */
-export async function adminActor(request: IRequest, { env, requestId }: RequestContext): Promise<Actor> {
-  requireAdmin(request, env);
-  const token = bearerToken(request)!;
-  return { label: `admin:${(await sha256Hex(token)).slice(0, 8)}`, requestId };
-}
-
-/** The audit row of an action, to run in the same D1 batch as the change it records. */
-export function auditStatement(db: D1Database, actor: Actor, action: string, target: string, details: unknown): D1PreparedStatement {
-  return db
-    .prepare(`INSERT INTO audit_log (at, actor, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
-    .bind(Date.now(), actor.label, action, target, actor.requestId, JSON.stringify(details ?? {}));
-}
-
-export async function audit(db: D1Database, actor: Actor, action: string, target: string, details: unknown): Promise<void> {
-  await auditStatement(db, actor, action, target, details).run();
-}
 
 function decoded(params: Record<string, string> | undefined): Record<string, string> | null {
   const out: Record<string, string> = {};
@@ -67,3 +37,8 @@ export async function parseBody<T extends z.ZodType>(schema: T, request: IReques
   return parsed.data;
 }
 
+/** The query of a paged list: `after` (the `next` of the previous page) and `limit`. */
+export const PageQuery = z.object({
+  after: z.string().min(1).max(128).optional().describe("Cursor: the `next` of the previous page."),
+  limit: z.coerce.number().int().min(1).max(500).optional().describe("Page size, 1..500, default 100."),
+});

@@ -1,5 +1,6 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import { ApiError, failure } from "./errors";
+import { logFailure } from "../kernel/log";
 import { errorResponse } from "./responses";
 import type { RequestContext, Route } from "./route";
 
@@ -24,14 +25,17 @@ function requestIdOf(request: Request): string {
 
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
 
+/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
+export type Page = Pick<Route, "method" | "path" | "handler">;
+
 /**
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id,
  * and turns a thrown ApiError (or anything else, as a 500) into the error body. `afterOperatorWrite` runs
  * after every successful non-GET /admin/ request, for the caches an operator write makes stale.
  */
-export function createRouter(routes: readonly Route[], afterOperatorWrite: () => void): FetchHandler {
+export function createRouter(routes: readonly Route[], afterOperatorWrite: () => void, pages: readonly Page[] = []): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
-  for (const { method, path, handler } of routes) router[method.toLowerCase() as "get"](path, handler);
+  for (const { method, path, handler } of [...routes, ...pages]) router[method.toLowerCase() as "get"](path, handler);
 
   function notRouted(request: Request): Response {
     const pathname = new URL(request.url).pathname;
@@ -50,7 +54,7 @@ export function createRouter(routes: readonly Route[], afterOperatorWrite: () =>
       if (error instanceof ApiError) {
         response = errorResponse(error.failure, error.headers);
       } else {
-        console.error(JSON.stringify({ requestId, error: String(error), stack: (error as Error)?.stack }));
+        logFailure(error, { step: "request", requestId, route: `${request.method} ${new URL(request.url).pathname}` });
         response = errorResponse(failure("server_error"));
       }
     }

@@ -1,98 +1,21 @@
 /** Operator API: redeem codes of inventory SKUs (bulk upload as JSON or CSV, stock per value). */
 import type { IRequest } from "itty-router";
-import type { CatalogueProduct } from "../catalogue/schemas";
 import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { checkQuote } from "../pricing/line-pricing";
-import { Money, toAmountNumber } from "../pricing/money";
 import { requireProduct } from "../catalogue/catalogue-admin-routes";
-import { parseCsv } from "./csv";
-import { adminActor, auditStatement, parseParams } from "../http/params";
-import { CodeStock, SkuParams, UploadCodesData, UploadCodesRequest } from "../clients/schemas";
+import { canonicalCodes, codesFromCsv, duplicatesOf } from "./code-rules";
+import { insertCodesStatement, stockOf, storedPins } from "./code-store";
+import { auditStatement } from "../audit/audit-log";
+import { SkuParams } from "../catalogue/product-schemas";
+import { adminActor } from "../http/admin-auth";
+import { parseParams } from "../http/params";
+import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
 import { inventoryExamples } from "./inventory-examples";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
-
-interface CanonicalCode {
-  value: string;
-  pin: string;
-  link: string;
-}
-
-const CSV_COLUMNS = ["value", "pin", "link"] as const;
-
-/** CSV with a header row naming value, pin and link (any order, nothing else) into the JSON upload shape. */
-function codesFromCsv(text: string): { codes: Record<string, string>[] } {
-  const parsed = parseCsv(text);
-  if (!parsed.ok) fail("invalid_request_body", { reason: `CSV line ${parsed.line}: ${parsed.message}` });
-  const [header, ...rows] = parsed.rows;
-  const columns = (header ?? []).map((name) => name.trim().toLowerCase());
-  const missing = CSV_COLUMNS.filter((name) => !columns.includes(name));
-  const unknown = columns.filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
-  if (header === undefined || missing.length > 0 || unknown.length > 0 || new Set(columns).size !== columns.length) {
-    fail("invalid_request_body", { reason: "the first CSV row must name the columns value, pin and link, each once", missing, unknown });
-  }
-  const codes = rows.map((row, index) => {
-    if (row.length !== columns.length) {
-      fail("invalid_request_body", { reason: `CSV data row ${index + 1} has ${row.length} fields, the header ${columns.length}`, index });
-    }
-    return Object.fromEntries(columns.map((name, column) => [name, row[column]!]));
-  });
-  return { codes };
-}
-
-/** Values checked against the SKU (a fixed SKU's quotes, a range SKU's bounds) and canonicalised. */
-function canonicalCodes(product: CatalogueProduct, codes: { value: string | number; pin: string; link: string }[]): CanonicalCode[] {
-  const issues: { path: string; message: string }[] = [];
-  const canonical = codes.map((code, index) => {
-    const value = new Money(String(code.value));
-    const verdict = checkQuote(product, product.productType, value);
-    if (verdict !== "ok") {
-      issues.push({
-        path: `codes.${index}.value`,
-        message:
-          product.productType === "fixed"
-            ? `${value.toFixed()} is not one of the quotes of ${product.sku} (${(product.quotes ?? []).join(", ")})`
-            : `${value.toFixed()} is not within ${product.minQuote}..${product.maxQuote} ${product.currency} with its minor units`,
-      });
-    }
-    return { value: value.toFixed(), pin: code.pin, link: code.link };
-  });
-  if (issues.length > 0) fail("invalid_request_body", { issues: issues.slice(0, 100), count: issues.length });
-  return canonical;
-}
-
-type Duplicate = { pin: string; reason: "repeated_in_upload" | "already_stored"; indexes: number[] };
-
-async function duplicatesOf(db: D1Database, sku: string, codes: CanonicalCode[]): Promise<Duplicate[]> {
-  const positions = new Map<string, number[]>();
-  codes.forEach((code, index) => positions.set(code.pin, [...(positions.get(code.pin) ?? []), index]));
-  const duplicates: Duplicate[] = [];
-  for (const [pin, indexes] of positions) if (indexes.length > 1) duplicates.push({ pin, reason: "repeated_in_upload", indexes });
-  const { results } = await db
-    .prepare(`SELECT pin FROM codes WHERE sku = ?1 AND pin IN (SELECT value FROM json_each(?2))`)
-    .bind(sku, JSON.stringify([...positions.keys()]))
-    .all<{ pin: string }>();
-  for (const { pin } of results) duplicates.push({ pin, reason: "already_stored", indexes: positions.get(pin)! });
-  return duplicates;
-}
-
-async function stockOf(db: D1Database, sku: string) {
-  const { results } = await db
-    .prepare(`SELECT value, status, COUNT(*) AS n FROM codes WHERE sku = ?1 GROUP BY value, status`)
-    .bind(sku)
-    .all<{ value: string; status: "available" | "reserved" | "sold"; n: number }>();
-  const byValue = new Map<string, { value: number; available: number; reserved: number; sold: number }>();
-  for (const row of results) {
-    const entry = byValue.get(row.value) ?? { value: toAmountNumber(row.value), available: 0, reserved: 0, sold: 0 };
-    entry[row.status] += row.n;
-    byValue.set(row.value, entry);
-  }
-  return [...byValue.values()].sort((a, b) => a.value - b.value);
-}
 
 /**
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
@@ -109,7 +32,9 @@ export async function uploadCodes(request: IRequest, context: RequestContext): P
   const text = await readText(request, CODES_UPLOAD_MAX_BYTES);
   let raw: unknown;
   if (mediaType === "text/csv") {
-    raw = codesFromCsv(text);
+    const fromCsv = codesFromCsv(text);
+    if (!fromCsv.ok) fail("invalid_request_body", fromCsv.details);
+    raw = { codes: fromCsv.codes };
   } else {
     try {
       raw = JSON.parse(text) as unknown;
@@ -124,19 +49,14 @@ export async function uploadCodes(request: IRequest, context: RequestContext): P
   if (product.supplier !== "inventory") {
     fail("invalid_request_body", { reason: `${sku} is supplied by ${product.supplier}, not from uploaded codes` });
   }
-  const codes = canonicalCodes(product, parsed.data.codes);
-  let duplicates = await duplicatesOf(db, sku, codes);
+  const checked = canonicalCodes(product, parsed.data.codes);
+  if (!checked.ok) fail("invalid_request_body", checked.details);
+  const { codes } = checked;
+  let duplicates = duplicatesOf(codes, await storedPins(db, sku, codes));
   if (duplicates.length > 0) fail("duplicate_codes", { duplicates });
-  const now = Date.now();
   try {
     await db.batch([
-      db
-        .prepare(
-          `INSERT INTO codes (sku, value, pin, link, created_at)
-           SELECT ?1, json_extract(j.value, '$.value'), json_extract(j.value, '$.pin'), json_extract(j.value, '$.link'), ?3
-             FROM json_each(?2) AS j ORDER BY j.key`,
-        )
-        .bind(sku, JSON.stringify(codes), now),
+      insertCodesStatement(db, sku, codes, Date.now()),
       auditStatement(db, actor, "inventory.upload", `product:${sku}`, {
         added: codes.length,
         values: [...new Set(codes.map((code) => code.value))],
@@ -145,7 +65,7 @@ export async function uploadCodes(request: IRequest, context: RequestContext): P
     ]);
   } catch (error) {
     // Another upload stored one of these pins in the meantime: report it like any other duplicate.
-    duplicates = await duplicatesOf(db, sku, codes);
+    duplicates = duplicatesOf(codes, await storedPins(db, sku, codes));
     if (duplicates.length > 0) fail("duplicate_codes", { duplicates });
     throw error;
   }

@@ -6,8 +6,11 @@ import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
-import { adminActor, parseParams, parseQuery } from "../http/params";
-import { AdminOrderData, OrderLookupQuery, OrderParams } from "../clients/schemas";
+import { adminActor } from "../http/admin-auth";
+import { PageQuery, parseParams, parseQuery } from "../http/params";
+import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
+import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./admin-schemas";
+import { listTimerFailures } from "./timer-failures";
 import { orderExamples } from "./order-examples";
 
 async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
@@ -32,6 +35,20 @@ export async function findAdminOrder(request: IRequest, context: RequestContext)
   return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))));
 }
 
+/**
+ * GET /admin/orders/stuck: orders whose timer (expiry, processing, webhook outbox, settling a cut-off
+ * confirm) has failed 3 or more times in a row, with the last error. The order keeps retrying on its own;
+ * a row disappears when its timer succeeds again.
+ */
+export async function listStuckOrders(request: IRequest, context: RequestContext): Promise<Response> {
+  await adminActor(request, context);
+  const query = parseQuery(PageQuery, request);
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const rows = await listTimerFailures(context.env.DB, query.after ?? null, rowsToFetch(limit));
+  const page = pageOf(rows, limit, (row) => row.orderId);
+  return ok("Stuck orders", { orders: page.items, next: page.next });
+}
+
 /** This file's routes, each with its description in GET /openapi.json. */
 export const adminOrderRoutes: Route[] = [
   {
@@ -48,6 +65,23 @@ export const adminOrderRoutes: Route[] = [
     data: AdminOrderData,
     messages: ["Order"],
     errors: ["order_not_found"],
+  },
+  {
+    // Before /admin/orders/:orderId, which would take "stuck" for an order id.
+    method: "GET",
+    path: "/admin/orders/stuck",
+    handler: listStuckOrders,
+    operationId: "adminListStuckOrders",
+    example: orderExamples.adminListStuckOrders,
+    tag: "Admin: orders",
+    summary: "Orders whose timers keep failing",
+    description:
+      "Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt. The order object retries such a timer with capped exponential backoff (2 s doubling to 5 min) without limit; the row is removed when the timer succeeds again. Ordered by order id; page with `after`.",
+    auth: "admin",
+    query: PageQuery,
+    data: StuckOrdersData,
+    messages: ["Stuck orders"],
+    errors: [],
   },
   {
     method: "GET",

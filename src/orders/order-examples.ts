@@ -1275,4 +1275,21 @@ export const orderExamples = {
       }
     }
   },
+  adminListStuckOrders: {
+    data: {
+      orders: [
+        {
+          orderId: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
+          clientId: "demo",
+          timer: "process",
+          failures: 4,
+          lastError: "D1_ERROR: Network connection lost.",
+          firstFailedAt: 1795345078620,
+          lastFailedAt: 1795345092620,
+          nextAttemptAt: 1795345108620,
+        },
+      ],
+      next: null,
+    },
+  },
 } satisfies Record<string, RouteExample>;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AdjustmentMode, ProductType } from "../catalogue/schemas";
-import { CurrencyCode } from "../catalogue/product-schemas";
+import { CurrencyCode } from "../pricing/amount-schemas";
 
 /**
  * A product line of a create request. Limits and catalogue checks come after the shape: a productType that
@@ -149,13 +149,3 @@ export const CreateOrderData = z.object({
 export type CreateOrderData = z.infer<typeof CreateOrderData>;
 
 export const ConfirmOrderData = z.object({ id: z.string(), state: z.literal("confirmed") });
-
-export const ErrorBody = z.object({
-  message: z.string(),
-  code: z.string(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.object({ message: z.string(), data });
-}

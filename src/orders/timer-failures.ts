@@ -26,14 +26,14 @@ export async function clearTimerFailure(db: D1Database, orderId: string): Promis
   await db.prepare(`DELETE FROM timer_failures WHERE order_id = ?1`).bind(orderId).run();
 }
 
-/** The most recent failures first. */
-export async function listTimerFailures(db: D1Database, limit: number): Promise<TimerFailure[]> {
+/** Failing orders by order id, after the cursor `after` (an order id), at most `rows` of them. */
+export async function listTimerFailures(db: D1Database, after: string | null, rows: number): Promise<TimerFailure[]> {
   const { results } = await db
     .prepare(
       `SELECT order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at
-         FROM timer_failures ORDER BY last_failed_at DESC, order_id LIMIT ?1`,
+         FROM timer_failures WHERE order_id > ?1 ORDER BY order_id LIMIT ?2`,
     )
-    .bind(limit)
+    .bind(after ?? "", rows)
     .all<Record<string, string | number>>();
   return results.map((row) => ({
     orderId: String(row.order_id),

@@ -1,6 +1,15 @@
-import type { Adjustment, CatalogueProduct, Deal } from "../catalogue/schemas";
 import { chargeInWallet, type ExchangeRate } from "./exchange";
+import type { Adjustment, Deal } from "./deal";
 import { Money, fitsMinorUnits, roundToMinor, type Money as MoneyT } from "./money";
+
+/** What a quote is checked against: the part of a catalogue SKU that says which quotes it sells. */
+export interface QuotedProduct {
+  productType: "fixed" | "range";
+  currency: string;
+  quotes: string[] | null;
+  minQuote: string | null;
+  maxQuote: string | null;
+}
 
 export type QuoteCheck = "ok" | "quote_mismatch" | "quote_out_of_range";
 
@@ -9,7 +18,7 @@ export type QuoteCheck = "ok" | "quote_mismatch" | "quote_out_of_range";
  * than the product currency has, or a fixed quote that is not listed is a mismatch; a range quote outside
  * min..max (inclusive) is out of range.
  */
-export function checkQuote(product: CatalogueProduct, productType: string, quote: MoneyT): QuoteCheck {
+export function checkQuote(product: QuotedProduct, productType: string, quote: MoneyT): QuoteCheck {
   if (productType !== product.productType) return "quote_mismatch";
   if (!fitsMinorUnits(quote, product.currency)) return "quote_mismatch";
   if (product.productType === "fixed") {

@@ -24,10 +24,6 @@ export function minorUnits(currency: string): number {
   return MINOR_UNITS[currency]!;
 }
 
-export function money(value: Decimal.Value): Money {
-  return new Money(value);
-}
-
 /** Rounds up (away from zero) to the currency's minor unit: what a wallet is charged never falls short. */
 export function roundUpToMinor(amount: Money, currency: string): Money {
   return amount.toDecimalPlaces(minorUnits(currency), Decimal.ROUND_UP);

@@ -4,16 +4,12 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { Money } from "./money";
-import { adminActor, auditStatement, parseBody, parseParams } from "../http/params";
-import { AdminRateView, RateList, RateParams, SetRateRequest } from "../clients/schemas";
+import { allRates, setRateStatement, type RateRow } from "./rate-store";
+import { auditStatement } from "../audit/audit-log";
+import { adminActor } from "../http/admin-auth";
+import { parseBody, parseParams } from "../http/params";
+import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
 import { rateExamples } from "./rate-examples";
-
-interface RateRow {
-  base_currency: string;
-  target_currency: string;
-  rate: string;
-  updated_at: number;
-}
 
 function rateView(row: RateRow) {
   return { baseCurrency: row.base_currency, targetCurrency: row.target_currency, rate: Number(row.rate), updatedAt: row.updated_at };
@@ -34,13 +30,7 @@ export async function setRate(request: IRequest, context: RequestContext): Promi
   }
   const db = context.env.DB;
   const [saved] = await db.batch([
-    db
-      .prepare(
-        `INSERT INTO exchange_rates (base_currency, target_currency, rate, updated_at) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (base_currency, target_currency) DO UPDATE SET rate = excluded.rate, updated_at = excluded.updated_at
-         RETURNING base_currency, target_currency, rate, updated_at`,
-      )
-      .bind(base, target, rate.toFixed(), Date.now()),
+    setRateStatement(db, base, target, rate.toFixed(), Date.now()),
     auditStatement(db, actor, "exchange_rate.set", `rate:${base}>${target}`, { rate: rate.toFixed() }),
   ]);
   return ok("Exchange rate set", rateView((saved!.results as unknown as RateRow[])[0]!));
@@ -49,10 +39,7 @@ export async function setRate(request: IRequest, context: RequestContext): Promi
 /** GET /admin/exchange-rates: every rate, by base then target. */
 export async function listRates(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
-  const { results } = await context.env.DB.prepare(
-    `SELECT base_currency, target_currency, rate, updated_at FROM exchange_rates ORDER BY base_currency, target_currency`,
-  ).all<RateRow>();
-  return ok("Exchange rates", { rates: results.map(rateView) });
+  return ok("Exchange rates", { rates: (await allRates(context.env.DB)).map(rateView) });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

@@ -28,3 +28,9 @@ export function topUpKey(idempotencyKey: string): string {
 export function adjustmentKey(idempotencyKey: string): string {
   return `adjustment:${idempotencyKey}`;
 }
+
+/** The order a charge key belongs to, or null when the key is not a charge key (the inverse of chargeKey). */
+export function orderIdOfChargeKey(key: string): string | null {
+  const match = /^order:(.+):charge$/.exec(key);
+  return match ? match[1]! : null;
+}

@@ -1,5 +1,7 @@
 import type { IRequest } from "itty-router";
-import { adminActor, parseBody, parseParams, parseQuery, type Actor } from "../http/params";
+import { adminActor, type Actor } from "../http/admin-auth";
+import { parseBody, parseParams, parseQuery } from "../http/params";
+import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -8,6 +10,10 @@ import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
 import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
+import { findWallet, openWallet, walletCurrencies } from "./wallet-registry";
+import { WALLET_SEAMS } from "./seams";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
 import {
   AdjustmentRequest,
   LedgerPage,
@@ -30,9 +36,8 @@ function walletStub(env: Env, clientId: string, currency: string) {
 
 /** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
 export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
-  const { results } = await env.DB.prepare(`SELECT currency FROM wallets WHERE client_id = ?1 ORDER BY currency`).bind(clientId).all<{ currency: string }>();
   return Promise.all(
-    results.map(async ({ currency }) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
+    (await walletCurrencies(env.DB, clientId)).map(async (currency) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
   );
 }
 
@@ -44,15 +49,17 @@ export async function listWallets(request: IRequest, { env }: RequestContext): P
 
 /** 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered. */
 async function requireWallet(db: D1Database, clientId: string, currency: string): Promise<void> {
-  const row = await db
-    .prepare(`SELECT c.id AS id, w.currency AS currency FROM clients c LEFT JOIN wallets w ON w.client_id = c.id AND w.currency = ?2 WHERE c.id = ?1`)
-    .bind(clientId, currency)
-    .first<{ id: string; currency: string | null }>();
-  if (row === null) fail("client_not_found", { clientId });
-  if (row.currency === null) fail("wallet_unknown", { clientId, currency });
+  const found = await findWallet(db, clientId, currency);
+  if (!found.client) fail("client_not_found", { clientId });
+  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
 }
 
-/** Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing). */
+/**
+ * Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing).
+ * Each I/O call goes through its seam (wallets/seams.ts). A failure anywhere answers 500 and is safe to
+ * retry with the same idempotency key: the wallet writes one entry per key, and the audit row is written
+ * once per entry (on the first post, or on the retry that finds the entry without its row).
+ */
 async function postAndAnswer(
   env: Env,
   actor: Actor,
@@ -63,45 +70,57 @@ async function postAndAnswer(
   messages: { done: string; replayed: string },
 ): Promise<Response> {
   const wallet = walletStub(env, clientId, currency);
+  const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
   try {
-    result = (await wallet.post(posting)) as PostingResult;
+    result = await io(WALLET_SEAMS.operatorPost, async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult);
   } catch (error) {
-    // The wallet throws on what it cannot post (e.g. a signed adjustment before it supports one). A retry with
-    // the same idempotency key is safe either way.
-    console.error(JSON.stringify({ requestId: actor.requestId, error: String(error) }));
-    fail("server_error", { reason: "the wallet did not confirm the posting; retry with the same idempotency key" });
+    logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
   }
   if (!result.ok) {
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
     if (result.code === "insufficient_funds") fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
-    // Only an order's charge can meet a void; an operator posting never does.
-    fail("server_error", { reason: `the wallet refused the posting: ${result.code}` });
+    // order_voided answers only order charges, which no operator route posts.
+    logFailure(`unexpected ${result.code}`, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
   }
-  // The ledger entry and its audit row live in different stores. The row is written once per entry: on
-  // the first post, or on a replay if the first answer was lost before the row was written.
+  const entry = result.entry;
   const target = `wallet:${clientId}:${currency}`;
-  await env.DB.prepare(
-    `INSERT INTO audit_log (at, actor, action, target, request_id, details)
-     SELECT ?1, ?2, ?3, ?4, ?5, ?6
-      WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
-  )
-    .bind(
-      Date.now(),
-      actor.label,
-      `wallet.${posting.kind}`,
-      target,
-      actor.requestId,
-      JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: result.entry.seq }),
-      result.entry.seq,
-    )
-    .run();
-  const balance = new Money(await wallet.balance());
+  try {
+    await io(WALLET_SEAMS.operatorAudit, () =>
+      env.DB.prepare(
+        `INSERT INTO audit_log (at, actor, action, target, request_id, details)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6
+          WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
+      )
+        .bind(
+          Date.now(),
+          actor.label,
+          `wallet.${posting.kind}`,
+          target,
+          actor.requestId,
+          JSON.stringify({ idempotencyKey, amount: posting.amount, reason: posting.reason, seq: entry.seq }),
+          entry.seq,
+        )
+        .run(),
+    );
+  } catch (error) {
+    logFailure(error, { step: WALLET_SEAMS.operatorAudit, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
+  }
+  let balance: Money;
+  try {
+    balance = new Money(await io(WALLET_SEAMS.operatorBalance, () => wallet.balance()));
+  } catch (error) {
+    logFailure(error, { step: WALLET_SEAMS.operatorBalance, requestId: actor.requestId, clientId });
+    fail("server_error", retry);
+  }
   return ok(result.replayed ? messages.replayed : messages.done, {
     clientId,
     currency,
     balance: toAmountNumber(balance),
-    entry: ledgerEntryView(result.entry),
+    entry: ledgerEntryView(entry),
     replayed: result.replayed,
   });
 }
@@ -119,11 +138,8 @@ export async function topUpWallet(request: IRequest, context: RequestContext): P
   if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
     fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency}` });
   }
-  const client = await env.DB.prepare(`SELECT id FROM clients WHERE id = ?1`).bind(clientId).first();
-  if (client === null) fail("client_not_found", { clientId });
-  await env.DB.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`)
-    .bind(clientId, currency, Date.now())
-    .run();
+  if (!(await findWallet(env.DB, clientId, currency)).client) fail("client_not_found", { clientId });
+  await openWallet(env.DB, clientId, currency, Date.now());
   return postAndAnswer(
     env,
     actor,
@@ -175,15 +191,10 @@ export async function getLedger(request: IRequest, context: RequestContext): Pro
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
   await requireWallet(context.env.DB, clientId, currency);
-  const limit = query.limit ?? 100;
-  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, limit + 1)) as LedgerEntry[];
-  const pageEntries = entries.slice(0, limit);
-  return ok("Ledger", {
-    clientId,
-    currency,
-    entries: pageEntries.map(ledgerEntryView),
-    next: entries.length > limit ? pageEntries[pageEntries.length - 1]!.seq : null,
-  });
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
+  const page = pageOf(entries, limit, (entry) => entry.seq);
+  return ok("Ledger", { clientId, currency, entries: page.items.map(ledgerEntryView), next: page.next });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

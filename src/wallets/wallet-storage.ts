@@ -1,11 +1,74 @@
+/**
+ * The wallet object's storage: one versioned schema and the ledger's load and append. Nothing here knows
+ * RPC or HTTP; the object opens one LedgerStore per instance and the posting rules (postings.ts) use it.
+ *
+ * The schema has a stored version (table `schema_meta`) and ordered migrations; opening applies each
+ * migration newer than the stored version once, each in one transaction with its version bump. A wallet
+ * written before versions existed (version 0) has the ledger and its triggers already; migration 1
+ * creates them only if absent, so such a wallet moves to version 1 without a change to its rows.
+ */
 import { Money } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 
-/**
- * The wallet object's SQLite storage: one append-only ledger. The schema carries a version, stored in the
- * object itself, and is brought up to date by ordered migrations once per instance, so that a later change
- * of the ledger table has a path for every wallet already in use.
- */
+export interface Migration {
+  version: number;
+  description: string;
+  up(sql: SqlStorage): void;
+}
+
+export const WALLET_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "append-only ledger, one entry per key",
+    up(sql) {
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS ledger (
+          seq INTEGER PRIMARY KEY AUTOINCREMENT,
+          entry_key TEXT NOT NULL UNIQUE,
+          kind TEXT NOT NULL,
+          amount TEXT NOT NULL,
+          balance_after TEXT NOT NULL,
+          order_id TEXT,
+          reason TEXT,
+          created_at INTEGER NOT NULL
+        );
+        CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+        CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
+      `);
+    },
+  },
+  {
+    version: 2,
+    description: "entries findable by order (a void refuses later charges of its order)",
+    up(sql) {
+      sql.exec(`CREATE INDEX IF NOT EXISTS ledger_by_order ON ledger (order_id, kind)`);
+    },
+  },
+];
+
+export const WALLET_SCHEMA_VERSION = WALLET_MIGRATIONS[WALLET_MIGRATIONS.length - 1]!.version;
+
+/** The stored schema version: 0 for a wallet written before versions existed (or a new one). */
+export function storedSchemaVersion(sql: SqlStorage): number {
+  sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
+  const row = sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0];
+  return row?.version ?? 0;
+}
+
+/** Applies, in order and each once, the migrations newer than the stored version. */
+export function migrateWallet(storage: DurableObjectStorage, migrations: readonly Migration[] = WALLET_MIGRATIONS): number {
+  const sql = storage.sql;
+  let version = storedSchemaVersion(sql);
+  for (const migration of migrations) {
+    if (migration.version <= version) continue;
+    storage.transactionSync(() => {
+      migration.up(sql);
+      sql.exec(`INSERT INTO schema_meta (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, migration.version);
+    });
+    version = migration.version;
+  }
+  return version;
+}
 
 interface LedgerRow {
   seq: number;
@@ -18,30 +81,6 @@ interface LedgerRow {
   created_at: number;
   [key: string]: SqlStorageValue;
 }
-
-/**
- * Migration N takes the schema from version N to N + 1. Version 0 is a wallet made before the schema was
- * versioned: its ledger table and triggers already exist, which is why the first migration says IF NOT
- * EXISTS throughout.
- */
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS ledger (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     entry_key TEXT NOT NULL UNIQUE,
-     kind TEXT NOT NULL,
-     amount TEXT NOT NULL,
-     balance_after TEXT NOT NULL,
-     order_id TEXT,
-     reason TEXT,
-     created_at INTEGER NOT NULL
-   );
-   CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;
-   CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger BEGIN SELECT RAISE(ABORT, 'ledger is append-only'); END;`,
-  // An order's entries are looked up by order id (a charge refused after its void).
-  `CREATE INDEX IF NOT EXISTS ledger_by_order ON ledger (order_id, kind);`,
-];
-
-export const WALLET_SCHEMA_VERSION = MIGRATIONS.length;
 
 function entryFromRow(row: LedgerRow): LedgerEntry {
   return {
@@ -66,45 +105,38 @@ export interface NewEntry {
   reason: string | null;
 }
 
+/** One wallet's ledger in its object's SQLite. Synchronous, so a read and the append after it cannot interleave. */
 export class LedgerStore {
-  /** The newest entry's running balance, read once per instance: only this store writes the ledger. */
+  private readonly sql: SqlStorage;
+  /** The newest entry's running balance, read once per instance: only this object writes the ledger. */
   private balanceCache: Money | null = null;
 
-  constructor(private readonly storage: DurableObjectStorage) {
-    const sql = storage.sql;
-    storage.transactionSync(() => {
-      sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
-      const stored = sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
-      for (let version = stored; version < MIGRATIONS.length; version += 1) sql.exec(MIGRATIONS[version]!);
-      if (stored < MIGRATIONS.length) sql.exec(`INSERT OR REPLACE INTO schema_meta (id, version) VALUES (1, ?)`, MIGRATIONS.length);
-    });
-  }
-
-  schemaVersion(): number {
-    return this.storage.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).one().version;
+  constructor(storage: DurableObjectStorage) {
+    migrateWallet(storage);
+    this.sql = storage.sql;
   }
 
   balance(): Money {
     if (this.balanceCache === null) {
-      const row = this.storage.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
+      const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
       this.balanceCache = new Money(row?.balance_after ?? 0);
     }
     return this.balanceCache;
   }
 
   byKey(key: string): LedgerEntry | null {
-    const row = this.storage.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE entry_key = ?`, key).toArray()[0];
+    const row = this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE entry_key = ?`, key).toArray()[0];
     return row ? entryFromRow(row) : null;
   }
 
-  /** The entry of `kind` for an order, if any (an order has at most one charge and one void). */
-  forOrder(orderId: string, kind: LedgerKind): LedgerEntry | null {
-    const row = this.storage.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE order_id = ? AND kind = ? ORDER BY seq LIMIT 1`, orderId, kind).toArray()[0];
+  /** The first entry of `kind` that names the order, if any. */
+  byOrder(orderId: string, kind: LedgerKind): LedgerEntry | null {
+    const row = this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE order_id = ? AND kind = ? ORDER BY seq LIMIT 1`, orderId, kind).toArray()[0];
     return row ? entryFromRow(row) : null;
   }
 
   append(entry: NewEntry): LedgerEntry {
-    const row = this.storage.sql
+    const row = this.sql
       .exec<LedgerRow>(
         `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
@@ -122,17 +154,17 @@ export class LedgerStore {
   }
 
   page(afterSeq: number, limit: number): LedgerEntry[] {
-    return this.storage.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(entryFromRow);
+    return this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(entryFromRow);
   }
 
-  /** The sum of every entry, computed from the rows (not the running balance), for audits and tests. */
-  sum(): { sum: Money; entries: number } {
-    let sum = new Money(0);
-    let entries = 0;
-    for (const row of this.storage.sql.exec<{ amount: string }>(`SELECT amount FROM ledger ORDER BY seq`)) {
-      sum = sum.plus(row.amount);
-      entries += 1;
+  /** Every amount summed in decimal (SQLite's SUM would go through floating point), and how many there are. */
+  sum(): { total: Money; count: number } {
+    let total = new Money(0);
+    let count = 0;
+    for (const row of this.sql.exec<{ amount: string }>(`SELECT amount FROM ledger ORDER BY seq`)) {
+      total = total.plus(row.amount);
+      count += 1;
     }
-    return { sum, entries };
+    return { total, count };
   }
 }

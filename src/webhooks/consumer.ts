@@ -7,7 +7,7 @@
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
 import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
-import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, SIGNATURE_HEADER, signatureHeader } from "./delivery";
+import { backoffSeconds, DELIVERY_TIMEOUT_MS, keyOf, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
 import type { WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 
@@ -18,6 +18,9 @@ type Attempt = { ok: true; status: number } | { ok: false; error: string; perman
 
 interface ClientSecret {
   secret: string;
+  /** The secret before the last rotation, and when that rotation was (null if never rotated). */
+  previousSecret: string | null;
+  rotatedAt: number | null;
   disabled: boolean;
 }
 
@@ -32,10 +35,19 @@ async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<strin
   if (unique.length === 0) return secrets;
   const placeholders = unique.map((_, index) => `?${index + 1}`).join(", ");
   const { results } = await db
-    .prepare(`SELECT id, webhook_secret, disabled_at FROM clients WHERE id IN (${placeholders})`)
+    .prepare(
+      `SELECT id, webhook_secret, previous_webhook_secret, webhook_secret_rotated_at, disabled_at FROM clients WHERE id IN (${placeholders})`,
+    )
     .bind(...unique)
-    .all<{ id: string; webhook_secret: string; disabled_at: number | null }>();
-  for (const row of results) secrets.set(row.id, { secret: row.webhook_secret, disabled: row.disabled_at !== null });
+    .all<{ id: string; webhook_secret: string; previous_webhook_secret: string | null; webhook_secret_rotated_at: number | null; disabled_at: number | null }>();
+  for (const row of results) {
+    secrets.set(row.id, {
+      secret: row.webhook_secret,
+      previousSecret: row.previous_webhook_secret,
+      rotatedAt: row.webhook_secret_rotated_at,
+      disabled: row.disabled_at !== null,
+    });
+  }
   return secrets;
 }
 
@@ -47,6 +59,18 @@ function describeError(error: unknown): string {
   return String(error).slice(0, 500);
 }
 
+/**
+ * The keys a delivery at `now` is signed with: the current secret's, then for PREVIOUS_SECRET_OVERLAP_MS
+ * after a rotation the previous secret's. Null when the current secret cannot be used as a key.
+ */
+export function signingKeys(client: Pick<ClientSecret, "secret" | "previousSecret" | "rotatedAt">, now: number): Uint8Array[] | null {
+  const current = keyOf(client.secret);
+  if (current === null) return null;
+  const overlapping = client.previousSecret !== null && client.rotatedAt !== null && now - client.rotatedAt < PREVIOUS_SECRET_OVERLAP_MS;
+  const previous = overlapping ? keyOf(client.previousSecret!) : null;
+  return previous === null ? [current] : [current, previous];
+}
+
 /** One POST of the event, signed now. */
 async function attemptDelivery(message: WebhookMessage, client: ClientSecret | null | undefined, env: WebhookConsumerEnv): Promise<Attempt> {
   // Checked again at delivery: the queue must not become a way to reach what create refuses.
@@ -55,15 +79,20 @@ async function attemptDelivery(message: WebhookMessage, client: ClientSecret | n
   if (client == null) return { ok: false, error: `unknown client ${message.clientId}`, permanent: true };
   if (client.disabled) return { ok: false, error: `client ${message.clientId} is disabled`, permanent: true };
 
+  const now = Date.now();
+  const keys = signingKeys(client, now);
+  // Loud, not silent: a secret no Standard Webhooks library can use is dead-lettered, to be replayed after a rotation.
+  if (keys === null) return { ok: false, error: `webhook secret of client ${message.clientId} is not whsec_<base64>; rotate it`, permanent: true };
+
   const body = JSON.stringify(message.event);
-  const timestamp = Math.floor(Date.now() / 1000);
+  const timestamp = Math.floor(now / 1000);
   try {
     const response = await fetch(message.url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         "user-agent": "order-service-webhooks/1",
-        [SIGNATURE_HEADER]: await signatureHeader(client.secret, timestamp, body),
+        ...(await signedHeaders(keys, message.event.id, timestamp, body)),
       },
       body,
       redirect: "manual",

@@ -4,8 +4,10 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { listDeadLetters, replayDeadLetter } from "./dead-letters";
-import { adminActor, audit, parseParams, parseQuery } from "../http/params";
-import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "../clients/schemas";
+import { audit } from "../audit/audit-log";
+import { adminActor } from "../http/admin-auth";
+import { parseParams, parseQuery } from "../http/params";
+import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-schemas";
 import { deadLetterExamples } from "./dead-letter-examples";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */

@@ -1,7 +1,16 @@
 /**
- * Pure parts of webhook delivery: the signature a receiver checks and the retry schedule.
+ * Pure parts of webhook delivery: the Standard Webhooks signature a receiver checks and the retry schedule.
  *
- * `X-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>` (DESIGN.md, Webhooks).
+ * Every delivery carries (DESIGN.md, Webhooks; https://www.standardwebhooks.com):
+ * - `webhook-id`: the event id, the same on every attempt and replay (receivers dedupe on it);
+ * - `webhook-timestamp`: unix seconds of this attempt;
+ * - `webhook-signature`: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, and for 24 h after a
+ *   secret rotation a second, space-separated `v1,<…>` made with the previous secret.
+ * A secret is `whsec_` + base64 of the key's bytes; the key is those decoded bytes, exactly as the
+ * `standardwebhooks` libraries decode it. Secrets issued since are 32 random bytes. Secrets issued before
+ * (`whsec_` + 64 hex digits) are read the same way: 64 hex digits are valid base64, so their key is the 48
+ * bytes they decode to, and a receiver that hands its existing secret to a Standard Webhooks library
+ * verifies without change. Rotating moves a client to a 32-byte secret.
  */
 
 /** How long a receiver has to answer one delivery. */
@@ -12,23 +21,48 @@ export const DEFAULT_MAX_ATTEMPTS = 8;
 export const BACKOFF_BASE_SECONDS = 10;
 export const BACKOFF_CAP_SECONDS = 3_600;
 
-export const SIGNATURE_HEADER = "X-Signature";
+export const ID_HEADER = "webhook-id";
+export const TIMESTAMP_HEADER = "webhook-timestamp";
+export const SIGNATURE_HEADER = "webhook-signature";
+export const SECRET_PREFIX = "whsec_";
+/** After a rotation, deliveries are signed with the previous secret too for this long. */
+export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 const encoder = new TextEncoder();
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
-function toHex(buffer: ArrayBuffer): string {
-  return [...new Uint8Array(buffer)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+/** The signing key of a `whsec_<base64>` secret; null when the secret is not of that form. */
+export function keyOf(secret: string): Uint8Array | null {
+  if (!secret.startsWith(SECRET_PREFIX)) return null;
+  const encoded = secret.slice(SECRET_PREFIX.length);
+  if (encoded.length === 0 || !BASE64.test(encoded)) return null;
+  return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
 }
 
-/** Hex HMAC-SHA256 of `"<timestamp>.<rawBody>"` keyed with the client's webhook secret. */
-export async function signatureOf(secret: string, timestamp: number, rawBody: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  return toHex(await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${rawBody}`)));
+/** A new secret: `whsec_` + base64 of 32 random bytes. */
+export function newSecret(): string {
+  return `${SECRET_PREFIX}${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
 }
 
-/** The X-Signature header value for a body sent at `timestamp` (unix seconds). */
-export async function signatureHeader(secret: string, timestamp: number, rawBody: string): Promise<string> {
-  return `t=${timestamp},v1=${await signatureOf(secret, timestamp, rawBody)}`;
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<rawBody>")>` for one key. */
+export async function signatureOf(key: Uint8Array, id: string, timestamp: number, rawBody: string): Promise<string> {
+  const hmacKey = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  return `v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", hmacKey, encoder.encode(`${id}.${timestamp}.${rawBody}`))))}`;
+}
+
+/**
+ * The three signature headers of one attempt at `timestamp` (unix seconds), signed with each key in order
+ * (the current secret's first, then the previous one's while the overlap lasts).
+ */
+export async function signedHeaders(keys: Uint8Array[], id: string, timestamp: number, rawBody: string): Promise<Record<string, string>> {
+  const signatures = await Promise.all(keys.map((key) => signatureOf(key, id, timestamp, rawBody)));
+  return { [ID_HEADER]: id, [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signatures.join(" ") };
 }
 
 /**

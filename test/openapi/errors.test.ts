@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ERROR_DETAILS } from "../../src/http/error-details";
 import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
-import { ADMIN_TOKEN } from "../admin/admin-helpers";
+import { ADMIN_TOKEN } from "../admin-helpers";
 import { call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
 import { expectConforms } from "./conformance";
 

@@ -8,10 +8,11 @@ import { env } from "cloudflare:workers";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/app";
+import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
-import { ADMIN_TOKEN } from "../admin/admin-helpers";
+import { ADMIN_TOKEN } from "../admin-helpers";
 import { servedDocument } from "./conformance";
 
 type Json = any;
@@ -185,6 +186,17 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("listWallets", await client("GET", "/wallets"));
     await expectLikeExample("adminFindOrder", await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042"));
     await expectLikeExample("adminGetOrder", await admin("GET", `/admin/orders/${created.body.data.id}`));
+    await recordTimerFailure(env.DB, {
+      orderId: created.body.data.id,
+      clientId: "demo",
+      timer: "process",
+      failures: 4,
+      lastError: "D1_ERROR: Network connection lost.",
+      lastFailedAt: Date.now(),
+      nextAttemptAt: Date.now() + 16_000,
+    });
+    await expectLikeExample("adminListStuckOrders", await admin("GET", "/admin/orders/stuck"));
+    await clearTimerFailure(env.DB, created.body.data.id);
   });
 
   it("operator routes", async () => {

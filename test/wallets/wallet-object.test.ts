@@ -9,7 +9,6 @@ import { Money } from "../../src/pricing/money";
 import { decideDebit, ledgerSum, walletName } from "../../src/wallets/ledger";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../../src/wallets/wallet-object";
-import { LedgerStore, WALLET_SCHEMA_VERSION } from "../../src/wallets/wallet-storage";
 import { balanceOf, ledgerSumOf, wallet } from "../helpers";
 import { uid } from "../order-helpers";
 
@@ -155,34 +154,6 @@ describe("voidOrder: the void of an expired order is final", () => {
     // Other orders are charged as before.
     expectOkPosting(await w.stub.post({ key: chargeKey("ord_other"), kind: "order_charge", amount: "30", orderId: "ord_other" }));
     expect(await w.stub.audit()).toMatchObject({ balance: "70", ledgerSum: "70" });
-  });
-});
-
-describe("storage schema", () => {
-  it("a new wallet is at the newest schema version", async () => {
-    const w = freshWallet();
-    await w.stub.balance();
-    await runInDurableObject(w.stub, (instance: WalletObject) => {
-      expect((instance as unknown as { ledger: LedgerStore }).ledger.schemaVersion()).toBe(WALLET_SCHEMA_VERSION);
-    });
-  });
-
-  it("a wallet made before the schema was versioned is migrated and keeps its ledger", async () => {
-    const clientId = uid("legacy");
-    const id = env.WALLETS.idFromName(walletName(clientId, "USD"));
-    // The storage as the unversioned wallet left it: its ledger table with one entry, no schema_meta.
-    await runInDurableObject(env.WALLETS.get(id), (_instance, state) => {
-      state.storage.sql.exec(`DROP TABLE schema_meta; DROP INDEX ledger_by_order;`);
-      state.storage.sql.exec(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, created_at) VALUES ('legacy', 'top_up', '12.5', '12.5', 1)`,
-      );
-      expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'ledger_by_order'`).toArray()).toEqual([]);
-      const store = new LedgerStore(state.storage);
-      expect(store.schemaVersion()).toBe(WALLET_SCHEMA_VERSION);
-      expect(store.balance().toFixed()).toBe("12.5");
-      expect(store.byKey("legacy")).toMatchObject({ amount: "12.5" });
-      expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'ledger_by_order'`).toArray()).toHaveLength(1);
-    });
   });
 });
 

@@ -2,10 +2,10 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
 import type { DeadLetterMessage } from "../../src/webhooks/schemas";
-import { FakeReceiver, parseSignatureHeader, expectedSignature } from "./receiver";
+import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
 
-const SECRET = "whsec_consumer_test";
+const SECRET = testSecret();
 let receiver: FakeReceiver | undefined;
 let dlq: FakeQueue<DeadLetterMessage>;
 
@@ -59,10 +59,13 @@ describe("webhook consumer", () => {
     expect(delivery!.body).toBe(JSON.stringify(message.event));
     expect(JSON.parse(delivery!.body)).toEqual(message.event);
     expect(Object.keys(JSON.parse(delivery!.body))).toEqual(["id", "type", "createdAt", "data"]);
-    const signature = parseSignatureHeader(delivery!.headers.get("x-signature"))!;
-    expect(Number(signature.t)).toBeGreaterThanOrEqual(before);
-    expect(Number(signature.t)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
-    expect(signature.v1).toBe(await expectedSignature(SECRET, signature.t, delivery!.body));
+    // Standard Webhooks headers: the event id, this attempt's unix seconds, one v1 signature.
+    expect(delivery!.headers.get("webhook-id")).toBe(message.event.id);
+    const timestamp = Number(delivery!.headers.get("webhook-timestamp"));
+    expect(timestamp).toBeGreaterThanOrEqual(before);
+    expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    expect(delivery!.headers.get("webhook-signature")).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    expect(delivery!.headers.has("x-signature")).toBe(false);
     expect(delivery!.signatureValid).toBe(true);
     expect(delivery!.init?.signal).toBeInstanceOf(AbortSignal);
     expect(delivery!.init?.redirect).toBe("manual");
@@ -70,15 +73,17 @@ describe("webhook consumer", () => {
   });
 
   it("reads the secret from D1 at delivery time", async () => {
-    await addWebhookClient("rotating", "whsec_old");
+    const [older, newer] = [testSecret(), testSecret()];
+    await addWebhookClient("rotating", older);
     const message = webhookMessage("rotating");
-    listen({ secret: "whsec_old" });
+    listen({ secret: older });
     expect((await deliver([{ id: "a", body: message }])).explicitAcks).toEqual(["a"]);
     receiver!.restore();
-    await addWebhookClient("rotating", "whsec_new");
-    const hook = listen({ secret: "whsec_new" });
+    await addWebhookClient("rotating", newer);
+    const hook = listen({ secret: newer });
     expect((await deliver([{ id: "b", body: message }])).explicitAcks).toEqual(["b"]);
     expect(hook.deliveries[0]!.signatureValid).toBe(true);
+    expect(verifies(older, hook.deliveries[0]!.body, hook.deliveries[0]!.headers)).toBe(false);
   });
 
   it("reads the secrets once per batch", async () => {

@@ -4,7 +4,7 @@ import { getDeadLetter, keepDeadLetters, listDeadLetters, replayDeadLetter } fro
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { queue } from "../../src/webhooks/queue-handler";
 import type { DeadLetterMessage } from "../../src/webhooks/schemas";
-import { FakeReceiver } from "./receiver";
+import { FakeReceiver, testSecret } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
 
 function keep(messages: Sent<unknown>[], db: D1Database = env.DB) {
@@ -151,8 +151,9 @@ describe("listing and replaying dead letters", () => {
 
 describe("queue handler", () => {
   it("routes order-webhooks to delivery and order-webhooks-dlq to the dead-letter table", async () => {
-    await addWebhookClient("router", "whsec_router");
-    const receiver = new FakeReceiver({ secret: "whsec_router" });
+    const secret = testSecret();
+    await addWebhookClient("router", secret);
+    const receiver = new FakeReceiver({ secret });
     try {
       const testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true" } as Env;
       const delivered = await runBatch("order-webhooks", [{ id: "d", body: webhookMessage("router") }], (batch, ctx) => queue(batch, testEnv, ctx));

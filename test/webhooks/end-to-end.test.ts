@@ -1,17 +1,17 @@
 /**
  * A message's whole life through the webhook modules, with the Queue's part (redelivery after
  * `retry({delaySeconds})`, incrementing `attempts`) played by the test, and a receiver on 127.0.0.1
- * that checks the signature and fails the first deliveries.
+ * that checks the signature with the `standardwebhooks` library and fails the first deliveries.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { listDeadLetters, replayDeadLetter } from "../../src/webhooks/dead-letters";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { queue } from "../../src/webhooks/queue-handler";
-import { FakeReceiver, RECEIVER_URL } from "./receiver";
+import { FakeReceiver, RECEIVER_URL, testSecret } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage } from "./support";
 
-const SECRET = "whsec_e2e";
+const SECRET = testSecret();
 let receiver: FakeReceiver;
 let dlq: FakeQueue;
 let webhooks: FakeQueue<WebhookMessage>;

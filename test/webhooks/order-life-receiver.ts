@@ -3,10 +3,12 @@
  * several clients: each client gets its own path (`/hooks/<clientId>`) and its deliveries are checked
  * against that client's webhook secret. Like test/webhooks/receiver.ts it replaces `globalThis.fetch`
  * (workerd tests cannot listen on a socket), so the real Queue consumer running in this isolate POSTs
- * here; it refuses any address but 127.0.0.1 and computes the HMAC itself, never with src/webhooks.
+ * here; it refuses any address but 127.0.0.1 and verifies with the `standardwebhooks` library, never with
+ * src/webhooks.
  */
+import { env } from "cloudflare:workers";
 import { vi, type MockInstance } from "vitest";
-import { expectedSignature, parseSignatureHeader } from "./receiver";
+import { testSecret, verifies } from "./receiver";
 
 export const RECEIVER_ORIGIN = "http://127.0.0.1:9797";
 
@@ -18,7 +20,8 @@ export interface LifeDelivery {
   body: string;
   /** The body parsed, or null when it is not JSON. */
   event: { id?: unknown; type?: unknown; createdAt?: unknown; data?: { orderId?: unknown; state?: unknown; reference?: unknown } } | null;
-  signature: { t: string; v1: string } | null;
+  /** The webhook-signature header, or null when there was none. */
+  signature: string | null;
   signatureValid: boolean;
   status: number;
   receivedAt: number;
@@ -39,8 +42,15 @@ export class LifeReceiver {
     this.spy.mockRestore();
   }
 
-  /** The webhookUrl for a client; its deliveries are verified with `secret`. */
-  urlFor(clientId: string, secret: string): string {
+  /**
+   * The webhookUrl for a client; its deliveries are verified with `secret`, or without one with a fresh
+   * Standard Webhooks secret that this writes to the client's row first.
+   */
+  async urlFor(clientId: string, secret?: string): Promise<string> {
+    if (secret === undefined) {
+      secret = testSecret();
+      await env.DB.prepare(`UPDATE clients SET webhook_secret = ?2 WHERE id = ?1`).bind(clientId, secret).run();
+    }
     this.secrets.set(clientId, secret);
     return `${RECEIVER_ORIGIN}/hooks/${encodeURIComponent(clientId)}`;
   }
@@ -69,9 +79,8 @@ export class LifeReceiver {
     }
     const clientId = decodeURIComponent(/^\/hooks\/([^/]+)$/.exec(url.pathname)?.[1] ?? "");
     const secret = this.secrets.get(clientId);
-    const signature = parseSignatureHeader(request.headers.get("x-signature"));
-    const fresh = signature !== null && Math.abs(Date.now() / 1000 - Number(signature.t)) <= 300;
-    const signatureValid = fresh && secret !== undefined && signature.v1 === (await expectedSignature(secret, signature.t, body));
+    const signature = request.headers.get("webhook-signature");
+    const signatureValid = secret !== undefined && verifies(secret, body, request.headers);
     const delivery: LifeDelivery = {
       url: request.url,
       method: request.method,

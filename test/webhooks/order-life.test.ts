@@ -28,6 +28,8 @@ import { FakeQueue } from "./support";
 
 /** Longer than the queue's max_batch_timeout (1 s): after it, a message sent earlier has been handed out. */
 const QUIET_MS = 1_600;
+/** The demo client's secret as schema/seed/demo.sql sets it (and `npm start` prints it). */
+const DEMO_WEBHOOK_SECRET = "whsec_i1PA/S2sBB1e9oLQoP6Bta4Z8ai0fdVNnZroQ+TCNB0=";
 const END_STATES = new Set(["successful", "partial", "failed", "rejected"]);
 
 let receiver: LifeReceiver;
@@ -132,7 +134,9 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
     expect(delivery.method).toBe("POST");
     expect(delivery.headers.get("content-type")).toBe("application/json");
     expect(delivery.headers.get("user-agent")).toBe("order-service-webhooks/1");
-    expect(delivery.signature, `X-Signature ${delivery.headers.get("x-signature")}`).not.toBeNull();
+    expect(delivery.signature, "webhook-signature header").not.toBeNull();
+    expect(delivery.headers.get("webhook-id")).toBe(delivery.event!.id);
+    expect(delivery.headers.has("x-signature")).toBe(false);
     expect(delivery.signatureValid, `signature of ${delivery.body} with the secret of ${clientId}`).toBe(true);
     expect(delivery.status).toBe(204);
     const event = delivery.event!;
@@ -170,7 +174,7 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
 describe("one event per committed transition across a whole order life", () => {
   it("created → confirmed → successful: order.confirmed then order.successful, signed with the client's secret", async () => {
     const since = Date.now();
-    const order = await place(DEMO_KEY, [line("DEMO-US-RANGE", 25, 2)], receiver.urlFor("demo", "whsec_demo"));
+    const order = await place(DEMO_KEY, [line("DEMO-US-RANGE", 25, 2)], await receiver.urlFor("demo", DEMO_WEBHOOK_SECRET));
     // `created` is not announced: nothing in the outbox yet.
     expect(await outboxOf(order.id)).toEqual([]);
 
@@ -196,7 +200,7 @@ describe("one event per committed transition across a whole order life", () => {
       const clientId = `life-${end}`;
       const key = await addClient(clientId, { USD: "500" });
       const since = Date.now();
-      const order = await place(key, products, receiver.urlFor(clientId, `whsec_${clientId}`));
+      const order = await place(key, products, await receiver.urlFor(clientId));
       await confirmed(key, order.id);
       expect(await drain(order.id)).toBe(end);
       await expectEvents(order, clientId, ["confirmed", end], since);
@@ -207,7 +211,7 @@ describe("one event per committed transition across a whole order life", () => {
     const clientId = "life-rejected";
     const key = await addClient(clientId, { USD: "500" });
     const since = Date.now();
-    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
     expect(await outboxOf(order.id)).toEqual([]);
 
     // The expire timer is the order's earliest (and only) one, so the alarm runs it now.
@@ -226,7 +230,7 @@ describe("one event per committed transition across a whole order life", () => {
     const silentFailed = await place(key, [line("DEMO-US-FAILING", 5, 1)], undefined);
     const silentExpired = await place(key, [line("DEMO-US-RANGE", 10, 1)], undefined);
     // Same client, same time, with a webhookUrl: shows the pipe from outbox to receiver is working meanwhile.
-    const control = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const control = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     for (const order of [silentDone, silentFailed, control]) await confirmed(key, order.id);
     expect(await runDurableObjectAlarm(orderStub(silentExpired.id))).toBe(true);
@@ -245,7 +249,7 @@ describe("one event per committed transition across a whole order life", () => {
   it("announces nothing for a confirm refused for insufficient funds; the confirm after a top-up announces once", async () => {
     const clientId = "life-poor";
     const key = await addClient(clientId, { USD: "20" });
-    const url = receiver.urlFor(clientId, `whsec_${clientId}`);
+    const url = await receiver.urlFor(clientId);
     const since = Date.now();
     // Both fit the balance at create (nothing is held then); only one fits it at confirm.
     const first = await place(key, [line("DEMO-US-RANGE", 15, 1)], url);
@@ -273,7 +277,7 @@ describe("one event per committed transition across a whole order life", () => {
     const clientId = "life-redeliver";
     const key = await addClient(clientId, { USD: "500" });
     const since = Date.now();
-    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
     await confirmed(key, order.id);
     expect(await drain(order.id)).toBe("successful");
     const firstDeliveries = await expectEvents(order, clientId, ["confirmed", "successful"], since);
@@ -318,7 +322,7 @@ describe("one event per committed transition across a whole order life", () => {
     const clientId = "life-outbox-retry";
     const key = await addClient(clientId, { USD: "500" });
     const since = Date.now();
-    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     // The queue is down for this order object: its producer binding refuses every send.
     const refusing = new FakeQueue<WebhookMessage>();
@@ -370,7 +374,7 @@ describe("one event per committed transition across a whole order life", () => {
     const clientId = "life-crash-lost";
     const key = await addClient(clientId, { USD: "500" });
     const since = Date.now();
-    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     await crashAtNextSend(order.id, false);
     const crashed = await confirmOrder(order.id, key).catch((error: unknown) => ({ status: 0, body: String(error) }));
@@ -392,7 +396,7 @@ describe("one event per committed transition across a whole order life", () => {
     const clientId = "life-crash-stored";
     const key = await addClient(clientId, { USD: "500" });
     const since = Date.now();
-    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], receiver.urlFor(clientId, `whsec_${clientId}`));
+    const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     await crashAtNextSend(order.id, true);
     const crashed = await confirmOrder(order.id, key).catch((error: unknown) => ({ status: 0, body: String(error) }));

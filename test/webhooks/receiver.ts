@@ -1,26 +1,36 @@
 /**
  * A fake webhook receiver for tests, standing in for an HTTP server on 127.0.0.1 (workerd tests cannot
- * listen on a socket): it replaces `globalThis.fetch`, refuses any address but loopback, checks the
- * signature the way a real receiver would (with its own HMAC, not the service's code), fails the first
- * `failFirst` deliveries and dedupes on the event id.
+ * listen on a socket): it replaces `globalThis.fetch`, refuses any address but loopback, verifies each
+ * delivery the way an integrator would, with the `standardwebhooks` library (never the service's code),
+ * fails the first `failFirst` deliveries and dedupes on the event id.
  */
+import { Webhook } from "standardwebhooks";
 import { vi } from "vitest";
 
 export const RECEIVER_URL = "http://127.0.0.1:9797/hooks/orders";
 
-const encoder = new TextEncoder();
-
-/** Hex HMAC-SHA256(secret, "<t>.<body>"), computed independently of src/webhooks. */
-export async function expectedSignature(secret: string, timestamp: string, body: string): Promise<string> {
-  const key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-  const mac = await crypto.subtle.sign("HMAC", key, encoder.encode(`${timestamp}.${body}`));
-  return [...new Uint8Array(mac)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+/** A fresh Standard Webhooks secret for a test client: `whsec_` + base64 of 32 random bytes. */
+export function testSecret(): string {
+  return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`;
 }
 
-/** Parses `t=<unix s>,v1=<hex>`; null when the header is not of that form. */
-export function parseSignatureHeader(header: string | null): { t: string; v1: string } | null {
-  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(header ?? "");
-  return match ? { t: match[1]!, v1: match[2]! } : null;
+/** The three Standard Webhooks headers of a delivery, as a plain object for `Webhook.verify`. */
+export function webhookHeaders(headers: Headers): Record<string, string> {
+  return {
+    "webhook-id": headers.get("webhook-id") ?? "",
+    "webhook-timestamp": headers.get("webhook-timestamp") ?? "",
+    "webhook-signature": headers.get("webhook-signature") ?? "",
+  };
+}
+
+/** True when the `standardwebhooks` library accepts the delivery with this secret, now. */
+export function verifies(secret: string, body: string, headers: Headers | Record<string, string>): boolean {
+  try {
+    new Webhook(secret).verify(body, headers instanceof Headers ? webhookHeaders(headers) : headers);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface Delivery {
@@ -38,8 +48,6 @@ export interface FakeReceiverOptions {
   /** Answer the first N deliveries with `failStatus` (or a network error, or a timeout). */
   failFirst?: number;
   failWith?: number | "network" | "timeout";
-  /** Seconds the signature's t may be off from now. */
-  toleranceSeconds?: number;
 }
 
 export class FakeReceiver {
@@ -64,10 +72,7 @@ export class FakeReceiver {
     // Tests never deliver to any address but loopback.
     if (url.hostname !== "127.0.0.1") throw new Error(`test tried to deliver to ${url.hostname}`);
     const body = await request.text();
-    const signature = parseSignatureHeader(request.headers.get("x-signature"));
-    const now = Math.floor(Date.now() / 1000);
-    const fresh = signature !== null && Math.abs(now - Number(signature.t)) <= (this.options.toleranceSeconds ?? 300);
-    const signatureValid = fresh && signature.v1 === (await expectedSignature(this.options.secret, signature.t, body));
+    const signatureValid = verifies(this.options.secret, body, request.headers);
     const delivery: Delivery = { url: request.url, method: request.method, headers: request.headers, body, init, signatureValid, status: 0 };
     this.deliveries.push(delivery);
 

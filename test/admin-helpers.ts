@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { call, type ApiCall } from "../helpers";
+import { call, type ApiCall } from "./helpers";
 
 /** The ADMIN_TOKEN binding of vitest.config.ts. */
 export const ADMIN_TOKEN = "test-admin-token";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { call } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin, auditActions, snapshot } from "./admin-helpers";
+import { admin, auditActions, snapshot } from "../admin-helpers";
 
 describe("POST /admin/clients", () => {
   it("creates a client; the key and the webhook secret are in the answer once, only the key's hash is stored", async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/http/auth";
 import { ROUTES } from "../../src/app";
 import { addClient, call, seedDemo } from "../helpers";
-import { ADMIN_TOKEN, admin, snapshot } from "./admin-helpers";
+import { ADMIN_TOKEN, admin, snapshot } from "../admin-helpers";
 
 const SAMPLE_PARAMS: Record<string, string> = {
   clientId: "demo",

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { call, createOrder, line, seedDemo, topUp } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin, snapshot } from "./admin-helpers";
+import { admin, snapshot } from "../admin-helpers";
 
 beforeAll(async () => {
   await seedDemo();

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin } from "../admin/admin-helpers";
+import { admin } from "../admin-helpers";
 import { call, createOrder, line, seedDemo, topUp } from "../helpers";
 
 // README: "Missing `orderId` (or given twice) → 400 `Query has no valid orderId`", and operator queries

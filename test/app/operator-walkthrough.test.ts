@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { call } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin, auditActions } from "./admin-helpers";
+import { admin, auditActions } from "../admin-helpers";
 
 describe("operator walkthrough from an empty database", () => {
   it("runs the service with the API alone", async () => {
@@ -15,7 +15,7 @@ describe("operator walkthrough from an empty database", () => {
     await expectConforms("POST", "/admin/clients", created);
     const apiKey: string = created.body.data.apiKey;
     expect(apiKey).toMatch(/^sk_live_[0-9a-f]{64}$/);
-    expect(created.body.data.webhookSecret).toMatch(/^whsec_[0-9a-f]{64}$/);
+    expect(created.body.data.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", { amount: "500.00", idempotencyKey: "acme-opening-usd", reason: "opening balance" });
     expect(toppedUp.status, JSON.stringify(toppedUp.body)).toBe(200);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, balanceOf, call, ledgerSumOf, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin, auditActions, snapshot } from "./admin-helpers";
+import { admin, auditActions, snapshot } from "../admin-helpers";
 
 async function ledgerOf(clientId: string, currency: string) {
   return wallet(clientId, currency).entries(0, 1000);

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { FIXED_PRODUCT, RANGE_PRODUCT, admin, snapshot } from "./admin-helpers";
+import { FIXED_PRODUCT, RANGE_PRODUCT, admin, snapshot } from "../admin-helpers";
 
 const code = (value: unknown, pin: string) => ({ value, pin, link: `https://redeem.example.com/${pin}` });
 

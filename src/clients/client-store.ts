@@ -1,0 +1,69 @@
+/** SQL on the clients and api_keys tables for the operator API. (src/http/auth.ts reads api_keys too: noted in issue 9.) */
+import { rowsToFetch } from "../kernel/paging";
+
+export interface ClientRow {
+  id: string;
+  name: string;
+  created_at: number;
+  disabled_at: number | null;
+}
+
+export interface KeyRow {
+  key_hash: string;
+  label: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+const CLIENT_COLUMNS = `id, name, created_at, disabled_at`;
+const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
+
+export function findClient(db: D1Database, clientId: string): Promise<ClientRow | null> {
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+}
+
+/** Clients by id after `after`, one more than `limit` (see src/kernel/paging.ts). */
+export async function clientsAfter(db: D1Database, after: string, limit: number): Promise<ClientRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id > ?1 ORDER BY id LIMIT ?2`)
+    .bind(after, rowsToFetch(limit))
+    .all<ClientRow>();
+  return results;
+}
+
+export function insertClientStatement(db: D1Database, client: { id: string; name: string; webhookSecret: string; now: number }): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)`)
+    .bind(client.id, client.name, client.webhookSecret, client.now);
+}
+
+export function insertKeyStatement(db: D1Database, key: { keyHash: string; clientId: string; label: string; now: number }): D1PreparedStatement {
+  return db
+    .prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`)
+    .bind(key.keyHash, key.clientId, key.label, key.now);
+}
+
+/** Revokes every live key of the client; its results are the revoked keys' hashes. */
+export function revokeAllKeysStatement(db: D1Database, clientId: string, now: number): D1PreparedStatement {
+  return db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE client_id = ?1 AND revoked_at IS NULL RETURNING key_hash`).bind(clientId, now);
+}
+
+export function revokeKeyStatement(db: D1Database, keyHash: string, now: number): D1PreparedStatement {
+  return db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE key_hash = ?1 AND revoked_at IS NULL`).bind(keyHash, now);
+}
+
+export async function keysOf(db: D1Database, clientId: string): Promise<KeyRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE client_id = ?1 ORDER BY created_at, key_hash`)
+    .bind(clientId)
+    .all<KeyRow>();
+  return results;
+}
+
+/** The client's key whose hash starts with `hashPrefix` (the 16 hex digits of its key id). */
+export function findKey(db: D1Database, clientId: string, hashPrefix: string): Promise<KeyRow | null> {
+  return db
+    .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE client_id = ?1 AND substr(key_hash, 1, 16) = ?2`)
+    .bind(clientId, hashPrefix)
+    .first<KeyRow>();
+}

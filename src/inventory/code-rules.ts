@@ -1,0 +1,81 @@
+/**
+ * The operator's rules for uploading redeem codes, as pure functions: the CSV form of an upload, values
+ * checked against the SKU and made canonical, and the duplicates that refuse an upload. No I/O: the pins
+ * already stored come from src/inventory/code-store.ts.
+ */
+import type { QuotedProduct } from "../pricing/line-pricing";
+import { checkQuote } from "../pricing/line-pricing";
+import { Money } from "../pricing/money";
+import { parseCsv } from "./csv";
+
+/** A code as stored: its value a canonical decimal string (10.50 as "10.5"), matched to the SKU's quotes. */
+export interface CanonicalCode {
+  value: string;
+  pin: string;
+  link: string;
+}
+
+export type Duplicate = { pin: string; reason: "repeated_in_upload" | "already_stored"; indexes: number[] };
+
+/** Why an upload is refused as a 400: the `details` of invalid_request_body. */
+export type Refusal = { ok: false; details: Record<string, unknown> };
+
+const CSV_COLUMNS = ["value", "pin", "link"] as const;
+
+/** CSV with a header row naming value, pin and link (any order, nothing else) into the JSON upload's codes. */
+export function codesFromCsv(text: string): { ok: true; codes: Record<string, string>[] } | Refusal {
+  const parsed = parseCsv(text);
+  if (!parsed.ok) return { ok: false, details: { reason: `CSV line ${parsed.line}: ${parsed.message}` } };
+  const [header, ...rows] = parsed.rows;
+  const columns = (header ?? []).map((name) => name.trim().toLowerCase());
+  const missing = CSV_COLUMNS.filter((name) => !columns.includes(name));
+  const unknown = columns.filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
+  if (header === undefined || missing.length > 0 || unknown.length > 0 || new Set(columns).size !== columns.length) {
+    return { ok: false, details: { reason: "the first CSV row must name the columns value, pin and link, each once", missing, unknown } };
+  }
+  const codes: Record<string, string>[] = [];
+  for (const [index, row] of rows.entries()) {
+    if (row.length !== columns.length) {
+      return { ok: false, details: { reason: `CSV data row ${index + 1} has ${row.length} fields, the header ${columns.length}`, index } };
+    }
+    codes.push(Object.fromEntries(columns.map((name, column) => [name, row[column]!])));
+  }
+  return { ok: true, codes };
+}
+
+/** Values checked against the SKU (a fixed SKU's quotes, a range SKU's bounds) and made canonical. */
+export function canonicalCodes(
+  product: QuotedProduct & { sku: string },
+  codes: { value: string | number; pin: string; link: string }[],
+): { ok: true; codes: CanonicalCode[] } | Refusal {
+  const issues: { path: string; message: string }[] = [];
+  const canonical = codes.map((code, index) => {
+    const value = new Money(String(code.value));
+    const verdict = checkQuote(product, product.productType, value);
+    if (verdict !== "ok") {
+      issues.push({
+        path: `codes.${index}.value`,
+        message:
+          product.productType === "fixed"
+            ? `${value.toFixed()} is not one of the quotes of ${product.sku} (${(product.quotes ?? []).join(", ")})`
+            : `${value.toFixed()} is not within ${product.minQuote}..${product.maxQuote} ${product.currency} with its minor units`,
+      });
+    }
+    return { value: value.toFixed(), pin: code.pin, link: code.link };
+  });
+  if (issues.length > 0) return { ok: false, details: { issues: issues.slice(0, 100), count: issues.length } };
+  return { ok: true, codes: canonical };
+}
+
+/** Every pin repeated within the upload, then every pin of it already stored, with its upload positions. */
+export function duplicatesOf(codes: CanonicalCode[], alreadyStored: Iterable<string>): Duplicate[] {
+  const positions = new Map<string, number[]>();
+  codes.forEach((code, index) => positions.set(code.pin, [...(positions.get(code.pin) ?? []), index]));
+  const duplicates: Duplicate[] = [];
+  for (const [pin, indexes] of positions) if (indexes.length > 1) duplicates.push({ pin, reason: "repeated_in_upload", indexes });
+  for (const pin of new Set(alreadyStored)) {
+    const indexes = positions.get(pin);
+    if (indexes !== undefined) duplicates.push({ pin, reason: "already_stored", indexes });
+  }
+  return duplicates;
+}

@@ -1,0 +1,41 @@
+/**
+ * SQL on the codes table for operator uploads and stock counts. (Reserving and releasing codes for orders
+ * is src/catalogue/inventory-store.ts, still in catalogue/ while another change moves it here.)
+ */
+import { toAmountNumber } from "../pricing/money";
+import type { CanonicalCode } from "./code-rules";
+
+/** The pins among `codes` already stored for the SKU. */
+export async function storedPins(db: D1Database, sku: string, codes: CanonicalCode[]): Promise<string[]> {
+  const { results } = await db
+    .prepare(`SELECT pin FROM codes WHERE sku = ?1 AND pin IN (SELECT value FROM json_each(?2))`)
+    .bind(sku, JSON.stringify([...new Set(codes.map((code) => code.pin))]))
+    .all<{ pin: string }>();
+  return results.map(({ pin }) => pin);
+}
+
+/** Adds the codes, available at once, in upload order; fails as a whole on a pin already stored. */
+export function insertCodesStatement(db: D1Database, sku: string, codes: CanonicalCode[], now: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO codes (sku, value, pin, link, created_at)
+       SELECT ?1, json_extract(j.value, '$.value'), json_extract(j.value, '$.pin'), json_extract(j.value, '$.link'), ?3
+         FROM json_each(?2) AS j ORDER BY j.key`,
+    )
+    .bind(sku, JSON.stringify(codes), now);
+}
+
+/** Code counts of a SKU per value and status, by value. */
+export async function stockOf(db: D1Database, sku: string) {
+  const { results } = await db
+    .prepare(`SELECT value, status, COUNT(*) AS n FROM codes WHERE sku = ?1 GROUP BY value, status`)
+    .bind(sku)
+    .all<{ value: string; status: "available" | "reserved" | "sold"; n: number }>();
+  const byValue = new Map<string, { value: number; available: number; reserved: number; sold: number }>();
+  for (const row of results) {
+    const entry = byValue.get(row.value) ?? { value: toAmountNumber(row.value), available: 0, reserved: 0, sold: 0 };
+    entry[row.status] += row.n;
+    byValue.set(row.value, entry);
+  }
+  return [...byValue.values()].sort((a, b) => a.value - b.value);
+}

@@ -1,0 +1,34 @@
+/** Requests and responses of the operator's order lookup (read only). */
+import { z } from "zod";
+import { ClientIdPath } from "../kernel/primitives";
+import { OrderState, OrderView } from "./schemas";
+
+const OrderId = z.string().min(1).max(256).meta({ examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] });
+
+export const OrderParams = z.object({ orderId: OrderId });
+
+export const OrderLookupQuery = z.object({ clientId: ClientIdPath, reference: z.string().min(1).max(256).meta({ examples: ["po-2026-0042"] }) });
+
+export const AdminOrderData = z.object({
+  clientId: z.string(),
+  reference: z.string(),
+  state: OrderState,
+  order: OrderView.describe("The order as its client sees it (GET /order/get)."),
+  record: z.record(z.string(), z.unknown()).describe("The stored order record: lines with supplier status and failure reasons, amounts as decimal strings."),
+});
+
+export const TimerFailureView = z.object({
+  orderId: z.string(),
+  clientId: z.string(),
+  timer: z.enum(["expire", "process", "outbox", "settle"]).describe("The order's timer that keeps failing: expiry, processing, webhook outbox, or settling a cut-off confirm."),
+  failures: z.number().int().describe("Failed runs in a row; the timer is retried with capped backoff for as long as it takes."),
+  lastError: z.string(),
+  firstFailedAt: z.number().int().describe("Unix ms of the first failure of this run of failures."),
+  lastFailedAt: z.number().int(),
+  nextAttemptAt: z.number().int().describe("Unix ms of the next retry."),
+});
+
+export const StuckOrdersData = z.object({
+  orders: z.array(TimerFailureView),
+  next: z.string().nullable().describe("Cursor of the next page (pass as `after`), null on the last page."),
+});

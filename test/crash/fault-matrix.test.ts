@@ -1,0 +1,433 @@
+/**
+ * The fault-injection suite: every operation of an order's life, failed at each of its I/O seams in turn
+ * (before the call, after it with the reply lost, and each with the order object's memory reset and the
+ * object evicted), then left to what really follows a fault: the client retries what answered 500, and
+ * the order's timers run until it is at rest. After every case the crash-safety invariants are checked:
+ *
+ * - a wallet's balance equals the sum of its ledger and never went below zero;
+ * - an order is charged exactly once iff it was confirmed, refunded exactly its failed lines, and a
+ *   rejected order is voided, owes nothing and can never be charged later;
+ * - a code is held by at most one order, an order holds exactly what its open lines need and nothing once
+ *   done, and every sold code is in the redeem of exactly its order;
+ * - no timer is dropped: an order not at rest has the timer that moves it on, an order at rest has none;
+ * - one webhook event per stored transition, each handed to the queue.
+ *
+ * The seams are data (src/orders/seams.ts, src/catalogue/inventory-seams.ts, src/wallets/seams.ts): a seam
+ * without a case here fails the coverage test, so a new I/O call cannot arrive without its fault case.
+ */
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ALL_INVENTORY_SEAMS } from "../../src/catalogue/inventory-seams";
+import { armFault, clearFaults, firedFaults, type FaultWhen } from "../../src/kernel/faults";
+import type { OrderRecord } from "../../src/orders/order-record";
+import { OrderStore } from "../../src/orders/order-store";
+import { ORDER_SEAMS } from "../../src/orders/seams";
+import { Money } from "../../src/pricing/money";
+import { chargeKey, refundKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
+import { ALL_WALLET_SEAMS } from "../../src/wallets/seams";
+import { admin } from "../admin-helpers";
+import { addClient, confirmOrder, createOrder, line, orderStub, seedDemo, wallet } from "../helpers";
+
+const WEBHOOK_URL = "http://127.0.0.1:9/hooks/orders";
+const AT_REST = new Set(["successful", "partial", "failed", "rejected"]);
+const CONFIRMED_STATES = new Set(["confirmed", "processing", "successful", "partial", "failed"]);
+
+interface Variant {
+  when: FaultWhen;
+  reset: boolean;
+}
+const VARIANTS: Variant[] = [
+  { when: "before", reset: false },
+  { when: "after", reset: false },
+  { when: "before", reset: true },
+  { when: "after", reset: true },
+];
+
+/** What a case leaves behind to check: the client and its wallet, and the orders it made or tried. */
+interface Outcome {
+  clientId: string;
+  currency: string;
+  orderIds: string[];
+  /** The order ids whose create was refused (no order stored): they must hold nothing. */
+  refusedOrderIds?: string[];
+  /** The state each order must end in. */
+  expect: Record<string, string>;
+}
+
+let caseNumber = 0;
+async function freshClient(funds = "1000"): Promise<{ clientId: string; key: string }> {
+  caseNumber += 1;
+  const clientId = `crash-${caseNumber}`;
+  const key = await addClient(clientId, { USD: funds });
+  return { clientId, key };
+}
+
+/** The order object's id for (client, reference), the way the Worker names it. */
+async function objectOrderId(clientId: string, reference: string): Promise<string> {
+  const { orderObjectName } = await import("../../src/orders/order-id");
+  return `ord_${env.ORDERS.idFromName(orderObjectName(clientId, reference)).toString()}`;
+}
+
+/** Calls `attempt` as a client would: again after a 500 (up to 4 times), until it answers anything else. */
+async function asClient(attempt: () => Promise<{ status: number; body: any }>): Promise<{ status: number; body: any }> {
+  let result = await attempt();
+  for (let tries = 1; result.status === 500 && tries < 4; tries += 1) result = await attempt();
+  return result;
+}
+
+/** After the fault: optionally the object dies (evicted), as a real crash would leave it. */
+async function maybeEvict(orderId: string, variant: Variant): Promise<void> {
+  if (variant.reset) await evictDurableObject(orderStub(orderId));
+}
+
+/** Runs the order's timers until it is at rest with no timer left (at most 40 alarm runs). */
+async function drain(orderId: string): Promise<void> {
+  for (let run = 0; run < 40; run += 1) {
+    const { state, timers } = await inspect(orderId);
+    if ((state === null || AT_REST.has(state)) && timers.length === 0) return;
+    await runDurableObjectAlarm(orderStub(orderId));
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+async function inspect(orderId: string): Promise<{ state: string | null; timers: string[]; events: { type: string; sent: boolean }[]; order: OrderRecord | null }> {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => {
+    const store = new OrderStore(state.storage);
+    const order = store.load();
+    return { state: order?.state ?? null, order, timers: store.timers().map((t) => t.kind), events: store.events() };
+  });
+}
+
+async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {
+  const { results } = await env.DB.prepare(`SELECT sku, status, pin FROM codes WHERE order_id = ?1 ORDER BY id`).bind(orderId).all<{ sku: string; status: string; pin: string }>();
+  return results;
+}
+
+/** Every invariant of crash safety for what one case touched; returns the violations found. */
+async function violations(outcome: Outcome): Promise<string[]> {
+  const found: string[] = [];
+  const check = (ok: boolean, what: string) => {
+    if (!ok) found.push(what);
+  };
+  const purse = wallet(outcome.clientId, outcome.currency);
+  const audit = await purse.audit();
+  check(audit.balance === audit.ledgerSum, `balance ${audit.balance} != ledger sum ${audit.ledgerSum}`);
+  const entries = await purse.entries(0, 10_000);
+  check(entries.every((entry) => !new Money(entry.balanceAfter).isNegative()), "a balance went below zero");
+
+  for (const orderId of outcome.refusedOrderIds ?? []) {
+    const { order, timers } = await inspect(orderId);
+    check(order === null, `${orderId}: a refused create stored an order`);
+    check(timers.length === 0, `${orderId}: a refused create left timers ${timers}`);
+    check((await codesHeldBy(orderId)).length === 0, `${orderId}: a refused create holds codes`);
+    check(!entries.some((entry) => entry.orderId === orderId), `${orderId}: a refused create moved money`);
+  }
+
+  for (const orderId of outcome.orderIds) {
+    const { order, timers, events } = await inspect(orderId);
+    if (order === null) {
+      found.push(`${orderId}: no order stored`);
+      continue;
+    }
+    const want = outcome.expect[orderId];
+    check(want === undefined || order.state === want, `${orderId}: state ${order.state}, expected ${want}`);
+    const mine = entries.filter((entry) => entry.orderId === orderId);
+    const charges = mine.filter((entry) => entry.key === chargeKey(orderId));
+    const voids = mine.filter((entry) => entry.key === voidKey(orderId));
+    if (CONFIRMED_STATES.has(order.state)) {
+      check(charges.length === 1 && new Money(charges[0]!.amount).negated().equals(order.charge), `${orderId}: ${order.state} but charged ${JSON.stringify(charges.map((c) => c.amount))}`);
+      check(voids.length === 0, `${orderId}: confirmed and voided`);
+    } else if (order.state === "rejected") {
+      check(voids.length === 1, `${orderId}: rejected without a void`);
+      const net = mine.reduce((sum, entry) => sum.plus(entry.amount), new Money(0));
+      check(net.isZero(), `${orderId}: rejected but owes ${net.toFixed()}`);
+      check(order.invoiceStatus === "void", `${orderId}: rejected with invoice ${order.invoiceStatus}`);
+    } else {
+      check(charges.length === 0 || Boolean(order.chargeIntentAt), `${orderId}: created but charged`);
+    }
+    // Refunds: exactly the failed lines, once each.
+    for (const orderLine of order.lines) {
+      const refunds = mine.filter((entry) => entry.key === refundKey(orderId, orderLine.sku));
+      if (orderLine.status === "failed" && AT_REST.has(order.state)) {
+        check(refunds.length === 1 && new Money(refunds[0]!.amount).equals(orderLine.charge), `${orderId}/${orderLine.sku}: failed line refunded ${refunds.length}×`);
+      } else {
+        check(refunds.length === 0, `${orderId}/${orderLine.sku}: ${orderLine.status} line refunded`);
+      }
+    }
+    // Codes: what the order holds is exactly what its open lines need; sold codes are its redeem.
+    const held = await codesHeldBy(orderId);
+    for (const orderLine of order.lines.filter((l) => l.product.supplier === "inventory")) {
+      const reserved = held.filter((code) => code.sku === orderLine.sku && code.status === "reserved");
+      const sold = held.filter((code) => code.sku === orderLine.sku && code.status === "sold");
+      const open = orderLine.status === "pending" && (order.state === "created" || CONFIRMED_STATES.has(order.state)) && !AT_REST.has(order.state);
+      check(reserved.length === (open ? orderLine.quantity : 0), `${orderId}/${orderLine.sku}: holds ${reserved.length} reserved, line ${orderLine.status}, order ${order.state}`);
+      const pins = orderLine.status === "fulfilled" ? (orderLine.redeem?.pins ?? []) : [];
+      check(JSON.stringify(sold.map((code) => code.pin).sort()) === JSON.stringify([...pins].sort()), `${orderId}/${orderLine.sku}: sold ${sold.length} codes, redeem has ${pins.length}`);
+      check(orderLine.status !== "fulfilled" || sold.length === orderLine.quantity, `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`);
+    }
+    // Timers: an order at rest has none; an order that is not has the one that moves it on.
+    if (AT_REST.has(order.state)) check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
+    if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
+    if (order.state === "confirmed" || order.state === "processing") check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
+    // Webhooks: one event per stored transition it announces, each handed to the queue.
+    if (order.webhookUrl !== null) {
+      const wantEvents = [
+        ...(CONFIRMED_STATES.has(order.state) ? ["order.confirmed"] : []),
+        ...(AT_REST.has(order.state) ? [`order.${order.state}`] : []),
+      ];
+      check(JSON.stringify(events.map((e) => e.type)) === JSON.stringify(wantEvents), `${orderId}: events ${events.map((e) => e.type)}, expected ${wantEvents}`);
+      check(events.every((e) => e.sent), `${orderId}: an event was never handed to the queue`);
+    }
+  }
+  // A code is held by at most one order: order_id is one column, so that holds by construction; what
+  // can go wrong is a code sold to nobody.
+  const strays = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE status != 'available' AND order_id IS NULL`).first<{ n: number }>();
+  check(strays!.n === 0, `${strays!.n} codes reserved or sold to no order`);
+  return found;
+}
+
+/** One kind of order used by the scenarios. */
+const INVENTORY_LINE = () => line("DEMO-EU-FIXED", 10, 2);
+const SANDBOX_LINE = () => line("DEMO-US-RANGE", 5, 1);
+
+async function placeOrder(key: string, clientId: string, productList: unknown[], reference = crypto.randomUUID()) {
+  const created = await asClient(() => createOrder({ productList, reference, webhookUrl: WEBHOOK_URL }, key));
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  return { orderId: created.body.data.id as string, reference, clientId };
+}
+
+/** A scenario: an operation, the seams it passes through, and how to run it with a fault armed. */
+interface Scenario {
+  name: string;
+  seams: readonly string[];
+  run: (seam: string, variant: Variant) => Promise<Outcome>;
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: "create",
+    seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.reserveCodes, "inventory.reserve", ORDER_SEAMS.walletBalance],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const reference = crypto.randomUUID();
+      const orderId = await objectOrderId(clientId, reference);
+      const body = { productList: [INVENTORY_LINE(), SANDBOX_LINE()], reference, webhookUrl: WEBHOOK_URL };
+      armFault(seam, variant);
+      await createOrder(body, key);
+      await maybeEvict(orderId, variant);
+      const created = await asClient(() => createOrder(body, key));
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      expect((await asClient(() => confirmOrder(orderId, key))).status).toBe(200);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "create refused for its balance",
+    seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient("1");
+      const reference = crypto.randomUUID();
+      const orderId = await objectOrderId(clientId, reference);
+      const body = { productList: [INVENTORY_LINE()], reference };
+      armFault(seam, variant);
+      await createOrder(body, key);
+      await maybeEvict(orderId, variant);
+      const refused = await asClient(() => createOrder(body, key));
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      // Nobody retries any more: whatever the failed attempt left is the expiry timer's to give back.
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [], refusedOrderIds: [orderId], expect: {} };
+    },
+  },
+  {
+    name: "confirm",
+    seams: [ORDER_SEAMS.walletCharge, ORDER_SEAMS.setAlarm, ORDER_SEAMS.queueSend],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      armFault(seam, variant);
+      await confirmOrder(orderId, key);
+      await maybeEvict(orderId, variant);
+      const retried = await asClient(() => confirmOrder(orderId, key));
+      expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "settle a confirm cut off after the charge (nobody retries)",
+    seams: [ORDER_SEAMS.chargeLookup],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
+      armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+      expect((await confirmOrder(orderId, key)).status).toBe(500);
+      armFault(seam, variant);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "processing an inventory line",
+    seams: [ORDER_SEAMS.supplierInventory, "inventory.sell", ORDER_SEAMS.releaseCodes, "inventory.release"],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE()]);
+      armFault(seam, variant);
+      expect((await confirmOrder(orderId, key)).status).toBe(200);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "processing a sandbox line",
+    seams: [ORDER_SEAMS.supplierSandbox],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
+      armFault(seam, variant);
+      expect((await confirmOrder(orderId, key)).status).toBe(200);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "processing an upstream line",
+    seams: [ORDER_SEAMS.supplierUpstream],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [line("CRASH-UPSTREAM", 20, 2)]);
+      armFault(seam, variant);
+      expect((await confirmOrder(orderId, key)).status).toBe(200);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "refunding a failed line",
+    seams: [ORDER_SEAMS.walletRefund],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()]);
+      armFault(seam, variant);
+      expect((await confirmOrder(orderId, key)).status).toBe(200);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "partial" } };
+    },
+  },
+  {
+    name: "expiry",
+    seams: [ORDER_SEAMS.releaseCodes, "inventory.release", ORDER_SEAMS.walletVoid, ORDER_SEAMS.setAlarm, ORDER_SEAMS.queueSend],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      armFault(seam, variant);
+      // The expiry timer is the order's earliest: running the alarm now is its expiry.
+      await runDurableObjectAlarm(orderStub(orderId));
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      // A confirm arriving afterwards changes nothing: 419, and the void refuses any charge.
+      const late = await confirmOrder(orderId, key);
+      expect(late.status).toBe(419);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" } };
+    },
+  },
+  {
+    name: "reporting a failing timer",
+    seams: [ORDER_SEAMS.timerReport],
+    async run(seam, variant) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
+      // The supplier fails 3 times, so the 3rd failure is reported; the report itself fails.
+      armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 3 });
+      armFault(seam, variant);
+      expect((await confirmOrder(orderId, key)).status).toBe(200);
+      await maybeEvict(orderId, variant);
+      await drain(orderId);
+      const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
+      expect(stuck.body.data.orders.map((o: { orderId: string }) => o.orderId)).not.toContain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "an operator top-up",
+    seams: ALL_WALLET_SEAMS,
+    async run(seam, variant) {
+      const { clientId } = await freshClient();
+      const body = { amount: "12.34", idempotencyKey: crypto.randomUUID(), reason: "fault matrix" };
+      const path = `/admin/wallets/${clientId}/USD/top-ups`;
+      armFault(seam, variant);
+      await admin("POST", path, body);
+      const retried = await asClient(() => admin("POST", path, body));
+      expect(retried.status).toBe(200);
+      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter((e) => e.key === topUpKey(body.idempotencyKey));
+      expect(entries).toHaveLength(1);
+      return { clientId, currency: "USD", orderIds: [], expect: {} };
+    },
+  },
+];
+
+const CASES = SCENARIOS.flatMap((scenario) => scenario.seams.flatMap((seam) => VARIANTS.map((variant) => ({ scenario, seam, variant }))));
+const report = { cases: 0, faultsFired: 0, violations: [] as string[] };
+
+beforeAll(async () => {
+  await seedDemo();
+  await env.DB.prepare(
+    `INSERT INTO products (sku, name, product_type, currency, country, region, min_quote, max_quote, supplier, supplier_config, updated_at)
+     VALUES ('CRASH-UPSTREAM', 'Upstream card', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', '{"productCode":"UP-CRASH"}', 0)`,
+  ).run();
+  // The two outside parties, on loopback: an upstream supplier that issues codes idempotently per key,
+  // and a webhook receiver that takes every delivery.
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    const url = new URL(request.url);
+    if (url.hostname !== "127.0.0.1") throw new TypeError(`refused ${url.origin}`);
+    if (url.pathname.startsWith("/hooks/")) return new Response("ok");
+    const idempotencyKey = request.headers.get("idempotency-key") ?? "none";
+    const { quantity } = (await request.json()) as { quantity: number };
+    return Response.json({
+      codes: Array.from({ length: quantity }, (_, index) => ({ pin: `${idempotencyKey}-${index}`, link: `https://codes.example.com/${index}` })),
+    });
+  });
+  // Enough stock for every case that sells or holds inventory codes.
+  const values = Array.from({ length: 400 }, (_, index) => `('DEMO-EU-FIXED', '10', 'CRASH-${index}', 'https://codes.example.com/c/${index}', 'available', 0)`);
+  await env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, status, created_at) VALUES ${values.join(", ")}`).run();
+});
+
+afterEach(() => clearFaults());
+
+afterAll(() => {
+  vi.restoreAllMocks();
+  console.log(
+    JSON.stringify({ faultMatrix: { operations: SCENARIOS.length, seamCases: CASES.length, faultsFired: report.faultsFired, violations: report.violations.length } }),
+  );
+});
+
+describe("fault matrix: every operation × every seam × before/after × with and without reset", () => {
+  it("has a case for every seam the service lists", () => {
+    const covered = new Set(CASES.map((c) => c.seam));
+    const listed = [...Object.values(ORDER_SEAMS), ...ALL_INVENTORY_SEAMS, ...ALL_WALLET_SEAMS];
+    expect(listed.filter((seam) => !covered.has(seam))).toEqual([]);
+  });
+
+  it.each(CASES.map((c) => [c.scenario.name, c.seam, `${c.variant.when}${c.variant.reset ? " + reset" : ""}`, c] as const))(
+    "%s, %s fails %s: every invariant holds once retries and timers have run",
+    async (_name, seam, _variant, { scenario, variant }) => {
+      const outcome = await scenario.run(seam, variant);
+      report.cases += 1;
+      report.faultsFired += firedFaults().length;
+      // A case whose seam never fired proves nothing.
+      expect(firedFaults().some((fired) => fired.startsWith(`${seam}:`)), `fired: ${firedFaults()}`).toBe(true);
+      const found = await violations(outcome);
+      report.violations.push(...found.map((v) => `${scenario.name} / ${seam} / ${variant.when}${variant.reset ? "+reset" : ""}: ${v}`));
+      expect(found).toEqual([]);
+    },
+  );
+});

@@ -1,0 +1,104 @@
+/**
+ * Timers never die: a failing timer is stored again with capped backoff and retried without limit (the
+ * platform itself retries a throwing alarm only 6 times), is reported to the operator after 3 failures in
+ * a row (GET /admin/orders/stuck) and cleared from that report once it succeeds.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { armFault, clearFaults } from "../../src/kernel/faults";
+import { OrderStore, type Timer } from "../../src/orders/order-store";
+import { ORDER_SEAMS } from "../../src/orders/seams";
+import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
+import { admin } from "../admin-helpers";
+import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
+
+async function timersOf(orderId: string): Promise<Timer[]> {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
+}
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+beforeAll(seedDemo);
+afterEach(clearFaults);
+
+describe("the retry policy (pure)", () => {
+  it("doubles from 2 s and stops at 5 min, whatever the count", () => {
+    expect([1, 2, 3, 4, 5].map(timerRetryDelayMs)).toEqual([2_000, 4_000, 8_000, 16_000, 32_000]);
+    expect(timerRetryDelayMs(9)).toBe(TIMER_RETRY_CAP_MS);
+    expect(timerRetryDelayMs(1_000)).toBe(TIMER_RETRY_CAP_MS);
+  });
+});
+
+describe("a processing timer that keeps failing", () => {
+  it("is retried far past the platform's 6 alarm retries, reported after 3 failures, and cleared when it recovers", async () => {
+    const key = await addClient("timers-outage", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], reference: "outage-1" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    // The supplier is down for 10 runs: longer than the 6 retries the platform would give a throwing alarm.
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 10 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    // Processing started inside confirm, failed, and stored its timer again with one failure.
+    let process = (await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first failure")).find(
+      (t) => t.kind === "process",
+    )!;
+    expect(process.lastError).toMatch(/injected fault at order.supplier-sandbox/);
+    expect(process.dueAt - Date.now()).toBeGreaterThan(1_000);
+    for (let run = 2; run <= 10; run += 1) {
+      // The alarm itself never throws: a throwing one would be dropped after 6 retries.
+      expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+      process = (await timersOf(id)).find((t) => t.kind === "process")!;
+      expect(process.failures).toBe(run);
+      const stuck = await admin("GET", "/admin/orders/stuck");
+      expect(stuck.status).toBe(200);
+      const row = stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === id);
+      if (run < 3) expect(row).toBeUndefined();
+      else expect(row).toMatchObject({ orderId: id, clientId: "timers-outage", timer: "process", failures: run, lastError: expect.stringMatching(/supplier-sandbox/) });
+    }
+    expect(process.dueAt - Date.now()).toBeGreaterThan(TIMER_RETRY_CAP_MS - 5_000);
+    expect((await getOrder(id, key)).body.data.state).toBe("confirmed");
+    // The supplier is back: the next run fulfils the order and the operator's report is cleared.
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    const done = await getOrder(id, key);
+    expect(done.body.data.state).toBe("successful");
+    expect(Object.keys(done.body.data.redeem)).toEqual(["DEMO-US-RANGE"]);
+    expect(await timersOf(id)).toEqual([]);
+    const stuck = await admin("GET", "/admin/orders/stuck");
+    expect(stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === id)).toBeUndefined();
+    expect(await wallet("timers-outage", "USD").audit()).toMatchObject({ balance: "95", ledgerSum: "95" });
+  });
+
+  it("an expiry whose wallet void keeps failing is retried until it succeeds: the order ends rejected, its codes released", async () => {
+    const key = await addClient("timers-expiry", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-EU-FIXED", 10, 1)], reference: "expiry-1" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.walletVoid, { when: "before", times: 8 });
+    await runInDurableObject(orderStub(id), (_instance, state) => new OrderStore(state.storage).schedule("expire", Date.now() - 1));
+    for (let run = 1; run <= 8; run += 1) {
+      expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+      expect((await timersOf(id)).find((t) => t.kind === "expire")?.failures).toBe(run);
+    }
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await getOrder(id, key)).body.data.state).toBe("rejected");
+    expect(await timersOf(id)).toEqual([]);
+    const held = await admin("GET", "/admin/orders/stuck");
+    expect(held.body.data.orders.map((o: { orderId: string }) => o.orderId)).not.toContain(id);
+  });
+
+  it("the stuck list pages by order id and refuses a bad limit with 400", async () => {
+    expect((await admin("GET", "/admin/orders/stuck?limit=0")).status).toBe(400);
+    expect((await admin("GET", "/admin/orders/stuck", undefined, { token: null })).status).toBe(403);
+    const page = await admin("GET", "/admin/orders/stuck?limit=1");
+    expect(page.status).toBe(200);
+    expect(page.body.data).toEqual({ orders: expect.any(Array), next: null });
+  });
+});
