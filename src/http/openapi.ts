@@ -1,8 +1,11 @@
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the routes themselves. Each domain's routes
  * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary) and the
- * composition root (src/app.ts) hands them all here; this module knows no domain. The checked-in copy is
- * schema/openapi.json (regenerate: `npx vitest run test/openapi -u`).
+ * composition root (src/app.ts) hands them all here with the named schemas and the webhooks; this module
+ * knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
+ * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
+ * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
+ * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
  */
 import { z } from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
