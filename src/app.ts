@@ -24,40 +24,58 @@ import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { getDocs } from "./docs/docs-page";
 import { orderRoutes } from "./orders/order-routes";
-import { OrderView } from "./orders/schemas";
+import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
+import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
 import { LedgerEntryView, WalletView } from "./wallets/schemas";
+import { OrderEventSchema } from "./webhooks/schemas";
+import { webhookDocs } from "./webhooks/webhook-docs";
 
 /** What the service is, as the document's info.description tells a reader. */
 const DESCRIPTION = [
-  "Orders for digital products paid from prepaid wallets. The three spec endpoints (/order/*) follow the interface document to the letter; everything else is documented here and in the README.",
+  "Orders for digital products (gift cards, vouchers) paid from prepaid wallets. A client creates an order (priced, codes reserved, nothing charged), confirms it (its wallet is charged) and reads it until it reaches an end state (`successful`, `partial` or `failed`) with its redeem codes; a created order that is not confirmed in time is `rejected`. Order events can be sent to a `webhookUrl` (see `webhooks`).",
   "",
   "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s.",
   "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
-  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}`: branch on `code`. Every response carries `X-Request-Id`.',
+  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}` (schema `Error`): branch on `code`. Every response carries `X-Request-Id`.',
+  "- Retries: 429 `rate_limited` (after `Retry-After`) and 500 `server_error` may succeed when retried; a create repeated with the same `reference` and body returns the same order, so it is safe to retry. 500 `out_of_stock` and `exchange_not_supported` are final for that request: do not retry them blindly. Every 4xx is final until the request changes.",
   "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
   "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
 ].join("\n");
 
-/** The route groups of the document, in the order it lists them. */
-const TAGS = [
-  "Orders",
-  "Admin: wallets",
-  "Catalogue",
-  "Wallets",
-  "Meta",
-  "Admin: clients",
-  "Admin: catalogue",
-  "Admin: inventory",
-  "Admin: exchange rates",
-  "Admin: orders",
-  "Admin: audit",
-  "Admin: webhooks",
+/** The route groups of the document, in the order it lists them, with what each groups for a reader. */
+const TAGS: DocumentParts["tags"] = [
+  { name: "Orders", description: "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes." },
+  { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
+  { name: "Catalogue", description: "What the calling client can order: SKUs, quotes, availability and the client's own deal." },
+  { name: "Wallets", description: "The calling client's wallets and balances." },
+  { name: "Meta", description: "This document." },
+  { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
+  { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },
+  { name: "Admin: inventory", description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock." },
+  { name: "Admin: exchange rates", description: "Operator: the rates from a wallet currency to a product currency." },
+  { name: "Admin: orders", description: "Operator: any client's order with its stored record, and the orders whose timers keep failing." },
+  { name: "Admin: audit", description: "Operator: the log of every operator change." },
+  { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
+  { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
 ];
 
 /** Response schemas the document names under components.schemas wherever they appear. */
 const NAMED_SCHEMAS: DocumentParts["named"] = [
   [OrderView, "Order"],
+  [Invoice, "Invoice"],
+  [InvoiceItem, "InvoiceItem"],
+  [OrderProduct, "OrderProduct"],
+  [RedeemEntry, "RedeemEntry"],
+  [ExchangeRateView, "ExchangeRate"],
+  [Timestamp, "Timestamp"],
+  [OrderEventSchema, "OrderEvent"],
+  [OrderState, "OrderState"],
+  [InvoiceStatus, "InvoiceStatus"],
+  [InvoiceItemType, "InvoiceItemType"],
+  [ProductType, "ProductType"],
+  [AdjustmentMode, "AdjustmentMode"],
+  [SupplierKind, "SupplierKind"],
   [LedgerEntryView, "LedgerEntry"],
   [WalletView, "Wallet"],
   [ClientProductView, "Product"],
@@ -85,7 +103,7 @@ export const ROUTES: readonly Route[] = withOpenApi(
     ...deadLetterRoutes,
     ...auditRoutes,
   ],
-  { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION },
+  { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs },
 );
 
 export const handleRequest = createRouter(

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operator actions, oldest first */
+        /**
+         * Operator actions, oldest first
+         * @description Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.
+         */
         get: operations["adminListAudit"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List clients by id */
+        /**
+         * List clients by id
+         * @description Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).
+         */
         get: operations["adminListClients"];
         put?: never;
         /**
@@ -49,7 +55,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A client, its API keys (ids, never keys) and its wallets */
+        /**
+         * A client, its API keys (ids, never keys) and its wallets
+         * @description The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.
+         */
         get: operations["adminGetClient"];
         put?: never;
         post?: never;
@@ -66,7 +75,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A client's deals */
+        /**
+         * A client's deals
+         * @description Every deal of the client, one per SKU, including deals switched to `dealState: none`. A SKU without a deal has no fee and no discount.
+         */
         get: operations["adminListDeals"];
         put?: never;
         post?: never;
@@ -90,7 +102,10 @@ export interface paths {
          */
         put: operations["adminUpsertDeal"];
         post?: never;
-        /** Remove a client's deal on a SKU */
+        /**
+         * Remove a client's deal on a SKU
+         * @description Deletes the deal: new orders of the client for this SKU have no fee and no discount. Answers the deal as it was. Orders already created keep the prices they were created with.
+         */
         delete: operations["adminDeleteDeal"];
         options?: never;
         head?: never;
@@ -106,7 +121,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue another API key (rotation without downtime: issue, deploy, revoke the old one) */
+        /**
+         * Issue another API key (rotation without downtime: issue, deploy, revoke the old one)
+         * @description Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.
+         */
         post: operations["adminIssueKey"];
         delete?: never;
         options?: never;
@@ -163,7 +181,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the client's webhook signing secret */
+        /**
+         * Replace the client's webhook signing secret
+         * @description Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.
+         */
         post: operations["adminRotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -178,7 +199,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every exchange rate */
+        /**
+         * Every exchange rate
+         * @description Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.
+         */
         get: operations["adminListRates"];
         put?: never;
         post?: never;
@@ -215,7 +239,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Find a client's order by its reference */
+        /**
+         * Find a client's order by its reference
+         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.
+         */
         get: operations["adminFindOrder"];
         put?: never;
         post?: never;
@@ -232,7 +259,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Any client's order by id, with its stored record */
+        /**
+         * Any client's order by id, with its stored record
+         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).
+         */
         get: operations["adminGetOrder"];
         put?: never;
         post?: never;
@@ -269,7 +299,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every SKU, disabled ones too, with code counts */
+        /**
+         * Every SKU, disabled ones too, with code counts
+         * @description Every SKU ordered by SKU, active and disabled, with its supplier, settings and, for inventory SKUs, code counts. Page with `after` (the `next` of the previous page) and `limit`.
+         */
         get: operations["adminListProducts"];
         put?: never;
         post?: never;
@@ -286,7 +319,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One SKU */
+        /**
+         * One SKU
+         * @description A SKU as stored, active or disabled, with code counts for an inventory SKU.
+         */
         get: operations["adminGetProduct"];
         /**
          * Create or replace a SKU
@@ -307,7 +343,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Code counts of a SKU per value and status */
+        /**
+         * Code counts of a SKU per value and status
+         * @description How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.
+         */
         get: operations["adminGetCodeStock"];
         put?: never;
         /**
@@ -330,7 +369,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop selling a SKU (new orders get 404; existing orders are kept) */
+        /**
+         * Stop selling a SKU (new orders get 404; existing orders are kept)
+         * @description Takes the SKU out of GET /products; a new order naming it is 404 product_not_found. Orders already created are fulfilled as usual. Disabling a disabled SKU changes nothing.
+         */
         post: operations["adminDisableProduct"];
         delete?: never;
         options?: never;
@@ -347,7 +389,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sell a disabled SKU again */
+        /**
+         * Sell a disabled SKU again
+         * @description Puts a disabled SKU back on sale with its stored settings. Enabling an active SKU changes nothing.
+         */
         post: operations["adminEnableProduct"];
         delete?: never;
         options?: never;
@@ -362,7 +407,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A wallet's balance */
+        /**
+         * A wallet's balance
+         * @description The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.
+         */
         get: operations["adminGetWallet"];
         put?: never;
         post?: never;
@@ -399,7 +447,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A wallet's ledger, oldest first, a page at a time */
+        /**
+         * A wallet's ledger, oldest first, a page at a time
+         * @description Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.
+         */
         get: operations["adminGetLedger"];
         put?: never;
         post?: never;
@@ -436,7 +487,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhooks that could not be delivered, newest first */
+        /**
+         * Webhooks that could not be delivered, newest first
+         * @description Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).
+         */
         get: operations["adminListDeadLetters"];
         put?: never;
         post?: never;
@@ -473,7 +527,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document */
+        /**
+         * This document
+         * @description The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.
+         */
         get: operations["getOpenApi"];
         put?: never;
         post?: never;
@@ -492,8 +549,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Confirm an order and charge its wallet (spec §4.2)
-         * @description Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409.
+         * Confirm an order and charge its wallet
+         * @description Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.
          */
         put: operations["confirmOrder"];
         post?: never;
@@ -513,8 +570,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an order (spec §4.1)
-         * @description Checks run in a fixed order and the first failure wins (README, API reference). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`); with another body it is 409 reference_already_used.
+         * Create an order
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -531,8 +588,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Retrieve an order (spec §4.3)
-         * @description 200 in every state. Another client's order is 404, like an unknown id.
+         * Retrieve an order
+         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.
          */
         get: operations["getOrder"];
         put?: never;
@@ -570,7 +627,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling client's wallets and balances */
+        /**
+         * The calling client's wallets and balances
+         * @description Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.
+         */
         get: operations["listWallets"];
         put?: never;
         post?: never;
@@ -581,9 +641,127 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order confirmed
+         * @description The order was confirmed and its wallet charged; fulfilment has started. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.confirmed` and `data.state` is `confirmed`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
+         */
+        post: operations["confirmedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.successful": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order successful
+         * @description Every line was fulfilled: GET /order/get now shows all redeem codes. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.successful` and `data.state` is `successful`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
+         */
+        post: operations["successfulWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.partial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order partial
+         * @description Some lines were fulfilled and the others refunded to the wallet: GET /order/get shows the codes issued. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.partial` and `data.state` is `partial`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
+         */
+        post: operations["partialWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order failed
+         * @description No line could be fulfilled; the whole charge was refunded to the wallet. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.failed` and `data.state` is `failed`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
+         */
+        post: operations["failedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Order rejected
+         * @description The order expired before it was confirmed; nothing was charged and its reserved codes were released. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.rejected` and `data.state` is `rejected`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
+         */
+        post: operations["rejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description HTTP 400: Adjustment would take the balance below zero. */
+        AdjustmentBelowZeroError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "adjustment_below_zero";
+            details: {
+                /** @description The wallet's balance now. */
+                balance: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "adjustment_below_zero";
+        };
+        /** @enum {string} */
+        AdjustmentMode: "percentage" | "fixed";
         AdminAdjustWalletRequest: {
             amount: string | number;
             idempotencyKey: string;
@@ -615,7 +793,7 @@ export interface components {
                 /** @description sk_live_...: shown once, only its SHA-256 is stored. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
-                /** @description whsec_...: signs webhook bodies. Shown once; the API never returns it again. */
+                /** @description whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again. */
                 webhookSecret: string;
             };
         };
@@ -640,8 +818,7 @@ export interface components {
             data: {
                 clientId: string;
                 reference: string;
-                /** @enum {string} */
-                state: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                state: components["schemas"]["OrderState"];
                 /** @description The order as its client sees it (GET /order/get). */
                 order: components["schemas"]["Order"];
                 /** @description The stored order record: lines with supplier status and failure reasons, amounts as decimal strings. */
@@ -684,8 +861,7 @@ export interface components {
             data: {
                 clientId: string;
                 reference: string;
-                /** @enum {string} */
-                state: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                state: components["schemas"]["OrderState"];
                 /** @description The order as its client sees it (GET /order/get). */
                 order: components["schemas"]["Order"];
                 /** @description The stored order record: lines with supplier status and failure reasons, amounts as decimal strings. */
@@ -798,16 +974,15 @@ export interface components {
         AdminProduct: {
             sku: string;
             name: string;
-            /** @enum {string} */
-            productType: "range" | "fixed";
+            productType: components["schemas"]["ProductType"];
+            /** @description The product's currency: quotes are in it. */
             currency: string;
             country: string;
             region: string;
             quotes: number[] | null;
             minQuote: number | null;
             maxQuote: number | null;
-            /** @enum {string} */
-            supplier: "inventory" | "upstream" | "sandbox";
+            supplier: components["schemas"]["SupplierKind"];
             supplierConfig: {
                 [key: string]: unknown;
             };
@@ -974,6 +1149,21 @@ export interface components {
             createdAt: number;
             revokedAt: number | null;
         };
+        /** @description HTTP 404: API key not found. */
+        ApiKeyNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "api_key_not_found";
+            details: {
+                clientId: string;
+                keyId: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "api_key_not_found";
+        };
         AuditEntry: {
             id: number;
             at: number;
@@ -991,6 +1181,28 @@ export interface components {
             createdAt: number;
             disabledAt: number | null;
         };
+        /** @description HTTP 409: Client already exists. */
+        ClientExistsError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "client_exists";
+            details: {
+                clientId: string;
+            };
+        };
+        /** @description HTTP 404: Client not found. */
+        ClientNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "client_not_found";
+            details: {
+                clientId: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "client_not_found";
+        };
         ConfirmOrderRequest: {
             orderId: string;
         };
@@ -1005,13 +1217,23 @@ export interface components {
         };
         CreateOrderRequest: {
             productList: {
+                /** @description Unique within the list. */
                 sku: string;
-                productType: string;
+                /**
+                 * @description The SKU's productType (GET /products); any other value is 400 quote_mismatch.
+                 * @enum {string}
+                 */
+                productType: "range" | "fixed";
+                /** @description Face value of one code, in the product's currency: one of a fixed SKU's quotes, or within a range SKU's bounds. */
                 quote: number;
+                /** @description Codes of this SKU and quote; limits per SKU and per order apply (400 product_list_too_big). */
                 quantity: number;
             }[];
+            /** @description The currency of the wallet to pay from (ISO 4217, e.g. USD); anything else is 400 wallet_not_found. */
             wallet: string;
+            /** @description The client's own id of the order, unique per client: a create repeated with the same reference and body returns the same order. */
             reference: string;
+            /** @description An https URL that receives this order's events (see `webhooks`). */
             webhookUrl?: string;
         };
         CreateOrderResponse: {
@@ -1019,67 +1241,11 @@ export interface components {
             message: "Order created successfully" | "Order already exists for this reference";
             data: {
                 id: string;
-                exchangeRates: {
-                    baseCurrency: string;
-                    targetCurrency: string;
-                    rate: number;
-                    modifiedDate: {
-                        _seconds: number;
-                        _nanoseconds: number;
-                    };
-                }[];
-                invoice: {
-                    total: number;
-                    wallet: string;
-                    records: {
-                        total: {
-                            [key: string]: number;
-                        };
-                        sku: string;
-                        items: {
-                            /** @enum {string} */
-                            type: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
-                            description: string;
-                            effect: {
-                                amount: number;
-                                currency: string;
-                            };
-                            metaData: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    }[];
-                    /** @constant */
-                    paymentMethod: "wallet";
-                    /** @enum {string} */
-                    status: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
-                };
-                retailInvoice: {
-                    total: number;
-                    wallet: string;
-                    records: {
-                        total: {
-                            [key: string]: number;
-                        };
-                        sku: string;
-                        items: {
-                            /** @enum {string} */
-                            type: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
-                            description: string;
-                            effect: {
-                                amount: number;
-                                currency: string;
-                            };
-                            metaData: {
-                                [key: string]: unknown;
-                            };
-                        }[];
-                    }[];
-                    /** @constant */
-                    paymentMethod: "wallet";
-                    /** @enum {string} */
-                    status: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
-                };
+                exchangeRates: components["schemas"]["ExchangeRate"][];
+                invoice: components["schemas"]["Invoice"];
+                /** @description The same order at retail price: no fee and no discount. */
+                retailInvoice: components["schemas"]["Invoice"];
+                /** @description Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected. */
                 expiresAt: number;
             };
         };
@@ -1092,24 +1258,29 @@ export interface components {
             message: {
                 clientId: string;
                 url: string;
-                event: {
-                    id: string;
-                    /** @enum {string} */
-                    type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
-                    createdAt: number;
-                    data: {
-                        orderId: string;
-                        /** @enum {string} */
-                        state: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
-                        reference: string;
-                    };
-                };
+                event: components["schemas"]["OrderEvent"];
             };
             /** @description Delivery attempts made; null when the Queue dead-lettered the message by itself. */
             attempts: number | null;
             lastError: string;
             failedAt: number;
             replayedAt: number | null;
+        };
+        /** @description HTTP 409: Dead letter already replayed. */
+        DeadLetterAlreadyReplayedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "dead_letter_already_replayed";
+            details: {
+                id: number;
+            };
+        };
+        /** @description HTTP 404: Dead letter not found. */
+        DeadLetterNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "dead_letter_not_found";
+            details: {
+                id: number;
+            };
         };
         Deal: {
             clientId: string;
@@ -1118,15 +1289,74 @@ export interface components {
             dealState: "active" | "none";
             fee: {
                 amount: number;
-                /** @enum {string} */
-                adjustmentMode: "percentage" | "fixed";
+                adjustmentMode: components["schemas"]["AdjustmentMode"];
             };
             discount: {
                 amount: number;
-                /** @enum {string} */
-                adjustmentMode: "percentage" | "fixed";
+                adjustmentMode: components["schemas"]["AdjustmentMode"];
             };
             updatedAt: number;
+        };
+        /** @description HTTP 404: Deal not found. */
+        DealNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "deal_not_found";
+            details: {
+                clientId: string;
+                sku: string;
+            };
+        };
+        /** @description HTTP 409: Duplicate codes. */
+        DuplicateCodesError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "duplicate_codes";
+            details: {
+                duplicates: {
+                    pin: string;
+                    /** @enum {string} */
+                    reason: "repeated_in_upload" | "already_stored";
+                    /** @description 0-based positions in the upload (CSV: data row index + 1 is the row after the header). */
+                    indexes: number[];
+                }[];
+            };
+        };
+        /** @description Every error answer. Branch on `code`; `message` is for people. */
+        Error: {
+            /** @description Human-readable; some codes add what is wrong after the code's message. */
+            message: string;
+            /** @description Stable machine-readable name: branch on this. */
+            code: string;
+            /** @description What went wrong; its shape depends on `code`. */
+            details?: Record<string, never>;
+        };
+        /** @description HTTP 500: Your requested exchange is not supported. Final: do not retry until the operator sets the rate. */
+        ExchangeNotSupportedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "exchange_not_supported";
+            details: {
+                sku: string;
+                /** @description 0-based position in productList. */
+                index: number;
+                /** @description The wallet's currency. */
+                from: string;
+                /** @description The product's currency. */
+                to: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "exchange_not_supported";
+        };
+        ExchangeRate: {
+            /** @description The wallet's currency. */
+            baseCurrency: string;
+            /** @description The product's currency. */
+            targetCurrency: string;
+            /** @description 1 unit of baseCurrency buys `rate` units of targetCurrency. */
+            rate: number;
+            modifiedDate: components["schemas"]["Timestamp"];
         };
         ExchangeRateSetting: {
             baseCurrency: string;
@@ -1139,6 +1369,171 @@ export interface components {
             message: "Order retrieved";
             data: components["schemas"]["Order"];
         };
+        /** @description HTTP 409: Idempotency key already used with another request. */
+        IdempotencyConflictError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "idempotency_conflict";
+            details: {
+                idempotencyKey: string;
+            };
+        };
+        /** @description HTTP 400: You have insufficient funds in your wallet to create this order. */
+        InsufficientFundsError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "insufficient_funds";
+            details: {
+                /** @description The wallet's balance now. */
+                balance: number;
+                /** @description What the order costs, in the wallet's currency. */
+                required: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "insufficient_funds";
+        };
+        /** @description HTTP 400: Body has no valid orderId. */
+        InvalidOrderIdError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_order_id";
+            details?: {
+                /** @description zod's validation issues: which field and what is wrong with it. */
+                issues?: {
+                    /** @description Dotted path of the field, `(body)` for the body itself. */
+                    path: string;
+                    message: string;
+                }[];
+                reason?: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_order_id";
+        };
+        /** @description HTTP 400: Query has no valid orderId. */
+        InvalidOrderQueryError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_order_query";
+            details: {
+                /** @description zod's validation issues: which field and what is wrong with it. */
+                issues: {
+                    /** @description Dotted path of the field, `(body)` for the body itself. */
+                    path: string;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description HTTP 400: Invalid path or query parameters. */
+        InvalidParametersError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_parameters";
+            /** @description Either `issues` (the request does not fit its schema) or `reason` (it fits but is refused). */
+            details: {
+                /** @description zod's validation issues: which field and what is wrong with it. */
+                issues?: {
+                    /** @description Dotted path of the field, `(body)` for the body itself. */
+                    path: string;
+                    message: string;
+                }[];
+                /** @description How many issues there were, when only the first 100 are listed (code uploads). */
+                count?: number;
+                /** @description What is wrong, for a check beyond the schema (e.g. a CSV row). */
+                reason?: string;
+                /** @description 0-based CSV data row. */
+                index?: number;
+                /** @description CSV columns the header lacks. */
+                missing?: string[];
+                /** @description CSV columns the header has but the upload does not know. */
+                unknown?: string[];
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_parameters";
+        };
+        /** @description HTTP 400: Invalid request body. */
+        InvalidRequestBodyError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_request_body";
+            /** @description Either `issues` (the request does not fit its schema) or `reason` (it fits but is refused). */
+            details?: {
+                /** @description zod's validation issues: which field and what is wrong with it. */
+                issues?: {
+                    /** @description Dotted path of the field, `(body)` for the body itself. */
+                    path: string;
+                    message: string;
+                }[];
+                /** @description How many issues there were, when only the first 100 are listed (code uploads). */
+                count?: number;
+                /** @description What is wrong, for a check beyond the schema (e.g. a CSV row). */
+                reason?: string;
+                /** @description 0-based CSV data row. */
+                index?: number;
+                /** @description CSV columns the header lacks. */
+                missing?: string[];
+                /** @description CSV columns the header has but the upload does not know. */
+                unknown?: string[];
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_request_body";
+        };
+        /** @description HTTP 400: webhookUrl is not allowed. */
+        InvalidWebhookUrlError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_webhook_url";
+            details: {
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_webhook_url";
+        };
+        Invoice: {
+            /** @description In the wallet's currency: what the order costs (create), or what was charged net of refunds. */
+            total: number;
+            wallet: string;
+            records: {
+                /** @description The record's total per currency: the wallet's, and the product's where they differ. */
+                total: {
+                    [key: string]: number;
+                };
+                sku: string;
+                items: components["schemas"]["InvoiceItem"][];
+            }[];
+            /** @constant */
+            paymentMethod: "wallet";
+            status: components["schemas"]["InvoiceStatus"];
+        };
+        InvoiceItem: {
+            type: components["schemas"]["InvoiceItemType"];
+            description: string;
+            /** @description What the item adds to (or, negative, takes from) the record. */
+            effect: {
+                amount: number;
+                currency: string;
+            };
+            /** @description Item details: quantity and quote, the deal's adjustment, or the exchange rate. */
+            metaData: {
+                [key: string]: unknown;
+            };
+        };
+        /** @enum {string} */
+        InvoiceItemType: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
+        /** @enum {string} */
+        InvoiceStatus: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
         LedgerEntry: {
             seq: number;
             key: string;
@@ -1164,101 +1559,136 @@ export interface components {
                 wallets: components["schemas"]["Wallet"][];
             };
         };
+        /** @description HTTP 400: Request body is not valid JSON. */
+        MalformedJsonError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "malformed_json";
+            details: {
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "malformed_json";
+        };
         Order: {
             uid: string;
-            /** @enum {string} */
-            state: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+            state: components["schemas"]["OrderState"];
+            /** @description The order's lines by SKU. */
             products: {
-                [key: string]: {
-                    request: {
-                        quote: number;
-                        quantity: number;
-                    };
-                    customerDeal: {
-                        /** @enum {string} */
-                        dealState: "active" | "none";
-                        fee: {
-                            amount: number;
-                            /** @enum {string} */
-                            adjustmentMode: "percentage" | "fixed";
-                        };
-                        discount: {
-                            amount: number;
-                            /** @enum {string} */
-                            adjustmentMode: "percentage" | "fixed";
-                        };
-                    };
-                    sku: string;
-                    shopItem: {
-                        country: string;
-                        quote: number;
-                        name: string;
-                        region: string;
-                        /** @enum {string} */
-                        productType: "range" | "fixed";
-                        baseCurrency: string;
-                    };
-                };
+                [key: string]: components["schemas"]["OrderProduct"];
             };
-            exchangeRates: {
-                baseCurrency: string;
-                targetCurrency: string;
-                rate: number;
-                modifiedDate: {
-                    _seconds: number;
-                    _nanoseconds: number;
-                };
-            }[];
-            invoice: {
-                total: number;
-                wallet: string;
-                records: {
-                    total: {
-                        [key: string]: number;
-                    };
-                    sku: string;
-                    items: {
-                        /** @enum {string} */
-                        type: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
-                        description: string;
-                        effect: {
-                            amount: number;
-                            currency: string;
-                        };
-                        metaData: {
-                            [key: string]: unknown;
-                        };
-                    }[];
-                }[];
-                /** @constant */
-                paymentMethod: "wallet";
-                /** @enum {string} */
-                status: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
-            };
-            createdDate: {
-                _seconds: number;
-                _nanoseconds: number;
-            };
-            modifiedDate: {
-                _seconds: number;
-                _nanoseconds: number;
-            };
+            exchangeRates: components["schemas"]["ExchangeRate"][];
+            invoice: components["schemas"]["Invoice"];
+            createdDate: components["schemas"]["Timestamp"];
+            modifiedDate: components["schemas"]["Timestamp"];
+            /** @description Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states. */
             redeem: {
-                [key: string]: {
-                    redeemPin: string[];
-                    currency: string;
-                    redeemLink: string;
-                    value: number;
-                    redeemLinks: string[];
-                };
+                [key: string]: components["schemas"]["RedeemEntry"];
             };
             reference: string;
+        };
+        /** @description HTTP 409: Order already confirmed. */
+        OrderAlreadyConfirmedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "order_already_confirmed";
+            details: {
+                /** @description The order's state now. */
+                state: string;
+            };
+        };
+        OrderEvent: {
+            /** @description The event's id, also sent as `webhook-id`: the same on every retry and replay. */
+            id: string;
+            /**
+             * @description `order.` and the state the order reached.
+             * @enum {string}
+             */
+            type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
+            /** @description When the order reached the state: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The order's id, as `id` of the create answer. */
+                orderId: string;
+                state: components["schemas"]["OrderState"];
+                /** @description The client's reference of the order. */
+                reference: string;
+            };
+        };
+        /** @description HTTP 419: Expired. No details. */
+        OrderExpiredError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "order_expired";
+        };
+        /** @description HTTP 404: Not Found. No details. */
+        OrderNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "order_not_found";
+        };
+        OrderProduct: {
+            request: {
+                quote: number;
+                quantity: number;
+            };
+            customerDeal: {
+                /** @enum {string} */
+                dealState: "active" | "none";
+                fee: {
+                    /** @description A percentage of the line's face value, or a fixed amount per code in the product's currency. */
+                    amount: number;
+                    adjustmentMode: components["schemas"]["AdjustmentMode"];
+                };
+                discount: {
+                    /** @description A percentage of the line's face value, or a fixed amount per code in the product's currency. */
+                    amount: number;
+                    adjustmentMode: components["schemas"]["AdjustmentMode"];
+                };
+            };
+            sku: string;
+            shopItem: {
+                country: string;
+                quote: number;
+                name: string;
+                region: string;
+                productType: components["schemas"]["ProductType"];
+                /** @description The product's currency. */
+                baseCurrency: string;
+            };
+        };
+        /** @enum {string} */
+        OrderState: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+        /** @description HTTP 500: Requested item is out of stock. Final for this request: retry only after stock has been added, or with another quote or quantity. */
+        OutOfStockError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "out_of_stock";
+            details: {
+                sku: string;
+                quote: number;
+                /** @description How many codes the line asked for. */
+                quantity: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "out_of_stock";
+        };
+        /** @description HTTP 413: Request body is too large. */
+        PayloadTooLargeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "payload_too_large";
+            details: {
+                maxBytes: number;
+            };
         };
         Product: {
             sku: string;
             name: string;
-            /** @enum {string} */
-            productType: "range" | "fixed";
+            productType: components["schemas"]["ProductType"];
+            /** @description The product's currency: quotes are in it. */
             currency: string;
             country: string;
             region: string;
@@ -1285,15 +1715,169 @@ export interface components {
                 dealState: "active" | "none";
                 fee: {
                     amount: number;
-                    /** @enum {string} */
-                    adjustmentMode: "percentage" | "fixed";
+                    adjustmentMode: components["schemas"]["AdjustmentMode"];
                 };
                 discount: {
                     amount: number;
-                    /** @enum {string} */
-                    adjustmentMode: "percentage" | "fixed";
+                    adjustmentMode: components["schemas"]["AdjustmentMode"];
                 };
             } | null;
+        };
+        /** @description HTTP 400: Your product list is not formatted well. */
+        ProductListMalformedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "product_list_malformed";
+            details: {
+                /** @enum {string} */
+                reason: "productList is empty" | "duplicate sku";
+                /** @description The repeated SKU. */
+                sku?: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "product_list_malformed";
+        };
+        /** @description HTTP 400: Requested product list is bigger than allowed. */
+        ProductListTooBigError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "product_list_too_big";
+            details: {
+                /**
+                 * @description Which limit the list exceeds.
+                 * @enum {string}
+                 */
+                limit: "skus" | "quantityPerSku" | "totalQuantity";
+                max: number;
+                requested: number;
+                /** @description The line over the per-SKU limit. */
+                sku?: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "product_list_too_big";
+        };
+        /** @description HTTP 404: One or more product in the sent list are not found.. */
+        ProductNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "product_not_found";
+            details: {
+                sku: string;
+                /** @description 0-based position in productList. */
+                index: number;
+            };
+        };
+        /** @enum {string} */
+        ProductType: "range" | "fixed";
+        /** @description HTTP 400: The entered quote doesn't match the SKU.. */
+        QuoteMismatchError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "quote_mismatch";
+            details: {
+                sku: string;
+                /** @description 0-based position in productList. */
+                index: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "quote_mismatch";
+        };
+        /** @description HTTP 400: The entered quote is not in range. */
+        QuoteOutOfRangeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "quote_out_of_range";
+            details: {
+                sku: string;
+                /** @description 0-based position in productList. */
+                index: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "quote_out_of_range";
+        };
+        /** @description HTTP 429: Too many requests. Retry after the Retry-After seconds. No details. */
+        RateLimitedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "rate_limited";
+        };
+        RedeemEntry: {
+            /** @description One pin per code issued. */
+            redeemPin: string[];
+            currency: string;
+            /** @description The first code's link (empty when codes carry none). */
+            redeemLink: string;
+            /** @description Face value of each code. */
+            value: number;
+            /** @description One link per pin, where codes carry links of their own. */
+            redeemLinks: string[];
+        };
+        /** @description HTTP 409: Reference already used. */
+        ReferenceAlreadyUsedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "reference_already_used";
+            details: {
+                /** @description The order that has this reference. */
+                orderId: string;
+            };
+        };
+        /** @description HTTP 500: Server error; try again later. Retry with backoff; a create or confirm replayed with the same reference or orderId is safe. */
+        ServerErrorError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "server_error";
+            details?: {
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "server_error";
+        };
+        /** @description HTTP 404: SKU not found. */
+        SkuNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sku_not_found";
+            details: {
+                sku: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "sku_not_found";
+        };
+        /** @enum {string} */
+        SupplierKind: "inventory" | "upstream" | "sandbox";
+        Timestamp: {
+            _seconds: number;
+            _nanoseconds: number;
+        };
+        /** @description HTTP 403: Authentication credentials are missing or invalid. No details. */
+        UnauthenticatedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "unauthenticated";
+        };
+        /** @description HTTP 415: Unsupported Media Type. */
+        UnsupportedMediaTypeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "unsupported_media_type";
+            details: {
+                accepted: string[];
+                given: string;
+            };
         };
         ValueStock: {
             value: number;
@@ -1304,6 +1888,35 @@ export interface components {
         Wallet: {
             currency: string;
             balance: number;
+        };
+        /** @description HTTP 400: No wallet in currency. */
+        WalletNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "wallet_not_found";
+            details: {
+                wallet: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "wallet_not_found";
+        };
+        /** @description HTTP 404: Wallet not found. */
+        WalletUnknownError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "wallet_unknown";
+            details: {
+                clientId: string;
+                currency: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "wallet_unknown";
         };
     };
     responses: never;
@@ -1343,70 +1956,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListAuditResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -1435,70 +2012,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListClientsResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -1526,114 +2067,57 @@ export interface operations {
                     "application/json": components["schemas"]["AdminCreateClientResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_exists`: Client already exists */
+            /** @description - `client_exists`: Client already exists */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_exists";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientExistsError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -1643,6 +2127,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
             };
             cookie?: never;
@@ -1659,92 +2144,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetClientResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -1754,6 +2191,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
             };
             cookie?: never;
@@ -1770,92 +2208,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListDealsResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -1865,7 +2255,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -1886,114 +2278,61 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUpsertDealResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found; `sku_not_found`: SKU not found */
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `sku_not_found`: SKU not found
+             */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found" | "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2003,7 +2342,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -2020,92 +2361,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDeleteDealResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `deal_not_found`: Deal not found */
+            /** @description - `deal_not_found`: Deal not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "deal_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["DealNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2115,6 +2408,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
             };
             cookie?: never;
@@ -2135,114 +2429,58 @@ export interface operations {
                     "application/json": components["schemas"]["AdminIssueKeyResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2252,7 +2490,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example key_328bd1c026147932 */
                 keyId: string;
             };
             cookie?: never;
@@ -2269,92 +2509,47 @@ export interface operations {
                     "application/json": components["schemas"]["AdminRevokeKeyResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found; `api_key_not_found`: API key not found */
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `api_key_not_found`: API key not found
+             */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found" | "api_key_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["ApiKeyNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2364,6 +2559,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
             };
             cookie?: never;
@@ -2384,114 +2580,58 @@ export interface operations {
                     "application/json": components["schemas"]["AdminRotateKeysResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2501,6 +2641,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
             };
             cookie?: never;
@@ -2517,92 +2658,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminRotateWebhookSecretResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2626,48 +2719,24 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListRatesResponse"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2677,7 +2746,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example USD */
                 base: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+                /** @example EUR */
                 target: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
             };
             cookie?: never;
@@ -2698,92 +2769,48 @@ export interface operations {
                     "application/json": components["schemas"]["AdminSetRateResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2791,7 +2818,9 @@ export interface operations {
     adminFindOrder: {
         parameters: {
             query: {
+                /** @example acme */
                 clientId: string;
+                /** @example po-2026-0042 */
                 reference: string;
             };
             header?: never;
@@ -2810,92 +2839,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminFindOrderResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `order_not_found`: Not Found */
+            /** @description - `order_not_found`: Not Found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -2905,6 +2886,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e */
                 orderId: string;
             };
             cookie?: never;
@@ -2921,92 +2903,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetOrderResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `order_not_found`: Not Found */
+            /** @description - `order_not_found`: Not Found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3035,70 +2969,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListStuckOrdersResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3127,70 +3025,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListProductsResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3200,6 +3062,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3216,92 +3079,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetProductResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `sku_not_found`: SKU not found */
+            /** @description - `sku_not_found`: SKU not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3311,6 +3126,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3331,92 +3147,48 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUpsertProductResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3426,6 +3198,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3442,92 +3215,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetCodeStockResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `sku_not_found`: SKU not found */
+            /** @description - `sku_not_found`: SKU not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3537,6 +3262,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3558,158 +3284,78 @@ export interface operations {
                     "application/json": components["schemas"]["AdminUploadCodesResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `sku_not_found`: SKU not found */
+            /** @description - `sku_not_found`: SKU not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `duplicate_codes`: Duplicate codes */
+            /** @description - `duplicate_codes`: Duplicate codes */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "duplicate_codes";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["DuplicateCodesError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `unsupported_media_type`: Unsupported Media Type */
+            /** @description - `unsupported_media_type`: Unsupported Media Type */
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unsupported_media_type";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3719,6 +3365,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3735,92 +3382,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminDisableProductResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `sku_not_found`: SKU not found */
+            /** @description - `sku_not_found`: SKU not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3830,6 +3429,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example EU-VOUCHER */
                 sku: string;
             };
             cookie?: never;
@@ -3846,92 +3446,44 @@ export interface operations {
                     "application/json": components["schemas"]["AdminEnableProductResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `sku_not_found`: SKU not found */
+            /** @description - `sku_not_found`: SKU not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "sku_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -3941,7 +3493,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example USD */
                 currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
             };
             cookie?: never;
@@ -3958,92 +3512,47 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetWalletResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found; `wallet_unknown`: Wallet not found */
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `wallet_unknown`: Wallet not found
+             */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found" | "wallet_unknown";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4053,7 +3562,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example USD */
                 currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
             };
             cookie?: never;
@@ -4074,136 +3585,72 @@ export interface operations {
                     "application/json": components["schemas"]["AdminAdjustWalletResponse"];
                 };
             };
-            /** @description `adjustment_below_zero`: Adjustment would take the balance below zero; `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `adjustment_below_zero`: Adjustment would take the balance below zero
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "adjustment_below_zero" | "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["AdjustmentBelowZeroError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found; `wallet_unknown`: Wallet not found */
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `wallet_unknown`: Wallet not found
+             */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found" | "wallet_unknown";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
                 };
             };
-            /** @description `idempotency_conflict`: Idempotency key already used with another request */
+            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "idempotency_conflict";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["IdempotencyConflictError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4218,7 +3665,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example USD */
                 currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
             };
             cookie?: never;
@@ -4235,92 +3684,47 @@ export interface operations {
                     "application/json": components["schemas"]["AdminGetLedgerResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found; `wallet_unknown`: Wallet not found */
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `wallet_unknown`: Wallet not found
+             */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found" | "wallet_unknown";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4330,7 +3734,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example acme */
                 clientId: string;
+                /** @example USD */
                 currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
             };
             cookie?: never;
@@ -4351,136 +3757,68 @@ export interface operations {
                     "application/json": components["schemas"]["AdminTopUpWalletResponse"];
                 };
             };
-            /** @description `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body; `invalid_parameters`: Invalid path or query parameters */
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "malformed_json" | "invalid_request_body" | "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `client_not_found`: Client not found */
+            /** @description - `client_not_found`: Client not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "client_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description `idempotency_conflict`: Idempotency key already used with another request */
+            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "idempotency_conflict";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["IdempotencyConflictError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4513,70 +3851,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdminListDeadLettersResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4586,7 +3888,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The dead letter's id. */
+                /**
+                 * @description The dead letter's id.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -4603,114 +3908,54 @@ export interface operations {
                     "application/json": components["schemas"]["AdminReplayDeadLetterResponse"];
                 };
             };
-            /** @description `invalid_parameters`: Invalid path or query parameters */
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_parameters";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `dead_letter_not_found`: Dead letter not found */
+            /** @description - `dead_letter_not_found`: Dead letter not found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "dead_letter_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["DeadLetterNotFoundError"];
                 };
             };
-            /** @description `dead_letter_already_replayed`: Dead letter already replayed */
+            /** @description - `dead_letter_already_replayed`: Dead letter already replayed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "dead_letter_already_replayed";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["DeadLetterAlreadyReplayedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4734,26 +3979,14 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4781,139 +4014,70 @@ export interface operations {
                     "application/json": components["schemas"]["ConfirmOrderResponse"];
                 };
             };
-            /** @description `invalid_order_id`: Body has no valid orderId; `insufficient_funds`: You have insufficient funds in your wallet to create this order */
+            /**
+             * @description - `invalid_order_id`: Body has no valid orderId
+             *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_order_id" | "insufficient_funds";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidOrderIdError"] | components["schemas"]["InsufficientFundsError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `order_not_found`: Not Found */
+            /** @description - `order_not_found`: Not Found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
-            /** @description `order_already_confirmed`: Order already confirmed */
+            /** @description - `order_already_confirmed`: Order already confirmed */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_already_confirmed";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderAlreadyConfirmedError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `order_expired`: Expired */
+            /** @description - `order_expired`: Expired */
             419: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_expired";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderExpiredError"];
                 };
             };
-            /** @description `rate_limited`: Too many requests */
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4922,41 +4086,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -4986,117 +4126,67 @@ export interface operations {
                     "application/json": components["schemas"]["CreateOrderResponse"];
                 };
             };
-            /** @description `product_list_malformed`: Your product list is not formatted well; `product_list_too_big`: Requested product list is bigger than allowed; `quote_mismatch`: The entered quote doesn't match the SKU.; `quote_out_of_range`: The entered quote is not in range; `wallet_not_found`: No wallet in currency; `insufficient_funds`: You have insufficient funds in your wallet to create this order; `invalid_webhook_url`: webhookUrl is not allowed; `malformed_json`: Request body is not valid JSON; `invalid_request_body`: Invalid request body */
+            /**
+             * @description - `product_list_malformed`: Your product list is not formatted well
+             *     - `product_list_too_big`: Requested product list is bigger than allowed
+             *     - `quote_mismatch`: The entered quote doesn't match the SKU.
+             *     - `quote_out_of_range`: The entered quote is not in range
+             *     - `wallet_not_found`: No wallet in currency
+             *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
+             *     - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "product_list_malformed" | "product_list_too_big" | "quote_mismatch" | "quote_out_of_range" | "wallet_not_found" | "insufficient_funds" | "invalid_webhook_url" | "malformed_json" | "invalid_request_body";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `product_not_found`: One or more product in the sent list are not found. */
+            /** @description - `product_not_found`: One or more product in the sent list are not found. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "product_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ProductNotFoundError"];
                 };
             };
-            /** @description `reference_already_used`: Reference already used */
+            /** @description - `reference_already_used`: Reference already used */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "reference_already_used";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ReferenceAlreadyUsedError"];
                 };
             };
-            /** @description `payload_too_large`: Request body is too large */
+            /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "payload_too_large";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
-            /** @description `rate_limited`: Too many requests */
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5105,41 +4195,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
-            /** @description `exchange_not_supported`: Your requested exchange is not supported; `out_of_stock`: Requested item is out of stock; `server_error`: Server error; try again later */
+            /**
+             * @description - `exchange_not_supported`: Your requested exchange is not supported (Final: do not retry until the operator sets the rate.)
+             *     - `out_of_stock`: Requested item is out of stock (Final for this request: retry only after stock has been added, or with another quote or quantity.)
+             *     - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.)
+             */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "exchange_not_supported" | "out_of_stock" | "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ExchangeNotSupportedError"] | components["schemas"]["OutOfStockError"] | components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -5147,6 +4217,10 @@ export interface operations {
     getOrder: {
         parameters: {
             query: {
+                /**
+                 * @description The `id` of the create answer.
+                 * @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e
+                 */
                 orderId: string;
             };
             header?: never;
@@ -5165,73 +4239,37 @@ export interface operations {
                     "application/json": components["schemas"]["GetOrderResponse"];
                 };
             };
-            /** @description `invalid_order_query`: Query has no valid orderId */
+            /** @description - `invalid_order_query`: Query has no valid orderId */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "invalid_order_query";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["InvalidOrderQueryError"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `order_not_found`: Not Found */
+            /** @description - `order_not_found`: Not Found */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "order_not_found";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
-            /** @description `rate_limited`: Too many requests */
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5240,41 +4278,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -5298,29 +4312,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListProductsResponse"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `rate_limited`: Too many requests */
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5329,41 +4331,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
             };
         };
@@ -5387,29 +4365,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListWalletsResponse"];
                 };
             };
-            /** @description `unauthenticated`: Authentication credentials are missing or invalid */
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "unauthenticated";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description `rate_limited`: Too many requests */
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5418,42 +4384,278 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "rate_limited";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
-            /** @description `server_error`: Server error; try again later */
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Human-readable; the spec's message where the spec has one. */
-                        message: string;
-                        /**
-                         * @description Stable machine-readable name: branch on this.
-                         * @enum {string}
-                         */
-                        code: "server_error";
-                        /** @description What went wrong, e.g. zod's issues as {issues: [{path, message}]}. */
-                        details?: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["ServerErrorError"];
                 };
+            };
+        };
+    };
+    confirmedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,Ujoe2XXDvnywIg42zJINthB3uUqWslXK7S/ezeORk5I=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    successfulWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,R7FgQyIHCbRCvQlqchYvmyn+E0/gJzsuTAdg4qXqwbQ=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    partialWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,UqwA1N6gcs+ZdN5LPHVVDQK1LNQv9/CekGYSmQKjU7o=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    failedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,0fzY2Yg+UNynmLxJ01w73esK0SJisxPfVAlktC4UNXE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    rejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,LBxS4gIE0vVcROTikxDRf8bDzNOyMymXtBoK/KYp/bE=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

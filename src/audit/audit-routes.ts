@@ -8,6 +8,7 @@ import type { RequestContext, Route } from "../http/route";
 import { adminActor } from "../http/admin-auth";
 import { parseQuery } from "../http/params";
 import { AuditPage, AuditQuery } from "./schemas";
+import { auditExamples } from "./audit-examples";
 
 /** GET /admin/audit?after=&limit=&target=: oldest first; `next` continues after the last entry. */
 export async function listAudit(request: IRequest, context: RequestContext): Promise<Response> {
@@ -36,8 +37,10 @@ export const auditRoutes: Route[] = [
     path: "/admin/audit",
     handler: listAudit,
     operationId: "adminListAudit",
+    example: auditExamples.adminListAudit,
     tag: "Admin: audit",
     summary: "Operator actions, oldest first",
+    description: "Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.",
     auth: "admin",
     query: AuditQuery,
     data: AuditPage,

@@ -6,6 +6,7 @@ import { toAmountNumber } from "../pricing/money";
 import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
 import { ClientProductList } from "./product-schemas";
+import { catalogueExamples } from "./catalogue-examples";
 
 /**
  * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
@@ -47,6 +48,7 @@ export const productRoutes: Route[] = [
     path: "/products",
     handler: listProducts,
     operationId: "listProducts",
+    example: catalogueExamples.listProducts,
     tag: "Catalogue",
     summary: "The catalogue the calling client can order",
     description:

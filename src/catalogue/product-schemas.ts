@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Currency, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
-import { ClientIdParam, Sku } from "../kernel/primitives";
+import { Currency, CurrencyCode, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
+import { ClientIdParam, ClientIdPath, Sku, SkuPath } from "../kernel/primitives";
 import { DealState } from "../pricing/deal";
 import { AdjustmentMode, ProductType, SupplierKind } from "./schemas";
 
@@ -30,7 +30,7 @@ const ProductFields = z.object({
   sku: z.string(),
   name: z.string(),
   productType: ProductType,
-  currency: z.string(),
+  currency: CurrencyCode.describe("The product's currency: quotes are in it."),
   country: z.string(),
   region: z.string(),
   quotes: z.array(z.number()).nullable(),
@@ -62,7 +62,7 @@ export const AdminProductList = z.object({ products: z.array(AdminProductView), 
 
 // Operator requests: strict objects, so a typo ("quote" for "quotes") is a 400, not silently ignored. -----
 
-export const SkuParams = z.object({ sku: Sku });
+export const SkuParams = z.object({ sku: SkuPath });
 
 const ProductInputFields = {
   name: z.string().min(1).max(200),
@@ -90,7 +90,7 @@ export const UpsertProductRequest = z.discriminatedUnion("productType", [
 ]);
 export type UpsertProductRequest = z.infer<typeof UpsertProductRequest>;
 
-export const DealParams = z.object({ clientId: ClientIdParam, sku: Sku });
+export const DealParams = z.object({ clientId: ClientIdPath, sku: SkuPath });
 
 const AdjustmentInput = z.strictObject({ amount: NonNegativeDecimal, adjustmentMode: AdjustmentMode });
 

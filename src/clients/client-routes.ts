@@ -35,6 +35,7 @@ import {
 } from "./schemas";
 import { keyIdOf, newApiKey, newWebhookSecret } from "../admin/secrets";
 import { randomHex } from "../kernel/crypto";
+import { clientExamples } from "./client-examples";
 
 function clientView(row: ClientRow) {
   return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
@@ -193,6 +194,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients",
     handler: createClient,
     operationId: "adminCreateClient",
+    example: clientExamples.adminCreateClient,
     tag: "Admin: clients",
     summary: "Create a client with its first API key and webhook secret",
     description: "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
@@ -207,8 +209,10 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients",
     handler: listClients,
     operationId: "adminListClients",
+    example: clientExamples.adminListClients,
     tag: "Admin: clients",
     summary: "List clients by id",
+    description: "Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).",
     auth: "admin",
     query: PageQuery,
     data: ClientList,
@@ -220,8 +224,10 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId",
     handler: getClient,
     operationId: "adminGetClient",
+    example: clientExamples.adminGetClient,
     tag: "Admin: clients",
     summary: "A client, its API keys (ids, never keys) and its wallets",
+    description: "The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.",
     auth: "admin",
     params: ClientParams,
     data: ClientDetail,
@@ -233,8 +239,10 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys",
     handler: issueKey,
     operationId: "adminIssueKey",
+    example: clientExamples.adminIssueKey,
     tag: "Admin: clients",
     summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
+    description: "Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.",
     auth: "admin",
     params: ClientParams,
     body: IssueKeyRequest,
@@ -247,6 +255,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys/rotate",
     handler: rotateKeys,
     operationId: "adminRotateKeys",
+    example: clientExamples.adminRotateKeys,
     tag: "Admin: clients",
     summary: "Issue a new API key and revoke every other key of the client",
     description: "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
@@ -262,6 +271,7 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/keys/:keyId/revoke",
     handler: revokeKey,
     operationId: "adminRevokeKey",
+    example: clientExamples.adminRevokeKey,
     tag: "Admin: clients",
     summary: "Revoke an API key",
     description: "Effective within API_KEY_CACHE_SECONDS (30 s). Revoking a revoked key changes nothing.",
@@ -276,8 +286,10 @@ export const clientRoutes: Route[] = [
     path: "/admin/clients/:clientId/webhook-secret/rotate",
     handler: rotateWebhookSecret,
     operationId: "adminRotateWebhookSecret",
+    example: clientExamples.adminRotateWebhookSecret,
     tag: "Admin: clients",
     summary: "Replace the client's webhook signing secret",
+    description: "Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.",
     auth: "admin",
     params: ClientParams,
     data: WebhookSecretData,

@@ -3,13 +3,16 @@
  * a 400, so that a typo ("quote" for "quotes") is refused instead of silently ignored.
  */
 import { z } from "zod";
-import { ClientIdParam } from "../kernel/primitives";
+import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import { WalletView } from "../wallets/schemas";
 
 const Label = z.string().max(100);
 
-export const ClientParams = z.object({ clientId: ClientIdParam });
-export const KeyParams = z.object({ clientId: ClientIdParam, keyId: z.string().regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef") });
+export const ClientParams = z.object({ clientId: ClientIdPath });
+export const KeyParams = z.object({
+  clientId: ClientIdPath,
+  keyId: z.string().regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef").meta({ examples: ["key_328bd1c026147932"] }),
+});
 
 export const CreateClientRequest = z.strictObject({
   id: ClientIdParam.optional().describe("Chosen by the operator; generated (cli_...) when absent."),
@@ -35,7 +38,7 @@ export const CreateClientData = z.object({
   client: ClientView,
   apiKey: z.string().describe("sk_live_...: shown once, only its SHA-256 is stored."),
   key: ApiKeyView,
-  webhookSecret: z.string().describe("whsec_...: signs webhook bodies. Shown once; the API never returns it again."),
+  webhookSecret: z.string().describe("whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again."),
 });
 
 export const ClientList = z.object({ clients: z.array(ClientView), next: z.string().nullable() });

@@ -1,6 +1,6 @@
 /**
- * Every error the service answers with. Messages of the interface (spec §7) are verbatim; the code is the
- * stable machine-readable name a client should branch on.
+ * Every error the service answers with. The messages of the order endpoints are part of the client contract
+ * and never change; the code is the stable machine-readable name a client should branch on.
  */
 export const ERRORS = {
   invalid_request_body: { status: 400, message: "Invalid request body" },
@@ -10,7 +10,7 @@ export const ERRORS = {
   quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
   quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
   insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
-  // The spec's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
+  // The contract's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
   // not a missing resource. The operator API's 404 for an unknown wallet is wallet_unknown below. Both
   // codes are public and stay as they are.
   wallet_not_found: { status: 400, message: "No wallet in currency" },

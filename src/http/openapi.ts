@@ -1,10 +1,14 @@
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the routes themselves. Each domain's routes
  * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary) and the
- * composition root (src/app.ts) hands them all here; this module knows no domain. The checked-in copy is
- * schema/openapi.json (regenerate: `npx vitest run test/openapi -u`).
+ * composition root (src/app.ts) hands them all here with the named schemas and the webhooks; this module
+ * knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
+ * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
+ * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
+ * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
  */
 import { z } from "zod";
+import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
 import type { Route, RouteDoc } from "./route";
 
@@ -14,14 +18,55 @@ export const API_VERSION = "1.0.0";
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
 export type NamedSchemas = readonly (readonly [z.ZodType, string])[];
 
-/** What the composition root tells the builder besides the routes: named schemas, and the tags in order. */
+/** A tag of the document: a group of routes, with what it groups for a reader. */
+export interface TagDoc {
+  name: string;
+  description: string;
+}
+
+/** What the composition root tells the builder besides the routes. */
 export interface DocumentParts {
   named: NamedSchemas;
   /** Every tag a route may carry, in the order the document lists them. */
-  tags: readonly string[];
+  tags: readonly TagDoc[];
   /** The document's info.description (Markdown). */
   description: string;
+  /** The events the service POSTs to a client's webhookUrl: the document's top-level `webhooks`. */
+  webhooks?: readonly WebhookDoc[];
 }
+
+/** A header the service sends with every delivery of a webhook. */
+export interface WebhookHeader {
+  name: string;
+  description: string;
+  schema: Record<string, unknown>;
+  example: string;
+}
+
+/** One event the service POSTs to a client's webhookUrl: the top-level `webhooks` of the document. */
+export interface WebhookDoc {
+  /** The event type, e.g. order.confirmed: the webhook's name in the document. */
+  event: string;
+  operationId: string;
+  summary: string;
+  description: string;
+  /** The body's schema; give it a name in NamedSchemas to share it between events. */
+  body: z.ZodType;
+  headers: readonly WebhookHeader[];
+  example: unknown;
+  /** What the service does with the receiver's answer, by status range. */
+  responses: Record<string, string>;
+}
+
+/** Where the service runs: GET /openapi.json lists these under `servers`. */
+export const SERVERS = [
+  { url: "http://127.0.0.1:8787", description: "Local: `npm start` (wrangler dev with the demo seed)." },
+  {
+    url: "https://order-service.{account}.workers.dev",
+    description: "Production: a placeholder. The Worker's workers.dev address (or its own route) once deployed with `wrangler deploy`.",
+    variables: { account: { default: "your-account", description: "Your Cloudflare account's workers.dev subdomain." } },
+  },
+];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -51,12 +96,39 @@ function envelope(data: z.ZodType, messages: string[] | undefined): z.ZodType {
   return z.object({ message, data });
 }
 
-function errorBody(codes: ErrorCode[]): z.ZodType {
-  return z.object({
-    message: z.string().describe("Human-readable; the spec's message where the spec has one."),
-    code: z.enum(codes as [ErrorCode, ...ErrorCode[]]).describe("Stable machine-readable name: branch on this."),
-    details: z.record(z.string(), z.unknown()).optional().describe("What went wrong, e.g. zod's issues as {issues: [{path, message}]}."),
-  });
+function errorName(code: ErrorCode): string {
+  return `${code.split("_").map((word) => pascal(word)).join("")}Error`;
+}
+
+/** The shape every error body has: what a client that knows no code can rely on. */
+const ERROR_SCHEMA: JsonSchema = {
+  type: "object",
+  description: "Every error answer. Branch on `code`; `message` is for people.",
+  properties: {
+    message: { type: "string", description: "Human-readable; some codes add what is wrong after the code's message." },
+    code: { type: "string", description: "Stable machine-readable name: branch on this." },
+    details: { type: "object", description: "What went wrong; its shape depends on `code`." },
+  },
+  required: ["message", "code"],
+};
+
+/** The body of one error code: the shared Error shape with its code and, where it has one, the shape of its details. */
+function codeErrorSchema(code: ErrorCode): JsonSchema {
+  const { schema, always } = ERROR_DETAILS[code];
+  const retry = RETRY[code];
+  const own: JsonSchema = {
+    type: "object",
+    properties: {
+      code: { type: "string", const: code },
+      ...(schema !== undefined ? { details: inline(schema, "output") } : {}),
+    },
+    required: ["code", ...(schema !== undefined && always === true ? ["details"] : [])],
+  };
+  return {
+    description: `HTTP ${ERRORS[code].status}: ${ERRORS[code].message}.${retry !== undefined ? ` ${retry}` : ""}${schema === undefined ? " No details." : ""}`,
+    allOf: [{ $ref: "#/components/schemas/Error" }, own],
+    unevaluatedProperties: false,
+  };
 }
 
 /** Errors every route of its kind can answer, besides its own. */
@@ -72,7 +144,12 @@ function implicitErrors(doc: RouteDoc): ErrorCode[] {
 }
 
 function describeCodes(codes: ErrorCode[]): string {
-  return codes.map((code) => `\`${code}\`: ${ERRORS[code].message}`).join("; ");
+  return codes
+    .map((code) => {
+      const retry = RETRY[code];
+      return `- \`${code}\`: ${ERRORS[code].message}${retry !== undefined ? ` (${retry})` : ""}`;
+    })
+    .join("\n");
 }
 
 function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
@@ -88,13 +165,15 @@ function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
   ] as const) {
     for (const [name, field] of Object.entries(shape as Record<string, z.ZodType>)) {
       const schema = inline(field, "input");
-      const { description, ...rest } = schema;
+      // A parameter's description and example belong to the parameter, not to its schema.
+      const { description, examples, ...rest } = schema;
       out.push({
         name,
         in: location,
         required: location === "path" || !field.safeParse(undefined).success,
         ...(typeof description === "string" ? { description } : {}),
         schema: rest,
+        ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
       });
     }
   }
@@ -110,12 +189,28 @@ export interface OpenApiDocument {
 }
 
 
+function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
+  return {
+    operationId: hook.operationId,
+    summary: hook.summary,
+    description: hook.description,
+    tags: ["Webhooks"],
+    security: [],
+    parameters: hook.headers.map(({ name, description, schema, example }) => ({ name, in: "header", required: true, description, schema, example })),
+    requestBody: {
+      required: true,
+      content: { "application/json": { schema: bodyRef, examples: { [hook.event]: { summary: hook.summary, value: hook.example } } } },
+    },
+    responses: Object.fromEntries(Object.entries(hook.responses).map(([status, description]) => [status, { description }])),
+  };
+}
+
 /**
- * The document of the given routes and named response schemas. Throws on what would make it wrong: a
- * method and path routed twice, an operationId used twice, path parameters that differ from the route's
- * params schema, a schema name used twice.
+ * The document of the given routes, named response schemas and webhooks. Throws on what would make it
+ * wrong: a method and path routed twice, an operationId used twice, path parameters that differ from the
+ * route's params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], { named, tags, description }: DocumentParts): OpenApiDocument {
+export function buildOpenApi(routes: readonly Route[], { named, tags, description, webhooks = [] }: DocumentParts): OpenApiDocument {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -124,7 +219,7 @@ export function buildOpenApi(routes: readonly Route[], { named, tags, descriptio
   const seen = new Set<string>();
   for (const route of routes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
-    if (!tags.includes(doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
+    if (!tags.some((tag) => tag.name === doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -135,25 +230,48 @@ export function buildOpenApi(routes: readonly Route[], { named, tags, descriptio
     if (okSchema !== null) outputs.add(okSchema, { id: `${name}Response` });
     operations.push({ method, path: itty, doc, okSchema });
   }
+  const webhookBodies = new Map<WebhookDoc, string>();
+  for (const hook of webhooks) {
+    if (seen.has(`operationId ${hook.operationId}`)) throw new Error(`operationId ${hook.operationId} is described twice`);
+    seen.add(`operationId ${hook.operationId}`);
+    const id = outputs.get(hook.body)?.id ?? `${pascal(hook.operationId)}Body`;
+    if (!outputs.has(hook.body)) outputs.add(hook.body, { id });
+    webhookBodies.set(hook, id);
+  }
   const uri = (id: string) => `#/components/schemas/${id}`;
   const options = { target: "draft-2020-12" as const, unrepresentable: "throw" as const, override: tidy, uri };
   const inputSchemas = z.toJSONSchema(inputs, { ...options, io: "input" }).schemas as Record<string, JsonSchema>;
   const outputSchemas = z.toJSONSchema(outputs, { ...options, io: "output" }).schemas as Record<string, JsonSchema>;
   const schemas: Record<string, JsonSchema> = {};
-  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)].sort(([a], [b]) => a.localeCompare(b))) {
+  const errorCodes = new Set<ErrorCode>();
+  const add = (id: string, schema: JsonSchema) => {
     if (schemas[id] !== undefined) throw new Error(`schema name ${id} is used twice`);
-    schemas[id] = strip(schema);
-  }
+    schemas[id] = schema;
+  };
+  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)]) add(id, strip(schema));
 
   for (const { method, path: itty, doc, okSchema } of operations) {
     const name = pascal(doc.operationId);
     const path = itty.replace(/:(\w+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+    const okExamples: Record<string, unknown> = {};
+    if (doc.example !== undefined) {
+      const messages = doc.messages ?? [];
+      if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+      for (const [index, message] of messages.entries()) {
+        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = { summary: message, value: { message, data: doc.example.data } };
+      }
+    }
     responses["200"] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
-      content: { "application/json": { schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) } } },
+      content: {
+        "application/json": {
+          schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) },
+          ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
+        },
+      },
     };
     const codes = [...new Set([...doc.errors, ...implicitErrors(doc)])];
     const byStatus = new Map<number, ErrorCode[]>();
@@ -161,10 +279,23 @@ export function buildOpenApi(routes: readonly Route[], { named, tags, descriptio
     for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
       const headers: Record<string, unknown> = { ...requestId };
       if (status === 429) headers["Retry-After"] = { description: "Seconds to wait.", schema: { type: "string" } };
+      for (const code of statusCodes) errorCodes.add(code);
+      const schema: JsonSchema =
+        statusCodes.length === 1
+          ? { $ref: uri(errorName(statusCodes[0]!)) }
+          : {
+              oneOf: statusCodes.map((code) => ({ $ref: uri(errorName(code)) })),
+              discriminator: { propertyName: "code", mapping: Object.fromEntries(statusCodes.map((code) => [code, uri(errorName(code))])) },
+            };
       responses[String(status)] = {
         description: describeCodes(statusCodes),
         headers,
-        content: { "application/json": { schema: inline(errorBody(statusCodes), "output") } },
+        content: {
+          "application/json": {
+            schema,
+            examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: ERRORS[code].message, value: errorExample(code) }])),
+          },
+        },
       };
     }
     const operation: Record<string, unknown> = {
@@ -177,25 +308,45 @@ export function buildOpenApi(routes: readonly Route[], { named, tags, descriptio
     const params = parameters(doc, itty);
     if (params.length > 0) operation.parameters = params;
     if (doc.body !== undefined) {
-      const content: Record<string, unknown> = { "application/json": { schema: { $ref: uri(`${name}Request`) } } };
+      const request = doc.example?.request;
+      const content: Record<string, unknown> = {
+        "application/json": { schema: { $ref: uri(`${name}Request`) }, ...(request !== undefined ? { examples: { example: { summary: doc.summary, value: request } } } : {}) },
+      };
       if (doc.csv === true) {
-        content["text/csv"] = { schema: { type: "string", description: "A header row naming value, pin and link, then one code per row." } };
+        const csv = doc.example?.csv;
+        content["text/csv"] = {
+          schema: { type: "string", description: "A header row naming value, pin and link, then one code per row." },
+          ...(csv !== undefined ? { examples: { example: { summary: "Two codes as CSV", value: csv } } } : {}),
+        };
       }
       operation.requestBody = { required: true, content };
     }
     operation.responses = responses;
     paths[path] = { ...paths[path], [method.toLowerCase()]: operation };
   }
+  add("Error", ERROR_SCHEMA);
+  for (const code of errorCodes) add(errorName(code), codeErrorSchema(code));
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+  const sortedSchemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
+  const usedTags = new Set<string>([...operations.map(({ doc }) => doc.tag), ...(webhooks.length > 0 ? ["Webhooks"] : [])]);
   return {
     openapi: OPENAPI_VERSION,
-    info: { title: "Order service", version: API_VERSION, description },
+    info: {
+      title: "Order service",
+      version: API_VERSION,
+      description,
+      license: { name: "Proprietary: all rights reserved", identifier: "LicenseRef-Proprietary" },
+    },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    tags: tags.filter((tag) => operations.some(({ doc }) => doc.tag === tag)).map((name) => ({ name })),
+    servers: SERVERS,
+    tags: tags.filter((tag) => usedTags.has(tag.name)).map(({ name, description }) => ({ name, description })),
     paths: sortedPaths,
+    ...(webhooks.length > 0
+      ? { webhooks: Object.fromEntries(webhooks.map((hook) => [hook.event, { post: webhookOperation(hook, { $ref: uri(webhookBodies.get(hook)!) }) }])) }
+      : {}),
     components: {
-      schemas,
+      schemas: sortedSchemas,
       headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A client API key (sk_live_... or, locally, sk_test_demo)." },
@@ -225,9 +376,18 @@ export function withOpenApi(routes: readonly Route[], parts: DocumentParts): Rou
       operationId: "getOpenApi",
       tag: "Meta",
       summary: "This document",
+      description:
+        "The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.",
       auth: "none",
       data: null,
       errors: [],
+      example: {
+        data: {
+          openapi: OPENAPI_VERSION,
+          info: { title: "Order service", version: API_VERSION },
+          paths: { "/order/create": { post: { operationId: "createOrder" } } },
+        },
+      },
     },
   ];
   return all;

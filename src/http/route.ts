@@ -20,6 +20,18 @@ export type Method = "GET" | "POST" | "PUT" | "DELETE";
 /** Who may call a route: a client API key, the operator token, or anyone. */
 export type Auth = "apiKey" | "admin" | "none";
 
+/**
+ * Examples of a route for the document: the request body (when it has one) and the success answer's
+ * `data`. Kept in an examples file next to the routes; test/openapi checks each against its schema and,
+ * where a test can make the call, against the shape of a real answer.
+ */
+export interface RouteExample {
+  request?: unknown;
+  /** The request as text/csv, for a route that accepts it. */
+  csv?: string;
+  data: unknown;
+}
+
 /** A route's description in the OpenAPI document. */
 export interface RouteDoc {
   operationId: string;
@@ -46,6 +58,7 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** Extra response headers of the success answer. */
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  example?: RouteExample;
 }
 
 /** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */

@@ -12,6 +12,7 @@ import { SkuParams } from "../catalogue/product-schemas";
 import { adminActor } from "../http/admin-auth";
 import { parseParams } from "../http/params";
 import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
+import { inventoryExamples } from "./inventory-examples";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
@@ -86,8 +87,10 @@ export const inventoryRoutes: Route[] = [
     path: "/admin/products/:sku/codes",
     handler: getCodeStock,
     operationId: "adminGetCodeStock",
+    example: inventoryExamples.adminGetCodeStock,
     tag: "Admin: inventory",
     summary: "Code counts of a SKU per value and status",
+    description: "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
     auth: "admin",
     params: SkuParams,
     data: CodeStock,
@@ -99,6 +102,7 @@ export const inventoryRoutes: Route[] = [
     path: "/admin/products/:sku/codes",
     handler: uploadCodes,
     operationId: "adminUploadCodes",
+    example: inventoryExamples.adminUploadCodes,
     tag: "Admin: inventory",
     summary: "Add redeem codes to an inventory SKU (JSON or CSV)",
     description:

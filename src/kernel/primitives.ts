@@ -6,3 +6,7 @@ export const ClientIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters,
 
 /** SKUs an operator can create: they travel in paths, so letters, digits, `.`, `_` and `-` only. */
 export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 64 letters, digits, '.', '_' or '-'");
+
+// The same two as path and query parameters, with an example for GET /openapi.json (validation unchanged).
+export const ClientIdPath = ClientIdParam.meta({ examples: ["acme"] });
+export const SkuPath = Sku.meta({ examples: ["EU-VOUCHER"] });

@@ -1,11 +1,13 @@
 /** Requests and responses of the operator's order lookup (read only). */
 import { z } from "zod";
-import { ClientIdParam } from "../kernel/primitives";
+import { ClientIdPath } from "../kernel/primitives";
 import { OrderState, OrderView } from "./schemas";
 
-export const OrderParams = z.object({ orderId: z.string().min(1).max(256) });
+const OrderId = z.string().min(1).max(256).meta({ examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] });
 
-export const OrderLookupQuery = z.object({ clientId: ClientIdParam, reference: z.string().min(1).max(256) });
+export const OrderParams = z.object({ orderId: OrderId });
+
+export const OrderLookupQuery = z.object({ clientId: ClientIdPath, reference: z.string().min(1).max(256).meta({ examples: ["po-2026-0042"] }) });
 
 export const AdminOrderData = z.object({
   clientId: z.string(),

@@ -11,6 +11,7 @@ import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./admin-schemas";
 import { listTimerFailures } from "./timer-failures";
+import { orderExamples } from "./order-examples";
 
 async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
@@ -55,8 +56,10 @@ export const adminOrderRoutes: Route[] = [
     path: "/admin/orders",
     handler: findAdminOrder,
     operationId: "adminFindOrder",
+    example: orderExamples.adminFindOrder,
     tag: "Admin: orders",
     summary: "Find a client's order by its reference",
+    description: "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.",
     auth: "admin",
     query: OrderLookupQuery,
     data: AdminOrderData,
@@ -69,6 +72,7 @@ export const adminOrderRoutes: Route[] = [
     path: "/admin/orders/stuck",
     handler: listStuckOrders,
     operationId: "adminListStuckOrders",
+    example: orderExamples.adminListStuckOrders,
     tag: "Admin: orders",
     summary: "Orders whose timers keep failing",
     description:
@@ -84,8 +88,10 @@ export const adminOrderRoutes: Route[] = [
     path: "/admin/orders/:orderId",
     handler: getAdminOrder,
     operationId: "adminGetOrder",
+    example: orderExamples.adminGetOrder,
     tag: "Admin: orders",
     summary: "Any client's order by id, with its stored record",
+    description: "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).",
     auth: "admin",
     params: OrderParams,
     data: AdminOrderData,

@@ -11,6 +11,7 @@ import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
+import { orderExamples } from "./order-examples";
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
@@ -58,7 +59,7 @@ export async function confirmOrder(request: IRequest, { env }: RequestContext): 
   try {
     body = await readJson(request, Number(env.MAX_BODY_BYTES));
   } catch (error) {
-    // An empty or unreadable body has no valid orderId either: the spec's confirm message (a 413 stays).
+    // An empty or unreadable body has no valid orderId either: confirm's own message (a 413 stays).
     if (error instanceof ApiError && error.failure.code === "malformed_json") {
       return errorResponse(failure("invalid_order_id", error.failure.details));
     }
@@ -87,10 +88,11 @@ export const orderRoutes: Route[] = [
     path: "/order/create",
     handler: createOrder,
     operationId: "createOrder",
+    example: orderExamples.createOrder,
     tag: "Orders",
-    summary: "Create an order (spec §4.1)",
+    summary: "Create an order",
     description:
-      "Checks run in a fixed order and the first failure wins (README, API reference). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`); with another body it is 409 reference_already_used.",
+      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
     auth: "apiKey",
     body: CreateOrderRequest,
     data: CreateOrderData,
@@ -115,9 +117,11 @@ export const orderRoutes: Route[] = [
     path: "/order/confirm",
     handler: confirmOrder,
     operationId: "confirmOrder",
+    example: orderExamples.confirmOrder,
     tag: "Orders",
-    summary: "Confirm an order and charge its wallet (spec §4.2)",
-    description: "Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409.",
+    summary: "Confirm an order and charge its wallet",
+    description:
+      "Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.",
     auth: "apiKey",
     body: ConfirmOrderRequest,
     ownBodyErrors: true,
@@ -130,9 +134,11 @@ export const orderRoutes: Route[] = [
     path: "/order/get",
     handler: getOrder,
     operationId: "getOrder",
+    example: orderExamples.getOrder,
     tag: "Orders",
-    summary: "Retrieve an order (spec §4.3)",
-    description: "200 in every state. Another client's order is 404, like an unknown id.",
+    summary: "Retrieve an order",
+    description:
+      "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.",
     auth: "apiKey",
     query: GetOrderQuery,
     data: OrderView,

@@ -1,28 +1,50 @@
 import { z } from "zod";
+import { AdjustmentMode, ProductType } from "../catalogue/schemas";
+import { CurrencyCode } from "../pricing/amount-schemas";
 
-/** A product line of a create request (spec §2.7). Limits and catalogue checks come after the shape. */
+/**
+ * A product line of a create request. Limits and catalogue checks come after the shape: a productType that
+ * is not the SKU's (any other string too) is 400 quote_mismatch, not a schema error, so the document lists
+ * the two values a request can succeed with while validation takes any string.
+ */
 export const ProductLineRequest = z.object({
-  sku: z.string().min(1).max(64),
-  productType: z.string().min(1).max(32),
-  quote: z.number(),
-  quantity: z.number().int().min(1),
+  sku: z.string().min(1).max(64).describe("Unique within the list."),
+  productType: z
+    .string()
+    .min(1)
+    .max(32)
+    .meta({ enum: ProductType.options, description: "The SKU's productType (GET /products); any other value is 400 quote_mismatch." }),
+  quote: z.number().describe("Face value of one code, in the product's currency: one of a fixed SKU's quotes, or within a range SKU's bounds."),
+  quantity: z.number().int().min(1).describe("Codes of this SKU and quote; limits per SKU and per order apply (400 product_list_too_big)."),
 });
 export type ProductLineRequest = z.infer<typeof ProductLineRequest>;
 
-/** POST /order/create (spec §4.1). Unknown fields are ignored. */
+/** POST /order/create. Unknown fields are ignored. */
 export const CreateOrderRequest = z.object({
   productList: z.array(ProductLineRequest),
-  wallet: z.string().min(1).max(16),
-  reference: z.string().min(1).max(256),
-  webhookUrl: z.string().max(2048).optional(),
+  // Any string passes the shape: a wallet the client does not hold, or no currency at all, is 400
+  // wallet_not_found ("No wallet in currency usd"), so the document shows the form a wallet can have.
+  wallet: z
+    .string()
+    .min(1)
+    .max(16)
+    .meta({ pattern: "^[A-Z]{3}$", description: "The currency of the wallet to pay from (ISO 4217, e.g. USD); anything else is 400 wallet_not_found." }),
+  reference: z.string().min(1).max(256).describe("The client's own id of the order, unique per client: a create repeated with the same reference and body returns the same order."),
+  webhookUrl: z.string().max(2048).optional().describe("An https URL that receives this order's events (see `webhooks`)."),
 });
 export type CreateOrderRequest = z.infer<typeof CreateOrderRequest>;
 
-/** PUT /order/confirm (spec §4.2). */
+/** PUT /order/confirm. */
 export const ConfirmOrderRequest = z.object({ orderId: z.string().min(1).max(256) });
 
-/** GET /order/get?orderId= (spec §4.3). */
-export const GetOrderQuery = z.object({ orderId: z.string().min(1).max(256) });
+/** GET /order/get?orderId=. */
+export const GetOrderQuery = z.object({
+  orderId: z
+    .string()
+    .min(1)
+    .max(256)
+    .meta({ description: "The `id` of the create answer.", examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] }),
+});
 
 export const OrderState = z.enum(["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"]);
 export type OrderState = z.infer<typeof OrderState>;
@@ -34,9 +56,9 @@ export const Timestamp = z.object({ _seconds: z.number().int(), _nanoseconds: z.
 export type Timestamp = z.infer<typeof Timestamp>;
 
 export const ExchangeRateView = z.object({
-  baseCurrency: z.string(),
-  targetCurrency: z.string(),
-  rate: z.number(),
+  baseCurrency: CurrencyCode.describe("The wallet's currency."),
+  targetCurrency: CurrencyCode.describe("The product's currency."),
+  rate: z.number().describe("1 unit of baseCurrency buys `rate` units of targetCurrency."),
   modifiedDate: Timestamp,
 });
 export type ExchangeRateView = z.infer<typeof ExchangeRateView>;
@@ -53,28 +75,31 @@ export const InvoiceItemType = z.enum([
 export const InvoiceItem = z.object({
   type: InvoiceItemType,
   description: z.string(),
-  effect: z.object({ amount: z.number(), currency: z.string() }),
-  metaData: z.record(z.string(), z.unknown()),
+  effect: z.object({ amount: z.number(), currency: CurrencyCode }).describe("What the item adds to (or, negative, takes from) the record."),
+  metaData: z.record(z.string(), z.unknown()).describe("Item details: quantity and quote, the deal's adjustment, or the exchange rate."),
 });
 export type InvoiceItem = z.infer<typeof InvoiceItem>;
 
 export const InvoiceRecord = z.object({
-  total: z.record(z.string(), z.number()),
+  total: z.record(CurrencyCode, z.number()).describe("The record's total per currency: the wallet's, and the product's where they differ."),
   sku: z.string(),
   items: z.array(InvoiceItem),
 });
 export type InvoiceRecord = z.infer<typeof InvoiceRecord>;
 
 export const Invoice = z.object({
-  total: z.number(),
-  wallet: z.string(),
+  total: z.number().describe("In the wallet's currency: what the order costs (create), or what was charged net of refunds."),
+  wallet: CurrencyCode,
   records: z.array(InvoiceRecord),
   paymentMethod: z.literal("wallet"),
   status: InvoiceStatus,
 });
 export type Invoice = z.infer<typeof Invoice>;
 
-export const Adjustment = z.object({ amount: z.number(), adjustmentMode: z.enum(["percentage", "fixed"]) });
+export const Adjustment = z.object({
+  amount: z.number().describe("A percentage of the line's face value, or a fixed amount per code in the product's currency."),
+  adjustmentMode: AdjustmentMode,
+});
 
 export const OrderProduct = z.object({
   request: z.object({ quote: z.number(), quantity: z.number().int() }),
@@ -85,32 +110,31 @@ export const OrderProduct = z.object({
     quote: z.number(),
     name: z.string(),
     region: z.string(),
-    productType: z.enum(["range", "fixed"]),
-    baseCurrency: z.string(),
+    productType: ProductType,
+    baseCurrency: CurrencyCode.describe("The product's currency."),
   }),
 });
 export type OrderProduct = z.infer<typeof OrderProduct>;
 
 export const RedeemEntry = z.object({
-  redeemPin: z.array(z.string()),
-  currency: z.string(),
-  redeemLink: z.string(),
-  value: z.number(),
-  /** Beyond the spec's four fields: one link per pin, where codes carry links of their own. */
-  redeemLinks: z.array(z.string()),
+  redeemPin: z.array(z.string()).describe("One pin per code issued."),
+  currency: CurrencyCode,
+  redeemLink: z.string().describe("The first code's link (empty when codes carry none)."),
+  value: z.number().describe("Face value of each code."),
+  redeemLinks: z.array(z.string()).describe("One link per pin, where codes carry links of their own."),
 });
 export type RedeemEntry = z.infer<typeof RedeemEntry>;
 
-/** The order as retrieve returns it under `data` (spec §2.2). */
+/** The order as GET /order/get returns it under `data`. */
 export const OrderView = z.object({
   uid: z.string(),
   state: OrderState,
-  products: z.record(z.string(), OrderProduct),
+  products: z.record(z.string(), OrderProduct).describe("The order's lines by SKU."),
   exchangeRates: z.array(ExchangeRateView),
   invoice: Invoice,
   createdDate: Timestamp,
   modifiedDate: Timestamp,
-  redeem: z.record(z.string(), RedeemEntry),
+  redeem: z.record(z.string(), RedeemEntry).describe("Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states."),
   reference: z.string(),
 });
 export type OrderView = z.infer<typeof OrderView>;
@@ -119,8 +143,8 @@ export const CreateOrderData = z.object({
   id: z.string(),
   exchangeRates: z.array(ExchangeRateView),
   invoice: Invoice,
-  retailInvoice: Invoice,
-  expiresAt: z.number().int(),
+  retailInvoice: Invoice.describe("The same order at retail price: no fee and no discount."),
+  expiresAt: z.number().int().describe("Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected."),
 });
 export type CreateOrderData = z.infer<typeof CreateOrderData>;
 

@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { MINOR_UNITS } from "./money";
 
+/** An ISO 4217 currency code as answers carry it: three capital letters. */
+export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code like USD");
+
 /** A currency the service accepts: the ISO 4217 codes of MINOR_UNITS. */
 export const Currency = z.enum(Object.keys(MINOR_UNITS).sort() as [string, ...string[]]);
 

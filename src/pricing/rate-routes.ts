@@ -9,6 +9,7 @@ import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { parseBody, parseParams } from "../http/params";
 import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
+import { rateExamples } from "./rate-examples";
 
 function rateView(row: RateRow) {
   return { baseCurrency: row.base_currency, targetCurrency: row.target_currency, rate: Number(row.rate), updatedAt: row.updated_at };
@@ -48,8 +49,10 @@ export const rateRoutes: Route[] = [
     path: "/admin/exchange-rates",
     handler: listRates,
     operationId: "adminListRates",
+    example: rateExamples.adminListRates,
     tag: "Admin: exchange rates",
     summary: "Every exchange rate",
+    description: "Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.",
     auth: "admin",
     data: RateList,
     messages: ["Exchange rates"],
@@ -60,6 +63,7 @@ export const rateRoutes: Route[] = [
     path: "/admin/exchange-rates/:base/:target",
     handler: setRate,
     operationId: "adminSetRate",
+    example: rateExamples.adminSetRate,
     tag: "Admin: exchange rates",
     summary: "Set the rate from a wallet currency (base) to a product currency (target)",
     description: "1 unit of base buys `rate` units of target. Orders already created keep the rate they froze.",

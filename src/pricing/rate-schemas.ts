@@ -3,17 +3,17 @@
  * a 400, so that a typo ("quote" for "quotes") is refused instead of silently ignored.
  */
 import { z } from "zod";
-import { Currency, PositiveDecimal } from "./amount-schemas";
+import { Currency, CurrencyCode, PositiveDecimal } from "./amount-schemas";
 
-export const RateParams = z.object({ base: Currency, target: Currency });
+export const RateParams = z.object({ base: Currency.meta({ examples: ["USD"] }), target: Currency.meta({ examples: ["EUR"] }) });
 
 export const SetRateRequest = z.strictObject({
   rate: PositiveDecimal.describe("1 unit of base (the wallet's currency) buys `rate` units of target (the product's)."),
 });
 
 export const AdminRateView = z.object({
-  baseCurrency: z.string(),
-  targetCurrency: z.string(),
+  baseCurrency: CurrencyCode,
+  targetCurrency: CurrencyCode,
   rate: z.number(),
   updatedAt: z.number().int(),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { Currency } from "../pricing/amount-schemas";
-import { ClientIdParam } from "../kernel/primitives";
+import { Currency, CurrencyCode } from "../pricing/amount-schemas";
+import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import type { LedgerKind } from "./ledger";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
@@ -35,7 +35,7 @@ export const LedgerEntryView = z.object({
   createdAt: z.number().int(),
 });
 
-export const WalletView = z.object({ currency: z.string(), balance: z.number() });
+export const WalletView = z.object({ currency: CurrencyCode, balance: z.number() });
 
 /** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
 export const SignedAmountInput = z.union([
@@ -51,18 +51,18 @@ export const AdjustmentRequest = z.strictObject({
 });
 export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
 
-export const WalletPathParams = z.object({ clientId: ClientIdParam, currency: Currency });
+export const WalletPathParams = z.object({ clientId: ClientIdPath, currency: Currency.meta({ examples: ["USD"] }) });
 
 /** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
 export const WalletPostingData = z.object({
   clientId: z.string(),
-  currency: z.string(),
+  currency: CurrencyCode,
   balance: z.number(),
   entry: LedgerEntryView,
   replayed: z.boolean(),
 });
 
-export const WalletBalanceData = z.object({ clientId: z.string(), currency: z.string(), balance: z.number() });
+export const WalletBalanceData = z.object({ clientId: z.string(), currency: CurrencyCode, balance: z.number() });
 
 export const LedgerQuery = z.object({
   after: z.coerce.number().int().min(0).optional().describe("Return entries with seq greater than this (the `next` of the previous page)."),
@@ -71,7 +71,7 @@ export const LedgerQuery = z.object({
 
 export const LedgerPage = z.object({
   clientId: z.string(),
-  currency: z.string(),
+  currency: CurrencyCode,
   entries: z.array(LedgerEntryView),
   next: z.number().int().nullable().describe("Pass as `after` for the next page; null on the last page."),
 });

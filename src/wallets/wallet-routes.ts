@@ -25,6 +25,7 @@ import {
   WalletPathParams,
   WalletPostingData,
 } from "./schemas";
+import { walletExamples } from "./wallet-examples";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
@@ -195,6 +196,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/top-ups",
     handler: topUpWallet,
     operationId: "adminTopUpWallet",
+    example: walletExamples.adminTopUpWallet,
     tag: "Admin: wallets",
     summary: "Credit a wallet (opens it if new)",
     description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
@@ -210,8 +212,10 @@ export const walletRoutes: Route[] = [
     path: "/wallets",
     handler: listWallets,
     operationId: "listWallets",
+    example: walletExamples.listWallets,
     tag: "Wallets",
     summary: "The calling client's wallets and balances",
+    description: "Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.",
     auth: "apiKey",
     data: WalletList,
     messages: ["Wallets"],
@@ -222,6 +226,7 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/adjustments",
     handler: adjustWallet,
     operationId: "adminAdjustWallet",
+    example: walletExamples.adminAdjustWallet,
     tag: "Admin: wallets",
     summary: "Correct a wallet by a signed amount, with a reason",
     description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
@@ -237,8 +242,10 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency",
     handler: getWallet,
     operationId: "adminGetWallet",
+    example: walletExamples.adminGetWallet,
     tag: "Admin: wallets",
     summary: "A wallet's balance",
+    description: "The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.",
     auth: "admin",
     params: WalletPathParams,
     data: WalletBalanceData,
@@ -250,8 +257,10 @@ export const walletRoutes: Route[] = [
     path: "/admin/wallets/:clientId/:currency/ledger",
     handler: getLedger,
     operationId: "adminGetLedger",
+    example: walletExamples.adminGetLedger,
     tag: "Admin: wallets",
     summary: "A wallet's ledger, oldest first, a page at a time",
+    description: "Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
     params: WalletPathParams,
     query: LedgerQuery,

@@ -8,6 +8,7 @@ import { audit } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { parseParams, parseQuery } from "../http/params";
 import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-schemas";
+import { deadLetterExamples } from "./dead-letter-examples";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
 export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
@@ -36,8 +37,10 @@ export const deadLetterRoutes: Route[] = [
     path: "/admin/webhooks/dead-letters",
     handler: listDeadLetterRoute,
     operationId: "adminListDeadLetters",
+    example: deadLetterExamples.adminListDeadLetters,
     tag: "Admin: webhooks",
     summary: "Webhooks that could not be delivered, newest first",
+    description: "Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).",
     auth: "admin",
     query: DeadLetterQuery,
     data: DeadLetterPage,
@@ -49,6 +52,7 @@ export const deadLetterRoutes: Route[] = [
     path: "/admin/webhooks/dead-letters/:id/replay",
     handler: replayDeadLetterRoute,
     operationId: "adminReplayDeadLetter",
+    example: deadLetterExamples.adminReplayDeadLetter,
     tag: "Admin: webhooks",
     summary: "Send a dead-lettered webhook again",
     description: "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",

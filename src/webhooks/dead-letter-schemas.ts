@@ -10,7 +10,7 @@ export const DeadLetterQuery = z.object({
   before: z.coerce.number().int().min(1).optional().describe("Cursor: the `nextBefore` of the previous page (newest first)."),
 });
 
-export const DeadLetterParams = z.object({ id: z.coerce.number().int().min(1).describe("The dead letter's id.") });
+export const DeadLetterParams = z.object({ id: z.coerce.number().int().min(1).meta({ description: "The dead letter's id.", examples: [1] }) });
 
 export const DeadLetterView = z.object({
   id: z.number().int(),

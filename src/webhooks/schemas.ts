@@ -4,13 +4,13 @@ import type { OrderEvent, WebhookMessage } from "./events";
 
 /** Validates what arrives on the webhook queue (a malformed message is acked and logged, never retried). */
 export const OrderEventSchema = z.object({
-  id: z.string().min(1).max(200),
-  type: z.enum(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]),
-  createdAt: z.number().int().nonnegative(),
+  id: z.string().min(1).max(200).describe("The event's id, also sent as `webhook-id`: the same on every retry and replay."),
+  type: z.enum(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]).describe("`order.` and the state the order reached."),
+  createdAt: z.number().int().nonnegative().describe("When the order reached the state: Unix time in milliseconds."),
   data: z.object({
-    orderId: z.string().min(1),
+    orderId: z.string().min(1).describe("The order's id, as `id` of the create answer."),
     state: OrderState,
-    reference: z.string(),
+    reference: z.string().describe("The client's reference of the order."),
   }),
 }) satisfies z.ZodType<OrderEvent>;
 

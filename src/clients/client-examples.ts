@@ -1,0 +1,131 @@
+/**
+ * Examples of the operator client routes in GET /openapi.json: real answers of a test run
+ * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
+ */
+import type { RouteExample } from "../http/route";
+
+export const clientExamples = {
+  adminCreateClient: {
+    request: {
+      id: "acme",
+      name: "Acme Gifts Ltd",
+      keyLabel: "production"
+    },
+    data: {
+      client: {
+        id: "acme",
+        name: "Acme Gifts Ltd",
+        createdAt: 1795345078741,
+        disabledAt: null
+      },
+      apiKey: "sk_live_5c796c9b6a261eee63fa8ebd68725f73d65ceddb51167bc16bd0f5eaab879aeb",
+      key: {
+        keyId: "key_328bd1c026147932",
+        label: "production",
+        createdAt: 1795345078741,
+        revokedAt: null
+      },
+      webhookSecret: "whsec_f0466f7f7c5c2f1e5553535b93cb4abd9e3cc642a4eaea80ab5fe199fca30fb0"
+    }
+  },
+  adminListClients: {
+    data: {
+      clients: [
+        {
+          id: "acme",
+          name: "Acme Gifts Ltd",
+          createdAt: 1795345078741,
+          disabledAt: null
+        }
+      ],
+      next: "acme"
+    }
+  },
+  adminGetClient: {
+    data: {
+      client: {
+        id: "acme",
+        name: "Acme Gifts Ltd",
+        createdAt: 1795345078741,
+        disabledAt: null
+      },
+      keys: [
+        {
+          keyId: "key_328bd1c026147932",
+          label: "production",
+          createdAt: 1795345078741,
+          revokedAt: 1795345078797
+        },
+        {
+          keyId: "key_46eb07dbfccedbcd",
+          label: "staging",
+          createdAt: 1795345078756,
+          revokedAt: 1795345078775
+        },
+        {
+          keyId: "key_0d71c46d5fc82dd7",
+          label: "production-2026-12",
+          createdAt: 1795345078797,
+          revokedAt: null
+        }
+      ],
+      wallets: [
+        {
+          currency: "USD",
+          balance: 487.5
+        }
+      ]
+    }
+  },
+  adminIssueKey: {
+    request: {
+      label: "staging"
+    },
+    data: {
+      clientId: "acme",
+      apiKey: "sk_live_109692b5e4a06ac742cbe640a2c7e4c544f34815cf8d932dba352fcce64849fd",
+      key: {
+        keyId: "key_46eb07dbfccedbcd",
+        label: "staging",
+        createdAt: 1795345078756,
+        revokedAt: null
+      },
+      revokedKeyIds: []
+    }
+  },
+  adminRevokeKey: {
+    data: {
+      clientId: "acme",
+      key: {
+        keyId: "key_46eb07dbfccedbcd",
+        label: "staging",
+        createdAt: 1795345078756,
+        revokedAt: 1795345078775
+      }
+    }
+  },
+  adminRotateKeys: {
+    request: {
+      label: "production-2026-12"
+    },
+    data: {
+      clientId: "acme",
+      apiKey: "sk_live_b12d86d115f2c05c1051d61e274b77daea256db63223d49e831ffa9698aead96",
+      key: {
+        keyId: "key_0d71c46d5fc82dd7",
+        label: "production-2026-12",
+        createdAt: 1795345078797,
+        revokedAt: null
+      },
+      revokedKeyIds: [
+        "key_328bd1c026147932"
+      ]
+    }
+  },
+  adminRotateWebhookSecret: {
+    data: {
+      clientId: "acme",
+      webhookSecret: "whsec_6d74919cbfaf326abf4703347de58e3d75dbb3132a1c08428a87dacc25d941b5"
+    }
+  },
+} satisfies Record<string, RouteExample>;

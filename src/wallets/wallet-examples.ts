@@ -1,0 +1,94 @@
+/**
+ * Examples of the wallet routes (client and operator) in GET /openapi.json: real answers of a test run
+ * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
+ */
+import type { RouteExample } from "../http/route";
+
+export const walletExamples = {
+  listWallets: {
+    data: {
+      wallets: [
+        {
+          currency: "EUR",
+          balance: 0
+        },
+        {
+          currency: "USD",
+          balance: 938.98
+        }
+      ]
+    }
+  },
+  adminTopUpWallet: {
+    request: {
+      amount: "500.00",
+      idempotencyKey: "acme-topup-2026-11-22",
+      reason: "Bank transfer 2026-11-22"
+    },
+    data: {
+      clientId: "acme",
+      currency: "USD",
+      balance: 500,
+      entry: {
+        seq: 1,
+        key: "top-up:acme-topup-2026-11-22",
+        kind: "top_up",
+        amount: 500,
+        balanceAfter: 500,
+        orderId: null,
+        reason: "Bank transfer 2026-11-22",
+        createdAt: 1795345079600
+      },
+      replayed: false
+    }
+  },
+  adminAdjustWallet: {
+    request: {
+      amount: "-12.50",
+      idempotencyKey: "acme-adjust-2026-11-22",
+      reason: "Bank fee charged back"
+    },
+    data: {
+      clientId: "acme",
+      currency: "USD",
+      balance: 487.5,
+      entry: {
+        seq: 2,
+        key: "adjustment:acme-adjust-2026-11-22",
+        kind: "adjustment",
+        amount: -12.5,
+        balanceAfter: 487.5,
+        orderId: null,
+        reason: "Bank fee charged back",
+        createdAt: 1795345079654
+      },
+      replayed: false
+    }
+  },
+  adminGetWallet: {
+    data: {
+      clientId: "acme",
+      currency: "USD",
+      balance: 487.5
+    }
+  },
+  adminGetLedger: {
+    data: {
+      clientId: "acme",
+      currency: "USD",
+      entries: [
+        {
+          seq: 1,
+          key: "top-up:acme-topup-2026-11-22",
+          kind: "top_up",
+          amount: 500,
+          balanceAfter: 500,
+          orderId: null,
+          reason: "Bank transfer 2026-11-22",
+          createdAt: 1795345079600
+        }
+      ],
+      next: 1
+    }
+  },
+} satisfies Record<string, RouteExample>;

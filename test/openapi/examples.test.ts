@@ -1,0 +1,264 @@
+/**
+ * The examples of the document. Every example (request bodies, success and error answers, webhooks) is
+ * valid against its own schema; and the success examples have exactly the shape of a real answer of the
+ * same operation (same keys, same types; ids, amounts and timestamps may differ), so they cannot drift
+ * from what the service answers.
+ */
+import { env } from "cloudflare:workers";
+import Ajv2020 from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { ROUTES } from "../../src/app";
+import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
+import { keepDeadLetters } from "../../src/webhooks/dead-letters";
+import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
+import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { ADMIN_TOKEN } from "../admin-helpers";
+import { servedDocument } from "./conformance";
+
+type Json = any;
+const CAPTURE = false;
+
+/** The shape of a JSON value: its type, an object's keys with their shapes, an array's distinct element shapes. */
+export function shapeOf(value: unknown): unknown {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return [...new Set(value.map((item) => JSON.stringify(shapeOf(item))))].sort();
+  if (typeof value === "object") {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => [key, shapeOf(item)]));
+  }
+  return typeof value;
+}
+
+const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
+
+interface Example {
+  where: string;
+  pointer: string;
+  value: unknown;
+}
+
+/** Every example in the document, with the JSON pointer of the schema it must satisfy. */
+function examplesOf(doc: Json): Example[] {
+  const found: Example[] = [];
+  const media = (where: string, base: string, content: Json) => {
+    for (const [type, item] of Object.entries<Json>(content ?? {})) {
+      for (const [name, example] of Object.entries<Json>(item.examples ?? {})) {
+        found.push({ where: `${where} ${type} ${name}`, pointer: `${base}/content/${escape(type)}/schema`, value: example.value });
+      }
+    }
+  };
+  for (const [root, items] of [["paths", doc.paths], ["webhooks", doc.webhooks]] as const) {
+    for (const [path, operations] of Object.entries<Json>(items)) {
+      for (const [method, operation] of Object.entries<Json>(operations)) {
+        const base = `#/${root}/${escape(path)}/${method}`;
+        media(`${method.toUpperCase()} ${path} request`, `${base}/requestBody`, operation.requestBody?.content);
+        for (const [status, response] of Object.entries<Json>(operation.responses)) media(`${method.toUpperCase()} ${path} ${status}`, `${base}/responses/${status}`, response.content);
+        for (const [index, parameter] of (operation.parameters ?? []).entries()) {
+          if (parameter.example !== undefined) found.push({ where: `${path} ${parameter.name}`, pointer: `${base}/parameters/${index}/schema`, value: parameter.example });
+        }
+      }
+    }
+  }
+  return found;
+}
+
+describe("examples in the document", () => {
+  it("every request body and every documented response of every operation and webhook has an example", async () => {
+    const doc = (await servedDocument()) as Json;
+    const missing: string[] = [];
+    let responses = 0;
+    let operations = 0;
+    for (const [root, items] of [["paths", doc.paths], ["webhooks", doc.webhooks]] as const) {
+      for (const [path, ops] of Object.entries<Json>(items)) {
+        for (const [method, operation] of Object.entries<Json>(ops)) {
+          operations += 1;
+          for (const [type, item] of Object.entries<Json>(operation.requestBody?.content ?? {})) {
+            if (Object.keys(item.examples ?? {}).length === 0) missing.push(`${root} ${method} ${path} request ${type}`);
+          }
+          for (const [status, response] of Object.entries<Json>(operation.responses)) {
+            if (response.content === undefined) continue;
+            responses += 1;
+            for (const [type, item] of Object.entries<Json>(response.content)) {
+              if (Object.keys(item.examples ?? {}).length === 0) missing.push(`${root} ${method} ${path} ${status} ${type}`);
+            }
+            // An error response shows one example per code it documents.
+            const mapping = response.content["application/json"]?.schema?.discriminator?.mapping;
+            if (mapping !== undefined) expect(Object.keys(response.content["application/json"].examples).sort()).toEqual(Object.keys(mapping).sort());
+          }
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(operations).toBe(ROUTES.length + 5);
+    expect(responses).toBeGreaterThan(150);
+  });
+
+  it("every example is valid against its own schema", async () => {
+    const doc = (await servedDocument()) as Json;
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema({ ...doc, $id: "https://order-service.test/examples.json" }, "examples");
+    const examples = examplesOf(doc);
+    expect(examples.length).toBeGreaterThan(200);
+    const invalid: string[] = [];
+    for (const { where, pointer, value } of examples) {
+      const validate = ajv.getSchema(`https://order-service.test/examples.json${pointer}`);
+      expect(validate, pointer).toBeDefined();
+      if (!validate!(value)) invalid.push(`${where}: ${JSON.stringify(validate!.errors)}`);
+    }
+    expect(invalid).toEqual([]);
+  });
+
+  it("the check catches an example that breaks its schema", async () => {
+    const doc = structuredClone(await servedDocument()) as Json;
+    doc.paths["/order/create"].post.responses["400"].content["application/json"].examples.insufficient_funds.value.details.balance = "12.50";
+    const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addSchema({ ...doc, $id: "https://order-service.test/broken.json" }, "broken");
+    const bad = examplesOf(doc).filter(({ pointer, value }) => !ajv.getSchema(`https://order-service.test/broken.json${pointer}`)!(value));
+    expect(bad.map(({ where }) => where)).toEqual(["POST /order/create 400 application/json insufficient_funds"]);
+  });
+});
+
+describe("webhook examples", () => {
+  it("each event's example signature is the Standard Webhooks signature of its example body with the example secret", async () => {
+    const doc = (await servedDocument()) as Json;
+    const secret = EXAMPLE_SECRET.slice("whsec_".length);
+    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret), (char) => char.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const events = Object.entries<Json>(doc.webhooks);
+    expect(events.map(([event]) => event)).toEqual(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]);
+    for (const [event, { post }] of events) {
+      const header = (name: string) => post.parameters.find((parameter: Json) => parameter.name === name).example as string;
+      const body = post.requestBody.content["application/json"].examples[event].value;
+      expect(body.type).toBe(event);
+      const signed = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${header("webhook-id")}.${header("webhook-timestamp")}.${JSON.stringify(body)}`));
+      expect(header("webhook-signature"), event).toBe(`v1,${btoa(String.fromCharCode(...new Uint8Array(signed)))}`);
+      expect(header("webhook-id")).toBe(body.id);
+    }
+  });
+});
+
+describe("success examples have the shape of real answers", () => {
+  const admin = (method: string, path: string, body?: unknown) => call(method, path, { key: ADMIN_TOKEN, body });
+  const client = (method: string, path: string, body?: unknown) => call(method, path, { key: DEMO_KEY, body });
+
+  /** The document's success example of an operation (the first, when there are several). */
+  async function exampleOf(operationId: string): Promise<{ request?: unknown; body: Json }> {
+    const doc = (await servedDocument()) as Json;
+    for (const operations of Object.values<Json>(doc.paths)) {
+      for (const operation of Object.values<Json>(operations)) {
+        if (operation.operationId !== operationId) continue;
+        const ok = operation.responses["200"].content["application/json"].examples;
+        return { request: operation.requestBody?.content["application/json"].examples.example.value, body: Object.values<Json>(ok)[0].value };
+      }
+    }
+    throw new Error(`no operation ${operationId}`);
+  }
+
+  const checked = new Set<string>();
+
+  async function expectLikeExample(operationId: string, answer: ApiCall, request?: unknown): Promise<void> {
+    expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(200);
+    if (CAPTURE) {
+      console.log(`CAPTURE ${operationId} ${JSON.stringify({ request, data: answer.body.data })}`);
+      checked.add(operationId);
+      return;
+    }
+    const example = await exampleOf(operationId);
+    const real = JSON.stringify({ request, data: answer.body.data });
+    expect(shapeOf(example.body), `${operationId}: the example differs from the real answer ${real}`).toEqual(shapeOf(answer.body));
+    if (request !== undefined) expect(shapeOf(example.request), `${operationId}: the request example differs from the request sent`).toEqual(shapeOf(request));
+    checked.add(operationId);
+  }
+
+  it("client routes: create, confirm, get, products, wallets", async () => {
+    await seedDemo();
+    await topUp("demo", "USD", "1000");
+    const createBody = { productList: [line("DEMO-EU-FIXED", 25, 2), line("DEMO-JP-RANGE", 1000)], wallet: "USD", reference: "po-2026-0042" };
+    const created = await client("POST", "/order/create", createBody);
+    await expectLikeExample("createOrder", created, createBody);
+    const confirmBody = { orderId: created.body.data.id };
+    await expectLikeExample("confirmOrder", await client("PUT", "/order/confirm", confirmBody), confirmBody);
+    let got = await client("GET", `/order/get?orderId=${created.body.data.id}`);
+    for (let attempt = 0; attempt < 100 && got.body.data.state !== "successful"; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      got = await client("GET", `/order/get?orderId=${created.body.data.id}`);
+    }
+    await expectLikeExample("getOrder", got);
+    await expectLikeExample("listProducts", await client("GET", "/products"));
+    await expectLikeExample("listWallets", await client("GET", "/wallets"));
+    await expectLikeExample("adminFindOrder", await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042"));
+    await expectLikeExample("adminGetOrder", await admin("GET", `/admin/orders/${created.body.data.id}`));
+    await recordTimerFailure(env.DB, {
+      orderId: created.body.data.id,
+      clientId: "demo",
+      timer: "process",
+      failures: 4,
+      lastError: "D1_ERROR: Network connection lost.",
+      lastFailedAt: Date.now(),
+      nextAttemptAt: Date.now() + 16_000,
+    });
+    await expectLikeExample("adminListStuckOrders", await admin("GET", "/admin/orders/stuck"));
+    await clearTimerFailure(env.DB, created.body.data.id);
+  });
+
+  it("operator routes", async () => {
+    const createClient = { id: "acme", name: "Acme Gifts Ltd", keyLabel: "production" };
+    await expectLikeExample("adminCreateClient", await admin("POST", "/admin/clients", createClient), createClient);
+    const issue = { label: "staging" };
+    const issued = await admin("POST", "/admin/clients/acme/keys", issue);
+    await expectLikeExample("adminIssueKey", issued, issue);
+    await expectLikeExample("adminRevokeKey", await admin("POST", `/admin/clients/acme/keys/${issued.body.data.key.keyId}/revoke`));
+    const rotate = { label: "production-2026-12" };
+    await expectLikeExample("adminRotateKeys", await admin("POST", "/admin/clients/acme/keys/rotate", rotate), rotate);
+    await expectLikeExample("adminRotateWebhookSecret", await admin("POST", "/admin/clients/acme/webhook-secret/rotate"));
+
+    const product = { productType: "fixed", name: "EU voucher", currency: "EUR", country: "DE", region: "Europe", quotes: ["10", "25"], supplier: "inventory" };
+    await expectLikeExample("adminUpsertProduct", await admin("PUT", "/admin/products/EU-VOUCHER", product), product);
+    const codes = {
+      codes: [
+        { value: "25", pin: "EU25-0001-AAAA", link: "https://redeem.example/EU25-0001-AAAA" },
+        { value: "25", pin: "EU25-0002-BBBB", link: "https://redeem.example/EU25-0002-BBBB" },
+      ],
+    };
+    await expectLikeExample("adminUploadCodes", await admin("POST", "/admin/products/EU-VOUCHER/codes", codes), codes);
+    await expectLikeExample("adminGetCodeStock", await admin("GET", "/admin/products/EU-VOUCHER/codes"));
+    await expectLikeExample("adminDisableProduct", await admin("POST", "/admin/products/EU-VOUCHER/disable"));
+    await expectLikeExample("adminEnableProduct", await admin("POST", "/admin/products/EU-VOUCHER/enable"));
+    await expectLikeExample("adminGetProduct", await admin("GET", "/admin/products/EU-VOUCHER"));
+    await expectLikeExample("adminListProducts", await admin("GET", "/admin/products?limit=1"));
+
+    const rate = { rate: "0.92" };
+    await expectLikeExample("adminSetRate", await admin("PUT", "/admin/exchange-rates/USD/EUR", rate), rate);
+    await expectLikeExample("adminListRates", await admin("GET", "/admin/exchange-rates"));
+    const deal = { dealState: "active", fee: { amount: "2", adjustmentMode: "percentage" }, discount: { amount: "0.5", adjustmentMode: "fixed" } };
+    await expectLikeExample("adminUpsertDeal", await admin("PUT", "/admin/clients/acme/deals/EU-VOUCHER", deal), deal);
+    await expectLikeExample("adminListDeals", await admin("GET", "/admin/clients/acme/deals"));
+    await expectLikeExample("adminDeleteDeal", await admin("DELETE", "/admin/clients/acme/deals/EU-VOUCHER"));
+
+    const topUpBody = { amount: "500.00", idempotencyKey: "acme-topup-2026-11-22", reason: "Bank transfer 2026-11-22" };
+    await expectLikeExample("adminTopUpWallet", await admin("POST", "/admin/wallets/acme/USD/top-ups", topUpBody), topUpBody);
+    const adjustment = { amount: "-12.50", idempotencyKey: "acme-adjust-2026-11-22", reason: "Bank fee charged back" };
+    await expectLikeExample("adminAdjustWallet", await admin("POST", "/admin/wallets/acme/USD/adjustments", adjustment), adjustment);
+    await expectLikeExample("adminGetWallet", await admin("GET", "/admin/wallets/acme/USD"));
+    await expectLikeExample("adminGetLedger", await admin("GET", "/admin/wallets/acme/USD/ledger?limit=1"));
+    await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
+    await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
+    await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));
+
+    // A dead letter as the dead-letter queue hands it over, then listed and replayed.
+    const message = {
+      clientId: "acme",
+      url: "https://hooks.acme.test/orders",
+      event: { id: "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e", type: "order.successful", createdAt: Date.now(), data: { orderId: "ord_1", state: "successful", reference: "po-2026-0042" } },
+      deadLetter: { attempts: 8, error: "HTTP 503" },
+    };
+    const raw = { id: "m1", timestamp: new Date(), body: message, attempts: 1, ack: () => {}, retry: () => {} };
+    await keepDeadLetters({ queue: "webhooks-dlq", messages: [raw], ackAll: () => {}, retryAll: () => {} } as unknown as MessageBatch<unknown>, env);
+    const listed = await admin("GET", "/admin/webhooks/dead-letters");
+    await expectLikeExample("adminListDeadLetters", listed);
+    await expectLikeExample("adminReplayDeadLetter", await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`));
+  });
+
+  it("covers every operation but GET /openapi.json", () => {
+    const all = ROUTES.map(({ operationId }) => operationId).filter((id) => id !== "getOpenApi");
+    expect(all.filter((id) => !checked.has(id))).toEqual([]);
+  });
+});
