@@ -2,7 +2,7 @@
 // persisted under a temporary directory, a supplier on 127.0.0.1 that is slow and sometimes fails, a
 // bounded stream of creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments
 // (each followed by a restart on the same state). At the end the timers settle and every invariant of
-// DESIGN.md "Crash safety" is checked through the operator API. Exits 1 on any violation.
+// Every guarantee of docs/guarantees.md is checked through the operator API. Exits 1 on any violation.
 // Nothing here reaches anything but 127.0.0.1: workerd's outbound fetches go through `outboundService`,
 // which forwards loopback requests and refuses the rest.
 import http from "node:http";

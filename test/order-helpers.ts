@@ -42,7 +42,7 @@ export async function freshClient(wallets: Record<string, string> = { USD: "1000
 const ERROR_KEYS = new Set(["message", "code", "details"]);
 
 /**
- * An error response as DESIGN.md fixes it: exact status, exact message, `{message, code, details?}` and
+ * An error response as the API fixes it: exact status, exact message, `{message, code, details?}` and
  * nothing else, `code` snake_case, and an X-Request-Id.
  */
 export function expectError(res: ApiCall, status: number, message: string, code?: string): void {

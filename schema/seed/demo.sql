@@ -1,4 +1,4 @@
--- Demo data of DESIGN.md for local use only (`npm start` and tests); never applied to a deployed database.
+-- Demo data (README.md) for local use only (`npm start` and tests); never applied to a deployed database.
 -- Idempotent: INSERT OR IGNORE keeps what a running service changed (sold codes, rates set by an operator).
 -- Wallet balances are ledger entries in the wallet Durable Objects; `npm start` tops them up with fixed
 -- idempotency keys, so a restart adds nothing.

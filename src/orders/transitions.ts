@@ -2,7 +2,7 @@ import { failure, type Failure } from "../http/errors";
 import type { LineStatus, OrderRecord } from "./order-record";
 import type { OrderState } from "./schemas";
 
-/** The life cycle of DESIGN.md. Anything not listed here is not a transition. */
+/** The order life cycle (docs/api.md). Anything not listed here is not a transition. */
 const NEXT: Readonly<Record<OrderState, readonly OrderState[]>> = {
   created: ["confirmed", "rejected"],
   confirmed: ["processing"],

@@ -1,7 +1,7 @@
 /**
  * Pure parts of webhook delivery: the Standard Webhooks signature a receiver checks and the retry schedule.
  *
- * Every delivery carries (DESIGN.md, Webhooks; https://www.standardwebhooks.com):
+ * Every delivery carries (docs/webhooks.md; https://www.standardwebhooks.com):
  * - `webhook-id`: the event id, the same on every attempt and replay (receivers dedupe on it);
  * - `webhook-timestamp`: unix seconds of this attempt;
  * - `webhook-signature`: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, and for 24 h after a

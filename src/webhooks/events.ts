@@ -6,7 +6,7 @@ export const WEBHOOK_STATES: ReadonlySet<OrderState> = new Set(["confirmed", "su
 
 export type OrderEventType = `order.${"confirmed" | "successful" | "partial" | "failed" | "rejected"}`;
 
-/** The body a receiver gets (DESIGN.md, Webhooks). */
+/** The body a receiver gets (docs/webhooks.md). */
 export interface OrderEvent {
   id: string;
   type: OrderEventType;

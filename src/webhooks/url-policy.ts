@@ -1,5 +1,5 @@
 /**
- * Which webhook URLs the service will deliver to (issue 4 §3, DESIGN.md "Create checks").
+ * Which webhook URLs the service will deliver to (docs/webhooks.md, "Which URLs are accepted").
  *
  * Pure: the URL is parsed with the WHATWG parser (`new URL`), which already turns every IPv4 spelling
  * (decimal `2130706433`, octal `0177.0.0.1`, hex `0x7f.1`, short `127.1`, percent-encoded or full-width

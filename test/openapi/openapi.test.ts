@@ -78,7 +78,7 @@ describe("GET /openapi.json", () => {
   });
 });
 
-describe("real responses of the spec endpoints match the document", () => {
+describe("real responses of the order endpoints match the document", () => {
   it("create, confirm and get, then their errors", async () => {
     await seedDemo();
     await topUp("demo", "USD", "100000");

@@ -1,5 +1,5 @@
 /**
- * Concurrency (issue 2, DESIGN.md): of many concurrent confirms of one order exactly one succeeds; racing
+ * Concurrency: of many concurrent confirms of one order exactly one succeeds; racing
  * confirms of many orders on one wallet never take it below zero, debit exactly the paid orders, and keep
  * the balance equal to the sum of the ledger.
  */

@@ -1,6 +1,6 @@
 /**
- * PUT /order/confirm and GET /order/get (spec §4.2, §4.3, §7), ownership, and the HTTP conventions of
- * DESIGN.md that hold on every route: 403, 404, 405, X-Request-Id, error body shape.
+ * PUT /order/confirm and GET /order/get (docs/api.md, docs/errors.md), ownership, and the HTTP conventions of
+ * docs/api.md that hold on every route: 403, 404, 405, X-Request-Id, error body shape.
  */
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -42,7 +42,7 @@ describe("confirm", () => {
     expect(before.invoice.status).toBe("unpaid");
     expectOk(await confirmOrder(order.id));
     const after = expectOk(await getOrder(order.id));
-    // Processing starts right after confirmation (DESIGN.md); a sandbox SKU that succeeds keeps the invoice paid.
+    // Processing starts right after confirmation; a sandbox SKU that succeeds keeps the invoice paid.
     expect(["confirmed", "processing", "successful"]).toContain(after.state);
     expect(after.invoice.status).toBe("paid");
     expect(after.createdDate).toEqual(before.createdDate);
@@ -62,7 +62,7 @@ describe("confirm", () => {
     expect((await ledgerOf(client.id, "USD")).filter((entry) => entry.kind === "order_charge")).toHaveLength(1);
   });
 
-  it("insufficient funds at confirm → 400 spec message; the order stays created; after a top-up it confirms", async () => {
+  it("insufficient funds at confirm → 400 contract message; the order stays created; after a top-up it confirms", async () => {
     const client = await freshClient({ USD: "30" });
     const order = await createdOrder(client.key); // 24.68
     // Another charge takes the wallet down to 5.
@@ -211,7 +211,7 @@ describe("authentication on every client route → 403", () => {
     ["GET", "/order/get?orderId=ord_x", undefined],
   ];
   for (const [method, path, body] of routes) {
-    it(`${method} ${path}: missing key, unknown key, wrong scheme → 403 with the spec message`, async () => {
+    it(`${method} ${path}: missing key, unknown key, wrong scheme → 403 with the contract message`, async () => {
       expectError(await call(method, path, { key: null, body }), 403, MESSAGES.auth, "unauthenticated");
       expectError(await call(method, path, { key: "sk_test_unknown", body }), 403, MESSAGES.auth, "unauthenticated");
       expectError(await call(method, path, { key: null, body, headers: { authorization: "Token sk_test_demo" } }), 403, MESSAGES.auth);

@@ -20,7 +20,7 @@ const l = (sku: string, quantity: number, quote = 10, productType = "range"): Li
 const req = (productList: Line[], wallet = "USD"): CreateOrderRequest => ({ productList, wallet, reference: "r" });
 const codeOf = (result: ReturnType<typeof checkProductList>) => result?.code ?? null;
 
-describe("limits come from the wrangler vars (spec §8: 5, 5, 25)", () => {
+describe("limits come from the wrangler vars (5, 5, 25 by default)", () => {
   it("limitsFromEnv", () => {
     expect(limitsFromEnv(env)).toEqual({ maxQuantityPerSku: 5, maxSkusPerOrder: 5, maxTotalQuantity: 25 });
   });
@@ -57,7 +57,7 @@ describe("checkProductList", () => {
     expect(over?.details).toMatchObject({ limit: "skus", requested: 6 });
   });
 
-  it("5 × 5 = 25 with the spec limits is allowed (the total can't be exceeded alone)", () => {
+  it("5 × 5 = 25 with the default limits is allowed (the total can't be exceeded alone)", () => {
     expect(checkProductList(req(["A", "B", "C", "D", "E"].map((s) => l(s, 5))), spec)).toBeNull();
   });
 
@@ -146,7 +146,7 @@ describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
 describe("order life cycle rules (transitions.ts)", () => {
   const order = (state: OrderRecord["state"], expiresAt = Date.now() + 60_000) => ({ state, expiresAt, modifiedAt: 0, id: "o" }) as OrderRecord;
 
-  it("allowed transitions are exactly those of DESIGN.md", () => {
+  it("allowed transitions are exactly those of the documented life cycle", () => {
     const states = ["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"] as const;
     const allowed = new Set(["created>confirmed", "created>rejected", "confirmed>processing", "processing>successful", "processing>partial", "processing>failed"]);
     for (const from of states) for (const to of states) expect(canTransition(from, to), `${from}>${to}`).toBe(allowed.has(`${from}>${to}`));

@@ -1,6 +1,6 @@
 /**
- * POST /order/create: body shape, limits (spec §8), catalogue checks, every create message of spec §7
- * verbatim, and DESIGN.md's check order when two errors apply.
+ * POST /order/create: body shape, limits, catalogue checks, every create message
+ * verbatim, and the documented check order when two errors apply.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -149,7 +149,7 @@ describe("create: malformed JSON and oversized bodies", () => {
   });
 });
 
-describe("create: list format (step 1) and limits (step 2, spec §8)", () => {
+describe("create: list format (step 1) and limits (step 2)", () => {
   const USD_LINES = [
     line("DEMO-US-RANGE", 10, 1),
     line("DEMO-EU-FIXED", 10, 1),
@@ -214,7 +214,7 @@ describe("create: list format (step 1) and limits (step 2, spec §8)", () => {
 });
 
 describe("create: catalogue checks (step 3)", () => {
-  it("unknown SKU → 404 with the spec message", async () => {
+  it("unknown SKU → 404 with the contract message", async () => {
     expectError(await createOrder({ productList: [line("NO-SUCH-SKU", 10, 1)] }), 404, MESSAGES.productNotFound, "product_not_found");
   });
 
@@ -306,7 +306,7 @@ describe("create: wallet, exchange, stock, funds (step 4)", () => {
     expect(await availableCodes("T-FEW", "7")).toBe(0);
   });
 
-  it("insufficient funds at create → 400 with the spec message; a balance equal to the total is enough", async () => {
+  it("insufficient funds at create → 400 with the contract message; a balance equal to the total is enough", async () => {
     const client = await freshClient({ USD: "21.73" });
     // 20 EUR / 0.92 = 21.7391… → 21.74 USD: one cent short.
     const short = await createOrder({ productList: [line("DEMO-EU-FIXED", 10, 2)] }, client.key);
@@ -322,7 +322,7 @@ describe("create: wallet, exchange, stock, funds (step 4)", () => {
   });
 });
 
-describe("create: check order when two errors apply (DESIGN.md, first failure wins)", () => {
+describe("create: check order when two errors apply (first failure wins)", () => {
   it("shape error + limit → 400 Invalid request body", async () => {
     const lines = Array.from({ length: 6 }, (_, i) => ({ ...line(`S${i}`, 10, 6), quantity: i === 5 ? 1.5 : 6 }));
     expectError(await createOrder({ productList: lines }), 400, MESSAGES.invalidBody);
@@ -389,7 +389,7 @@ describe("create: check order when two errors apply (DESIGN.md, first failure wi
   });
 });
 
-describe("create: authentication → 403 (spec §5)", () => {
+describe("create: authentication → 403", () => {
   const body = () => ({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "USD", reference: uid("ref") });
 
   it.each([

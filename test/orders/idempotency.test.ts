@@ -1,5 +1,5 @@
 /**
- * Idempotent `reference` (DESIGN.md): the same body returns the same order (no second order, no second
+ * Idempotent `reference`: the same body returns the same order (no second order, no second
  * reservation, no second charge); another body is 409 Reference already used.
  */
 import { beforeAll, describe, expect, it } from "vitest";

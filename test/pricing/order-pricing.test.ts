@@ -260,7 +260,7 @@ describe("invoice, retailInvoice, Timestamp objects and expiresAt", () => {
     expect(createdMs + 600_000).toBe(data.expiresAt);
   });
 
-  it("get: the Order of spec §2.2 with Timestamp objects, products keyed by SKU, the same invoice as create", async () => {
+  it("get: the order object with Timestamp objects, products keyed by SKU, the same invoice as create", async () => {
     const reference = `ref-view-${crypto.randomUUID()}`;
     const data = await created({ productList: [line("DEMO-EU-FIXED", 10, 1), line("DEMO-JP-RANGE", 2000, 2)], reference });
     const view = expectOk(await getOrder(data.id));

@@ -266,7 +266,7 @@ describe("one event per committed transition across a whole order life", () => {
     await expectEvents(first, clientId, ["confirmed", "successful"], since);
     expect(receiver.forOrder(second.id), "no event for the refused confirm").toEqual([]);
 
-    // Top up and retry before expiry (DESIGN.md): now the change is stored, and announced, once.
+    // Top up and retry before expiry: now the change is stored, and announced, once.
     await topUp(clientId, "USD", "10");
     await confirmed(key, second.id);
     expect(await drain(second.id)).toBe("successful");
