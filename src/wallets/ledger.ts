@@ -1,6 +1,8 @@
+import type { z } from "zod";
 import { Money, type Money as MoneyT } from "../pricing/money";
+import type { LedgerKindSchema } from "./schemas";
 
-export type LedgerKind = "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+export type LedgerKind = z.infer<typeof LedgerKindSchema>;
 
 /** One append-only row of a wallet's ledger. `amount` is signed: credits positive, debits negative. */
 export interface LedgerEntry {

@@ -1,10 +1,15 @@
 import type { OrderRecord } from "../orders/order-record";
 import type { OrderState } from "../orders/schemas";
 
-/** States whose arrival is announced to the order's webhookUrl. */
-export const WEBHOOK_STATES: ReadonlySet<OrderState> = new Set(["confirmed", "successful", "partial", "failed", "rejected"]);
+/** The states whose arrival is announced to the order's webhookUrl: the one list of webhook events. */
+const ANNOUNCED = ["confirmed", "successful", "partial", "failed", "rejected"] as const satisfies readonly OrderState[];
 
-export type OrderEventType = `order.${"confirmed" | "successful" | "partial" | "failed" | "rejected"}`;
+export type OrderEventType = `order.${(typeof ANNOUNCED)[number]}`;
+
+export const WEBHOOK_STATES: ReadonlySet<OrderState> = new Set(ANNOUNCED);
+
+/** Every event type, in the order of the life cycle. */
+export const ORDER_EVENT_TYPES = ANNOUNCED.map((state): OrderEventType => `order.${state}`) as [OrderEventType, ...OrderEventType[]];
 
 /** The body a receiver gets (docs/webhooks.md). */
 export interface OrderEvent {

@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { OrderState } from "../orders/schemas";
-import type { OrderEvent, WebhookMessage } from "./events";
+import { ORDER_EVENT_TYPES, type OrderEvent, type WebhookMessage } from "./events";
 
 /** Validates what arrives on the webhook queue (a malformed message is acked and logged, never retried). */
 export const OrderEventSchema = z.object({
   id: z.string().min(1).max(200).describe("The event's id, also sent as `webhook-id`: the same on every retry and replay."),
-  type: z.enum(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]).describe("`order.` and the state the order reached."),
+  type: z.enum(ORDER_EVENT_TYPES).describe("`order.` and the state the order reached."),
   createdAt: z.number().int().nonnegative().describe("When the order reached the state: Unix time in milliseconds."),
   data: z.object({
     orderId: z.string().min(1).describe("The order's id, as `id` of the create answer."),
