@@ -34,6 +34,16 @@ const MIGRATIONS: readonly string[] = [
 
 export const ORDER_SCHEMA_VERSION = MIGRATIONS.length;
 
+/**
+ * The schema at ORDER_SCHEMA_VERSION, for a new order: what the migrations above add up to. A test checks
+ * that both roads end in the same tables.
+ */
+const CURRENT_SCHEMA = `
+  CREATE TABLE schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+  CREATE TABLE order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
+  CREATE TABLE timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0, last_error TEXT);
+  CREATE TABLE outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);`;
+
 export class OrderStore {
   private readonly sql: SqlStorage;
   /** Whether this object has any storage yet, read once per instance. */
@@ -58,15 +68,22 @@ export class OrderStore {
     return this.exists;
   }
 
-  /** Creates or migrates the schema; a no-op once this instance has seen it current. */
+  /**
+   * Creates or migrates the schema; a no-op once this instance has seen it current. A new order gets the
+   * current schema in one step; only an order stored under an older version runs the migrations it lacks.
+   */
   ensureSchema(): void {
     if (this.exists === true && this.migrated) return;
-    this.storage.transactionSync(() => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
-      const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
-      for (let version = stored; version < MIGRATIONS.length; version += 1) this.sql.exec(MIGRATIONS[version]!);
-      if (stored < MIGRATIONS.length) this.sql.exec(`INSERT OR REPLACE INTO schema_meta (id, version) VALUES (1, ?)`, MIGRATIONS.length);
-    });
+    if (!this.hasStorage()) {
+      this.sql.exec(`${CURRENT_SCHEMA} INSERT INTO schema_meta (id, version) VALUES (1, ${MIGRATIONS.length});`);
+    } else {
+      this.storage.transactionSync(() => {
+        this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
+        const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
+        for (let version = stored; version < MIGRATIONS.length; version += 1) this.sql.exec(MIGRATIONS[version]!);
+        if (stored < MIGRATIONS.length) this.sql.exec(`INSERT OR REPLACE INTO schema_meta (id, version) VALUES (1, ?)`, MIGRATIONS.length);
+      });
+    }
     this.exists = true;
     this.migrated = true;
   }
@@ -128,7 +145,7 @@ export class OrderStore {
    */
   completeTimer(timer: Timer): void {
     this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.dueAt);
-    this.sql.exec(`UPDATE timers SET failures = 0, last_error = NULL WHERE kind = ?`, timer.kind);
+    if (timer.failures > 0) this.sql.exec(`UPDATE timers SET failures = 0, last_error = NULL WHERE kind = ?`, timer.kind);
   }
 
   /**
