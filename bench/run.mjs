@@ -10,13 +10,13 @@ import { execFileSync } from "node:child_process";
 import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { endpointPhase, flowPhase, paired, single } from "./lib/flows.mjs";
+import { endpointPhase, flowPhase, interleaved, single } from "./lib/flows.mjs";
 import { measureCosts } from "./lib/costs.mjs";
 import { Target } from "./lib/load.mjs";
 import { profilePhase } from "./lib/profile.mjs";
 import { printReport, renderMarkdown, renderSvg, verdicts } from "./lib/report.mjs";
 import { seedProject } from "./lib/seed.mjs";
-import { ROOT, build, freePort, start, writeInstrumentedEntry } from "./lib/workers.mjs";
+import { ROOT, build, freePort, start, writeInstrumentedEntry, writeLocalLimiterEntry } from "./lib/workers.mjs";
 
 // Wrangler reads these while it builds and resolves the config; the bench passes its own values as bindings.
 process.env.ADMIN_TOKEN ??= "bench-admin-token-0123456789";
@@ -75,28 +75,37 @@ async function main() {
   log(`temporary state in ${tmp}`);
   mkdirSync(RESULTS, { recursive: true });
   log("building the service and the floor (wrangler deploy --dry-run), plain and instrumented");
-  const [projectBundle, floorBundle, projectMetricsBundle, floorMetricsBundle] = await Promise.all([
+  const [projectBundle, localBundle, floorBundle, projectMetricsBundle, floorMetricsBundle] = await Promise.all([
     build({ configPath: PROJECT_CONFIG, outdir: path.join(tmp, "build", "project") }),
+    build({
+      configPath: PROJECT_CONFIG,
+      outdir: path.join(tmp, "build", "project-local"),
+      entry: writeLocalLimiterEntry({ configPath: PROJECT_CONFIG, file: path.join(tmp, "project-local-entry.js"), limit: settings.rateLimitsRaisedTo }),
+    }),
     build({ configPath: FLOOR_CONFIG, outdir: path.join(tmp, "build", "floor") }),
     build({ configPath: PROJECT_CONFIG, outdir: path.join(tmp, "build", "project-metrics"), entry: writeInstrumentedEntry({ configPath: PROJECT_CONFIG, file: path.join(tmp, "project-metrics-entry.js") }) }),
     build({ configPath: FLOOR_CONFIG, outdir: path.join(tmp, "build", "floor-metrics"), entry: writeInstrumentedEntry({ configPath: FLOOR_CONFIG, file: path.join(tmp, "floor-metrics-entry.js") }) }),
   ]);
 
   const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" };
-  log("starting workerd: service and floor");
+  log("starting workerd: the service (Miniflare's rate-limit simulator), the service with local limiters, and the floor");
   const project = await start({ name: "order-service", configPath: PROJECT_CONFIG, bundle: projectBundle, persistDir: path.join(tmp, "state", "project"), bindings: projectBindings });
   instances.push(project);
+  const local = await start({ name: "order-service-local", configPath: PROJECT_CONFIG, bundle: localBundle, persistDir: path.join(tmp, "state", "project-local"), bindings: projectBindings });
+  instances.push(local);
   const floor = await start({ name: "order-floor", configPath: FLOOR_CONFIG, bundle: floorBundle, persistDir: path.join(tmp, "state", "floor") });
   instances.push(floor);
   const P = new Target("project", project.url, project.pid);
+  const L = new Target("local", local.url, local.pid);
   const F = new Target("floor", floor.url, floor.pid);
 
   log("seeding D1 (migrations, demo seed, bench clients and SKUs) and funding wallets through the operator API");
   const seeded = await seedProject(project, P, { adminToken: ADMIN_TOKEN, clients: settings.scaleClients, skus: settings.scaleSkus, topUp: 1_000_000_000 });
+  await seedProject(local, L, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
   const demoKey = [seeded.keys[0]];
 
   log(`warming up (${settings.warmupFlows} flows each at concurrency 4)`);
-  for (const target of [P, F]) {
+  for (const target of [P, L, F]) {
     const warm = single(await flowPhase(target, { runId, label: "warmup", concurrency: 4, seconds: 30, keys: demoKey, skus: [SKU], maxFlows: settings.warmupFlows }));
     if (warm.completed === 0) throw new Error(`${target.name}: no flow completed during warm-up: ${JSON.stringify(warm.errorSamples)}`);
   }
@@ -117,16 +126,16 @@ async function main() {
   const record = (list) => list.forEach((phase) => runPhase(phase));
   for (const concurrency of settings.concurrency) {
     record(
-      await paired(P, F, settings.flowSeconds, (target, seconds, slice) =>
+      await interleaved([P, L, F], settings.flowSeconds, (target, seconds, slice) =>
         flowPhase(target, { runId, label: `flow-c${concurrency}-${slice}`, concurrency, seconds, keys: demoKey, skus: [SKU] }),
       ),
     );
   }
 
-  const orders = { project: { created: [], confirmed: [] }, floor: { created: [], confirmed: [] } };
+  const orders = { project: { created: [], confirmed: [] }, local: { created: [], confirmed: [] }, floor: { created: [], confirmed: [] } };
   for (const endpoint of ["create", "confirm", "get"]) {
     record(
-      await paired(P, F, settings.endpointSeconds, (target, seconds, slice) =>
+      await interleaved([P, L, F], settings.endpointSeconds, (target, seconds, slice) =>
         endpointPhase(target, { runId, label: `ep-${endpoint}-${slice}`, endpoint, concurrency: settings.endpointConcurrency, seconds, key: demoKey[0], skus: [SKU], orders: orders[target.name] }),
       ),
     );
@@ -138,10 +147,12 @@ async function main() {
     record([single(await flowPhase(P, { runId, label: "scale-skus", concurrency: c, seconds: settings.flowSeconds, keys: demoKey, skus: [SKU, ...seeded.extraSkus.slice(0, settings.scaleSkus - 1)] }))]);
   }
 
-  const outbound = { project: project.outbound, floor: floor.outbound };
+  const outbound = { project: project.outbound, local: local.outbound, floor: floor.outbound };
   P.close();
+  L.close();
   F.close();
   await project.mf.dispose();
+  await local.mf.dispose();
   await floor.mf.dispose();
   instances.length = 0;
 

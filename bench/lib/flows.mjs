@@ -79,16 +79,15 @@ function merge(runs) {
 }
 
 /**
- * Service and floor in alternating slices, A B B A (half the time each), so that load from anything
- * else on the machine, and drift, fall on both alike. Returns [service phase, floor phase].
+ * Targets in alternating slices, forward then backward (A B C C B A, half the time each), so that load
+ * from anything else on the machine, and drift, fall on all alike. Returns one phase per target, in order.
  */
-export async function paired(project, floor, seconds, run) {
+export async function interleaved(targets, seconds, run) {
   const half = seconds / 2;
-  const p1 = await run(project, half, "a");
-  const f1 = await run(floor, half, "a");
-  const f2 = await run(floor, half, "b");
-  const p2 = await run(project, half, "b");
-  return [finish(merge([p1, p2])), finish(merge([f1, f2]))];
+  const runs = targets.map(() => []);
+  for (const [index, target] of targets.entries()) runs[index].push(await run(target, half, "a"));
+  for (const [index, target] of [...targets.entries()].reverse()) runs[index].push(await run(target, half, "b"));
+  return runs.map((slices) => finish(merge(slices)));
 }
 
 export function single(run) {

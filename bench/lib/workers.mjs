@@ -49,6 +49,26 @@ export function writeInstrumentedEntry({ configPath, file }) {
 }
 
 /**
+ * Writes an entry that runs the same Worker with its rate limiters as local in-memory counters
+ * (bench/local-limiter/): the "local limiter" variant, the service as it runs on Cloudflare, where limit()
+ * is a counter on the machine rather than Miniflare's Durable Object with a SQLite write per call.
+ */
+export function writeLocalLimiterEntry({ configPath, file, limit }) {
+  const { workerOptions, main } = unstable_getMiniflareWorkerOptions(configPath);
+  const classes = [...new Set(Object.values(workerOptions.durableObjects ?? {}).map((d) => (typeof d === "string" ? d : d.className)).filter(Boolean))];
+  const limiters = Object.fromEntries(Object.entries(workerOptions.ratelimits ?? {}).map(([name, rl]) => [name, { limit, period: rl.simple.period }]));
+  const local = path.join(ROOT, "bench", "local-limiter", "local-limiter.js");
+  const lines = [
+    `import * as worker from ${JSON.stringify(main)};`,
+    `import { withLocalLimiters } from ${JSON.stringify(local)};`,
+    `export default withLocalLimiters(worker.default, ${JSON.stringify(limiters)});`,
+    ...classes.map((name) => `export const ${name} = worker.${name};`),
+  ];
+  writeFileSync(file, lines.join("\n") + "\n");
+  return file;
+}
+
+/**
  * Starts a bundle on its own workerd with the bindings of its wrangler config. `bindings` are added to
  * (and override) the config's vars and .dev.vars. Outbound fetches never leave the machine: they are
  * answered 599 by a Node handler and counted.
