@@ -2,10 +2,14 @@ import type { WebhookMessage } from "../webhooks/events";
 import type { OrderRecord } from "./order-record";
 
 /**
- * The order object's SQLite storage: the order document, the due times behind its one alarm, and the
- * outbox of webhook events. The schema carries a version stored in the object and is brought up to date by
- * ordered migrations, once per instance and only when an order is first stored, so that probing an unknown
- * order id stores nothing and a later change of a table has a path for every order already stored.
+ * The order object's storage: the order document, the due times behind its one alarm, and the outbox of
+ * webhook events. It lives in the object's key-value storage, which a SQLite-backed object has from birth,
+ * so a new order creates no table: one value (`order`: the document with its timers) is written per state
+ * change, and one more per webhook event (`outbox:<seq>`). The whole document is held in memory once read,
+ * so the due time of the next timer or the order itself costs no storage read after the first.
+ *
+ * Orders stored before this layout (versions 0 to 2) sit in SQL tables; the first load moves them here
+ * in one transaction (see `migrateFromTables`), so every order already stored has a path.
  */
 
 /** Work the order's alarm stands for; each kind has at most one due time. */
@@ -19,87 +23,121 @@ export interface Timer {
   lastError: string | null;
 }
 
+/** One stored webhook event, exactly as it was handed (or will be handed) to the queue. */
+export interface OutboxEntry {
+  seq: number;
+  eventId: string;
+  /** The queue message as JSON text: what the receiver gets is byte for byte its `event`. */
+  message: string;
+  sent: boolean;
+}
+
 /**
- * Migration N takes the schema from version N to N + 1. Version 0 is an order stored before the schema
- * was versioned: its order_record and timers (and maybe outbox) tables exist, hence IF NOT EXISTS.
+ * Versions of the order's storage. 0: SQL tables before they were versioned; 1: a schema_meta table; 2:
+ * timers count their failures; 3: the key-value layout of this file.
  */
-const MIGRATIONS: readonly string[] = [
+export const ORDER_SCHEMA_VERSION = 3;
+
+/** The value under DOCUMENT_KEY: the order (null while only a timer exists) with its timers. */
+interface StoredDocument {
+  version: number;
+  order: OrderRecord | null;
+  /** Sorted by due time, then kind: the first is the one the alarm is set to. */
+  timers: Timer[];
+  /** Events stored so far; the next one is `outbox:<outboxCount + 1>`. */
+  outboxCount: number;
+}
+
+const DOCUMENT_KEY = "order";
+const OUTBOX_PREFIX = "outbox:";
+/** Zero-padded so that the keys list in the order the events were stored. */
+const outboxKey = (seq: number): string => `${OUTBOX_PREFIX}${String(seq).padStart(10, "0")}`;
+
+const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0 };
+
+/**
+ * The SQL schema of versions 0 to 2, kept to read an order stored under it. Migration N takes the tables
+ * from version N to N + 1 (IF NOT EXISTS: a version-0 order has some of them already).
+ */
+const TABLE_MIGRATIONS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
    CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
    CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);`,
-  // A failing timer is retried with backoff for as long as it takes; these count its failures in a row.
   `ALTER TABLE timers ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE timers ADD COLUMN last_error TEXT;`,
 ];
 
-export const ORDER_SCHEMA_VERSION = MIGRATIONS.length;
-
-/**
- * The schema at ORDER_SCHEMA_VERSION, for a new order: what the migrations above add up to. A test checks
- * that both roads end in the same tables.
- */
-const CURRENT_SCHEMA = `
-  CREATE TABLE schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-  CREATE TABLE order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
-  CREATE TABLE timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL, failures INTEGER NOT NULL DEFAULT 0, last_error TEXT);
-  CREATE TABLE outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);`;
+function byDueTime(a: Timer, b: Timer): number {
+  return a.dueAt - b.dueAt || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
+}
 
 export class OrderStore {
   private readonly sql: SqlStorage;
-  /** Whether this object has any storage yet, read once per instance. */
-  private exists: boolean | null = null;
-  private cached: OrderRecord | null = null;
-  /** Whether this instance has brought the schema up to date. */
-  private migrated = false;
+  private readonly kv: SyncKvStorage;
+  /** The stored document as this instance last read or wrote it; null until first read. */
+  private doc: StoredDocument | null = null;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
+    this.kv = storage.kv;
   }
 
   /** Forgets what this instance holds in memory, as a new instance would start (fault tests' reset). */
   forget(): void {
-    this.exists = null;
-    this.cached = null;
-    this.migrated = false;
+    this.doc = null;
   }
 
-  private hasStorage(): boolean {
-    this.exists ??= this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
-    return this.exists;
+  /** The document, read once per instance (a new or unknown order reads as empty and stores nothing). */
+  private read(): StoredDocument {
+    if (this.doc !== null) return this.doc;
+    const stored = this.kv.get<string>(DOCUMENT_KEY);
+    this.doc = stored !== undefined ? (JSON.parse(stored) as StoredDocument) : (this.migrateFromTables() ?? EMPTY);
+    return this.doc;
+  }
+
+  private write(doc: StoredDocument): void {
+    this.kv.put(DOCUMENT_KEY, JSON.stringify(doc));
+    this.doc = doc;
   }
 
   /**
-   * Creates or migrates the schema; a no-op once this instance has seen it current. A new order gets the
-   * current schema in one step; only an order stored under an older version runs the migrations it lacks.
+   * An order stored under versions 0 to 2 moves into the key-value layout, in one transaction: tables
+   * brought to version 2, document, timers and outbox copied, tables dropped. Null when there are none
+   * (a new order: one read of sqlite_master, no write).
    */
-  ensureSchema(): void {
-    if (this.exists === true && this.migrated) return;
-    if (!this.hasStorage()) {
-      this.sql.exec(`${CURRENT_SCHEMA} INSERT INTO schema_meta (id, version) VALUES (1, ${MIGRATIONS.length});`);
-    } else {
-      this.storage.transactionSync(() => {
-        this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
-        const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
-        for (let version = stored; version < MIGRATIONS.length; version += 1) this.sql.exec(MIGRATIONS[version]!);
-        if (stored < MIGRATIONS.length) this.sql.exec(`INSERT OR REPLACE INTO schema_meta (id, version) VALUES (1, ?)`, MIGRATIONS.length);
+  private migrateFromTables(): StoredDocument | null {
+    const legacy = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
+    if (!legacy) return null;
+    return this.storage.transactionSync(() => {
+      this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
+      const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
+      for (let version = stored; version < TABLE_MIGRATIONS.length; version += 1) this.sql.exec(TABLE_MIGRATIONS[version]!);
+      const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
+      const timers = this.sql
+        .exec<{ kind: TimerKind; due_at: number; failures: number; last_error: string | null }>(`SELECT * FROM timers`)
+        .toArray()
+        .map((timer) => ({ kind: timer.kind, dueAt: timer.due_at, failures: timer.failures, lastError: timer.last_error }))
+        .sort(byDueTime);
+      const events = this.sql.exec<{ event_id: string; message: string; sent: number }>(`SELECT event_id, message, sent FROM outbox ORDER BY rowid`).toArray();
+      events.forEach((event, index) => {
+        const entry: OutboxEntry = { seq: index + 1, eventId: event.event_id, message: event.message, sent: event.sent === 1 };
+        this.kv.put(outboxKey(entry.seq), entry);
       });
-    }
-    this.exists = true;
-    this.migrated = true;
+      const doc: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: row ? (JSON.parse(row.doc) as OrderRecord) : null, timers, outboxCount: events.length };
+      this.kv.put(DOCUMENT_KEY, JSON.stringify(doc));
+      this.sql.exec(`DROP TABLE order_record; DROP TABLE timers; DROP TABLE outbox; DROP TABLE schema_meta;`);
+      return doc;
+    });
   }
 
+  /** The version the order's storage is at: 3 once anything is stored (migrated on first read), else 0. */
   schemaVersion(): number {
-    if (!this.hasStorage()) return 0;
-    return this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
+    const doc = this.read();
+    return doc === EMPTY ? 0 : doc.version;
   }
 
   load(): OrderRecord | null {
-    if (this.cached !== null) return this.cached;
-    if (!this.hasStorage()) return null;
-    this.ensureSchema();
-    const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
-    this.cached = row ? (JSON.parse(row.doc) as OrderRecord) : null;
-    return this.cached;
+    return this.read().order;
   }
 
   /**
@@ -107,36 +145,33 @@ export class OrderStore {
    * one transaction: an event or a due time exists exactly when the state change that calls for it does.
    */
   save(order: OrderRecord, timers: Partial<Record<TimerKind, number | null>>, event: WebhookMessage | null): void {
-    this.ensureSchema();
+    const doc = this.read();
+    let changed = doc.timers;
+    for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][]) changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
+    if (event === null) {
+      this.write({ ...doc, order, timers: changed });
+      return;
+    }
+    const seq = doc.outboxCount + 1;
+    const entry: OutboxEntry = { seq, eventId: event.event.id, message: JSON.stringify(event), sent: false };
     this.storage.transactionSync(() => {
-      this.sql.exec(`INSERT OR REPLACE INTO order_record (id, doc) VALUES (1, ?)`, JSON.stringify(order));
-      if (event !== null) {
-        this.sql.exec(`INSERT INTO outbox (event_id, message) VALUES (?, ?)`, event.event.id, JSON.stringify(event));
-        this.schedule("outbox", Date.now());
-      }
-      for (const [kind, at] of Object.entries(timers)) {
-        if (at === null) this.clearTimer(kind as TimerKind);
-        else this.schedule(kind as TimerKind, at);
-      }
+      this.kv.put(outboxKey(seq), entry);
+      this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
     });
-    this.cached = order;
   }
 
   // ---- timers
 
   /** Sets a timer's due time; a timer that is failing keeps its count of failures. */
   schedule(kind: TimerKind, at: number): void {
-    this.ensureSchema();
-    this.sql.exec(
-      `INSERT INTO timers (kind, due_at) VALUES (?, ?) ON CONFLICT (kind) DO UPDATE SET due_at = excluded.due_at`,
-      kind,
-      at,
-    );
+    const doc = this.read();
+    this.write({ ...doc, timers: scheduled(doc.timers, kind, at) });
   }
 
   clearTimer(kind: TimerKind): void {
-    if (!this.hasStorage()) return;
-    this.sql.exec(`DELETE FROM timers WHERE kind = ?`, kind);
+    const doc = this.read();
+    if (!doc.timers.some((timer) => timer.kind === kind)) return;
+    this.write({ ...doc, timers: without(doc.timers, kind) });
   }
 
   /**
@@ -144,8 +179,11 @@ export class OrderStore {
    * timer that ran is no longer failing either way.
    */
   completeTimer(timer: Timer): void {
-    this.sql.exec(`DELETE FROM timers WHERE kind = ? AND due_at = ?`, timer.kind, timer.dueAt);
-    if (timer.failures > 0) this.sql.exec(`UPDATE timers SET failures = 0, last_error = NULL WHERE kind = ?`, timer.kind);
+    const doc = this.read();
+    const current = doc.timers.find((other) => other.kind === timer.kind);
+    if (current === undefined) return;
+    if (current.dueAt === timer.dueAt) this.write({ ...doc, timers: without(doc.timers, timer.kind) });
+    else if (current.failures > 0) this.write({ ...doc, timers: doc.timers.map((other) => (other === current ? { ...current, failures: 0, lastError: null } : other)) });
   }
 
   /**
@@ -153,57 +191,55 @@ export class OrderStore {
    * the failed handler had cleared it, so that a failure never drops a timer.
    */
   failTimer(kind: TimerKind, retryAt: number, error: string): Timer {
-    this.ensureSchema();
-    const row = this.sql
-      .exec<{ kind: TimerKind; due_at: number; failures: number; last_error: string | null }>(
-        `INSERT INTO timers (kind, due_at, failures, last_error) VALUES (?1, ?2, 1, ?3)
-         ON CONFLICT (kind) DO UPDATE SET due_at = ?2, failures = failures + 1, last_error = ?3 RETURNING *`,
-        kind,
-        retryAt,
-        error,
-      )
-      .one();
-    return { kind: row.kind, dueAt: row.due_at, failures: row.failures, lastError: row.last_error };
+    const doc = this.read();
+    const failures = (doc.timers.find((timer) => timer.kind === kind)?.failures ?? 0) + 1;
+    const failed: Timer = { kind, dueAt: retryAt, failures, lastError: error };
+    this.write({ ...doc, timers: [...doc.timers.filter((timer) => timer.kind !== kind), failed].sort(byDueTime) });
+    return failed;
   }
 
   timers(): Timer[] {
-    if (!this.hasStorage()) return [];
-    this.ensureSchema();
-    return this.sql
-      .exec<{ kind: TimerKind; due_at: number; failures: number; last_error: string | null }>(`SELECT * FROM timers ORDER BY due_at, kind`)
-      .toArray()
-      .map((row) => ({ kind: row.kind, dueAt: row.due_at, failures: row.failures, lastError: row.last_error }));
+    return [...this.read().timers];
   }
 
   nextDue(): number | null {
-    if (!this.hasStorage()) return null;
-    return this.sql.exec<{ due: number | null }>(`SELECT MIN(due_at) AS due FROM timers`).one().due;
+    return this.read().timers[0]?.dueAt ?? null;
   }
 
   // ---- outbox
 
+  /** Every stored event, sent or not, in the order they were stored. */
+  outbox(): OutboxEntry[] {
+    if (this.read().outboxCount === 0) return [];
+    return [...this.kv.list<OutboxEntry>({ prefix: OUTBOX_PREFIX })].map(([, entry]) => entry);
+  }
+
   pendingEvents(): { eventId: string; message: WebhookMessage }[] {
-    if (!this.hasStorage()) return [];
-    this.ensureSchema();
-    return this.sql
-      .exec<{ event_id: string; message: string }>(`SELECT event_id, message FROM outbox WHERE sent = 0 ORDER BY rowid`)
-      .toArray()
-      .map((row) => ({ eventId: row.event_id, message: JSON.parse(row.message) as WebhookMessage }));
+    return this.outbox()
+      .filter((entry) => !entry.sent)
+      .map((entry) => ({ eventId: entry.eventId, message: JSON.parse(entry.message) as WebhookMessage }));
   }
 
   markSent(eventIds: string[]): void {
+    const ids = new Set(eventIds);
     this.storage.transactionSync(() => {
-      for (const id of eventIds) this.sql.exec(`UPDATE outbox SET sent = 1 WHERE event_id = ?`, id);
+      for (const entry of this.outbox()) if (ids.has(entry.eventId) && !entry.sent) this.kv.put(outboxKey(entry.seq), { ...entry, sent: true });
     });
   }
 
   /** Every event the order has stored, sent or not, in order (tests and audits). */
   events(): { eventId: string; type: string; sent: boolean }[] {
-    if (!this.hasStorage()) return [];
-    this.ensureSchema();
-    return this.sql
-      .exec<{ event_id: string; message: string; sent: number }>(`SELECT event_id, message, sent FROM outbox ORDER BY rowid`)
-      .toArray()
-      .map((row) => ({ eventId: row.event_id, type: (JSON.parse(row.message) as WebhookMessage).event.type, sent: row.sent === 1 }));
+    return this.outbox().map((entry) => ({ eventId: entry.eventId, type: (JSON.parse(entry.message) as WebhookMessage).event.type, sent: entry.sent }));
   }
+}
+
+/** The timers with `kind` due at `at` (its failure count kept), in due order. */
+function scheduled(timers: Timer[], kind: TimerKind, at: number): Timer[] {
+  const current = timers.find((timer) => timer.kind === kind);
+  const next: Timer = { kind, dueAt: at, failures: current?.failures ?? 0, lastError: current?.lastError ?? null };
+  return [...timers.filter((timer) => timer.kind !== kind), next].sort(byDueTime);
+}
+
+function without(timers: Timer[], kind: TimerKind): Timer[] {
+  return timers.filter((timer) => timer.kind !== kind);
 }

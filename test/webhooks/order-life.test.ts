@@ -21,6 +21,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult, runDurableO
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { OrderRecord } from "../../src/orders/order-record";
+import { OrderStore } from "../../src/orders/order-store";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { addClient, balanceOf, confirmOrder, createOrder, DEMO_KEY, getOrder, line, orderStub, seedDemo, topUp } from "../helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
@@ -58,14 +59,13 @@ type OutboxRow = {
 };
 
 /**
- * The order object's outbox, in the order its rows were written. The table is made with the first event,
- * so an order that never announced anything has none: an empty outbox.
+ * The order object's outbox as stored (read by a store of its own, not the instance's memory), in the
+ * order its events were written; an order that never announced anything has none.
  */
 async function outboxOf(orderId: string): Promise<OutboxRow[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => {
-    const exists = state.storage.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'outbox'`).toArray().length > 0;
-    return exists ? state.storage.sql.exec<OutboxRow>(`SELECT rowid AS seq, event_id, message, sent FROM outbox ORDER BY rowid`).toArray() : [];
-  });
+  return runInDurableObject(orderStub(orderId), (_instance, state) =>
+    new OrderStore(state.storage).outbox().map((entry) => ({ seq: entry.seq, event_id: entry.eventId, message: entry.message, sent: entry.sent ? 1 : 0 })),
+  );
 }
 
 async function stateOf(orderId: string): Promise<string> {
