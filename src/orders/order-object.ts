@@ -38,11 +38,11 @@ export interface CreateInput {
 
 
 /**
- * Processing starts inside the confirming invocation, right after it answers; the processing timer is set
- * this far ahead only to resume it from the alarm if the object dies first.
+ * How soon a confirm cut off between its intent and the wallet's answer is settled by the alarm. The
+ * processing timer of a completed confirmation takes the same due time: processing starts inside the
+ * confirming invocation right after it answers, so that timer only resumes it if the object dies first,
+ * and the alarm armed for settling already stands at that time (no second alarm write per confirm).
  */
-const PROCESSING_SAFETY_NET_MS = 30_000;
-/** How soon a confirm cut off between its intent and the wallet's answer is settled by the alarm. */
 const SETTLE_AFTER_MS = 5_000;
 
 /**
@@ -58,10 +58,16 @@ export class OrderObject extends DurableObject<Env> {
   private view: { of: OrderRecord; json: string } | null = null;
   /** Timer runs (the alarm, processing started by confirm) go one after another, never two at once. */
   private timerRuns: Promise<void> = Promise.resolve();
+  /**
+   * The alarm time this instance last stored (null: none), so that arming it again at the same time is
+   * not another storage write; undefined when unknown (a new instance, or an alarm that has just fired).
+   */
+  private alarmAt: number | null | undefined = undefined;
   /** What a fault test's reset does: this instance forgets everything it holds in memory. */
   private readonly reset = (): void => {
     this.store.forget();
     this.view = null;
+    this.alarmAt = undefined;
   };
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -96,7 +102,10 @@ export class OrderObject extends DurableObject<Env> {
 
   private async armAlarm(): Promise<void> {
     const next = this.store.nextDue();
+    if (next === this.alarmAt) return;
+    this.alarmAt = undefined;
     await io(ORDER_SEAMS.setAlarm, () => (next === null ? this.ctx.storage.deleteAlarm() : this.ctx.storage.setAlarm(next)), this.reset);
+    this.alarmAt = next;
   }
 
   private owned(clientId: string): OrderRecord | null {
@@ -227,7 +236,8 @@ export class OrderObject extends DurableObject<Env> {
   private async completeConfirmation(order: OrderRecord): Promise<void> {
     const now = Date.now();
     const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
-    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: now + PROCESSING_SAFETY_NET_MS })) await this.tryFlushOutbox();
+    const safetyNet = (order.chargeIntentAt ?? now) + SETTLE_AFTER_MS;
+    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await this.tryFlushOutbox();
     this.ctx.waitUntil(this.runSerially(() => this.runDueTimers("process")));
   }
 
@@ -277,6 +287,8 @@ export class OrderObject extends DurableObject<Env> {
    * failed timer is stored again with capped backoff and retried for as long as it takes.
    */
   override async alarm(): Promise<void> {
+    // The alarm that fired is no longer stored: the next armAlarm must write one.
+    this.alarmAt = undefined;
     return this.runSerially(() => this.runDueTimers());
   }
 
@@ -401,7 +413,8 @@ export class OrderObject extends DurableObject<Env> {
     const end = finalState(order);
     if (end === null) return;
     const ended = { ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) };
-    if (await this.save(ended, order.state)) await this.tryFlushOutbox();
+    // The processing timer goes with the end state, in the same write.
+    if (await this.save(ended, order.state, { process: null })) await this.tryFlushOutbox();
   }
 
   /**
