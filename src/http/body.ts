@@ -1,13 +1,29 @@
 import { z } from "zod";
 import { fail } from "./errors";
 
+/** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /**
- * The body as UTF-8 text, at most `maxBytes` of it, counting what actually arrives (a Content-Length can
- * be absent or wrong). Oversized: 413; not UTF-8: 400.
+ * The body as UTF-8 text, at most `maxBytes` of it, measured as it arrives (a Content-Length can be
+ * absent, and is checked against what came). Oversized: 413; not UTF-8: 400.
  */
 export async function readText(request: Request, maxBytes: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
+  const header = request.headers.get("content-length");
+  const declared = Number(header ?? "0");
   if (declared > maxBytes) fail("payload_too_large", { maxBytes });
+  // A declared length frames the body: it cannot run past it, so it is read in one step (and measured
+  // again). Without one (chunked), it is counted as it arrives and cut off past maxBytes.
+  const bytes = header !== null ? new Uint8Array(await request.arrayBuffer()) : await readCounted(request, maxBytes);
+  if (bytes.byteLength > maxBytes) fail("payload_too_large", { maxBytes });
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    fail("malformed_json", { reason: "body is not UTF-8" });
+  }
+}
+
+async function readCounted(request: Request, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   if (request.body !== null) {
@@ -29,11 +45,7 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    fail("malformed_json", { reason: "body is not UTF-8" });
-  }
+  return bytes;
 }
 
 /** A JSON body of at most `maxBytes`: 413 when larger, 400 when it is not JSON. */
