@@ -39,12 +39,9 @@ const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
 /** The void entry of the order a charge posting is for, if that order was voided. */
 function voidOfCharge(store: LedgerStore, posting: Posting): LedgerEntry | null {
   if (posting.kind !== "order_charge") return null;
-  for (const orderId of [posting.orderId ?? null, orderIdOfChargeKey(posting.key)]) {
-    if (orderId === null) continue;
-    const found = store.byKey(voidKey(orderId)) ?? store.byOrder(orderId, "order_void");
-    if (found !== null) return found;
-  }
-  return null;
+  const orderIds = new Set<string>();
+  for (const orderId of [posting.orderId ?? null, orderIdOfChargeKey(posting.key)]) if (orderId !== null) orderIds.add(orderId);
+  return store.voidOf([...orderIds]);
 }
 
 /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */

@@ -9,6 +9,7 @@
  */
 import { Money } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
+import { voidKey } from "./ledger-keys";
 
 export interface Migration {
   version: number;
@@ -129,9 +130,20 @@ export class LedgerStore {
     return row ? entryFromRow(row) : null;
   }
 
-  /** The first entry of `kind` that names the order, if any. */
-  byOrder(orderId: string, kind: LedgerKind): LedgerEntry | null {
-    const row = this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE order_id = ? AND kind = ? ORDER BY seq LIMIT 1`, orderId, kind).toArray()[0];
+  /**
+   * The first void of any of these orders: the entry under an order's void key, or an `order_void` entry
+   * that names it. One statement, as every charge asks it.
+   */
+  voidOf(orderIds: readonly string[]): LedgerEntry | null {
+    if (orderIds.length === 0) return null;
+    const marks = orderIds.map(() => "?").join(", ");
+    const row = this.sql
+      .exec<LedgerRow>(
+        `SELECT * FROM ledger WHERE entry_key IN (${marks}) OR (order_id IN (${marks}) AND kind = 'order_void') ORDER BY seq LIMIT 1`,
+        ...orderIds.map(voidKey),
+        ...orderIds,
+      )
+      .toArray()[0];
     return row ? entryFromRow(row) : null;
   }
 
