@@ -1,3 +1,4 @@
+import { readNearestThenPrimary } from "../kernel/replica-reads";
 import { loadCatalogueSnapshot, rateKey, type CatalogueSnapshot } from "./catalogue-store";
 
 interface Cached {
@@ -40,7 +41,9 @@ export async function catalogueSnapshot(
   const now = Date.now();
   const hit = contexts.get(key);
   if (hit !== undefined && hit.until > now && covers(hit.context, skus, wallet)) return hit.context;
-  const context = await loadCatalogueSnapshot(env.DB, clientId, skus, wallet);
+  // A replica near this Worker may answer; what it lacks (a SKU, wallet or rate added a moment ago) is
+  // read from the primary, so additions still show at once.
+  const context = await readNearestThenPrimary(env.DB, (db) => loadCatalogueSnapshot(db, clientId, skus, wallet), (read) => covers(read, skus, wallet));
   if (ttlMs > 0) {
     if (contexts.size >= CACHE_LIMIT) contexts.clear();
     contexts.set(key, { context, until: now + ttlMs });

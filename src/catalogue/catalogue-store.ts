@@ -74,7 +74,7 @@ export function rateKey(base: string, target: string): string {
   return `${base}>${target}`;
 }
 
-export async function loadCatalogueSnapshot(db: D1Database, clientId: string, skus: string[], wallet: string): Promise<CatalogueSnapshot> {
+export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, clientId: string, skus: string[], wallet: string): Promise<CatalogueSnapshot> {
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),

@@ -1,6 +1,7 @@
 import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
+import { readNearestThenPrimary } from "../kernel/replica-reads";
 
 /** The client a request acts for. */
 export interface Client {
@@ -79,13 +80,20 @@ export async function authenticate(request: Request, env: Env): Promise<Client> 
     const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: clientAddress(request) });
     if (!success) rateLimited();
     const keyHash = await sha256Hex(key);
+    // A replica may answer a known key; only the primary may say a key is unknown (it may be new).
     const row = await io(AUTH_SEAMS.keyLookup, () =>
-      env.DB.prepare(
-        `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
-          WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
-      )
-        .bind(keyHash)
-        .first<{ client_id: string }>(),
+      readNearestThenPrimary(
+        env.DB,
+        (db) =>
+          db
+            .prepare(
+              `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
+                WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
+            )
+            .bind(keyHash)
+            .first<{ client_id: string }>(),
+        (found) => found !== null,
+      ),
     );
     const until = now + Number(env.API_KEY_CACHE_SECONDS) * 1000;
     if (row === null) {

@@ -6,13 +6,17 @@ import { addClient, BASE, seedDemo } from "../helpers";
 
 function countingEnv(): { env: Env; statements: () => number } {
   let prepared = 0;
-  const db = new Proxy(env.DB, {
-    get(target, name) {
-      if (name === "prepare") return (query: string) => ((prepared += 1), target.prepare(query));
-      const value = Reflect.get(target, name);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  // Statements are counted on the database and on its sessions (reads a replica may answer use one).
+  const counting = <T extends object>(on: T): T =>
+    new Proxy(on, {
+      get(target, name) {
+        if (name === "prepare") return (query: string) => ((prepared += 1), (target as unknown as D1Database).prepare(query));
+        if (name === "withSession") return (constraint: D1SessionConstraint) => counting((target as unknown as D1Database).withSession(constraint));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const db = counting(env.DB);
   // A known key stays cached for an hour here, so that the test does not depend on how fast it runs.
   const wrapped = new Proxy(env, {
     get: (target, name) => (name === "DB" ? db : name === "API_KEY_CACHE_SECONDS" ? "3600" : Reflect.get(target, name)),
