@@ -5,6 +5,26 @@ import { walletName } from "../src/wallets/ledger";
 export const DEMO_KEY = "sk_test_demo";
 export const BASE = "http://orders.test";
 
+/**
+ * The Worker's env with a D1 binding that counts the statements prepared on it and on its sessions (reads
+ * a replica may answer use one), and with `vars` in place of the configured ones.
+ */
+export function countingEnv(vars: Partial<Record<keyof Env, string>> = {}): { env: Env; statements: () => number } {
+  let prepared = 0;
+  const counting = <T extends object>(on: T): T =>
+    new Proxy(on, {
+      get(target, name) {
+        if (name === "prepare") return (query: string) => ((prepared += 1), (target as unknown as D1Database).prepare(query));
+        if (name === "withSession") return (constraint: D1SessionConstraint) => counting((target as unknown as D1Database).withSession(constraint));
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const db = counting(env.DB);
+  const wrapped = new Proxy(env, { get: (target, name) => (name === "DB" ? db : name in vars ? vars[name as keyof Env] : Reflect.get(target, name)) });
+  return { env: wrapped, statements: () => prepared };
+}
+
 /** Splits the demo seed into statements and runs them: the same data `npm start` loads. */
 export async function seedDemo(): Promise<void> {
   const statements = env.TEST_DEMO_SEED.split(/;\s*\n/)
