@@ -1,5 +1,4 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleRequest } from "../../src/app";
 import { addClient, BASE, countingEnv, seedDemo } from "../helpers";
