@@ -1,5 +1,5 @@
 /** The audit log as GET /admin/audit shows it. */
-import { z } from "zod";
+import * as z from "zod";
 import { PageQuery } from "../http/params";
 
 export const AuditQuery = PageQuery.extend({

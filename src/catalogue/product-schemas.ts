@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Currency, CurrencyCode, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
 import { ClientIdParam, ClientIdPath, Sku, SkuPath } from "../kernel/primitives";
 import { DealState } from "../pricing/deal";

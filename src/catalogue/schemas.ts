@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 export const ProductType = z.enum(["range", "fixed"]);
 export type ProductType = z.infer<typeof ProductType>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
 /** What the upstream supplier answers with (README: "Upstream supplier contract"). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { fail } from "./errors";
 
 /** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */

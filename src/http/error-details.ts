@@ -3,7 +3,7 @@
  * Read off every place that fails with a code (grep `fail("` and `failure("`); a code missing here
  * answers without details. The conformance tests (test/openapi) check real error answers against these.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ERRORS, type ErrorCode } from "./errors";
 
 const Issues = z

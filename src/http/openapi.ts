@@ -7,7 +7,7 @@
  * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
  * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
 import type { Route, RouteDoc } from "./route";

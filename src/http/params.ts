@@ -1,6 +1,6 @@
 /** Path, query and body of a request, checked by a zod schema; anything else is a 400 that changes nothing. */
 import type { IRequest } from "itty-router";
-import { z } from "zod";
+import * as z from "zod";
 import { issuesOf, readJson } from "./body";
 import { fail } from "./errors";
 

@@ -2,7 +2,7 @@
  * Requests and responses of the operator API for redeem codes. Requests are strict objects: an unknown field is
  * a 400, so that a typo ("quote" for "quotes") is refused instead of silently ignored.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { PositiveDecimal } from "../pricing/amount-schemas";
 
 export const CodeInput = z.strictObject({

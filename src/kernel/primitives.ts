@@ -1,5 +1,5 @@
 /** Identifiers that several domains read from paths and bodies, defined once. Imports nothing. */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A client's id: chosen by the operator or generated (cli_...); it travels in paths. */
 export const ClientIdParam = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "letters, digits, _ and -");

@@ -1,5 +1,5 @@
 /** Requests and responses of the operator's order lookup (read only). */
-import { z } from "zod";
+import * as z from "zod";
 import { ClientIdPath } from "../kernel/primitives";
 import { OrderState, OrderView } from "./schemas";
 

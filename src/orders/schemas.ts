@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AdjustmentMode, ProductType } from "../catalogue/schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
 

@@ -1,5 +1,5 @@
 /** Currencies and decimal amounts as requests give them: one definition for every domain. */
-import { z } from "zod";
+import * as z from "zod";
 import { MINOR_UNITS } from "./money";
 
 /** An ISO 4217 currency code as answers carry it: three capital letters. */

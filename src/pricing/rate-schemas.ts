@@ -2,7 +2,7 @@
  * Requests and responses of the operator API for exchange rates. Requests are strict objects: an unknown field is
  * a 400, so that a typo ("quote" for "quotes") is refused instead of silently ignored.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { Currency, CurrencyCode, PositiveDecimal } from "./amount-schemas";
 
 export const RateParams = z.object({ base: Currency.meta({ examples: ["USD"] }), target: Currency.meta({ examples: ["EUR"] }) });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
 import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 

@@ -1,5 +1,5 @@
 /** Dead-lettered webhooks as the operator API lists and replays them. */
-import { z } from "zod";
+import * as z from "zod";
 import { ClientIdParam } from "../kernel/primitives";
 import { WebhookMessageSchema } from "./schemas";
 

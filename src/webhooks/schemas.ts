@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { OrderState } from "../orders/schemas";
 import { ORDER_EVENT_TYPES, type OrderEvent, type WebhookMessage } from "./events";
 
