@@ -1,16 +1,18 @@
 /**
  * GET /docs: the API reference for people, rendering GET /openapi.json with Scalar's API reference
- * (@scalar/api-reference, its standalone browser bundle). The Worker serves the renderer itself, at a URL
- * that names its hash, so the page needs nothing but this Worker: no CDN, no outside font (Scalar's own
- * font loading is turned off, the system fonts are used), and a Content-Security-Policy that lets the
- * browser reach this origin only.
+ * (@scalar/api-reference, its standalone browser bundle). The Worker serves the renderer itself, from its
+ * static assets (the ASSETS binding; not in the code bundle, which it would triple), at a URL that names
+ * its hash, so the page needs nothing but this Worker: no CDN, no outside font (Scalar's own font loading
+ * is turned off, the system fonts are used), and a Content-Security-Policy that lets the browser reach
+ * this origin only.
  *
  * The page is for a browser, not part of the API: it is routed beside ROUTES (src/http/router.ts), so
  * /openapi.json does not describe it.
  */
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
-import { RENDERER_HASH, RENDERER_SCRIPT, RENDERER_VERSION } from "./generated/renderer.js";
+import type { RequestContext } from "../http/route";
+import { RENDERER_HASH, RENDERER_VERSION } from "./generated/renderer.js";
 
 /** The renderer's file name under /docs/: a new bundle is a new URL, so it can be cached for good. */
 export const RENDERER_FILE = `scalar-${RENDERER_HASH}.js`;
@@ -64,7 +66,7 @@ const PAGE = `<!doctype html>
 `;
 
 /** GET /docs and GET /docs/scalar-<hash>.js: the page, and the renderer it loads. Public, no auth. */
-export async function getDocs(request: IRequest): Promise<Response> {
+export async function getDocs(request: IRequest, { env }: RequestContext): Promise<Response> {
   const asset = request.params.asset;
   if (asset === undefined) {
     return new Response(PAGE, {
@@ -77,7 +79,10 @@ export async function getDocs(request: IRequest): Promise<Response> {
     });
   }
   if (asset === RENDERER_FILE) {
-    return new Response(RENDERER_SCRIPT, {
+    // Asked of the assets by its path; the answer's headers are this route's (the file never changes).
+    const file = await env.ASSETS.fetch(new URL(`/docs/${RENDERER_FILE}`, request.url));
+    if (!file.ok) throw new Error(`the docs renderer is missing from the static assets (${file.status}): run npm ci or node scripts/docs-renderer.mjs`);
+    return new Response(file.body, {
       headers: {
         "content-type": "text/javascript; charset=utf-8",
         "cache-control": "public, max-age=31536000, immutable",
