@@ -15,7 +15,8 @@ import { measureCosts } from "./lib/costs.mjs";
 import { Target } from "./lib/load.mjs";
 import { profilePhase } from "./lib/profile.mjs";
 import { printReport, renderMarkdown, renderSvg, verdicts } from "./lib/report.mjs";
-import { seedProject } from "./lib/seed.mjs";
+import { UPSTREAM_URL, WEBHOOK_URL, answerOutbound, seedProject, seedSupplierKinds } from "./lib/seed.mjs";
+import { PRICE_FILE, priceOfOrders, readPrices } from "./lib/pricing.mjs";
 import { ROOT, build, freePort, start, writeInstrumentedEntry, writeLocalLimiterEntry } from "./lib/workers.mjs";
 
 // Wrangler reads these while it builds and resolves the config; the bench passes its own values as bindings.
@@ -30,6 +31,7 @@ const settings = {
   endpointConcurrency: Number(process.env.BENCH_ENDPOINT_CONCURRENCY ?? 16),
   warmupFlows: 150,
   metricsFlows: 8,
+  costFlows: 6, // orders per supplier kind and webhook choice in the priced metrics pass
   profile: process.env.BENCH_PROFILE !== "0",
   scale: process.env.BENCH_SCALE !== "0",
   scaleClients: 16,
@@ -182,11 +184,13 @@ async function main() {
 
   log("metrics pass: instrumented builds, one order at a time, counters read around each request");
   const costs = {};
+  const byKind = {};
   for (const [name, configPath, bundle, bindings, seed] of [
     ["project", PROJECT_CONFIG, projectMetricsBundle, projectBindings, true],
     ["floor", FLOOR_CONFIG, floorMetricsBundle, {}, false],
   ]) {
-    const instance = await start({ name: `${name}-metrics`, configPath, bundle, persistDir: path.join(tmp, "state", `${name}-metrics`), bindings });
+    const metricsBindings = seed ? { ...bindings, UPSTREAM_BASE_URL: UPSTREAM_URL, ALLOW_INSECURE_WEBHOOKS: "true" } : bindings;
+    const instance = await start({ name: `${name}-metrics`, configPath, bundle, persistDir: path.join(tmp, "state", `${name}-metrics`), bindings: metricsBindings, answer: answerOutbound });
     instances.push(instance);
     const target = new Target(name, instance.url, instance.pid);
     if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: settings.scaleSkus, topUp: 1_000_000_000 });
@@ -194,10 +198,32 @@ async function main() {
     if (name === "project" && settings.scale) {
       costs[`${name}-${settings.scaleSkus}skus`] = await measureCosts(target, { runId, key: demoKey[0], skus: [SKU, ...seeded.extraSkus].slice(0, settings.scaleSkus), flows: 3, label: "metrics-skus" });
     }
+    if (name === "project") {
+      // What an order costs by supplier kind, without and with a webhook (two events, each one delivery).
+      const kinds = await seedSupplierKinds(target, { adminToken: ADMIN_TOKEN, codes: 2 * (settings.costFlows + 1) });
+      for (const [kind, list] of Object.entries(kinds)) {
+        for (const webhook of [false, true]) {
+          const label = `cost-${kind}${webhook ? "-webhook" : ""}`;
+          byKind[label] = { kind, webhook, ...(await measureCosts(target, { runId, key: demoKey[0], list, webhookUrl: webhook ? WEBHOOK_URL : undefined, flows: settings.costFlows, label })) };
+        }
+      }
+    }
     target.close();
     await instance.mf.dispose();
     instances.pop();
   }
+
+  // The price of an order: the counters above with the Worker CPU per flow of the timed phase (local
+  // limiters, as on Cloudflare, concurrency 16; measured for the sandbox SKU, used for every kind).
+  const prices = readPrices();
+  const cpuPhase = phases.find((p) => p.kind === "flow" && p.target === "local" && p.concurrency === 16 && p.clients === 1 && p.skusPerOrder === 1) ?? phases.find((p) => p.kind === "flow" && p.target === "local");
+  const cpuMsPerOrder = cpuPhase?.cpuMsPerUnit ?? null;
+  const orderPrices = {
+    priceFile: PRICE_FILE,
+    asOf: prices.asOf,
+    cpuMsPerOrder,
+    rows: Object.entries(byKind).map(([label, m]) => ({ label, kind: m.kind, webhook: m.webhook, flows: m.flows, stateSeenByGet: m.stateSeenByGet, ...priceOfOrders(m.warm.order.summary, cpuMsPerOrder ?? 0, prices) })),
+  };
 
   const result = {
     generatedAt: new Date(runStarted).toISOString(),
@@ -209,6 +235,7 @@ async function main() {
     stateDir: tmpBase,
     phases,
     costs,
+    orderPrices,
     profile,
     outbound,
   };

@@ -13,11 +13,12 @@ function fresh() {
     doCalls: {}, // "BINDING.method" → count (RPCs and fetches to Durable Object stubs)
     doAlarms: {}, // "Class" → alarm invocations
     doStarts: {}, // "Class" → constructor runs
+    doActiveMs: 0, // wall-clock ms from each RPC's call to its answer, and of each alarm run (billed duration)
     d1: { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0, byOp: {} },
     sqlite: { statements: 0, rowsRead: 0, rowsWritten: 0, byClass: {} },
-    kv: { gets: 0, puts: 0, deletes: 0 },
+    kv: { gets: 0, puts: 0, deletes: 0, keysRead: 0, keysWritten: 0 }, // keysRead/keysWritten: rows billed
     alarmsSet: 0,
-    queue: { sends: 0, messages: 0 },
+    queue: { sends: 0, messages: 0, consumerInvocations: 0, messagesConsumed: 0 },
     outboundFetches: 0,
   };
 }
@@ -144,7 +145,11 @@ function wrapStub(stub, binding) {
       if (typeof prop === "symbol" || prop === "then" || prop === "id" || prop === "name" || typeof value !== "function") return value;
       return (...args) => {
         bump(counters.doCalls, `${binding}.${prop}`);
-        return Reflect.apply(value, target, args);
+        const started = performance.now();
+        const settle = () => (counters.doActiveMs += performance.now() - started);
+        const result = Reflect.apply(value, target, args);
+        if (result && typeof result.then === "function") result.then(settle, settle);
+        return result;
       };
     },
   });
@@ -208,12 +213,35 @@ function patchStorage(storage) {
     return cursor;
   };
   const storageProto = Object.getPrototypeOf(storage);
+  // The key-value API of a SQLite-backed object is billed as rows: one per key read, written or deleted.
+  const keysIn = (method, first) =>
+    method === "put" && first !== null && typeof first === "object" ? Object.keys(first).length : Array.isArray(first) ? first.length : 1;
   for (const [method, key] of [["get", "gets"], ["put", "puts"], ["delete", "deletes"]]) {
     const original = storageProto[method];
     if (typeof original !== "function") continue;
     storageProto[method] = function (...args) {
       counters.kv[key] += 1;
+      counters.kv[method === "get" ? "keysRead" : "keysWritten"] += keysIn(method, args[0]);
       return original.apply(this, args);
+    };
+  }
+  // The synchronous key-value API (ctx.storage.kv) of a SQLite-backed object: the same billing, one row a key.
+  const kvProto = storage.kv ? Object.getPrototypeOf(storage.kv) : null;
+  for (const [method, key] of kvProto ? [["get", "gets"], ["put", "puts"], ["delete", "deletes"]] : []) {
+    const original = kvProto[method];
+    if (typeof original !== "function") continue;
+    kvProto[method] = function (...args) {
+      counters.kv[key] += 1;
+      counters.kv[method === "get" ? "keysRead" : "keysWritten"] += 1;
+      return original.apply(this, args);
+    };
+  }
+  if (kvProto && typeof kvProto.list === "function") {
+    const list = kvProto.list;
+    kvProto.list = function (...args) {
+      const entries = [...list.apply(this, args)];
+      counters.kv.keysRead += entries.length;
+      return entries[Symbol.iterator]();
     };
   }
   const setAlarm = storageProto.setAlarm;
@@ -236,9 +264,14 @@ export function instrumentClass(Base, name) {
     }
   };
   if (typeof Base.prototype.alarm === "function") {
-    Instrumented.prototype.alarm = function (...args) {
+    Instrumented.prototype.alarm = async function (...args) {
       bump(counters.doAlarms, name);
-      return Base.prototype.alarm.apply(this, args);
+      const started = performance.now();
+      try {
+        return await Base.prototype.alarm.apply(this, args);
+      } finally {
+        counters.doActiveMs += performance.now() - started;
+      }
     };
   }
   Object.defineProperty(Instrumented, "name", { value: name });
@@ -281,6 +314,12 @@ export function instrumentHandler(handler) {
         if (url.pathname === "/__bench/cost") return costResponse(url);
         counters.requests += 1;
         return value.call(handler, request, wrapEnv(env), ctx);
+      };
+    } else if (key === "queue") {
+      out.queue = (batch, env, ctx) => {
+        counters.queue.consumerInvocations += 1;
+        counters.queue.messagesConsumed += batch.messages.length;
+        return value.call(handler, batch, wrapEnv(env), ctx);
       };
     } else {
       out[key] = (event, env, ctx) => value.call(handler, event, wrapEnv(env), ctx);

@@ -59,22 +59,41 @@ export function summary(d) {
     sqliteStatements: d["sqlite.statements"] ?? 0,
     sqliteRowsRead: d["sqlite.rowsRead"] ?? 0,
     sqliteRowsWritten: d["sqlite.rowsWritten"] ?? 0,
-    kvOps: sum("kv."),
+    kvOps: (d["kv.gets"] ?? 0) + (d["kv.puts"] ?? 0) + (d["kv.deletes"] ?? 0),
+    kvKeysRead: d["kv.keysRead"] ?? 0,
+    kvKeysWritten: d["kv.keysWritten"] ?? 0,
+    doActiveMs: d.doActiveMs ?? 0,
+    workerRequests: d.requests ?? 0,
+    queueConsumerInvocations: d["queue.consumerInvocations"] ?? 0,
+    queueMessagesConsumed: d["queue.messagesConsumed"] ?? 0,
     alarmsSet: d.alarmsSet ?? 0,
     queueMessages: d["queue.messages"] ?? 0,
   };
 }
 
-async function oneFlow(target, { key, list, reference }) {
+/** Counters once `done` holds for them (webhook deliveries wait on the queue's batch timeout), then settled. */
+async function until(target, done, { maxMs = 10_000 } = {}) {
+  const start = performance.now();
+  while (performance.now() - start < maxMs) {
+    if (done(await counters(target))) return settled(target);
+    await sleep(50);
+  }
+  throw new Error("metrics: the counters did not reach what the flow should produce (webhook deliveries?)");
+}
+
+async function oneFlow(target, { key, list, reference, webhookUrl }) {
   const s0 = await settled(target);
-  const created = await target.request("POST", "/order/create", { key, body: { productList: list, wallet: "USD", reference }, parse: true });
+  const body = { productList: list, wallet: "USD", reference, ...(webhookUrl ? { webhookUrl } : {}) };
+  const created = await target.request("POST", "/order/create", { key, body, parse: true });
   if (created.status !== 200) throw new Error(`metrics create: ${created.status} ${JSON.stringify(created.json)}`);
   const orderId = created.json.data.id;
   const s1 = await counters(target);
   const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
   if (confirmed.status !== 200) throw new Error(`metrics confirm: ${confirmed.status} ${JSON.stringify(confirmed.json)}`);
   const s2 = await counters(target);
-  const s3 = await settled(target);
+  // With a webhook, an order makes two events (confirmed, then its end state): wait until both are consumed.
+  const consumed = s0["queue.messagesConsumed"] ?? 0;
+  const s3 = webhookUrl ? await until(target, (now) => (now["queue.messagesConsumed"] ?? 0) >= consumed + 2) : await settled(target);
   const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key, parse: true });
   if (got.status !== 200) throw new Error(`metrics get: ${got.status} ${JSON.stringify(got.json)}`);
   const s4 = await settled(target);
@@ -92,13 +111,12 @@ async function oneFlow(target, { key, list, reference }) {
  * Per order and per endpoint: the first order after start (cold isolate: API key not cached yet) and the
  * mean of `flows` orders after it.
  */
-export async function measureCosts(target, { runId, key, skus, flows = 8, label }) {
-  const list = productList(skus);
-  const cold = await oneFlow(target, { key, list, reference: `${runId}-${label}-cold` });
+export async function measureCosts(target, { runId, key, skus, list = productList(skus), webhookUrl, flows = 8, label }) {
+  const cold = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-cold` });
   const totals = {};
   const states = {};
   for (let i = 0; i < flows; i += 1) {
-    const one = await oneFlow(target, { key, list, reference: `${runId}-${label}-${i}` });
+    const one = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-${i}` });
     for (const part of ["create", "confirm", "afterConfirm", "get", "order"]) add((totals[part] ??= {}), one[part], 1 / flows);
     states[one.finalState] = (states[one.finalState] ?? 0) + 1;
   }
@@ -106,7 +124,7 @@ export async function measureCosts(target, { runId, key, skus, flows = 8, label 
   const warm = Object.fromEntries(Object.entries(totals).map(([part, d]) => [part, { summary: summary(round(d)), counters: round(d) }]));
   return {
     flows,
-    skusPerOrder: skus.length,
+    skusPerOrder: list.length,
     stateSeenByGet: states,
     warm,
     cold: Object.fromEntries(["create", "confirm", "afterConfirm", "get", "order"].map((part) => [part, { summary: summary(cold[part]), counters: cold[part] }])),

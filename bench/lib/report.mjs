@@ -221,6 +221,7 @@ export function printReport(result) {
     out.push(table(["function (self time)", "module", "% busy"], p.functions.slice(0, 16).map((fn) => [`${fn.function} ${fn.where ? `(${fn.where.replace(/\((?:.*?\/)?((?:src|node_modules)\/)/, "($1")})` : ""}`.slice(0, 80), fn.module.slice(0, 34), fmt(fn.percent)])));
   }
   out.push("");
+  out.push(...priceSection(result, table));
   out.push("Targets:");
   for (const line of verdictLines(v)) out.push(`  ${line}`);
   if (v.costChecks) out.push(`  D1 round trips create/confirm/get: ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`);
@@ -360,9 +361,35 @@ export function renderMarkdown(result) {
     out.push(mdTable(["service, concurrency " + scale[0].concurrency, "flows/s", "p50 / p99 ms", "CPU ms/flow"], [base, ...scale].filter(Boolean).map((p) => [`${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""} per order`, fmt(p.throughput), `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`, fmt(p.cpuMsPerUnit, 2)])));
     out.push("");
   }
+  out.push(...priceSection(result, mdTable));
   out.push("Targets:");
   out.push("");
   for (const line of verdictLines(v)) out.push(`- ${line}`);
   if (v.costChecks) out.push(`- D1 round trips create/confirm/get ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`);
   return out.join("\n") + "\n";
+}
+
+/** The price of 1 million orders on Cloudflare by supplier kind, with and without a webhook. */
+export function priceSection(result, render) {
+  const priced = result.orderPrices;
+  if (!priced || priced.rows.length === 0) return [];
+  const usd = (n) => (n >= 0.1 ? n.toFixed(2) : n.toFixed(3));
+  const items = Object.keys(priced.rows[0].items);
+  const out = [];
+  out.push(`What 1 million orders cost on Cloudflare (Workers Paid usage prices of ${priced.asOf}, \`${priced.priceFile}\`; marginal, beyond the plan's monthly allowances), in USD. One line of one unit per order, create → confirm → get; usage per order from the instrumented build (${priced.rows[0].flows} orders each); Worker CPU ${priced.cpuMsPerOrder} ms per order (whole flow at concurrency 16 with local limiters, which on this machine includes the objects' own CPU: an upper bound).`);
+  out.push("");
+  out.push(render(
+    ["supplier", "webhook", ...items, "total per 1M orders", "per order"],
+    priced.rows.map((r) => [r.kind, r.webhook ? "yes" : "no", ...items.map((k) => usd(r.items[k])), `**${usd(r.total)}**`, `${(r.total / r.orders * 100).toFixed(5)} ¢`]),
+  ));
+  out.push("");
+  out.push("Usage per order behind it:");
+  out.push("");
+  const usage = Object.keys(priced.rows[0].usage);
+  out.push(render(
+    ["supplier", "webhook", ...usage],
+    priced.rows.map((r) => [r.kind, r.webhook ? "yes" : "no", ...usage.map((k) => Math.round(r.usage[k] * 10000) / 10000)]),
+  ));
+  out.push("");
+  return out;
 }

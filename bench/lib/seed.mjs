@@ -59,3 +59,40 @@ export async function seedProject(instance, target, { adminToken, clients, skus,
   }
   return { keys, clientIds, extraSkus };
 }
+
+/** The upstream supplier and webhook receiver of the metrics pass, played in-process (see `start`). */
+export const UPSTREAM_URL = "http://127.0.0.1:9/upstream";
+export const WEBHOOK_URL = "http://127.0.0.1:9/hooks/bench";
+
+export async function answerOutbound(request) {
+  const url = new URL(request.url);
+  if (url.pathname === "/upstream/v1/codes") {
+    const { quantity, orderId } = await request.json();
+    const codes = Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${orderId.slice(-12)}-${i}`, link: `https://redeem.invalid/UP-${orderId.slice(-12)}-${i}` }));
+    return Response.json({ codes });
+  }
+  if (url.pathname.startsWith("/hooks/")) return new Response(null, { status: 204 });
+  return null;
+}
+
+/**
+ * What the cost variants order, one line each: a SKU of every supplier kind. Adds an upstream SKU and
+ * inventory codes through the operator API, as an operator would.
+ */
+export async function seedSupplierKinds(target, { adminToken, codes }) {
+  const admin = { authorization: `Bearer ${adminToken}` };
+  const upstream = await target.request("PUT", "/admin/products/BENCH-US-UPSTREAM", {
+    headers: admin,
+    body: { productType: "range", name: "Bench upstream top-up", currency: "USD", country: "US", region: "North America", minQuote: "1", maxQuote: "500", supplier: "upstream" },
+    parse: true,
+  });
+  if (upstream.status !== 200) throw new Error(`upstream SKU: ${upstream.status} ${JSON.stringify(upstream.json)}`);
+  const list = Array.from({ length: codes }, (_, i) => ({ value: "10", pin: `BENCH-EU10-${String(i).padStart(5, "0")}`, link: `https://redeem.invalid/BENCH-EU10-${i}` }));
+  const uploaded = await target.request("POST", "/admin/products/DEMO-EU-FIXED/codes", { headers: admin, body: { codes: list }, parse: true });
+  if (uploaded.status !== 200) throw new Error(`inventory codes: ${uploaded.status} ${JSON.stringify(uploaded.json)}`);
+  return {
+    sandbox: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 10, quantity: 1 }],
+    inventory: [{ sku: "DEMO-EU-FIXED", productType: "fixed", quote: 10, quantity: 1 }],
+    upstream: [{ sku: "BENCH-US-UPSTREAM", productType: "range", quote: 10, quantity: 1 }],
+  };
+}

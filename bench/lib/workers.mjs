@@ -74,10 +74,10 @@ export function writeLocalLimiterEntry({ configPath, file, limit }) {
 
 /**
  * Starts a bundle on its own workerd with the bindings of its wrangler config. `bindings` are added to
- * (and override) the config's vars and .dev.vars. Outbound fetches never leave the machine: they are
- * answered 599 by a Node handler and counted.
+ * (and override) the config's vars and .dev.vars. Outbound fetches never leave the machine: `answer` may
+ * answer those to 127.0.0.1, and everything else is answered 599 by a Node handler and counted.
  */
-export async function start({ name, configPath, bundle, persistDir, bindings = {}, inspectorPort }) {
+export async function start({ name, configPath, bundle, persistDir, bindings = {}, inspectorPort, answer }) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const before = new Set(workerdPids());
   const outbound = { blocked: 0, urls: [] };
@@ -104,7 +104,14 @@ export async function start({ name, configPath, bundle, persistDir, bindings = {
           modulesRoot: path.dirname(bundle),
           bindings: { ...(options.bindings ?? {}), ...bindings },
           unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-          outboundService: (request) => {
+          outboundService: async (request) => {
+            // `answer` plays a service outside this one (the upstream supplier, a webhook receiver) in this
+            // process, for URLs on 127.0.0.1 only; nothing leaves the machine.
+            const answered = answer && new URL(request.url).hostname === "127.0.0.1" ? await answer(request) : null;
+            if (answered) {
+              outbound.answered = (outbound.answered ?? 0) + 1;
+              return answered;
+            }
             outbound.blocked += 1;
             if (outbound.urls.length < 5) outbound.urls.push(request.url);
             return new Response("outbound traffic is blocked during the benchmark", { status: 599 });
