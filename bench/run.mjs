@@ -160,10 +160,12 @@ async function main() {
 
   let profile = null;
   if (settings.profile) {
-    log("profiling the service and the floor (V8 sampling profiler over the inspector, flows at concurrency 16)");
+    // The service is profiled with local limiters, as limit() runs on Cloudflare: the simulator's own
+    // Durable Object would otherwise fill the profile with work that is not the service's.
+    log("profiling the service (local limiters) and the floor (V8 sampling profiler over the inspector, flows at concurrency 16)");
     profile = {};
     for (const [name, configPath, bundle, bindings, seed] of [
-      ["project", PROJECT_CONFIG, projectBundle, projectBindings, true],
+      ["project", PROJECT_CONFIG, localBundle, projectBindings, true],
       ["floor", FLOOR_CONFIG, floorBundle, {}, false],
     ]) {
       const port = await freePort();
