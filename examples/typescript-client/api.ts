@@ -1502,7 +1502,7 @@ export interface components {
             code: "invalid_webhook_url";
         };
         Invoice: {
-            /** @description In the wallet's currency: what the order costs (create), or what was charged net of refunds. */
+            /** @description In the wallet's currency: the order's price (the sum of its line charges) minus what was refunded for lines that failed. So what confirm will charge (`unpaid`), what was charged (`paid`), what was charged net of refunds (`partially_refunded`; 0 when `refunded`); for a `void` invoice, the price the order would have cost: nothing was taken. */
             total: number;
             wallet: string;
             records: {

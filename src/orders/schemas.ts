@@ -88,7 +88,11 @@ export const InvoiceRecord = z.object({
 export type InvoiceRecord = z.infer<typeof InvoiceRecord>;
 
 export const Invoice = z.object({
-  total: z.number().describe("In the wallet's currency: what the order costs (create), or what was charged net of refunds."),
+  total: z
+    .number()
+    .describe(
+      "In the wallet's currency: the order's price (the sum of its line charges) minus what was refunded for lines that failed. So what confirm will charge (`unpaid`), what was charged (`paid`), what was charged net of refunds (`partially_refunded`; 0 when `refunded`); for a `void` invoice, the price the order would have cost: nothing was taken.",
+    ),
   wallet: CurrencyCode,
   records: z.array(InvoiceRecord),
   paymentMethod: z.literal("wallet"),
