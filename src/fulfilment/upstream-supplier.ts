@@ -1,7 +1,7 @@
 import * as z from "zod";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
-/** What the upstream supplier answers with (README: "Upstream supplier contract"). */
+/** What the upstream supplier answers with (docs/fulfilment.md: "Upstream supplier contract"). */
 export const UpstreamIssueResponse = z.object({
   codes: z.array(z.object({ pin: z.string().min(1).max(512), link: z.string().url().max(2048) })).min(1),
 });

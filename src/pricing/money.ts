@@ -41,8 +41,8 @@ export function fitsMinorUnits(amount: Money, currency: string): boolean {
 
 /**
  * JSON number for an amount that has already been rounded to its minor unit. Amounts are kept as
- * decimal strings everywhere they are stored; only the HTTP edge turns them into numbers, as the
- * interface requires.
+ * decimal strings everywhere they are stored; only the HTTP edge turns them into numbers, because the API
+ * answers amounts as JSON numbers (docs/api.md, Conventions).
  */
 export function toAmountNumber(amount: Decimal.Value): number {
   return Number(new Money(amount).toFixed());

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, seedDemo } from "../helpers";
 
-// Spec §4.2/§7: confirm answers 400 "Body has no valid orderId" when the body lacks a valid orderId. A body
+// docs/api.md (PUT /order/confirm) and docs/errors.md: confirm answers 400 "Body has no valid orderId" when the body lacks a valid orderId. A body
 // that is empty or not JSON lacks one too, so it gets that message rather than the generic malformed_json.
 describe("confirm with no JSON body", () => {
   it("an oversized body is still 413", async () => {
