@@ -1,5 +1,5 @@
 /**
- * Helpers for the order, pricing and wallet suites (issue 2). test/helpers.ts is shared; additions live here.
+ * Helpers for the order, pricing and wallet suites. test/helpers.ts is shared; additions live here.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";

@@ -1,4 +1,4 @@
--- Operator API (issue 5): every change an operator makes through /admin/* is written here, in the same D1
+-- Operator API (docs/operator-api.md): every change an operator makes through /admin/* is written here, in the same D1
 -- batch as the change where the change is in D1. Append-only: rows are never updated or deleted.
 -- `actor` names the admin token ("admin:" and the first 8 hex digits of its SHA-256, never the token);
 -- `details` is the validated request as JSON, without secrets (API keys and webhook secrets never appear).

@@ -1,4 +1,4 @@
--- Webhook messages that could not be delivered after the last attempt (issue 4), kept so an operator can
+-- Webhook messages that could not be delivered after the last attempt (docs/webhooks.md), kept so an operator can
 -- list and replay them. `message` is the queue message as JSON ({clientId, url, event}); `attempts` is
 -- NULL when the Queue dead-lettered the message on its own (its max_retries ran out before ours).
 CREATE TABLE dead_letters (

@@ -1,4 +1,4 @@
--- Standard Webhooks (issue 11): deliveries carry webhook-id, webhook-timestamp and webhook-signature
+-- Standard Webhooks (docs/webhooks.md): deliveries carry webhook-id, webhook-timestamp and webhook-signature
 -- (`v1,<base64 HMAC-SHA256>`), the key being the base64-decoded text after `whsec_`.
 --
 -- Existing secrets are kept as they are, so no receiver loses a working secret at deploy. Those issued

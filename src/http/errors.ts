@@ -10,7 +10,7 @@ export const ERRORS = {
   quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
   quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
   insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
-  // The contract's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
+  // The client API's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
   // not a missing resource. The operator API's 404 for an unknown wallet is wallet_unknown below. Both
   // codes are public and stay as they are.
   wallet_not_found: { status: 400, message: "No wallet in currency" },
@@ -32,7 +32,7 @@ export const ERRORS = {
   exchange_not_supported: { status: 500, message: "Your requested exchange is not supported" },
   out_of_stock: { status: 500, message: "Requested item is out of stock" },
   server_error: { status: 500, message: "Server error; try again later" },
-  // Operator API and client catalogue (issue 5).
+  // Operator API and client catalogue.
   invalid_parameters: { status: 400, message: "Invalid path or query parameters" },
   adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
   api_key_not_found: { status: 404, message: "API key not found" },

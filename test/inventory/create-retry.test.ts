@@ -1,5 +1,5 @@
 /**
- * Issue 10, finding 1, through HTTP: a create whose reply is lost after its codes were reserved, retried by
+ * Reservations under retries, through HTTP: a create whose reply is lost after its codes were reserved, retried by
  * the client, leaves the order holding exactly its quantity; a retry with another body leaves no code of
  * the first attempt stranded.
  */

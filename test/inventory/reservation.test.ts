@@ -1,7 +1,7 @@
 /**
  * Reservation and sale of operator-loaded codes (src/catalogue/inventory-store.ts,
  * src/fulfilment/inventory-supplier.ts), called directly against D1: an order holds exactly its lines'
- * quantities after any number of reserve calls (issue 10, finding 1), out of stock names the line, and the
+ * quantities after any number of reserve calls (a retried create never holds more), out of stock names the line, and the
  * supplier sells exactly a line's quantity.
  */
 import { env } from "cloudflare:workers";

@@ -1,5 +1,5 @@
 /**
- * A void is final in the wallet (issue 10, finding 2): voiding an order writes its own entry under the
+ * A void is final in the wallet (docs/guarantees.md): voiding an order writes its own entry under the
  * order's void key, and a charge for that order that arrives afterwards is refused and writes nothing.
  */
 import { describe, expect, it } from "vitest";

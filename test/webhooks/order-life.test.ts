@@ -1,5 +1,5 @@
 /**
- * One event per committed transition across a whole order life (issue 4, "Tests").
+ * One event per committed transition across a whole order life (docs/webhooks.md, Events).
  *
  * Orders are created through the Worker's own fetch handler with a webhookUrl on 127.0.0.1 and driven
  * through their life (confirm, processing by the alarm, expiry by the alarm). Deliveries are observed
