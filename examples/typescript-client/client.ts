@@ -10,7 +10,8 @@
  *                                webhooks are asked for. The receiver listens on 127.0.0.1, which the service
  *                                accepts as a webhookUrl only with ALLOW_INSECURE_WEBHOOKS=true (local runs).
  *
- * Run: node examples/typescript-client/client.ts (Node >= 22.18; `npm run smoke` runs it against `npm start`).
+ * Run: `npm run client` against a running `npm start` (the project's Node 24; a Node of your own needs >= 22.18
+ * for `node examples/typescript-client/client.ts`). `npm run smoke` runs it against a fresh `npm start`.
  */
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api.ts";
