@@ -1525,10 +1525,17 @@ export interface components {
                 amount: number;
                 currency: string;
             };
-            /** @description Item details: quantity and quote, the deal's adjustment, or the exchange rate. */
+            /** @description By `type`: `main-product` and `refund` carry the line's `{quantity, quote}`; `customer-fee` and `customer-discount` the deal's fee or discount `{amount, adjustmentMode}`; `exchange-target-currency` and `exchange-base-currency` the exchange rate the order froze. */
             metaData: {
-                [key: string]: unknown;
-            };
+                /** @description Codes of the line. */
+                quantity: number;
+                /** @description Face value of one code, in the product's currency. */
+                quote: number;
+            } | {
+                /** @description A percentage of the line's face value, or a fixed amount per code in the product's currency. */
+                amount: number;
+                adjustmentMode: components["schemas"]["AdjustmentMode"];
+            } | components["schemas"]["ExchangeRate"];
         };
         /** @enum {string} */
         InvoiceItemType: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";

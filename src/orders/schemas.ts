@@ -72,11 +72,23 @@ export const InvoiceItemType = z.enum([
   "refund",
 ]);
 
+export const Adjustment = z.object({
+  amount: z.number().describe("A percentage of the line's face value, or a fixed amount per code in the product's currency."),
+  adjustmentMode: AdjustmentMode,
+});
+
+/** The metaData of main-product and refund items: the line they price or refund. */
+const InvoiceLineMeta = z.object({ quantity: z.number().int().describe("Codes of the line."), quote: z.number().describe("Face value of one code, in the product's currency.") });
+
 export const InvoiceItem = z.object({
   type: InvoiceItemType,
   description: z.string(),
   effect: z.object({ amount: z.number(), currency: CurrencyCode }).describe("What the item adds to (or, negative, takes from) the record."),
-  metaData: z.record(z.string(), z.unknown()).describe("Item details: quantity and quote, the deal's adjustment, or the exchange rate."),
+  metaData: z
+    .union([InvoiceLineMeta, Adjustment, ExchangeRateView])
+    .describe(
+      "By `type`: `main-product` and `refund` carry the line's `{quantity, quote}`; `customer-fee` and `customer-discount` the deal's fee or discount `{amount, adjustmentMode}`; `exchange-target-currency` and `exchange-base-currency` the exchange rate the order froze.",
+    ),
 });
 export type InvoiceItem = z.infer<typeof InvoiceItem>;
 
@@ -99,11 +111,6 @@ export const Invoice = z.object({
   status: InvoiceStatus,
 });
 export type Invoice = z.infer<typeof Invoice>;
-
-export const Adjustment = z.object({
-  amount: z.number().describe("A percentage of the line's face value, or a fixed amount per code in the product's currency."),
-  adjustmentMode: AdjustmentMode,
-});
 
 export const OrderProduct = z.object({
   request: z.object({ quote: z.number(), quantity: z.number().int() }),
