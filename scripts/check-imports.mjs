@@ -26,9 +26,6 @@ const KNOWN_BACK_EDGES = {
   // fulfilment reads the order record and its transitions; the order object drives fulfilment. Open in
   // issue 9: the record and transition types belong to a module both can import.
   "fulfilment -> orders": "fulfilment/*.ts import orders/order-record, orders/transitions, orders/schemas",
-  // webhook events are built from an order record; the order object enqueues them (its outbox). Open in
-  // issue 9, with the Standard Webhooks work on src/webhooks.
-  "webhooks -> orders": "webhooks/events.ts and webhooks/schemas.ts import orders/order-record and orders/schemas",
 };
 
 function filesUnder(dir) {
