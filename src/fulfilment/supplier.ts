@@ -1,11 +1,21 @@
-import type { OrderLine } from "../orders/order-record";
+/**
+ * What a supplier reads of an order line: structurally a part of the order's line (src/orders/order-record.ts),
+ * declared here so that suppliers know nothing of orders.
+ */
+export interface SupplierLine {
+  sku: string;
+  /** The face value of one code, a decimal string in the product's currency. */
+  quote: string;
+  quantity: number;
+  product: { currency: string; supplierConfig: Record<string, unknown> };
+}
 
 /** What one line asks of its supplier. The same request may be made again after a crash or a retry. */
 export interface IssueRequest {
   orderId: string;
   /** Stable per order line: a supplier that sees it twice must hand out the same codes. */
   idempotencyKey: string;
-  line: OrderLine;
+  line: SupplierLine;
   attempt: number;
 }
 

@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { releaseCodes, reserveCodes, type Reservation } from "../catalogue/inventory-store";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "../fulfilment/fulfilment";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
@@ -12,6 +11,7 @@ import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../wallets/wallet-object";
 import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./create-checks";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";

@@ -1,7 +1,11 @@
-import type { OrderLine, OrderRecord } from "../orders/order-record";
-import { outcomeOf } from "../orders/transitions";
-import type { InvoiceStatus } from "../orders/schemas";
-import { backoffMs, type IssueOutcome } from "./supplier";
+/**
+ * The pure rules of processing an order: a line after a supplier attempt, when a pending line is tried
+ * again, the invoice status after refunds and the end state. The order object (order-object.ts) drives them.
+ */
+import { backoffMs, type IssueOutcome } from "../fulfilment/supplier";
+import type { OrderLine, OrderRecord } from "./order-record";
+import type { InvoiceStatus } from "./schemas";
+import { outcomeOf } from "./transitions";
 
 /** A line after one supplier attempt: issued, failed for good, or waiting for its next attempt. */
 export function applyOutcome(line: OrderLine, outcome: IssueOutcome, maxAttempts: number): OrderLine {
