@@ -33,7 +33,7 @@ import {
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret } from "../admin/secrets";
+import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
 import { randomHex } from "../kernel/crypto";
 import { clientExamples } from "./client-examples";
 

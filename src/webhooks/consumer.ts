@@ -7,7 +7,8 @@
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
 import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
-import { backoffSeconds, DELIVERY_TIMEOUT_MS, keyOf, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
+import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
+import { webhookSigningKey } from "../clients/client-secrets";
 import type { WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
@@ -63,10 +64,10 @@ function describeError(error: unknown): string {
  * after a rotation the previous secret's. Null when the current secret cannot be used as a key.
  */
 export function signingKeys(client: Pick<ClientSecret, "secret" | "previousSecret" | "rotatedAt">, now: number): Uint8Array[] | null {
-  const current = keyOf(client.secret);
+  const current = webhookSigningKey(client.secret);
   if (current === null) return null;
   const overlapping = client.previousSecret !== null && client.rotatedAt !== null && now - client.rotatedAt < PREVIOUS_SECRET_OVERLAP_MS;
-  const previous = overlapping ? keyOf(client.previousSecret!) : null;
+  const previous = overlapping ? webhookSigningKey(client.previousSecret!) : null;
   return previous === null ? [current] : [current, previous];
 }
 
