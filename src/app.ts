@@ -16,6 +16,7 @@ import { AdminRateView } from "./pricing/rate-schemas";
 import { DeadLetterView } from "./webhooks/dead-letter-schemas";
 import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
+import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { forgetCachedKeys } from "./http/auth";
@@ -97,7 +98,7 @@ export const ROUTES: readonly Route[] = withOpenApi(
     ...walletRoutes,
     ...clientRoutes,
     ...catalogueRoutes,
-    ...inventoryRoutes,
+    ...inventoryRoutes(requireProduct),
     ...rateRoutes,
     ...adminOrderRoutes,
     ...deadLetterRoutes,

@@ -1,6 +1,7 @@
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
+import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
 
 /** The columns of a product row as the order flow and the client catalogue read it. */
@@ -115,12 +116,6 @@ export type StoredProductRow = ProductRow & { updated_at: number };
 
 const STORED_PRODUCT_COLUMNS = `${PRODUCT_COLUMNS}, updated_at`;
 
-export interface CodeCountRow {
-  sku: string;
-  status: "available" | "reserved" | "sold";
-  n: number;
-}
-
 export function findStoredProduct(db: D1Database, sku: string): Promise<StoredProductRow | null> {
   return db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE sku = ?1`).bind(sku).first<StoredProductRow>();
 }
@@ -129,9 +124,7 @@ export function findStoredProduct(db: D1Database, sku: string): Promise<StoredPr
 async function productsWithCodeCounts(db: D1Database, where: string, binds: unknown[], limit: number) {
   const [products, counts] = await db.batch([
     db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`).bind(...binds),
-    db.prepare(
-      `SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}) GROUP BY sku, status`,
-    ).bind(...binds),
+    codeCountsStatement(db, `SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`, binds),
   ]);
   const countRows = counts!.results as unknown as CodeCountRow[];
   return (products!.results as unknown as StoredProductRow[]).map((row) => ({ row, counts: countRows.filter((count) => count.sku === row.sku) }));
@@ -240,10 +233,7 @@ export async function dealsOf(db: D1Database, clientId: string): Promise<DealRow
 export async function clientCatalogue(db: D1Database, clientId: string) {
   const [products, stock, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE active = 1 ORDER BY sku`),
-    db.prepare(
-      `SELECT c.sku AS sku, c.value AS value, COUNT(*) AS available FROM codes c JOIN products p ON p.sku = c.sku
-        WHERE p.active = 1 AND p.supplier = 'inventory' AND c.status = 'available' GROUP BY c.sku, c.value`,
-    ),
+    availableCodesStatement(db, `SELECT sku FROM products WHERE active = 1 AND supplier = 'inventory'`),
     db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1`).bind(clientId),
   ]);
   return {

@@ -8,6 +8,12 @@ import { checkQuote } from "../pricing/line-pricing";
 import { Money } from "../pricing/money";
 import { parseCsv } from "./csv";
 
+/** What the rules need to know of a SKU: which values it sells and who supplies it. */
+export interface CodeProduct extends QuotedProduct {
+  sku: string;
+  supplier: string;
+}
+
 /** A code as stored: its value a canonical decimal string (10.50 as "10.5"), matched to the SKU's quotes. */
 export interface CanonicalCode {
   value: string;

@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { releaseCodes, reserveCodes, type Reservation } from "../catalogue/inventory-store";
+import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservations";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
