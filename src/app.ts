@@ -19,7 +19,8 @@ import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
-import { forgetCachedKeys } from "./http/auth";
+import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
+import { clientOfKey } from "./clients/client-store";
 import { withOpenApi, type DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
@@ -107,12 +108,15 @@ export const ROUTES: readonly Route[] = withOpenApi(
   { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs },
 );
 
-export const handleRequest = createRouter(
-  ROUTES,
-  () => {
+/** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
+export const authenticate = apiKeyAuthentication(clientOfKey);
+
+export const handleRequest = createRouter(ROUTES, {
+  authenticate,
+  afterOperatorWrite: () => {
     forgetCachedKeys();
     forgetCatalogueCache();
   },
   // The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
-  [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
-);
+  pages: [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
+});

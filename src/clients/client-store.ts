@@ -1,6 +1,7 @@
-/** SQL on the clients and api_keys tables for the operator API. (src/http/auth.ts reads api_keys too: noted in issue 9.) */
+/** SQL on the clients and api_keys tables: the operator API's, the key lookup of authentication, and the statements other domains batch. */
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
+import { readNearestThenPrimary } from "../kernel/replica-reads";
 
 export interface ClientRow {
   id: string;
@@ -74,4 +75,26 @@ export function findKey(db: D1Database, clientId: string, hashPrefix: string): P
     .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE client_id = ?1 AND substr(key_hash, 1, 16) = ?2`)
     .bind(clientId, hashPrefix)
     .first<KeyRow>();
+}
+
+/**
+ * The id of the enabled client whose live key has this SHA-256 (hex), or null: the lookup behind API-key
+ * authentication (src/http/auth.ts). A replica may answer a known key; only the primary may say a key is
+ * unknown (it may be new).
+ */
+export function clientOfKey(db: D1Database, keyHash: string): Promise<string | null> {
+  return readNearestThenPrimary(
+    db,
+    async (session) =>
+      (
+        await session
+          .prepare(
+            `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
+              WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
+          )
+          .bind(keyHash)
+          .first<{ client_id: string }>()
+      )?.client_id ?? null,
+    (found) => found !== null,
+  );
 }

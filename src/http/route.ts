@@ -5,12 +5,15 @@
  */
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
+import type { Client } from "./auth";
 import type { ErrorCode } from "./errors";
 
 export interface RequestContext {
   env: Env;
   exec: ExecutionContext;
   requestId: string;
+  /** The client behind the request's API key, or 403 unauthenticated (429 rate_limited): for `auth: "apiKey"` routes. */
+  authenticate(): Promise<Client>;
 }
 
 export type Handler = (request: IRequest, context: RequestContext) => Promise<Response>;

@@ -2,7 +2,6 @@ import type { IRequest } from "itty-router";
 import { adminActor, type Actor } from "../http/admin-auth";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
-import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
@@ -43,8 +42,8 @@ export async function walletBalances(env: Env, clientId: string): Promise<{ curr
 }
 
 /** GET /wallets: the calling client's balances per currency. */
-export async function listWallets(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function listWallets(_request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   return ok("Wallets", { wallets: await walletBalances(env, client.id) });
 }
 
