@@ -18,6 +18,7 @@ import {
   revokeAllKeysStatement,
   requireClient,
   revokeKeyStatement,
+  rotateWebhookSecretStatement,
   type ClientRow,
   type KeyRow,
 } from "./client-store";
@@ -177,11 +178,7 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   await requireClient(db, clientId);
   const webhookSecret = newWebhookSecret();
   await db.batch([
-    db
-      .prepare(
-        `UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`,
-      )
-      .bind(clientId, webhookSecret, Date.now()),
+    rotateWebhookSecretStatement(db, clientId, webhookSecret, Date.now()),
     auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
   ]);
   return ok("Webhook secret rotated", { clientId, webhookSecret });

@@ -46,6 +46,32 @@ export function insertClientStatement(db: D1Database, client: { id: string; name
     .bind(client.id, client.name, client.webhookSecret, client.now);
 }
 
+/** A new webhook secret for the client; the one it replaces is kept as the previous secret, with the time. */
+export function rotateWebhookSecretStatement(db: D1Database, clientId: string, webhookSecret: string, now: number): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`)
+    .bind(clientId, webhookSecret, now);
+}
+
+/** A client's webhook secrets as stored (see src/clients/client-secrets.ts for their form). */
+export interface WebhookSecretRow {
+  id: string;
+  webhook_secret: string;
+  previous_webhook_secret: string | null;
+  webhook_secret_rotated_at: number | null;
+  disabled_at: number | null;
+}
+
+/** The webhook secrets of these clients (rows: WebhookSecretRow; a client that does not exist has none). */
+export function webhookSecretsStatement(db: D1Database, clientIds: readonly string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT id, webhook_secret, previous_webhook_secret, webhook_secret_rotated_at, disabled_at FROM clients
+        WHERE id IN (SELECT value FROM json_each(?1))`,
+    )
+    .bind(JSON.stringify(clientIds));
+}
+
 export function insertKeyStatement(db: D1Database, key: { keyHash: string; clientId: string; label: string; now: number }): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`)
