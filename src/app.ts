@@ -20,7 +20,7 @@ import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
-import { clientOfKey } from "./clients/client-store";
+import { clientOfKey, clientStatement } from "./clients/client-store";
 import { withOpenApi, type DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
@@ -96,7 +96,7 @@ export const ROUTES: readonly Route[] = withOpenApi(
   [
     ...orderRoutes,
     ...productRoutes,
-    ...walletRoutes,
+    ...walletRoutes(clientStatement),
     ...clientRoutes,
     ...catalogueRoutes,
     ...inventoryRoutes(requireProduct),

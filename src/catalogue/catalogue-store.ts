@@ -1,6 +1,8 @@
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
+import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";
+import { walletCurrenciesStatement } from "../wallets/wallet-registry";
 import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
 
@@ -79,11 +81,8 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
-    db.prepare(`SELECT currency FROM wallets WHERE client_id = ?1`).bind(clientId),
-    db.prepare(
-      `SELECT base_currency, target_currency, rate, updated_at FROM exchange_rates
-        WHERE base_currency = ?1 AND target_currency IN (SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2)))`,
-    ).bind(wallet, skuJson),
+    walletCurrenciesStatement(db, clientId),
+    ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [skuJson]),
     db.prepare(
       `SELECT sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode FROM deals
         WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`,
@@ -97,14 +96,7 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
   };
   for (const row of products!.results as unknown as ProductRow[]) context.products.set(row.sku, productFromRow(row));
   for (const row of wallets!.results as { currency: string }[]) context.walletCurrencies.add(row.currency);
-  for (const row of rates!.results as { base_currency: string; target_currency: string; rate: string; updated_at: number }[]) {
-    context.rates.set(rateKey(row.base_currency, row.target_currency), {
-      baseCurrency: row.base_currency,
-      targetCurrency: row.target_currency,
-      rate: row.rate,
-      modifiedAt: row.updated_at,
-    });
-  }
+  for (const row of rates!.results as unknown as RateRow[]) context.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
   for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
   return context;
 }

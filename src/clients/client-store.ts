@@ -20,8 +20,13 @@ export interface KeyRow {
 const CLIENT_COLUMNS = `id, name, created_at, disabled_at`;
 const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
 
+/** The client's row (rows: ClientRow, none when it does not exist): a statement for the caller's batch. */
+export function clientStatement(db: D1Database, clientId: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId);
+}
+
 export function findClient(db: D1Database, clientId: string): Promise<ClientRow | null> {
-  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+  return clientStatement(db, clientId).first<ClientRow>();
 }
 
 /** The client row, or 404 client_not_found. */
