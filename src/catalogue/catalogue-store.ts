@@ -35,6 +35,8 @@ export interface DealRow {
   updated_at: number;
 }
 
+const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
+
 export function dealFromRow(row: Pick<DealRow, "deal_state" | "fee_amount" | "fee_mode" | "discount_amount" | "discount_mode">): Deal {
   return {
     dealState: row.deal_state === "active" ? "active" : "none",
@@ -83,10 +85,7 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
     walletCurrenciesStatement(db, clientId),
     ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [skuJson]),
-    db.prepare(
-      `SELECT sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode FROM deals
-        WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`,
-    ).bind(clientId, skuJson),
+    db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`).bind(clientId, skuJson),
   ]);
   const context: CatalogueSnapshot = {
     products: new Map(),
@@ -180,8 +179,6 @@ export function setActiveStatement(db: D1Database, sku: string, active: boolean,
 }
 
 // Deals ------------------------------------------------------------------------------------------------------
-
-const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
 
 type StoredTerm = { amount: string; mode: AdjustmentMode };
 

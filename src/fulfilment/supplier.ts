@@ -38,11 +38,3 @@ export interface Supplier {
 export function lineIdempotencyKey(orderId: string, sku: string): string {
   return `${orderId}:${sku}`;
 }
-
-/**
- * Delay before attempt `attempt + 1` after `attempt` failed: 1 s, 2 s, 4 s … capped at a minute. No
- * jitter: each order has its own alarm, so retries of different orders don't move in lockstep anyway.
- */
-export function backoffMs(attempt: number): number {
-  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), 60_000);
-}

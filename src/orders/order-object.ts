@@ -6,9 +6,9 @@ import { failure, type Failure } from "../http/errors";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { Money, toAmountNumber } from "../pricing/money";
-import { walletName } from "../wallets/ledger";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../wallets/wallet-object";
+import { walletStub } from "../wallets/wallet-registry";
 import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./create-checks";
 import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
@@ -115,7 +115,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   private wallet(order: Pick<OrderRecord, "clientId" | "wallet">): DurableObjectStub<WalletObject> {
-    return this.env.WALLETS.get(this.env.WALLETS.idFromName(walletName(order.clientId, order.wallet)));
+    return walletStub(this.env, order.clientId, order.wallet);
   }
 
   /** Answers the create view as JSON (see get). */

@@ -1,7 +1,14 @@
 /**
- * SQL on the wallets table: the D1 registry of which wallets a client has (the balances and ledgers live in
- * each wallet's Durable Object).
+ * Where a client's wallets are: the SQL on the wallets table (the D1 registry of which wallets a client
+ * has) and the stub of each wallet's Durable Object, which holds its balance and ledger.
  */
+import { walletName } from "./ledger";
+import type { WalletObject } from "./wallet-object";
+
+/** The Durable Object of the client's wallet in the currency: one per client and currency. */
+export function walletStub(env: Pick<Env, "WALLETS">, clientId: string, currency: string): DurableObjectStub<WalletObject> {
+  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency)));
+}
 
 /**
  * A statement whose rows are the client's (none when it does not exist): the clients' store's, handed in

@@ -6,10 +6,10 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { Handler, RequestContext, Route } from "../http/route";
 import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
-import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
+import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletCurrencies, type ClientStatement } from "./wallet-registry";
+import { findWallet, openWallet, walletCurrencies, walletStub, type ClientStatement } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
@@ -28,10 +28,6 @@ import { walletExamples } from "./wallet-examples";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
-}
-
-function walletStub(env: Env, clientId: string, currency: string) {
-  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency)));
 }
 
 /** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */

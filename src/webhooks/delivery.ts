@@ -8,6 +8,7 @@
  *   secret rotation a second, space-separated `v1,<…>` made with the previous secret.
  * The key is the decoded bytes of the client's `whsec_<base64>` secret (src/clients/client-secrets.ts).
  */
+import { cappedBackoff } from "../kernel/backoff";
 import { toBase64 } from "../kernel/crypto";
 
 /** How long a receiver has to answer one delivery. */
@@ -46,8 +47,7 @@ export async function signedHeaders(keys: Uint8Array[], id: string, timestamp: n
  * `Message.attempts`) failed: 10, 20, 40, 80, 160, 320, 640, … capped at an hour.
  */
 export function backoffSeconds(attempt: number): number {
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  return Math.min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.min(exponent, 30));
+  return cappedBackoff(attempt, BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS);
 }
 
 /** WEBHOOK_MAX_ATTEMPTS as a number: how many deliveries are tried before the message is dead-lettered. */
