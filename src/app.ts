@@ -21,10 +21,10 @@ import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
-import { withOpenApi, type DocumentParts } from "./http/openapi";
+import type { DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
-import { getDocs } from "./docs/docs-page";
+import { docsPages, openApiRoute } from "./docs/docs-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
@@ -91,22 +91,25 @@ const NAMED_SCHEMAS: DocumentParts["named"] = [
   [DeadLetterView, "DeadLetter"],
 ];
 
+/** The routes of the domains, each described where it is handled. */
+const DOMAIN_ROUTES: readonly Route[] = [
+  ...orderRoutes,
+  ...productRoutes,
+  ...walletRoutes(clientStatement),
+  ...clientRoutes,
+  ...catalogueRoutes,
+  ...inventoryRoutes(requireProduct),
+  ...rateRoutes,
+  ...adminOrderRoutes,
+  ...deadLetterRoutes,
+  ...auditRoutes,
+];
+
 /** Every route of the service, GET /openapi.json included. */
-export const ROUTES: readonly Route[] = withOpenApi(
-  [
-    ...orderRoutes,
-    ...productRoutes,
-    ...walletRoutes(clientStatement),
-    ...clientRoutes,
-    ...catalogueRoutes,
-    ...inventoryRoutes(requireProduct),
-    ...rateRoutes,
-    ...adminOrderRoutes,
-    ...deadLetterRoutes,
-    ...auditRoutes,
-  ],
-  { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs },
-);
+export const ROUTES: readonly Route[] = [
+  ...DOMAIN_ROUTES,
+  openApiRoute(DOMAIN_ROUTES, { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs }),
+];
 
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
 export const authenticate = apiKeyAuthentication(clientOfKey);
@@ -117,6 +120,6 @@ export const handleRequest = createRouter(ROUTES, {
     forgetCachedKeys();
     forgetCatalogueCache();
   },
-  // The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
-  pages: [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
+  // The rendered API reference: a page for people, so beside ROUTES and out of /openapi.json.
+  pages: docsPages,
 });

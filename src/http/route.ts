@@ -70,3 +70,6 @@ export interface Route extends RouteDoc {
   path: string;
   handler: Handler;
 }
+
+/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
+export type Page = Pick<Route, "method" | "path" | "handler" | "summary">;

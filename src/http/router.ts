@@ -3,7 +3,7 @@ import { logFailure } from "../kernel/log";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 import type { Authenticate } from "./auth";
-import type { RequestContext, Route } from "./route";
+import type { Page, RequestContext, Route } from "./route";
 
 /**
  * Query parameters by name, a repeated one as an array of all its values. itty-router's own parsing folds a
@@ -25,9 +25,6 @@ function requestIdOf(request: Request): string {
 }
 
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
-
-/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
-export type Page = Pick<Route, "method" | "path" | "handler">;
 
 /** What the composition root gives the router besides the routes. */
 export interface RouterParts {
