@@ -4,7 +4,7 @@ import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { walletBalances } from "../wallets/wallet-routes";
+import { walletBalances } from "../wallets/wallet-registry";
 import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";

@@ -3,7 +3,7 @@ import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
-import { canonicalCodes, codesFromCsv, duplicatesOf, type CodeProduct } from "./code-rules";
+import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { auditStatement } from "../audit/audit-log";
 import { SkuParams } from "../kernel/primitives";
@@ -47,9 +47,8 @@ const uploadCodes = (requireProduct: RequireProduct): Handler => async (request,
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
   const db = context.env.DB;
   const product = await requireProduct(db, sku);
-  if (product.supplier !== "inventory") {
-    fail("invalid_request_body", { reason: `${sku} is supplied by ${product.supplier}, not from uploaded codes` });
-  }
+  const refused = uploadRefusal(product);
+  if (refused !== null) fail("invalid_request_body", refused.details);
   const checked = canonicalCodes(product, parsed.data.codes);
   if (!checked.ok) fail("invalid_request_body", checked.details);
   const { codes } = checked;

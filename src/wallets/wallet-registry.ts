@@ -2,6 +2,7 @@
  * Where a client's wallets are: the SQL on the wallets table (the D1 registry of which wallets a client
  * has) and the stub of each wallet's Durable Object, which holds its balance and ledger.
  */
+import { toAmountNumber } from "../pricing/money";
 import { walletName } from "./ledger";
 import type { WalletObject } from "./wallet-object";
 
@@ -41,4 +42,11 @@ export async function findWallet(db: D1Database, clientStatement: ClientStatemen
 /** Registers the client's wallet in the currency unless it is already there. */
 export async function openWallet(db: D1Database, clientId: string, currency: string, now: number): Promise<void> {
   await db.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`).bind(clientId, currency, now).run();
+}
+
+/** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
+export async function walletBalances(env: Pick<Env, "DB" | "WALLETS">, clientId: string): Promise<{ currency: string; balance: number }[]> {
+  return Promise.all(
+    (await walletCurrencies(env.DB, clientId)).map(async (currency) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
+  );
 }

@@ -5,12 +5,13 @@ import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { Handler, RequestContext, Route } from "../http/route";
-import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
+import { Money, toAmountNumber } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletCurrencies, walletStub, type ClientStatement } from "./wallet-registry";
+import { findWallet, openWallet, walletBalances, walletStub, type ClientStatement } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
+import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { auditLedgerEntryOnce } from "../audit/audit-log";
@@ -28,13 +29,6 @@ import { walletExamples } from "./wallet-examples";
 
 export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
-}
-
-/** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
-export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
-  return Promise.all(
-    (await walletCurrencies(env.DB, clientId)).map(async (currency) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
-  );
 }
 
 /** GET /wallets: the calling client's balances per currency. */
@@ -121,10 +115,8 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(TopUpRequest, request, env);
-  const amount = new Money(String(body.amount));
-  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
-    fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency}` });
-  }
+  const amount = topUpAmount(body.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   if (!(await findWallet(env.DB, clientStatement, clientId, currency)).client) fail("client_not_found", { clientId });
   await openWallet(env.DB, clientId, currency, Date.now());
   return postAndAnswer(
@@ -132,7 +124,7 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
     actor,
     clientId,
     currency,
-    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.toFixed(), reason: body.reason },
+    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
   );
@@ -147,17 +139,15 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(AdjustmentRequest, request, env);
-  const amount = new Money(String(body.amount));
-  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
-    fail("invalid_request_body", { reason: `amount must be non-zero with at most the minor units of ${currency}` });
-  }
+  const amount = adjustmentAmount(body.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   await requireWallet(env.DB, clientStatement, clientId, currency);
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
-    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.toFixed(), reason: body.reason },
+    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
   );
