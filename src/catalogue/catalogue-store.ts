@@ -64,7 +64,7 @@ export function productFromRow(row: ProductRow): CatalogueProduct {
 
 /**
  * The catalogue as one order sees it: its SKUs, the client's wallet currencies, the rates from the order's
- * wallet and the client's deals, read in one batch (one round trip) and priced by src/orders/create-checks.ts.
+ * wallet and the client's deals, read in one batch (one round trip) and priced by src/orders/order-plan.ts.
  * Stock is not in it: it is decided by reserving codes, atomically, when the order is stored.
  */
 export interface CatalogueSnapshot {
@@ -87,17 +87,17 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
     ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [skuJson]),
     db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`).bind(clientId, skuJson),
   ]);
-  const context: CatalogueSnapshot = {
+  const snapshot: CatalogueSnapshot = {
     products: new Map(),
     walletCurrencies: new Set(),
     rates: new Map(),
     deals: new Map(),
   };
-  for (const row of products!.results as unknown as ProductRow[]) context.products.set(row.sku, productFromRow(row));
-  for (const row of wallets!.results as { currency: string }[]) context.walletCurrencies.add(row.currency);
-  for (const row of rates!.results as unknown as RateRow[]) context.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
-  for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
-  return context;
+  for (const row of products!.results as unknown as ProductRow[]) snapshot.products.set(row.sku, productFromRow(row));
+  for (const row of wallets!.results as { currency: string }[]) snapshot.walletCurrencies.add(row.currency);
+  for (const row of rates!.results as unknown as RateRow[]) snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
+  for (const row of deals!.results as unknown as DealRow[]) snapshot.deals.set(row.sku, dealFromRow(row));
+  return snapshot;
 }
 
 // The operator's catalogue -----------------------------------------------------------------------------------

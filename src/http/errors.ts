@@ -32,7 +32,7 @@ export const ERRORS = {
   exchange_not_supported: { status: 500, message: "Your requested exchange is not supported" },
   out_of_stock: { status: 500, message: "Requested item is out of stock" },
   server_error: { status: 500, message: "Server error; try again later" },
-  // Operator API and client catalogue (issue 5).
+  // Operator API and client catalogue.
   invalid_parameters: { status: 400, message: "Invalid path or query parameters" },
   adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
   api_key_not_found: { status: 404, message: "API key not found" },

@@ -10,7 +10,7 @@ import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../wallets/wallet-object";
 import { walletStub } from "../wallets/wallet-registry";
 import type { WebhookMessage } from "../webhooks/events";
-import type { OrderPlan } from "./create-checks";
+import type { OrderPlan } from "./order-plan";
 import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";

@@ -6,7 +6,7 @@ import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { catalogueSnapshot } from "../catalogue/catalogue-cache";
-import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
+import { checkProductList, limitsFromEnv, planOrder } from "./order-plan";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
