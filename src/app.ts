@@ -1,7 +1,8 @@
 /**
- * The composition root: every domain's routes (each described where it is handled), the OpenAPI document
- * of them, and the caches an operator write makes stale. The one module that knows every domain; nothing
- * imports it but src/index.ts.
+ * The composition root: every domain's routes (each described where it is handled), the parts of the
+ * OpenAPI document only it knows, what a domain needs of another that it may not import (authentication's
+ * key lookup, the catalogue's product lookup for inventory, the clients' row for wallets), and the caches
+ * an operator write makes stale. The one module that knows every domain; in src/ only index.ts imports it.
  */
 import { auditRoutes } from "./audit/audit-routes";
 import { catalogueRoutes } from "./catalogue/catalogue-admin-routes";
