@@ -1,62 +1,19 @@
 #!/usr/bin/env node
 /**
- * npm test fails when the imports of src/ run in a circle, or when src/http imports a domain.
+ * npm test fails when the imports of src/ run in a circle (between files, or between folders), when
+ * src/http or src/kernel imports a domain, when a routes file is imported by anything but the composition
+ * root, or when a D1 table is written from more than one folder.
  *
  * Every import counts, `import type` too: a type-only circle costs nothing at run time but still means two
- * modules can only be read together. Files and folders are checked: a circle between two folders is a
- * circle of ownership even when no two files form one. Uses the TypeScript already installed to read the
- * imports, so the check needs no dependency of its own.
+ * modules can only be read together. A circle between two folders is a circle of ownership even when no
+ * two files form one.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import ts from "typescript";
-
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const src = join(root, "src");
+import { folderOf, importGraph, name, tableWriters } from "./source-facts.mjs";
 
 /** Folders that may import only from themselves and from these (the http layer knows no domain). */
 const ALLOWED = { http: ["http", "kernel"], kernel: ["kernel"] };
 
-/**
- * Folder imports that still close a circle, each with the reason it stands. They are left out of the
- * folder check so that any other circle fails it; remove an entry once the import is gone (the check then
- * fails on an entry that no longer exists, so the list cannot go stale).
- */
-const KNOWN_BACK_EDGES = {
-  // fulfilment reads the order record and its transitions; the order object drives fulfilment. Open in
-  // issue 9: the record and transition types belong to a module both can import.
-  "fulfilment -> orders": "fulfilment/*.ts import orders/order-record, orders/transitions, orders/schemas",
-  // webhook events are built from an order record; the order object enqueues them (its outbox). Open in
-  // issue 9, with the Standard Webhooks work on src/webhooks.
-  "webhooks -> orders": "webhooks/events.ts and webhooks/schemas.ts import orders/order-record and orders/schemas",
-};
-
-function filesUnder(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : path.endsWith(".ts") ? [path] : [];
-  });
-}
-
-function resolveImport(from, specifier) {
-  if (!specifier.startsWith(".")) return null;
-  const base = resolve(dirname(from), specifier);
-  for (const candidate of [base, `${base}.ts`, join(base, "index.ts")]) {
-    try {
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {}
-  }
-  throw new Error(`${relative(root, from)}: cannot resolve ${specifier}`);
-}
-
-const name = (file) => relative(src, file);
-const folderOf = (file) => (name(file).includes("/") ? name(file).split("/")[0] : "(root)");
-
-const graph = new Map();
-for (const file of filesUnder(src)) {
-  const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
-  graph.set(file, [...new Set(importedFiles.map(({ fileName }) => resolveImport(file, fileName)).filter(Boolean))]);
-}
+const graph = importGraph();
 
 /** The circles of a graph (one per strongly connected component of more than one node), by Tarjan. */
 function circles(nodes, edgesOf) {
@@ -97,13 +54,13 @@ for (const component of circles([...graph.keys()], (file) => graph.get(file) ?? 
 }
 
 const folderEdges = new Map();
-const usedBackEdges = new Set();
 for (const [file, imports] of graph) {
   for (const imported of imports) {
     const [from, to] = [folderOf(file), folderOf(imported)];
+    if (/-routes\.ts$/.test(imported) && from !== "(root)") {
+      problems.push(`${name(file)} imports the routes file ${name(imported)}: only the composition root (src/app.ts) gathers routes`);
+    }
     if (from === to) continue;
-    usedBackEdges.add(`${from} -> ${to}`);
-    if (KNOWN_BACK_EDGES[`${from} -> ${to}`] !== undefined) continue;
     if (!folderEdges.has(from)) folderEdges.set(from, new Set());
     folderEdges.get(from).add(to);
     if (ALLOWED[from] !== undefined && !ALLOWED[from].includes(to)) {
@@ -116,15 +73,16 @@ for (const component of circles([...folderEdges.keys()], (folder) => [...(folder
   for (const [file, imports] of graph) {
     for (const imported of imports) {
       const [from, to] = [folderOf(file), folderOf(imported)];
-      if (KNOWN_BACK_EDGES[`${from} -> ${to}`] !== undefined) continue;
       if (from !== to && component.includes(from) && component.includes(to)) witnesses.push(`${name(file)} -> ${name(imported)}`);
     }
   }
   problems.push(`import circle between folders ${component.join(", ")}:\n    ${witnesses.join("\n    ")}`);
 }
 
-for (const edge of Object.keys(KNOWN_BACK_EDGES)) {
-  if (!usedBackEdges.has(edge)) problems.push(`KNOWN_BACK_EDGES lists ${edge}, which no import makes any more: remove it`);
+const writers = tableWriters();
+for (const [table, files] of writers) {
+  const folders = new Set([...files].map(folderOf));
+  if (folders.size > 1) problems.push(`the D1 table ${table} is written from ${folders.size} folders: ${[...files].map(name).join(", ")}`);
 }
 
 if (problems.length > 0) {
@@ -132,6 +90,6 @@ if (problems.length > 0) {
   process.exit(1);
 }
 console.log(
-  `imports: ${graph.size} files in src/, no circle between files or folders` +
-    ` (known back edges: ${Object.keys(KNOWN_BACK_EDGES).join("; ")}); src/http and src/kernel import no domain`,
+  `imports: ${graph.size} files in src/, no circle between files or folders; src/http and src/kernel import no domain; ` +
+    `routes files are gathered by app.ts only; each of the ${writers.size} D1 tables is written from one folder`,
 );

@@ -2,12 +2,14 @@
 /**
  * npm test fails when the Layout section of README.md no longer matches the tree: every folder and file
  * directly in src/ has its own line there (`  name/` or `  name.ts`), every folder of test/ is named in the
- * test/ entry, and every top-level entry of the block exists.
+ * test/ entry, and every top-level entry of the block exists. Its claims are checked too: a folder of src/
+ * imports only the folders listed above it (the files directly in src/ import any), and the D1 tables a
+ * folder's entry names in [brackets] are exactly the tables written from it.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
+import { folderOf, importGraph, name, root, tableWriters } from "./source-facts.mjs";
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const section = /^## Layout\n+```\n([\s\S]*?)\n```/m.exec(readme);
 if (section === null) {
@@ -39,7 +41,14 @@ for (const name of topLevel.keys()) {
   }
 }
 
-const srcListed = new Set((topLevel.get("src/") ?? []).map((line) => /^  (\S+)/.exec(line)?.[1]).filter(Boolean));
+/** The entries of src/ in the order listed, each with its text (its own line and the lines continuing it). */
+const srcEntries = [];
+for (const line of topLevel.get("src/") ?? []) {
+  const entry = /^  (\S+)/.exec(line)?.[1];
+  if (entry !== undefined) srcEntries.push({ entry, text: line });
+  else if (srcEntries.length > 0) srcEntries[srcEntries.length - 1].text += ` ${line.trim()}`;
+}
+const srcListed = new Set(srcEntries.map(({ entry }) => entry));
 const srcActual = new Set(entries("src").filter((name) => name.endsWith("/") || name.endsWith(".ts")));
 for (const name of srcActual) if (!srcListed.has(name)) problems.push(`src/${name} is not in the Layout section`);
 for (const name of srcListed) if (!srcActual.has(name)) problems.push(`Layout lists src/${name}, which does not exist`);
@@ -51,8 +60,31 @@ for (const name of entries("test").filter((entry) => entry.endsWith("/"))) {
   }
 }
 
+// Each folder imports only the folders listed above it.
+const rank = new Map(srcEntries.filter(({ entry }) => entry.endsWith("/")).map(({ entry }, index) => [entry.slice(0, -1), index]));
+const seen = new Set();
+for (const [file, imports] of importGraph()) {
+  for (const imported of imports) {
+    const [from, to] = [folderOf(file), folderOf(imported)];
+    if (from === to || from === "(root)" || !rank.has(from) || !rank.has(to) || rank.get(to) < rank.get(from)) continue;
+    if (seen.has(`${from}>${to}`)) continue;
+    seen.add(`${from}>${to}`);
+    problems.push(`src/${from}/ imports src/${to}/, listed below it (${name(file)} imports ${name(imported)}): move the import or the line`);
+  }
+}
+
+// The tables in brackets are the tables the folder writes.
+const written = new Map();
+for (const [table, files] of tableWriters()) for (const file of files) written.set(folderOf(file), [...(written.get(folderOf(file)) ?? []), table]);
+for (const { entry, text } of srcEntries.filter(({ entry }) => entry.endsWith("/"))) {
+  const folder = entry.slice(0, -1);
+  const listed = (/\[([a-z_, ]+)\]\s*$/.exec(text)?.[1] ?? "").split(",").map((table) => table.trim()).filter(Boolean).sort();
+  const actual = [...new Set(written.get(folder) ?? [])].sort();
+  if (listed.join() !== actual.join()) problems.push(`src/${entry} lists the tables [${listed.join(", ")}] but writes [${actual.join(", ")}]`);
+}
+
 if (problems.length > 0) {
   console.error(`README.md Layout does not match the tree:\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`layout: README.md lists the ${srcActual.size} entries of src/ and every folder of test/`);
+console.log(`layout: README.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names`);

@@ -1,7 +1,8 @@
 /**
- * The composition root: every domain's routes (each described where it is handled), the OpenAPI document
- * of them, and the caches an operator write makes stale. The one module that knows every domain; nothing
- * imports it but src/index.ts.
+ * The composition root: every domain's routes (each described where it is handled), the parts of the
+ * OpenAPI document only it knows, what a domain needs of another that it may not import (authentication's
+ * key lookup, the catalogue's product lookup for inventory, the clients' row for wallets), and the caches
+ * an operator write makes stale. The one module that knows every domain; in src/ only index.ts imports it.
  */
 import { auditRoutes } from "./audit/audit-routes";
 import { catalogueRoutes } from "./catalogue/catalogue-admin-routes";
@@ -16,13 +17,15 @@ import { AdminRateView } from "./pricing/rate-schemas";
 import { DeadLetterView } from "./webhooks/dead-letter-schemas";
 import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
+import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
 import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
-import { forgetCachedKeys } from "./http/auth";
-import { withOpenApi, type DocumentParts } from "./http/openapi";
+import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
+import { clientOfKey, clientStatement } from "./clients/client-store";
+import type { DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
-import { getDocs } from "./docs/docs-page";
+import { docsPages, openApiRoute } from "./docs/docs-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
@@ -89,29 +92,35 @@ const NAMED_SCHEMAS: DocumentParts["named"] = [
   [DeadLetterView, "DeadLetter"],
 ];
 
-/** Every route of the service, GET /openapi.json included. */
-export const ROUTES: readonly Route[] = withOpenApi(
-  [
-    ...orderRoutes,
-    ...productRoutes,
-    ...walletRoutes,
-    ...clientRoutes,
-    ...catalogueRoutes,
-    ...inventoryRoutes,
-    ...rateRoutes,
-    ...adminOrderRoutes,
-    ...deadLetterRoutes,
-    ...auditRoutes,
-  ],
-  { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs },
-);
+/** The routes of the domains, each described where it is handled. */
+const DOMAIN_ROUTES: readonly Route[] = [
+  ...orderRoutes,
+  ...productRoutes,
+  ...walletRoutes(clientStatement),
+  ...clientRoutes,
+  ...catalogueRoutes,
+  ...inventoryRoutes(requireProduct),
+  ...rateRoutes,
+  ...adminOrderRoutes,
+  ...deadLetterRoutes,
+  ...auditRoutes,
+];
 
-export const handleRequest = createRouter(
-  ROUTES,
-  () => {
+/** Every route of the service, GET /openapi.json included. */
+export const ROUTES: readonly Route[] = [
+  ...DOMAIN_ROUTES,
+  openApiRoute(DOMAIN_ROUTES, { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs }),
+];
+
+/** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
+export const authenticate = apiKeyAuthentication(clientOfKey);
+
+export const handleRequest = createRouter(ROUTES, {
+  authenticate,
+  afterOperatorWrite: () => {
     forgetCachedKeys();
     forgetCatalogueCache();
   },
-  // The rendered API reference (src/docs): a page for people, so beside ROUTES and out of /openapi.json.
-  [{ method: "GET", path: "/docs/:asset?", handler: getDocs }],
-);
+  // The rendered API reference: a page for people, so beside ROUTES and out of /openapi.json.
+  pages: docsPages,
+});

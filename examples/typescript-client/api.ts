@@ -1619,7 +1619,11 @@ export interface components {
             data: {
                 /** @description The order's id, as `id` of the create answer. */
                 orderId: string;
-                state: components["schemas"]["OrderState"];
+                /**
+                 * @description The state the order reached: one of the states a webhook announces.
+                 * @enum {string}
+                 */
+                state: "confirmed" | "successful" | "partial" | "failed" | "rejected";
                 /** @description The client's reference of the order. */
                 reference: string;
             };

@@ -14,10 +14,10 @@ import {
   setActiveStatement,
   upsertDealStatement,
   upsertProductStatement,
-  type CodeCountRow,
   type DealRow,
   type StoredProductRow,
 } from "./catalogue-store";
+import type { CodeCountRow } from "../inventory/code-store";
 import { canonicalDealTerms, canonicalQuotes } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
 import { fail } from "../http/errors";
@@ -28,13 +28,13 @@ import { auditStatement } from "../audit/audit-log";
 import { ClientParams } from "../clients/schemas";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
+import { SkuParams } from "../kernel/primitives";
 import {
   AdminDealView,
   AdminProductList,
   AdminProductView,
   DealList,
   DealParams,
-  SkuParams,
   UpsertDealRequest,
   UpsertProductRequest,
 } from "./product-schemas";

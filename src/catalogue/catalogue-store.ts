@@ -1,6 +1,9 @@
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
+import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";
+import { walletCurrenciesStatement } from "../wallets/wallet-registry";
+import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
 
 /** The columns of a product row as the order flow and the client catalogue read it. */
@@ -32,6 +35,8 @@ export interface DealRow {
   updated_at: number;
 }
 
+const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
+
 export function dealFromRow(row: Pick<DealRow, "deal_state" | "fee_amount" | "fee_mode" | "discount_amount" | "discount_mode">): Deal {
   return {
     dealState: row.deal_state === "active" ? "active" : "none",
@@ -59,7 +64,7 @@ export function productFromRow(row: ProductRow): CatalogueProduct {
 
 /**
  * The catalogue as one order sees it: its SKUs, the client's wallet currencies, the rates from the order's
- * wallet and the client's deals, read in one batch (one round trip) and priced by src/orders/create-checks.ts.
+ * wallet and the client's deals, read in one batch (one round trip) and priced by src/orders/order-plan.ts.
  * Stock is not in it: it is decided by reserving codes, atomically, when the order is stored.
  */
 export interface CatalogueSnapshot {
@@ -78,34 +83,21 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
-    db.prepare(`SELECT currency FROM wallets WHERE client_id = ?1`).bind(clientId),
-    db.prepare(
-      `SELECT base_currency, target_currency, rate, updated_at FROM exchange_rates
-        WHERE base_currency = ?1 AND target_currency IN (SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2)))`,
-    ).bind(wallet, skuJson),
-    db.prepare(
-      `SELECT sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode FROM deals
-        WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`,
-    ).bind(clientId, skuJson),
+    walletCurrenciesStatement(db, clientId),
+    ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [skuJson]),
+    db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`).bind(clientId, skuJson),
   ]);
-  const context: CatalogueSnapshot = {
+  const snapshot: CatalogueSnapshot = {
     products: new Map(),
     walletCurrencies: new Set(),
     rates: new Map(),
     deals: new Map(),
   };
-  for (const row of products!.results as unknown as ProductRow[]) context.products.set(row.sku, productFromRow(row));
-  for (const row of wallets!.results as { currency: string }[]) context.walletCurrencies.add(row.currency);
-  for (const row of rates!.results as { base_currency: string; target_currency: string; rate: string; updated_at: number }[]) {
-    context.rates.set(rateKey(row.base_currency, row.target_currency), {
-      baseCurrency: row.base_currency,
-      targetCurrency: row.target_currency,
-      rate: row.rate,
-      modifiedAt: row.updated_at,
-    });
-  }
-  for (const row of deals!.results as unknown as DealRow[]) context.deals.set(row.sku, dealFromRow(row));
-  return context;
+  for (const row of products!.results as unknown as ProductRow[]) snapshot.products.set(row.sku, productFromRow(row));
+  for (const row of wallets!.results as { currency: string }[]) snapshot.walletCurrencies.add(row.currency);
+  for (const row of rates!.results as unknown as RateRow[]) snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
+  for (const row of deals!.results as unknown as DealRow[]) snapshot.deals.set(row.sku, dealFromRow(row));
+  return snapshot;
 }
 
 // The operator's catalogue -----------------------------------------------------------------------------------
@@ -115,12 +107,6 @@ export type StoredProductRow = ProductRow & { updated_at: number };
 
 const STORED_PRODUCT_COLUMNS = `${PRODUCT_COLUMNS}, updated_at`;
 
-export interface CodeCountRow {
-  sku: string;
-  status: "available" | "reserved" | "sold";
-  n: number;
-}
-
 export function findStoredProduct(db: D1Database, sku: string): Promise<StoredProductRow | null> {
   return db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE sku = ?1`).bind(sku).first<StoredProductRow>();
 }
@@ -129,9 +115,7 @@ export function findStoredProduct(db: D1Database, sku: string): Promise<StoredPr
 async function productsWithCodeCounts(db: D1Database, where: string, binds: unknown[], limit: number) {
   const [products, counts] = await db.batch([
     db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`).bind(...binds),
-    db.prepare(
-      `SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}) GROUP BY sku, status`,
-    ).bind(...binds),
+    codeCountsStatement(db, `SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`, binds),
   ]);
   const countRows = counts!.results as unknown as CodeCountRow[];
   return (products!.results as unknown as StoredProductRow[]).map((row) => ({ row, counts: countRows.filter((count) => count.sku === row.sku) }));
@@ -196,8 +180,6 @@ export function setActiveStatement(db: D1Database, sku: string, active: boolean,
 
 // Deals ------------------------------------------------------------------------------------------------------
 
-const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
-
 type StoredTerm = { amount: string; mode: AdjustmentMode };
 
 /** Sets the client's deal on the SKU (replacing any); its results are the stored row. */
@@ -240,10 +222,7 @@ export async function dealsOf(db: D1Database, clientId: string): Promise<DealRow
 export async function clientCatalogue(db: D1Database, clientId: string) {
   const [products, stock, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE active = 1 ORDER BY sku`),
-    db.prepare(
-      `SELECT c.sku AS sku, c.value AS value, COUNT(*) AS available FROM codes c JOIN products p ON p.sku = c.sku
-        WHERE p.active = 1 AND p.supplier = 'inventory' AND c.status = 'available' GROUP BY c.sku, c.value`,
-    ),
+    availableCodesStatement(db, `SELECT sku FROM products WHERE active = 1 AND supplier = 'inventory'`),
     db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1`).bind(clientId),
   ]);
   return {

@@ -1,5 +1,4 @@
 import type { IRequest } from "itty-router";
-import { authenticate } from "../http/auth";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
@@ -13,8 +12,8 @@ import { catalogueExamples } from "./catalogue-examples";
  * delivered now and the client's deal on it. One D1 batch (one round trip). Sorted by SKU; not paginated
  * (a catalogue is hundreds of SKUs, not millions).
  */
-export async function listProducts(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function listProducts(_request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   const { products, stock, deals } = await clientCatalogue(env.DB, client.id);
   const stockBySku = new Map<string, { value: string; available: number }[]>();
   for (const row of stock) {

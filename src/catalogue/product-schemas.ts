@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { Currency, CurrencyCode, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
-import { ClientIdParam, ClientIdPath, Sku, SkuPath } from "../kernel/primitives";
+import { ClientIdPath, SkuPath } from "../kernel/primitives";
 import { DealState } from "../pricing/deal";
 import { AdjustmentMode, ProductType, SupplierKind } from "./schemas";
 
@@ -61,8 +61,6 @@ export const AdminProductView = ProductFields.extend({
 export const AdminProductList = z.object({ products: z.array(AdminProductView), next: z.string().nullable() });
 
 // Operator requests: strict objects, so a typo ("quote" for "quotes") is a 400, not silently ignored. -----
-
-export const SkuParams = z.object({ sku: SkuPath });
 
 const ProductInputFields = {
   name: z.string().min(1).max(200),

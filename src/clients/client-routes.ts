@@ -4,7 +4,7 @@ import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { walletBalances } from "../wallets/wallet-routes";
+import { walletBalances } from "../wallets/wallet-registry";
 import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
@@ -18,6 +18,7 @@ import {
   revokeAllKeysStatement,
   requireClient,
   revokeKeyStatement,
+  rotateWebhookSecretStatement,
   type ClientRow,
   type KeyRow,
 } from "./client-store";
@@ -33,7 +34,7 @@ import {
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret } from "../admin/secrets";
+import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
 import { randomHex } from "../kernel/crypto";
 import { clientExamples } from "./client-examples";
 
@@ -177,11 +178,7 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   await requireClient(db, clientId);
   const webhookSecret = newWebhookSecret();
   await db.batch([
-    db
-      .prepare(
-        `UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`,
-      )
-      .bind(clientId, webhookSecret, Date.now()),
+    rotateWebhookSecretStatement(db, clientId, webhookSecret, Date.now()),
     auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
   ]);
   return ok("Webhook secret rotated", { clientId, webhookSecret });

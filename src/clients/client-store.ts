@@ -1,6 +1,7 @@
-/** SQL on the clients and api_keys tables for the operator API. (src/http/auth.ts reads api_keys too: noted in issue 9.) */
+/** SQL on the clients and api_keys tables: the operator API's, the key lookup of authentication, and the statements other domains batch. */
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
+import { readNearestThenPrimary } from "../kernel/replica-reads";
 
 export interface ClientRow {
   id: string;
@@ -19,8 +20,13 @@ export interface KeyRow {
 const CLIENT_COLUMNS = `id, name, created_at, disabled_at`;
 const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
 
+/** The client's row (rows: ClientRow, none when it does not exist): a statement for the caller's batch. */
+export function clientStatement(db: D1Database, clientId: string): D1PreparedStatement {
+  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId);
+}
+
 export function findClient(db: D1Database, clientId: string): Promise<ClientRow | null> {
-  return db.prepare(`SELECT ${CLIENT_COLUMNS} FROM clients WHERE id = ?1`).bind(clientId).first<ClientRow>();
+  return clientStatement(db, clientId).first<ClientRow>();
 }
 
 /** The client row, or 404 client_not_found. */
@@ -43,6 +49,32 @@ export function insertClientStatement(db: D1Database, client: { id: string; name
   return db
     .prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)`)
     .bind(client.id, client.name, client.webhookSecret, client.now);
+}
+
+/** A new webhook secret for the client; the one it replaces is kept as the previous secret, with the time. */
+export function rotateWebhookSecretStatement(db: D1Database, clientId: string, webhookSecret: string, now: number): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`)
+    .bind(clientId, webhookSecret, now);
+}
+
+/** A client's webhook secrets as stored (see src/clients/client-secrets.ts for their form). */
+export interface WebhookSecretRow {
+  id: string;
+  webhook_secret: string;
+  previous_webhook_secret: string | null;
+  webhook_secret_rotated_at: number | null;
+  disabled_at: number | null;
+}
+
+/** The webhook secrets of these clients (rows: WebhookSecretRow; a client that does not exist has none). */
+export function webhookSecretsStatement(db: D1Database, clientIds: readonly string[]): D1PreparedStatement {
+  return db
+    .prepare(
+      `SELECT id, webhook_secret, previous_webhook_secret, webhook_secret_rotated_at, disabled_at FROM clients
+        WHERE id IN (SELECT value FROM json_each(?1))`,
+    )
+    .bind(JSON.stringify(clientIds));
 }
 
 export function insertKeyStatement(db: D1Database, key: { keyHash: string; clientId: string; label: string; now: number }): D1PreparedStatement {
@@ -74,4 +106,26 @@ export function findKey(db: D1Database, clientId: string, hashPrefix: string): P
     .prepare(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE client_id = ?1 AND substr(key_hash, 1, 16) = ?2`)
     .bind(clientId, hashPrefix)
     .first<KeyRow>();
+}
+
+/**
+ * The id of the enabled client whose live key has this SHA-256 (hex), or null: the lookup behind API-key
+ * authentication (src/http/auth.ts). A replica may answer a known key; only the primary may say a key is
+ * unknown (it may be new).
+ */
+export function clientOfKey(db: D1Database, keyHash: string): Promise<string | null> {
+  return readNearestThenPrimary(
+    db,
+    async (session) =>
+      (
+        await session
+          .prepare(
+            `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
+              WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
+          )
+          .bind(keyHash)
+          .first<{ client_id: string }>()
+      )?.client_id ?? null,
+    (found) => found !== null,
+  );
 }

@@ -1,11 +1,21 @@
-import type { OrderLine } from "../orders/order-record";
+/**
+ * What a supplier reads of an order line: structurally a part of the order's line (src/orders/order-record.ts),
+ * declared here so that suppliers know nothing of orders.
+ */
+export interface SupplierLine {
+  sku: string;
+  /** The face value of one code, a decimal string in the product's currency. */
+  quote: string;
+  quantity: number;
+  product: { currency: string; supplierConfig: Record<string, unknown> };
+}
 
 /** What one line asks of its supplier. The same request may be made again after a crash or a retry. */
 export interface IssueRequest {
   orderId: string;
   /** Stable per order line: a supplier that sees it twice must hand out the same codes. */
   idempotencyKey: string;
-  line: OrderLine;
+  line: SupplierLine;
   attempt: number;
 }
 
@@ -27,12 +37,4 @@ export interface Supplier {
 
 export function lineIdempotencyKey(orderId: string, sku: string): string {
   return `${orderId}:${sku}`;
-}
-
-/**
- * Delay before attempt `attempt + 1` after `attempt` failed: 1 s, 2 s, 4 s … capped at a minute. No
- * jitter: each order has its own alarm, so retries of different orders don't move in lockstep anyway.
- */
-export function backoffMs(attempt: number): number {
-  return Math.min(1000 * 2 ** Math.max(0, attempt - 1), 60_000);
 }

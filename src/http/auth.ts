@@ -1,13 +1,23 @@
+/**
+ * API-key authentication: the bearer token, the isolate's caches of known and unknown keys, and the rate
+ * limits. Which client a key belongs to is the clients' store to say (a KeyLookup, handed in by the
+ * composition root, src/app.ts), so this module knows no table.
+ */
 import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
-import { readNearestThenPrimary } from "../kernel/replica-reads";
 
 /** The client a request acts for. */
 export interface Client {
   id: string;
   keyHash: string;
 }
+
+/** The id of the client whose live key has this SHA-256 (hex), or null for an unknown or revoked key. */
+export type KeyLookup = (db: D1Database, keyHash: string) => Promise<string | null>;
+
+/** The client behind a request's API key, or an ApiError (403 unauthenticated, 429 rate_limited). */
+export type Authenticate = (request: Request, env: Env) => Promise<Client>;
 
 /** A seam for every I/O call authentication makes (src/kernel/faults.ts); names are data. */
 export const AUTH_SEAMS = { keyLookup: "auth.key-lookup" } as const;
@@ -69,7 +79,11 @@ function rateLimited(): never {
  * A known key is cached after its first lookup and from then on is limited only by its own RATE_LIMITER;
  * only that first lookup (once per API_KEY_CACHE_SECONDS per isolate) shares its address's budget.
  */
-export async function authenticate(request: Request, env: Env): Promise<Client> {
+export function apiKeyAuthentication(lookup: KeyLookup): Authenticate {
+  return (request, env) => authenticate(request, env, lookup);
+}
+
+async function authenticate(request: Request, env: Env, lookup: KeyLookup): Promise<Client> {
   const key = bearerToken(request);
   if (key === null) fail("unauthenticated");
   const now = Date.now();
@@ -80,27 +94,13 @@ export async function authenticate(request: Request, env: Env): Promise<Client> 
     const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: clientAddress(request) });
     if (!success) rateLimited();
     const keyHash = await sha256Hex(key);
-    // A replica may answer a known key; only the primary may say a key is unknown (it may be new).
-    const row = await io(AUTH_SEAMS.keyLookup, () =>
-      readNearestThenPrimary(
-        env.DB,
-        (db) =>
-          db
-            .prepare(
-              `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
-                WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
-            )
-            .bind(keyHash)
-            .first<{ client_id: string }>(),
-        (found) => found !== null,
-      ),
-    );
+    const clientId = await io(AUTH_SEAMS.keyLookup, () => lookup(env.DB, keyHash));
     const until = now + Number(env.API_KEY_CACHE_SECONDS) * 1000;
-    if (row === null) {
+    if (clientId === null) {
       remember(unknownKeys, UNKNOWN_KEY_LIMIT, key, until);
       fail("unauthenticated");
     }
-    client = { id: row.client_id, keyHash };
+    client = { id: clientId, keyHash };
     remember(knownKeys, KNOWN_KEY_LIMIT, key, { client, until });
   }
   const { success } = await env.RATE_LIMITER.limit({ key: client.keyHash });

@@ -1,8 +1,8 @@
 /**
- * GET /openapi.json: an OpenAPI 3.1 document generated from the routes themselves. Each domain's routes
- * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary) and the
- * composition root (src/app.ts) hands them all here with the named schemas and the webhooks; this module
- * knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
+ * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's routes
+ * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary), the
+ * composition root (src/app.ts) gathers them with the named schemas and the webhooks, and the route
+ * GET /openapi.json (src/docs/docs-routes.ts) builds the document here; this module knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
  * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
  * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
  * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
@@ -354,41 +354,4 @@ export function buildOpenApi(routes: readonly Route[], { named, tags, descriptio
       },
     },
   };
-}
-
-/**
- * The routes with GET /openapi.json added: public, no auth, the document of all of them (itself included),
- * built once per isolate on first request.
- */
-export function withOpenApi(routes: readonly Route[], parts: DocumentParts): Route[] {
-  let json: string | null = null;
-  const all: Route[] = [
-    ...routes,
-    {
-      method: "GET",
-      path: "/openapi.json",
-      handler: async () => {
-        json ??= JSON.stringify(buildOpenApi(all, parts));
-        return new Response(json, {
-          headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
-        });
-      },
-      operationId: "getOpenApi",
-      tag: "Meta",
-      summary: "This document",
-      description:
-        "The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.",
-      auth: "none",
-      data: null,
-      errors: [],
-      example: {
-        data: {
-          openapi: OPENAPI_VERSION,
-          info: { title: "Order service", version: API_VERSION },
-          paths: { "/order/create": { post: { operationId: "createOrder" } } },
-        },
-      },
-    },
-  ];
-  return all;
 }

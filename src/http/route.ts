@@ -5,12 +5,15 @@
  */
 import type { IRequest } from "itty-router";
 import type { z } from "zod";
+import type { Client } from "./auth";
 import type { ErrorCode } from "./errors";
 
 export interface RequestContext {
   env: Env;
   exec: ExecutionContext;
   requestId: string;
+  /** The client behind the request's API key, or 403 unauthenticated (429 rate_limited): for `auth: "apiKey"` routes. */
+  authenticate(): Promise<Client>;
 }
 
 export type Handler = (request: IRequest, context: RequestContext) => Promise<Response>;
@@ -67,3 +70,6 @@ export interface Route extends RouteDoc {
   path: string;
   handler: Handler;
 }
+
+/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
+export type Page = Pick<Route, "method" | "path" | "handler" | "summary">;

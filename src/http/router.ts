@@ -2,7 +2,8 @@ import { Router, type IRequest, type RouterType } from "itty-router";
 import { logFailure } from "../kernel/log";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
-import type { RequestContext, Route } from "./route";
+import type { Authenticate } from "./auth";
+import type { Page, RequestContext, Route } from "./route";
 
 /**
  * Query parameters by name, a repeated one as an array of all its values. itty-router's own parsing folds a
@@ -25,15 +26,21 @@ function requestIdOf(request: Request): string {
 
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
 
-/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
-export type Page = Pick<Route, "method" | "path" | "handler">;
+/** What the composition root gives the router besides the routes. */
+export interface RouterParts {
+  /** How a client route learns its client (RequestContext.authenticate). */
+  authenticate: Authenticate;
+  /** Runs after every successful non-GET /admin/ request, for the caches an operator write makes stale. */
+  afterOperatorWrite: () => void;
+  /** Pages for people, routed beside the API. */
+  pages?: readonly Page[];
+}
 
 /**
- * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id,
- * and turns a thrown ApiError (or anything else, as a 500) into the error body. `afterOperatorWrite` runs
- * after every successful non-GET /admin/ request, for the caches an operator write makes stale.
+ * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
+ * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
  */
-export function createRouter(routes: readonly Route[], afterOperatorWrite: () => void, pages: readonly Page[] = []): FetchHandler {
+export function createRouter(routes: readonly Route[], { authenticate, afterOperatorWrite, pages = [] }: RouterParts): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
   for (const { method, path, handler } of [...routes, ...pages]) router[method.toLowerCase() as "get"](path, handler);
 
@@ -49,7 +56,8 @@ export function createRouter(routes: readonly Route[], afterOperatorWrite: () =>
     const requestId = requestIdOf(request);
     let response: Response;
     try {
-      response = (await router.fetch(request, { env, exec, requestId })) ?? notRouted(request);
+      const context: RequestContext = { env, exec, requestId, authenticate: () => authenticate(request, env) };
+      response = (await router.fetch(request, context)) ?? notRouted(request);
     } catch (error) {
       if (error instanceof ApiError) {
         response = errorResponse(error.failure, error.headers);

@@ -1,12 +1,18 @@
 /**
- * The operator's rules for uploading redeem codes, as pure functions: the CSV form of an upload, values
- * checked against the SKU and made canonical, and the duplicates that refuse an upload. No I/O: the pins
+ * The operator's rules for uploading redeem codes, as pure functions: the CSV form of an upload, the SKUs
+ * that take codes, values checked against the SKU and made canonical, and the duplicates that refuse an upload. No I/O: the pins
  * already stored come from src/inventory/code-store.ts.
  */
 import type { QuotedProduct } from "../pricing/line-pricing";
 import { checkQuote } from "../pricing/line-pricing";
 import { Money } from "../pricing/money";
 import { parseCsv } from "./csv";
+
+/** What the rules need to know of a SKU: which values it sells and who supplies it. */
+export interface CodeProduct extends QuotedProduct {
+  sku: string;
+  supplier: string;
+}
 
 /** A code as stored: its value a canonical decimal string (10.50 as "10.5"), matched to the SKU's quotes. */
 export interface CanonicalCode {
@@ -41,6 +47,12 @@ export function codesFromCsv(text: string): { ok: true; codes: Record<string, st
     codes.push(Object.fromEntries(columns.map((name, column) => [name, row[column]!])));
   }
   return { ok: true, codes };
+}
+
+/** Codes are uploaded only to a SKU supplied from them (supplier `inventory`); any other is refused. */
+export function uploadRefusal(product: Pick<CodeProduct, "sku" | "supplier">): Refusal | null {
+  if (product.supplier === "inventory") return null;
+  return { ok: false, details: { reason: `${product.sku} is supplied by ${product.supplier}, not from uploaded codes` } };
 }
 
 /** Values checked against the SKU (a fixed SKU's quotes, a range SKU's bounds) and made canonical. */

@@ -1,9 +1,17 @@
 /**
- * SQL on the codes table for operator uploads and stock counts. (Reserving and releasing codes for orders
- * is src/catalogue/inventory-store.ts, still in catalogue/ while another change moves it here.)
+ * SQL on the codes table for operator uploads and stock counts, and the statements other domains batch to
+ * count codes (the catalogue's views of stock). An order's hold on codes is src/inventory/reservations.ts.
  */
 import { toAmountNumber } from "../pricing/money";
 import type { CanonicalCode } from "./code-rules";
+
+export type CodeStatus = "available" | "reserved" | "sold";
+
+export interface CodeCountRow {
+  sku: string;
+  status: CodeStatus;
+  n: number;
+}
 
 /** The pins among `codes` already stored for the SKU. */
 export async function storedPins(db: D1Database, sku: string, codes: CanonicalCode[]): Promise<string[]> {
@@ -30,7 +38,7 @@ export async function stockOf(db: D1Database, sku: string) {
   const { results } = await db
     .prepare(`SELECT value, status, COUNT(*) AS n FROM codes WHERE sku = ?1 GROUP BY value, status`)
     .bind(sku)
-    .all<{ value: string; status: "available" | "reserved" | "sold"; n: number }>();
+    .all<{ value: string; status: CodeStatus; n: number }>();
   const byValue = new Map<string, { value: number; available: number; reserved: number; sold: number }>();
   for (const row of results) {
     const entry = byValue.get(row.value) ?? { value: toAmountNumber(row.value), available: 0, reserved: 0, sold: 0 };
@@ -38,4 +46,22 @@ export async function stockOf(db: D1Database, sku: string) {
     byValue.set(row.value, entry);
   }
   return [...byValue.values()].sort((a, b) => a.value - b.value);
+}
+
+/**
+ * Code counts per SKU and status (rows: CodeCountRow) of the SKUs that `skus` selects: a one-column SELECT
+ * of SKUs by the caller, bound to `binds` (?1…). A statement for the caller's batch.
+ */
+export function codeCountsStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
+  return db.prepare(`SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (${skus}) GROUP BY sku, status`).bind(...binds);
+}
+
+/**
+ * Available codes per SKU and value (rows: {sku, value, available}) of the SKUs that `skus` selects, as in
+ * codeCountsStatement. A statement for the caller's batch.
+ */
+export function availableCodesStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
+  return db
+    .prepare(`SELECT sku, value, COUNT(*) AS available FROM codes WHERE status = 'available' AND sku IN (${skus}) GROUP BY sku, value`)
+    .bind(...binds);
 }

@@ -1,14 +1,12 @@
 /** Operator API: redeem codes of inventory SKUs (bulk upload as JSON or CSV, stock per value). */
-import type { IRequest } from "itty-router";
 import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext, Route } from "../http/route";
-import { requireProduct } from "../catalogue/catalogue-store";
-import { canonicalCodes, codesFromCsv, duplicatesOf } from "./code-rules";
+import type { Handler, Route } from "../http/route";
+import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { auditStatement } from "../audit/audit-log";
-import { SkuParams } from "../catalogue/product-schemas";
+import { SkuParams } from "../kernel/primitives";
 import { adminActor } from "../http/admin-auth";
 import { parseParams } from "../http/params";
 import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
@@ -17,12 +15,15 @@ import { inventoryExamples } from "./inventory-examples";
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */
 export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
 
+/** The stored SKU, or 404 sku_not_found: the catalogue's lookup, handed in by the composition root (src/app.ts). */
+export type RequireProduct = (db: D1Database, sku: string) => Promise<CodeProduct>;
+
 /**
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
  * value,pin,link). All or nothing: any invalid value is a 400 and any pin repeated in the upload or already
  * stored for the SKU a 409 listing every duplicate; otherwise every code is added, available at once.
  */
-export async function uploadCodes(request: IRequest, context: RequestContext): Promise<Response> {
+const uploadCodes = (requireProduct: RequireProduct): Handler => async (request, context) => {
   const actor = await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   const mediaType = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim().toLowerCase();
@@ -46,9 +47,8 @@ export async function uploadCodes(request: IRequest, context: RequestContext): P
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
   const db = context.env.DB;
   const product = await requireProduct(db, sku);
-  if (product.supplier !== "inventory") {
-    fail("invalid_request_body", { reason: `${sku} is supplied by ${product.supplier}, not from uploaded codes` });
-  }
+  const refused = uploadRefusal(product);
+  if (refused !== null) fail("invalid_request_body", refused.details);
   const checked = canonicalCodes(product, parsed.data.codes);
   if (!checked.ok) fail("invalid_request_body", checked.details);
   const { codes } = checked;
@@ -70,22 +70,22 @@ export async function uploadCodes(request: IRequest, context: RequestContext): P
     throw error;
   }
   return ok("Codes added", { sku, added: codes.length, stock: await stockOf(db, sku) });
-}
+};
 
 /** GET /admin/products/:sku/codes: code counts per value and status (pins are never listed). */
-export async function getCodeStock(request: IRequest, context: RequestContext): Promise<Response> {
+const getCodeStock = (requireProduct: RequireProduct): Handler => async (request, context) => {
   await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   await requireProduct(context.env.DB, sku);
   return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
-}
+};
 
-/** This file's routes, each with its description in GET /openapi.json. */
-export const inventoryRoutes: Route[] = [
+/** This file's routes, each with its description in GET /openapi.json; SKUs are looked up with `requireProduct`. */
+export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
   {
     method: "GET",
     path: "/admin/products/:sku/codes",
-    handler: getCodeStock,
+    handler: getCodeStock(requireProduct),
     operationId: "adminGetCodeStock",
     example: inventoryExamples.adminGetCodeStock,
     tag: "Admin: inventory",
@@ -100,7 +100,7 @@ export const inventoryRoutes: Route[] = [
   {
     method: "POST",
     path: "/admin/products/:sku/codes",
-    handler: uploadCodes,
+    handler: uploadCodes(requireProduct),
     operationId: "adminUploadCodes",
     example: inventoryExamples.adminUploadCodes,
     tag: "Admin: inventory",

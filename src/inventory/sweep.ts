@@ -1,16 +1,13 @@
 import { io } from "../kernel/faults";
 import { log, logFailure } from "../kernel/log";
-import { objectIdOf } from "../orders/order-id";
-import type { OrderRecord } from "../orders/order-record";
 import { audit } from "../audit/audit-log";
+import { releaseStale, staleHolders } from "./reservations";
 
 /**
  * The scheduled sweep (cron trigger in wrangler.toml): a safety net under the orders' own expiry timers.
- * It finds codes still `reserved` well after their `reserved_until`, asks each holding order what it is, and
- * puts back on sale what an order no longer needs: the order was never stored (its create failed after
- * reserving), or it is over (rejected, failed, partial, successful), or it is still `created` past its
- * expiry (its confirm already answers 419). A `confirmed` or `processing` order keeps its codes: processing
- * sells them.
+ * It finds codes still `reserved` well after their `reserved_until`, asks each holding order whether it
+ * still needs them (the question is the orders' to answer: src/orders/reservation-verdict.ts, handed in by
+ * src/index.ts), and puts back on sale what an order no longer needs.
  */
 
 /** Every I/O call of the sweep goes through one of these seams (src/kernel/faults.ts). */
@@ -26,12 +23,19 @@ export const SWEEP_GRACE_MS = 5 * 60_000;
 /** Orders looked at per run; the next run (minutes later) takes the rest. */
 export const SWEEP_MAX_ORDERS = 50;
 
-const RELEASABLE = new Set<OrderRecord["state"]>(["rejected", "failed", "partial", "successful"]);
+/** What the holder of stale reservations answers: may its codes go back on sale, and what it is (for the report). */
+export interface HolderVerdict {
+  release: boolean;
+  /** The order's state, or "missing" when no order is stored under the id. */
+  state: string;
+}
+
+/** Asks the order `orderId` at `now` whether it still needs the codes it holds. */
+export type AskHolder = (orderId: string, now: number) => Promise<HolderVerdict>;
 
 export interface SweptOrder {
   orderId: string;
-  /** The order's state, or "missing" when no order is stored under the id. */
-  state: OrderRecord["state"] | "missing";
+  state: string;
   released: number;
 }
 
@@ -44,47 +48,20 @@ export interface SweepReport {
   orders: SweptOrder[];
 }
 
-type Verdict = { release: boolean; state: SweptOrder["state"] };
-
-function verdictOn(record: OrderRecord | null, now: number): Verdict {
-  if (record === null) return { release: true, state: "missing" };
-  if (RELEASABLE.has(record.state)) return { release: true, state: record.state };
-  if (record.state === "created" && record.expiresAt < now) return { release: true, state: record.state };
-  return { release: false, state: record.state };
-}
-
-export async function sweepReservations(env: Env, now = Date.now(), runId = `sweep_${now}`): Promise<SweepReport> {
+export async function sweepReservations(env: Pick<Env, "DB">, askHolder: AskHolder, now = Date.now(), runId = `sweep_${now}`): Promise<SweepReport> {
   const cutoff = now - SWEEP_GRACE_MS;
-  const { results } = await io(SWEEP_SEAMS.findStale, () =>
-    env.DB.prepare(
-      `SELECT order_id FROM codes WHERE status = 'reserved' AND reserved_until < ?1
-        GROUP BY order_id ORDER BY MIN(reserved_until) LIMIT ?2`,
-    )
-      .bind(cutoff, SWEEP_MAX_ORDERS)
-      .all<{ order_id: string }>(),
-  );
-  const report: SweepReport = { cutoff, looked: results.length, released: 0, kept: 0, failed: 0, orders: [] };
-  for (const { order_id: orderId } of results) {
+  const holders = await io(SWEEP_SEAMS.findStale, () => staleHolders(env.DB, cutoff, SWEEP_MAX_ORDERS));
+  const report: SweepReport = { cutoff, looked: holders.length, released: 0, kept: 0, failed: 0, orders: [] };
+  for (const orderId of holders) {
     try {
-      const objectId = objectIdOf(env.ORDERS, orderId);
-      const record = objectId === null ? null : await io(SWEEP_SEAMS.orderRecord, () => env.ORDERS.get(objectId).record());
-      const verdict = verdictOn(record, now);
+      const verdict = await io(SWEEP_SEAMS.orderRecord, () => askHolder(orderId, now));
       if (!verdict.release) {
         report.kept += 1;
         continue;
       }
-      // The WHERE repeats the staleness test: a reservation renewed since the SELECT (a retried create)
-      // is not touched.
-      const { meta } = await io(SWEEP_SEAMS.release, () =>
-        env.DB.prepare(
-          `UPDATE codes SET status = 'available', order_id = NULL, reserved_until = NULL
-            WHERE order_id = ?1 AND status = 'reserved' AND reserved_until < ?2`,
-        )
-          .bind(orderId, cutoff)
-          .run(),
-      );
-      report.released += meta.changes;
-      report.orders.push({ orderId, state: verdict.state, released: meta.changes });
+      const released = await io(SWEEP_SEAMS.release, () => releaseStale(env.DB, orderId, cutoff));
+      report.released += released;
+      report.orders.push({ orderId, state: verdict.state, released });
     } catch (error) {
       report.failed += 1;
       logFailure(error, { step: "sweep.order", requestId: runId, orderId });

@@ -1,4 +1,4 @@
-/** Hex encoding, SHA-256 and random tokens: the one place the service turns bytes into text. */
+/** Hex and base64, SHA-256 and random bytes: the one place the service turns bytes into text and back. */
 
 export function toHex(bytes: Uint8Array): string {
   let out = "";
@@ -10,7 +10,27 @@ export async function sha256Hex(text: string): Promise<string> {
   return toHex(new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))));
 }
 
+/** `bytes` random bytes. */
+export function randomBytes(bytes: number): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(bytes));
+}
+
 /** `bytes` random bytes as hex. */
 export function randomHex(bytes: number): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+  return toHex(randomBytes(bytes));
+}
+
+/** Standard base64 (RFC 4648, padded). */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** The bytes of standard padded base64; null when the text is not exactly that. */
+export function fromBase64(text: string): Uint8Array | null {
+  if (!BASE64.test(text)) return null;
+  return Uint8Array.from(atob(text), (char) => char.charCodeAt(0));
 }

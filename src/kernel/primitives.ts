@@ -10,3 +10,6 @@ export const Sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "1 to 6
 // The same two as path and query parameters, with an example for GET /openapi.json (validation unchanged).
 export const ClientIdPath = ClientIdParam.meta({ examples: ["acme"] });
 export const SkuPath = Sku.meta({ examples: ["EU-VOUCHER"] });
+
+/** The path of a route about one SKU: `/…/:sku`. */
+export const SkuParams = z.object({ sku: SkuPath });

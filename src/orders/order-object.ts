@@ -1,17 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
-import { releaseCodes, reserveCodes, type Reservation } from "../catalogue/inventory-store";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "../fulfilment/fulfilment";
+import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservations";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { Money, toAmountNumber } from "../pricing/money";
-import { walletName } from "../wallets/ledger";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../wallets/wallet-object";
-import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/events";
-import type { OrderPlan } from "./create-checks";
+import { walletStub } from "../wallets/wallet-registry";
+import type { WebhookMessage } from "../webhooks/events";
+import type { OrderPlan } from "./order-plan";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
+import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { OrderStore, type Timer, type TimerKind } from "./order-store";
@@ -114,7 +115,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   private wallet(order: Pick<OrderRecord, "clientId" | "wallet">): DurableObjectStub<WalletObject> {
-    return this.env.WALLETS.get(this.env.WALLETS.idFromName(walletName(order.clientId, order.wallet)));
+    return walletStub(this.env, order.clientId, order.wallet);
   }
 
   /** Answers the create view as JSON (see get). */

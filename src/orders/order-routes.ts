@@ -1,5 +1,4 @@
 import type { IRequest } from "itty-router";
-import { authenticate } from "../http/auth";
 import { sha256Hex } from "../kernel/crypto";
 import { issuesOf, readJson } from "../http/body";
 import { ApiError, fail, failure } from "../http/errors";
@@ -7,7 +6,7 @@ import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { catalogueSnapshot } from "../catalogue/catalogue-cache";
-import { checkProductList, limitsFromEnv, planOrder } from "./create-checks";
+import { checkProductList, limitsFromEnv, planOrder } from "./order-plan";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
@@ -29,8 +28,8 @@ function canonicalRequest(request: CreateOrderRequest): string {
   });
 }
 
-export async function createOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function createOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   const parsed = CreateOrderRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
   const body = parsed.data;
@@ -53,8 +52,8 @@ export async function createOrder(request: IRequest, { env }: RequestContext): P
   );
 }
 
-export async function confirmOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function confirmOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   let body: unknown;
   try {
     body = await readJson(request, Number(env.MAX_BODY_BYTES));
@@ -72,8 +71,8 @@ export async function confirmOrder(request: IRequest, { env }: RequestContext): 
   return answer(env.ORDERS.get(id).confirm(client.id), (data) => ok("Order confirmed", data));
 }
 
-export async function getOrder(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function getOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   const parsed = GetOrderQuery.safeParse(request.query);
   if (!parsed.success) return errorResponse(failure("invalid_order_query", issuesOf(parsed.error)));
   const id = objectIdOf(env.ORDERS, parsed.data.orderId);

@@ -3,12 +3,13 @@
  * the order object never lets its alarm throw: it stores the failed timer again with this backoff and
  * retries without limit, and reports the order to the operator once it has failed this many times in a row.
  */
+import { cappedBackoff } from "../kernel/backoff";
+
 export const TIMER_RETRY_FIRST_MS = 2_000;
 export const TIMER_RETRY_CAP_MS = 5 * 60_000;
 export const TIMER_FAILURES_REPORTED_AFTER = 3;
 
 /** The delay before the next run of a timer that has failed `failures` times in a row (1, 2, …). */
 export function timerRetryDelayMs(failures: number): number {
-  const exponent = Math.max(0, Math.min(failures - 1, 30));
-  return Math.min(TIMER_RETRY_CAP_MS, TIMER_RETRY_FIRST_MS * 2 ** exponent);
+  return cappedBackoff(failures, TIMER_RETRY_FIRST_MS, TIMER_RETRY_CAP_MS);
 }

@@ -3,7 +3,7 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { Money } from "./money";
+import { canonicalRate, pairProblem } from "./rate-rules";
 import { allRates, setRateStatement, type RateRow } from "./rate-store";
 import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
@@ -22,16 +22,16 @@ function rateView(row: RateRow) {
 export async function setRate(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = await adminActor(request, context);
   const { base, target } = parseParams(RateParams, request);
-  if (base === target) fail("invalid_parameters", { reason: "base and target currencies must differ" });
+  const problem = pairProblem(base, target);
+  if (problem !== null) fail("invalid_parameters", { reason: problem });
   const body = await parseBody(SetRateRequest, request, context.env);
-  const rate = new Money(String(body.rate));
-  if (rate.lessThanOrEqualTo(0) || rate.decimalPlaces() > 12 || rate.greaterThan("1e12")) {
-    fail("invalid_request_body", { issues: [{ path: "rate", message: "a positive rate with at most 12 decimals" }] });
-  }
+  const checked = canonicalRate(body.rate);
+  if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
+  const { rate } = checked;
   const db = context.env.DB;
   const [saved] = await db.batch([
-    setRateStatement(db, base, target, rate.toFixed(), Date.now()),
-    auditStatement(db, actor, "exchange_rate.set", `rate:${base}>${target}`, { rate: rate.toFixed() }),
+    setRateStatement(db, base, target, rate, Date.now()),
+    auditStatement(db, actor, "exchange_rate.set", `rate:${base}>${target}`, { rate }),
   ]);
   return ok("Exchange rate set", rateView((saved!.results as unknown as RateRow[])[0]!));
 }

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
-import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
+import { ClientIdPath } from "../kernel/primitives";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);

@@ -2,16 +2,16 @@ import type { IRequest } from "itty-router";
 import { adminActor, type Actor } from "../http/admin-auth";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
-import { authenticate } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
-import type { RequestContext, Route } from "../http/route";
-import { Money, fitsMinorUnits, toAmountNumber } from "../pricing/money";
-import { walletName, type LedgerEntry, type LedgerKind } from "./ledger";
+import type { Handler, RequestContext, Route } from "../http/route";
+import { Money, toAmountNumber } from "../pricing/money";
+import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletCurrencies } from "./wallet-registry";
+import { findWallet, openWallet, walletBalances, walletStub, type ClientStatement } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
+import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { auditLedgerEntryOnce } from "../audit/audit-log";
@@ -31,26 +31,15 @@ export function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
 }
 
-function walletStub(env: Env, clientId: string, currency: string) {
-  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency)));
-}
-
-/** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
-export async function walletBalances(env: Env, clientId: string): Promise<{ currency: string; balance: number }[]> {
-  return Promise.all(
-    (await walletCurrencies(env.DB, clientId)).map(async (currency) => ({ currency, balance: toAmountNumber(await walletStub(env, clientId, currency).balance()) })),
-  );
-}
-
 /** GET /wallets: the calling client's balances per currency. */
-export async function listWallets(request: IRequest, { env }: RequestContext): Promise<Response> {
-  const client = await authenticate(request, env);
+export async function listWallets(_request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
   return ok("Wallets", { wallets: await walletBalances(env, client.id) });
 }
 
 /** 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered. */
-async function requireWallet(db: D1Database, clientId: string, currency: string): Promise<void> {
-  const found = await findWallet(db, clientId, currency);
+async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<void> {
+  const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (!found.wallet) fail("wallet_unknown", { clientId, currency });
 }
@@ -121,80 +110,76 @@ async function postAndAnswer(
  * POST /admin/wallets/:clientId/:currency/top-ups: credits a client's wallet, opening it if it is new.
  * The idempotency key makes a retried top-up add nothing; the same key with another amount is 409.
  */
-export async function topUpWallet(request: IRequest, context: RequestContext): Promise<Response> {
+const topUpWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
   const actor = await adminActor(request, context);
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(TopUpRequest, request, env);
-  const amount = new Money(String(body.amount));
-  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
-    fail("invalid_request_body", { reason: `amount must be positive with at most the minor units of ${currency}` });
-  }
-  if (!(await findWallet(env.DB, clientId, currency)).client) fail("client_not_found", { clientId });
+  const amount = topUpAmount(body.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
+  if (!(await findWallet(env.DB, clientStatement, clientId, currency)).client) fail("client_not_found", { clientId });
   await openWallet(env.DB, clientId, currency, Date.now());
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
-    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.toFixed(), reason: body.reason },
+    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
   );
-}
+};
 
 /**
  * POST /admin/wallets/:clientId/:currency/adjustments: a signed correction of an existing wallet with a
  * reason. Positive credits, negative debits; a debit never takes the balance below zero (400).
  */
-export async function adjustWallet(request: IRequest, context: RequestContext): Promise<Response> {
+const adjustWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
   const actor = await adminActor(request, context);
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(AdjustmentRequest, request, env);
-  const amount = new Money(String(body.amount));
-  if (amount.isZero() || !fitsMinorUnits(amount, currency)) {
-    fail("invalid_request_body", { reason: `amount must be non-zero with at most the minor units of ${currency}` });
-  }
-  await requireWallet(env.DB, clientId, currency);
+  const amount = adjustmentAmount(body.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
+  await requireWallet(env.DB, clientStatement, clientId, currency);
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
-    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.toFixed(), reason: body.reason },
+    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
   );
-}
+};
 
 /** GET /admin/wallets/:clientId/:currency: the balance. */
-export async function getWallet(request: IRequest, context: RequestContext): Promise<Response> {
+const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
-  await requireWallet(context.env.DB, clientId, currency);
+  await requireWallet(context.env.DB, clientStatement, clientId, currency);
   const balance = new Money(await walletStub(context.env, clientId, currency).balance());
   return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
-}
+};
 
 /** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
-export async function getLedger(request: IRequest, context: RequestContext): Promise<Response> {
+const getLedger = (clientStatement: ClientStatement): Handler => async (request, context) => {
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
-  await requireWallet(context.env.DB, clientId, currency);
+  await requireWallet(context.env.DB, clientStatement, clientId, currency);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
   const page = pageOf(entries, limit, (entry) => entry.seq);
   return ok("Ledger", { clientId, currency, entries: page.items.map(ledgerEntryView), next: page.next });
-}
+};
 
-/** This file's routes, each with its description in GET /openapi.json. */
-export const walletRoutes: Route[] = [
+/** This file's routes, each with its description in GET /openapi.json; clients are looked up with `clientStatement`. */
+export const walletRoutes = (clientStatement: ClientStatement): Route[] => [
   {
     method: "POST",
     path: "/admin/wallets/:clientId/:currency/top-ups",
-    handler: topUpWallet,
+    handler: topUpWallet(clientStatement),
     operationId: "adminTopUpWallet",
     example: walletExamples.adminTopUpWallet,
     tag: "Admin: wallets",
@@ -224,7 +209,7 @@ export const walletRoutes: Route[] = [
   {
     method: "POST",
     path: "/admin/wallets/:clientId/:currency/adjustments",
-    handler: adjustWallet,
+    handler: adjustWallet(clientStatement),
     operationId: "adminAdjustWallet",
     example: walletExamples.adminAdjustWallet,
     tag: "Admin: wallets",
@@ -240,7 +225,7 @@ export const walletRoutes: Route[] = [
   {
     method: "GET",
     path: "/admin/wallets/:clientId/:currency",
-    handler: getWallet,
+    handler: getWallet(clientStatement),
     operationId: "adminGetWallet",
     example: walletExamples.adminGetWallet,
     tag: "Admin: wallets",
@@ -255,7 +240,7 @@ export const walletRoutes: Route[] = [
   {
     method: "GET",
     path: "/admin/wallets/:clientId/:currency/ledger",
-    handler: getLedger,
+    handler: getLedger(clientStatement),
     operationId: "adminGetLedger",
     example: walletExamples.adminGetLedger,
     tag: "Admin: wallets",

@@ -7,7 +7,9 @@
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
 import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
-import { backoffSeconds, DELIVERY_TIMEOUT_MS, keyOf, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
+import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
+import { webhookSigningKey } from "../clients/client-secrets";
+import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/client-store";
 import type { WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
@@ -32,13 +34,7 @@ async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<strin
   const unique = [...new Set(clientIds)];
   const secrets = new Map<string, ClientSecret | null>(unique.map((id) => [id, null]));
   if (unique.length === 0) return secrets;
-  const placeholders = unique.map((_, index) => `?${index + 1}`).join(", ");
-  const { results } = await db
-    .prepare(
-      `SELECT id, webhook_secret, previous_webhook_secret, webhook_secret_rotated_at, disabled_at FROM clients WHERE id IN (${placeholders})`,
-    )
-    .bind(...unique)
-    .all<{ id: string; webhook_secret: string; previous_webhook_secret: string | null; webhook_secret_rotated_at: number | null; disabled_at: number | null }>();
+  const { results } = await webhookSecretsStatement(db, unique).all<WebhookSecretRow>();
   for (const row of results) {
     secrets.set(row.id, {
       secret: row.webhook_secret,
@@ -63,10 +59,10 @@ function describeError(error: unknown): string {
  * after a rotation the previous secret's. Null when the current secret cannot be used as a key.
  */
 export function signingKeys(client: Pick<ClientSecret, "secret" | "previousSecret" | "rotatedAt">, now: number): Uint8Array[] | null {
-  const current = keyOf(client.secret);
+  const current = webhookSigningKey(client.secret);
   if (current === null) return null;
   const overlapping = client.previousSecret !== null && client.rotatedAt !== null && now - client.rotatedAt < PREVIOUS_SECRET_OVERLAP_MS;
-  const previous = overlapping ? keyOf(client.previousSecret!) : null;
+  const previous = overlapping ? webhookSigningKey(client.previousSecret!) : null;
   return previous === null ? [current] : [current, previous];
 }
 

@@ -7,6 +7,7 @@ import { backoffSeconds } from "./delivery";
 import type { WebhookMessage } from "./events";
 import { DeadLetterMessageSchema, WebhookMessageSchema } from "./schemas";
 import { componentLog } from "../kernel/log";
+import { pageOf, rowsToFetch } from "../kernel/paging";
 
 export interface DeadLetter {
   id: number;
@@ -119,11 +120,11 @@ export async function listDeadLetters(db: D1Database, options: ListDeadLettersOp
     params.push(Math.floor(options.before));
     where.push(`id < ?${params.length}`);
   }
-  params.push(limit + 1);
+  params.push(rowsToFetch(limit));
   const sql = `SELECT * FROM dead_letters ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
   const { results } = await db.prepare(sql).bind(...params).all<DeadLetterRow>();
-  const page = results.slice(0, limit).map(fromRow);
-  return { deadLetters: page, nextBefore: results.length > limit ? (page.at(-1)?.id ?? null) : null };
+  const page = pageOf(results, limit, (row) => row.id);
+  return { deadLetters: page.items.map(fromRow), nextBefore: page.next };
 }
 
 /** One dead letter, or null. */

@@ -6,12 +6,10 @@
  * - `webhook-timestamp`: unix seconds of this attempt;
  * - `webhook-signature`: `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<raw body>")>`, and for 24 h after a
  *   secret rotation a second, space-separated `v1,<…>` made with the previous secret.
- * A secret is `whsec_` + base64 of the key's bytes; the key is those decoded bytes, exactly as the
- * `standardwebhooks` libraries decode it. Secrets issued since are 32 random bytes. Secrets issued before
- * (`whsec_` + 64 hex digits) are read the same way: 64 hex digits are valid base64, so their key is the 48
- * bytes they decode to, and a receiver that hands its existing secret to a Standard Webhooks library
- * verifies without change. Rotating moves a client to a 32-byte secret.
+ * The key is the decoded bytes of the client's `whsec_<base64>` secret (src/clients/client-secrets.ts).
  */
+import { cappedBackoff } from "../kernel/backoff";
+import { toBase64 } from "../kernel/crypto";
 
 /** How long a receiver has to answer one delivery. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -24,31 +22,10 @@ export const BACKOFF_CAP_SECONDS = 3_600;
 export const ID_HEADER = "webhook-id";
 export const TIMESTAMP_HEADER = "webhook-timestamp";
 export const SIGNATURE_HEADER = "webhook-signature";
-export const SECRET_PREFIX = "whsec_";
 /** After a rotation, deliveries are signed with the previous secret too for this long. */
 export const PREVIOUS_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 const encoder = new TextEncoder();
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
-/** The signing key of a `whsec_<base64>` secret; null when the secret is not of that form. */
-export function keyOf(secret: string): Uint8Array | null {
-  if (!secret.startsWith(SECRET_PREFIX)) return null;
-  const encoded = secret.slice(SECRET_PREFIX.length);
-  if (encoded.length === 0 || !BASE64.test(encoded)) return null;
-  return Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0));
-}
-
-/** A new secret: `whsec_` + base64 of 32 random bytes. */
-export function newSecret(): string {
-  return `${SECRET_PREFIX}${toBase64(crypto.getRandomValues(new Uint8Array(32)))}`;
-}
-
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
 
 /** `v1,<base64 HMAC-SHA256(key, "<id>.<timestamp>.<rawBody>")>` for one key. */
 export async function signatureOf(key: Uint8Array, id: string, timestamp: number, rawBody: string): Promise<string> {
@@ -70,8 +47,7 @@ export async function signedHeaders(keys: Uint8Array[], id: string, timestamp: n
  * `Message.attempts`) failed: 10, 20, 40, 80, 160, 320, 640, … capped at an hour.
  */
 export function backoffSeconds(attempt: number): number {
-  const exponent = Math.max(0, Math.floor(attempt) - 1);
-  return Math.min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2 ** Math.min(exponent, 30));
+  return cappedBackoff(attempt, BACKOFF_BASE_SECONDS, BACKOFF_CAP_SECONDS);
 }
 
 /** WEBHOOK_MAX_ATTEMPTS as a number: how many deliveries are tried before the message is dead-lettered. */

@@ -1,22 +1,26 @@
-import type { OrderRecord } from "../orders/order-record";
-import type { OrderState } from "../orders/schemas";
+/**
+ * The webhook event contract: which order states are announced, the event a receiver gets and the message
+ * that carries it on the queue. Webhooks own this contract and import nothing of orders;
+ * src/orders/order-events.ts builds an event from an order record and checks at compile time that every
+ * announced state is an order state.
+ */
 
 /** The states whose arrival is announced to the order's webhookUrl: the one list of webhook events. */
-const ANNOUNCED = ["confirmed", "successful", "partial", "failed", "rejected"] as const satisfies readonly OrderState[];
+export const ANNOUNCED_STATES = ["confirmed", "successful", "partial", "failed", "rejected"] as const;
 
-export type OrderEventType = `order.${(typeof ANNOUNCED)[number]}`;
+export type AnnouncedState = (typeof ANNOUNCED_STATES)[number];
 
-export const WEBHOOK_STATES: ReadonlySet<OrderState> = new Set(ANNOUNCED);
+export type OrderEventType = `order.${AnnouncedState}`;
 
 /** Every event type, in the order of the life cycle. */
-export const ORDER_EVENT_TYPES = ANNOUNCED.map((state): OrderEventType => `order.${state}`) as [OrderEventType, ...OrderEventType[]];
+export const ORDER_EVENT_TYPES = ANNOUNCED_STATES.map((state): OrderEventType => `order.${state}`) as [OrderEventType, ...OrderEventType[]];
 
 /** The body a receiver gets (docs/webhooks.md). */
 export interface OrderEvent {
   id: string;
   type: OrderEventType;
   createdAt: number;
-  data: { orderId: string; state: OrderState; reference: string };
+  data: { orderId: string; state: AnnouncedState; reference: string };
 }
 
 /** What travels on the webhook queue: the event and where it goes; the secret is read at delivery. */
@@ -24,17 +28,4 @@ export interface WebhookMessage {
   clientId: string;
   url: string;
   event: OrderEvent;
-}
-
-export function orderEvent(order: OrderRecord, id: string, createdAt: number): WebhookMessage {
-  return {
-    clientId: order.clientId,
-    url: order.webhookUrl ?? "",
-    event: {
-      id: `evt_${id.replaceAll("-", "")}`,
-      type: `order.${order.state}` as OrderEventType,
-      createdAt,
-      data: { orderId: order.id, state: order.state, reference: order.reference },
-    },
-  };
 }

@@ -4,6 +4,9 @@
  */
 import { deliverWebhooks } from "./consumer";
 import { keepDeadLetters } from "./dead-letters";
+import { componentLog } from "../kernel/log";
+
+const log = componentLog("queue");
 
 export const WEBHOOK_QUEUE = "order-webhooks";
 export const WEBHOOK_DEAD_LETTER_QUEUE = "order-webhooks-dlq";
@@ -16,7 +19,7 @@ export async function queue(batch: MessageBatch, env: Env, _ctx: ExecutionContex
       return keepDeadLetters(batch, env);
     default:
       // A consumer bound in wrangler.toml without a route here: leave the messages to the queue's retries.
-      console.error(JSON.stringify({ component: "queue", message: "no handler for queue", queue: batch.queue }));
+      log("error", "no handler for queue", { queue: batch.queue });
       batch.retryAll({ delaySeconds: 60 });
   }
 }

@@ -1,6 +1,5 @@
 import * as z from "zod";
-import { OrderState } from "../orders/schemas";
-import { ORDER_EVENT_TYPES, type OrderEvent, type WebhookMessage } from "./events";
+import { ANNOUNCED_STATES, ORDER_EVENT_TYPES, type OrderEvent, type WebhookMessage } from "./events";
 
 /** Validates what arrives on the webhook queue (a malformed message is acked and logged, never retried). */
 export const OrderEventSchema = z.object({
@@ -9,7 +8,7 @@ export const OrderEventSchema = z.object({
   createdAt: z.number().int().nonnegative().describe("When the order reached the state: Unix time in milliseconds."),
   data: z.object({
     orderId: z.string().min(1).describe("The order's id, as `id` of the create answer."),
-    state: OrderState,
+    state: z.enum(ANNOUNCED_STATES).describe("The state the order reached: one of the states a webhook announces."),
     reference: z.string().describe("The client's reference of the order."),
   }),
 }) satisfies z.ZodType<OrderEvent>;

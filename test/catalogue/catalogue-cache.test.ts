@@ -32,7 +32,7 @@ describe("the create-time catalogue cache", () => {
     expect((await catalogueSnapshot(fresh, "demo", ["DEMO-EU-FIXED"], "USD")).rates.get("USD>EUR")?.rate).toBe("0.97");
   });
 
-  it("reads D1 again when the cached context lacks what the request names: additions show at once", async () => {
+  it("reads D1 again when the cached snapshot lacks what the request names: additions show at once", async () => {
     await addClient("cache-wallets", { USD: "10" });
     const before = await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR");
     expect(before.walletCurrencies.has("EUR")).toBe(false);

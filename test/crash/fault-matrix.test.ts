@@ -18,7 +18,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ALL_INVENTORY_SEAMS } from "../../src/catalogue/inventory-seams";
+import { ALL_INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults, type FaultWhen } from "../../src/kernel/faults";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalCodes, codesFromCsv, duplicatesOf } from "../../src/inventory/code-rules";
+import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal } from "../../src/inventory/code-rules";
 
 const fixedSku = { sku: "CARD-10", productType: "fixed" as const, currency: "USD", quotes: ["10", "25.5"], minQuote: null, maxQuote: null };
 const rangeSku = { sku: "CARD-R", productType: "range" as const, currency: "JPY", quotes: null, minQuote: "500", maxQuote: "5000" };
@@ -24,6 +24,14 @@ describe("codesFromCsv", () => {
       ok: false,
       details: { reason: "CSV data row 2 has 2 fields, the header 3", index: 1 },
     });
+  });
+});
+
+describe("uploadRefusal", () => {
+  it("takes codes for a SKU supplied from them and refuses any other supplier", () => {
+    expect(uploadRefusal({ sku: "CARD-10", supplier: "inventory" })).toBeNull();
+    expect(uploadRefusal({ sku: "CARD-S", supplier: "sandbox" })).toEqual({ ok: false, details: { reason: "CARD-S is supplied by sandbox, not from uploaded codes" } });
+    expect(uploadRefusal({ sku: "CARD-U", supplier: "upstream" })).toEqual({ ok: false, details: { reason: "CARD-U is supplied by upstream, not from uploaded codes" } });
   });
 });
 

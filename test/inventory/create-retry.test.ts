@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { INVENTORY_SEAMS } from "../../src/catalogue/inventory-seams";
+import { INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { call } from "../helpers";

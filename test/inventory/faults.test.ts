@@ -1,12 +1,12 @@
 /**
- * Every fault seam of the inventory (src/catalogue/inventory-seams.ts), failed before and after its D1
+ * Every fault seam of the inventory (src/inventory/seams.ts), failed before and after its D1
  * call, then retried as the caller would: the order holds exactly what it needs, no code is held twice or
  * stranded, and a sold line has exactly its quantity.
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ALL_INVENTORY_SEAMS, INVENTORY_SEAMS, type InventorySeam } from "../../src/catalogue/inventory-seams";
-import { releaseCodes, reserveCodes } from "../../src/catalogue/inventory-store";
+import { ALL_INVENTORY_SEAMS, INVENTORY_SEAMS, type InventorySeam } from "../../src/inventory/seams";
+import { releaseCodes, reserveCodes } from "../../src/inventory/reservations";
 import { inventorySupplier } from "../../src/fulfilment/inventory-supplier";
 import type { IssueRequest } from "../../src/fulfilment/supplier";
 import { armFault, clearFaults, firedFaults, InjectedFault, type FaultWhen } from "../../src/kernel/faults";

@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { catalogueSnapshot, forgetCatalogueCache } from "../../src/catalogue/catalogue-cache";
-import { authenticate } from "../../src/http/auth";
+import { authenticate } from "../../src/app";
 import { readNearestThenPrimary } from "../../src/kernel/replica-reads";
 import { addClient, seedDemo } from "../helpers";
 

@@ -4,7 +4,8 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { migrateWallet, storedSchemaVersion, WALLET_MIGRATIONS, WALLET_SCHEMA_VERSION, type Migration } from "../../src/wallets/wallet-storage";
+import { Money } from "../../src/pricing/money";
+import { LedgerStore, migrateWallet, storedSchemaVersion, WALLET_MIGRATIONS, WALLET_SCHEMA_VERSION, type Migration } from "../../src/wallets/wallet-storage";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { wallet } from "../helpers";
 import { uid } from "../order-helpers";
@@ -85,6 +86,33 @@ describe("wallet schema", () => {
       expect(() => migrateWallet(state.storage, [failing])).toThrow("boom");
       expect(storedSchemaVersion(state.storage.sql)).toBe(0);
       expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'half'`).toArray()).toEqual([]);
+    });
+  });
+});
+
+describe("the ledger's schema guarantees", () => {
+  // SQL on the ledger is this test's business, as it is for the version-0 fixtures above: no method of the
+  // storage module updates or deletes an entry, so only a statement of its own can show that the schema's
+  // triggers refuse one.
+  it("an UPDATE or DELETE on the ledger raises, and the entry is unchanged", async () => {
+    const stub = wallet(uid("s"), "USD");
+    await stub.post({ key: "t", kind: "top_up", amount: "100" });
+    const before = await stub.entries();
+    await runInDurableObject(stub, (_instance: WalletObject, state) => {
+      expect(() => state.storage.sql.exec(`UPDATE ledger SET amount = '1000000', balance_after = '1000000'`)).toThrow(/append-only/);
+      expect(() => state.storage.sql.exec(`DELETE FROM ledger`)).toThrow(/append-only/);
+    });
+    expect(await stub.entries()).toEqual(before);
+    expect(await stub.balance()).toBe("100");
+  });
+
+  it("a key already in the ledger cannot be appended again, even past the posting rules (UNIQUE)", async () => {
+    const stub = wallet(uid("s"), "USD");
+    await stub.post({ key: "t", kind: "top_up", amount: "1" });
+    await runInDurableObject(stub, (_instance: WalletObject, state) => {
+      const ledger = new LedgerStore(state.storage);
+      expect(() => ledger.append({ key: "t", kind: "top_up", amount: new Money(1), balanceAfter: new Money(2), orderId: null, reason: null })).toThrow();
+      expect(ledger.balance().toFixed()).toBe("1");
     });
   });
 });

@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { backoffSeconds, keyOf, maxAttemptsFrom, newSecret, signatureOf, signedHeaders } from "../../src/webhooks/delivery";
+import { backoffSeconds, maxAttemptsFrom, signatureOf, signedHeaders } from "../../src/webhooks/delivery";
+import { newWebhookSecret as newSecret, webhookSigningKey as keyOf } from "../../src/clients/client-secrets";
 
 const BODY = JSON.stringify({ id: "evt_1", type: "order.confirmed", createdAt: 1, data: { orderId: "o", state: "confirmed", reference: "r" } });
 

@@ -12,20 +12,22 @@
  * redelivery test hands the stored outbox rows to the queue handler itself with createMessageBatch, as
  * the Queue would on a retry.
  *
- * The last tests break the path from outbox to queue on purpose, by swapping the WEBHOOKS producer of
- * one order object's instance: a queue that refuses sends, and an object that dies at its send (before
- * or after its writes are durable). Other objects, and the object's next instance, keep the real queue.
+ * The last tests break the path from outbox to queue on purpose, through the order object's fault seams
+ * (src/orders/seams.ts, armed with src/kernel/faults.ts): a queue that refuses sends, an object that dies
+ * at its send after the confirmation is stored, and a confirm cut off before its confirmation is stored.
+ * Each fault is cleared before the test goes on, so the next instance has the real queue again.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
+import { armFault, clearFaults } from "../../src/kernel/faults";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
+import { ORDER_SEAMS } from "../../src/orders/seams";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { addClient, balanceOf, confirmOrder, createOrder, DEMO_KEY, getOrder, line, orderStub, seedDemo, topUp } from "../helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
-import { FakeQueue } from "./support";
 
 /** Longer than the queue's max_batch_timeout (1 s): after it, a message sent earlier has been handed out. */
 const QUIET_MS = 1_600;
@@ -324,15 +326,8 @@ describe("one event per committed transition across a whole order life", () => {
     const since = Date.now();
     const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
-    // The queue is down for this order object: its producer binding refuses every send.
-    const refusing = new FakeQueue<WebhookMessage>();
-    refusing.refuse = true;
-    const realEnv = await runInDurableObject(orderStub(order.id), (instance) => {
-      const object = instance as unknown as { env: Env };
-      const before = object.env;
-      object.env = { ...before, WEBHOOKS: refusing.asQueue() } as Env;
-      return before;
-    });
+    // The queue is down: every send of an order's outbox fails (this test's order is the only one sending).
+    armFault(ORDER_SEAMS.queueSend, { when: "before", times: Number.MAX_SAFE_INTEGER });
     // Everything that reads the outbox happens while the queue still refuses: the outbox timer is due a
     // few seconds ahead and the platform runs it on its own, so it may fire at any point of this block.
     let kept: OutboxRow[];
@@ -348,9 +343,7 @@ describe("one event per committed transition across a whole order life", () => {
       expect(receiver.forOrder(order.id), "nothing delivered while the queue refused").toEqual([]);
       expect((await outboxOf(order.id)).map((row) => row.sent), "still unsent after the quiet period").toEqual([0, 0]);
     } finally {
-      await runInDurableObject(orderStub(order.id), (instance) => {
-        (instance as unknown as { env: Env }).env = realEnv;
-      });
+      clearFaults();
     }
 
     // The outbox timer is the order's only one left; the next alarm run (ours, or the platform's if it
@@ -364,17 +357,7 @@ describe("one event per committed transition across a whole order life", () => {
     expect(await orderStub(order.id).timers(), "no timer left").toEqual([]);
   });
 
-  /** Makes the order object die at its next send to the queue, after (or before) its writes are durable. */
-  async function crashAtNextSend(orderId: string, afterCommit: boolean): Promise<void> {
-    await runInDurableObject(orderStub(orderId), (instance, state) => {
-      const object = instance as unknown as { env: Env };
-      const crash = async () => {
-        if (afterCommit) await state.storage.sync();
-        state.abort("test: the object died before the event reached the queue");
-      };
-      object.env = { ...object.env, WEBHOOKS: { send: crash, sendBatch: crash } as unknown as Queue } as Env;
-    });
-  }
+  afterEach(() => clearFaults());
 
   it("a confirmation lost in a crash (not stored) announces nothing; the retried confirm announces once", async () => {
     const clientId = "life-crash-lost";
@@ -382,10 +365,12 @@ describe("one event per committed transition across a whole order life", () => {
     const since = Date.now();
     const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
-    await crashAtNextSend(order.id, false);
+    // The charge lands, and the object dies before it stores the confirmation (the wallet's answer is lost).
+    armFault(ORDER_SEAMS.walletCharge, { when: "after", reset: true });
     const crashed = await confirmOrder(order.id, key).catch((error: unknown) => ({ status: 0, body: String(error) }));
     expect(crashed.status, JSON.stringify(crashed.body)).not.toBe(200);
-    // The object died before its writes were durable: the confirmation and its event are gone together.
+    clearFaults();
+    // No confirmation was stored: no event either, the two are written together.
     expect(await stateOf(order.id)).toBe("created");
     expect(await outboxOf(order.id)).toEqual([]);
     await sleep(QUIET_MS);
@@ -404,12 +389,15 @@ describe("one event per committed transition across a whole order life", () => {
     const since = Date.now();
     const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
-    await crashAtNextSend(order.id, true);
-    const crashed = await confirmOrder(order.id, key).catch((error: unknown) => ({ status: 0, body: String(error) }));
-    expect(crashed.status, JSON.stringify(crashed.body)).not.toBe(200);
+    // The confirmation is stored with its event, and the object dies at its send: no send of this
+    // instance reaches the queue, and the instance is gone before the fault is cleared.
+    armFault(ORDER_SEAMS.queueSend, { when: "before", reset: true, times: Number.MAX_SAFE_INTEGER });
+    await confirmed(key, order.id);
+    await evictDurableObject(orderStub(order.id));
+    clearFaults();
     expect(await stateOf(order.id)).not.toBe("created");
     expect((await confirmOrder(order.id, key)).status).toBe(409);
-    // Stored with the confirmation; the crashed instance never sent it (its queue was the crashing one).
+    // Stored with the confirmation; the instance that died never sent it.
     // Whether the alarm has sent it yet is a race (the new instance's alarm is due at once), so no `sent` here.
     const kept = await outboxOf(order.id);
     expect((JSON.parse(kept[0]!.message) as WebhookMessage).event.type).toBe("order.confirmed");

@@ -7,7 +7,7 @@ export const INVENTORY_SEAMS = {
   reserve: "inventory.reserve",
   /** The D1 statement that returns an order's reserved codes to sale (releaseCodes). */
   release: "inventory.release",
-  /** The one D1 batch that sells a line's codes to its order (the inventory supplier). */
+  /** The one D1 batch that sells a line's codes to its order (sellReserved). */
   sell: "inventory.sell",
 } as const;
 

@@ -1,7 +1,12 @@
-import type { OrderLine, OrderRecord } from "../orders/order-record";
-import { outcomeOf } from "../orders/transitions";
-import type { InvoiceStatus } from "../orders/schemas";
-import { backoffMs, type IssueOutcome } from "./supplier";
+/**
+ * The pure rules of processing an order: a line after a supplier attempt, when a pending line is tried
+ * again, the invoice status after refunds and the end state. The order object (order-object.ts) drives them.
+ */
+import type { IssueOutcome } from "../fulfilment/supplier";
+import { cappedBackoff } from "../kernel/backoff";
+import type { OrderLine, OrderRecord } from "./order-record";
+import type { InvoiceStatus } from "./schemas";
+import { outcomeOf } from "./transitions";
 
 /** A line after one supplier attempt: issued, failed for good, or waiting for its next attempt. */
 export function applyOutcome(line: OrderLine, outcome: IssueOutcome, maxAttempts: number): OrderLine {
@@ -24,6 +29,14 @@ export function applyOutcome(line: OrderLine, outcome: IssueOutcome, maxAttempts
     return { ...line, attempts, status: "failed", failureReason: outcome.reason };
   }
   return { ...line, attempts, failureReason: outcome.reason };
+}
+
+/**
+ * Delay before attempt `attempt + 1` after `attempt` failed: 1 s, 2 s, 4 s … capped at a minute. No
+ * jitter: each order has its own alarm, so retries of different orders don't move in lockstep anyway.
+ */
+export function backoffMs(attempt: number): number {
+  return cappedBackoff(attempt, 1000, 60_000);
 }
 
 /** When a pending line that has been tried `attempts` times may be tried again. */

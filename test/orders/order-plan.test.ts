@@ -1,14 +1,14 @@
 /**
- * Pure create checks (src/orders/create-checks.ts): the list checks with any limits (the total limit can
+ * The plan of a new order (src/orders/order-plan.ts): the list checks with any limits (the total limit can
  * only be reached on its own when per-SKU × SKUs exceeds it), and planOrder's step 3/4 order over a
- * hand-made catalogue context. Plus the order life cycle rules of transitions.ts and the view helpers.
+ * hand-made catalogue snapshot. Plus the order life cycle rules of transitions.ts and the view helpers.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catalogueProduct } from "../catalogue-fixtures";
 import { rateKey, type CatalogueSnapshot } from "../../src/catalogue/catalogue-store";
 import type { CatalogueProduct, Deal } from "../../src/catalogue/schemas";
-import { checkProductList, limitsFromEnv, planOrder, type OrderLimits } from "../../src/orders/create-checks";
+import { checkProductList, limitsFromEnv, planOrder, type OrderLimits } from "../../src/orders/order-plan";
 import { objectIdOf, orderIdOf, orderObjectName } from "../../src/orders/order-id";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { timestamp } from "../../src/orders/order-view";
@@ -77,9 +77,9 @@ describe("checkProductList", () => {
   });
 });
 
-describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
+describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
   const P = (sku: string, o: Partial<CatalogueProduct>): CatalogueProduct => catalogueProduct({ sku, name: sku, ...o });
-  function context(over: Partial<CatalogueSnapshot> = {}): CatalogueSnapshot {
+  function snapshot(over: Partial<CatalogueSnapshot> = {}): CatalogueSnapshot {
     const products = new Map<string, CatalogueProduct>([
       ["US", P("US", {})],
       ["EU", P("EU", { productType: "fixed", currency: "EUR", quotes: ["10", "25"], minQuote: null, maxQuote: null, supplier: "inventory" })],
@@ -113,18 +113,18 @@ describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
     // Stock is decided when the order object reserves codes (tested over HTTP), not by the plan.
     ["inventory lines plan without looking at stock", [l("EU", 4, 10, "fixed"), l("GB", 1, 20, "fixed")], "USD", "ok"],
   ] as const)("%s → %s", (_name, lines, wallet, expected) => {
-    const ctx = context();
-    if (wallet === "XYZ") ctx.walletCurrencies.add("XYZ");
-    expect(codeOfPlan(planOrder(req([...lines], wallet), ctx))).toBe(expected);
+    const snap = snapshot();
+    if (wallet === "XYZ") snap.walletCurrencies.add("XYZ");
+    expect(codeOfPlan(planOrder(req([...lines], wallet), snap))).toBe(expected);
   });
 
   it("the wallet error carries the currency in its message", () => {
-    const result = planOrder(req([l("US", 1)], "GBP"), context());
+    const result = planOrder(req([l("US", 1)], "GBP"), snapshot());
     expect(result).toMatchObject({ ok: false, status: 400, message: "No wallet in currency GBP" });
   });
 
   it("a plan: lines priced, one rate per currency, charge = sum of the rounded lines", () => {
-    const result = planOrder(req([l("US", 2, 10.5), l("EU", 1, 25, "fixed"), l("EU2", 1, 7)]), context());
+    const result = planOrder(req([l("US", 2, 10.5), l("EU", 1, 25, "fixed"), l("EU2", 1, 7)]), snapshot());
     if (!result.ok) throw new Error(JSON.stringify(result));
     expect(result.lines.map((line) => line.charge)).toEqual(["21", "27.18", "7.61"]);
     expect(result.charge).toBe("55.79");
@@ -136,7 +136,7 @@ describe("planOrder: step 3 and 4 in order over a catalogue context", () => {
 
   it("a deal changes the charge but not the retail charge", () => {
     const deals = new Map<string, Deal>([["US", { dealState: "active", fee: { amount: "10", adjustmentMode: "percentage" }, discount: { amount: "0", adjustmentMode: "fixed" } }]]);
-    const result = planOrder(req([l("US", 1, 100)]), context({ deals }));
+    const result = planOrder(req([l("US", 1, 100)]), snapshot({ deals }));
     if (!result.ok) throw new Error(JSON.stringify(result));
     expect(result.charge).toBe("110");
     expect(result.retailCharge).toBe("100");

@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { backoffMs } from "../../src/fulfilment/supplier";
-import { applyOutcome, invoiceStatusAfter } from "../../src/fulfilment/fulfilment";
+import { applyOutcome, backoffMs, invoiceStatusAfter } from "../../src/orders/fulfilment-rules";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { Money } from "../../src/pricing/money";
 import { rewriteStoredOrder, timersOf } from "../order-helpers";

@@ -1,7 +1,7 @@
 /**
- * Create an order, before it is stored: the checks of the product list (checkProductList) and the plan
- * that checks each line against a catalogue snapshot and prices it (planOrder). It prices as well as it
- * checks; the name stays because src/orders/order-object.ts (another branch's) imports OrderPlan from here.
+ * The plan of a new order, before it is stored: the checks of the product list (checkProductList), then
+ * each line checked against a catalogue snapshot and priced (planOrder). Pure; the order object stores
+ * the plan it is handed (src/orders/order-object.ts).
  */
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../catalogue/schemas";
@@ -56,34 +56,34 @@ export interface OrderPlan {
 
 /**
  * Create checks 3 and 4 up to the exchange, then pricing. Pure: everything it reads from D1 arrives in
- * `context`. First failure wins; lines are checked in list order. Stock and balance come after, when the
+ * `snapshot`. First failure wins; lines are checked in list order. Stock and balance come after, when the
  * order object reserves codes and asks the wallet.
  */
-export function planOrder(request: CreateOrderRequest, context: CatalogueSnapshot): Failure | ({ ok: true } & OrderPlan) {
+export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapshot): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
-    const product = context.products.get(line.sku);
+    const product = snapshot.products.get(line.sku);
     if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });
     const verdict = checkQuote(product, line.productType, new Money(String(line.quote)));
     if (verdict !== "ok") return failure(verdict, { sku: line.sku, index });
   }
   const wallet = request.wallet;
-  if (!isKnownCurrency(wallet) || !context.walletCurrencies.has(wallet)) {
+  if (!isKnownCurrency(wallet) || !snapshot.walletCurrencies.has(wallet)) {
     return failure("wallet_not_found", { wallet }, `No wallet in currency ${wallet}`);
   }
   const rates = new Map<string, ExchangeRate>();
   for (const [index, line] of request.productList.entries()) {
-    const currency = context.products.get(line.sku)!.currency;
+    const currency = snapshot.products.get(line.sku)!.currency;
     if (currency === wallet) continue;
-    const rate = context.rates.get(rateKey(wallet, currency));
+    const rate = snapshot.rates.get(rateKey(wallet, currency));
     if (rate === undefined) return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
     rates.set(currency, rate);
   }
   const lines = request.productList.map((line): OrderLine => {
-    const product = context.products.get(line.sku)!;
+    const product = snapshot.products.get(line.sku)!;
     const quote = new Money(String(line.quote));
     const rate = rates.get(product.currency) ?? null;
     // A deal switched to `none` is kept for the record but changes no price.
-    const stored = context.deals.get(line.sku);
+    const stored = snapshot.deals.get(line.sku);
     const deal = stored !== undefined && stored.dealState === "active" ? stored : NO_DEAL;
     const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
     const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
