@@ -280,8 +280,10 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs the timers that are due. The alarm is always set to the earliest timer, so when it fires that
-   * one is due even if the clock reads a little earlier (as when a test runs the alarm at once).
+   * Runs the timers that are due. The alarm is set to the earliest timer, so when it fires that one is
+   * taken as due even if the clock reads earlier (as when a test runs the alarm at once). A failed alarm
+   * write can leave the alarm earlier still: settling, processing and the outbox may run early (each
+   * asks the wallet, the suppliers or its outbox how things stand), and expiry checks expiresAt itself.
    * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile.
    * The alarm never throws: the platform retries a throwing alarm only 6 times and then drops it, so a
    * failed timer is stored again with capped backoff and retried for as long as it takes.
@@ -306,8 +308,9 @@ export class OrderObject extends DurableObject<Env> {
     for (const timer of timers) {
       if (timer.dueAt > horizon && timer.kind !== also) continue;
       try {
-        await this.runTimer(timer.kind);
-        this.store.completeTimer(timer);
+        const notBefore = await this.runTimer(timer.kind);
+        if (notBefore !== null) this.store.schedule(timer.kind, notBefore);
+        else this.store.completeTimer(timer);
         if (timer.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(null);
       } catch (error) {
         const failed = this.store.failTimer(timer.kind, Date.now() + timerRetryDelayMs(timer.failures + 1), String(error));
@@ -319,13 +322,15 @@ export class OrderObject extends DurableObject<Env> {
     await this.armAlarm();
   }
 
-  private async runTimer(kind: TimerKind): Promise<void> {
+  /** Runs one timer; a time returned means it ran too early and is due again then (nothing was done). */
+  private async runTimer(kind: TimerKind): Promise<number | null> {
     // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
     // after and finds the outcome.
-    if (kind === "expire") await this.exclusive(() => this.expire());
-    else if (kind === "settle") await this.exclusive(() => this.settle());
+    if (kind === "expire") return this.exclusive(() => this.expire());
+    if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await this.flushOutbox();
     else await this.process();
+    return null;
   }
 
   /** Makes a failing timer visible to the operator (D1 timer_failures), or clears it once it recovered. */
@@ -421,18 +426,25 @@ export class OrderObject extends DurableObject<Env> {
    * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and the wallet
    * voids the order for good (crediting back a charge from a confirm that never finished, and refusing any
    * charge that arrives later). Each step is idempotent, so a retried timer repeats none of them.
+   *
+   * Never before expiresAt: the alarm may fire early for this timer (it stands at the earliest due time
+   * stored, and a failed alarm write can leave it at an earlier one, such as a settle that was cleared
+   * since), and a live order must not be rejected ahead of the TTL its client was given. Then nothing is
+   * done and the expiry is due again at expiresAt.
    */
-  private async expire(): Promise<void> {
+  private async expire(): Promise<number | null> {
     const order = this.store.load();
     const id = order?.id ?? orderIdOf(this.ctx.id);
-    if (order !== null && order.state !== "created") return;
+    if (order !== null && order.state !== "created") return null;
+    if (order !== null && Date.now() < order.expiresAt) return order.expiresAt;
     if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
       await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
     }
-    if (order === null) return;
+    if (order === null) return null;
     await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(id, `order ${order.reference} expired`), this.reset);
     const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
     if (await this.save(rejected, order.state, { settle: null })) await this.tryFlushOutbox();
+    return null;
   }
 
   /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */

@@ -11,6 +11,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
+import { backdateExpiry, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
@@ -82,6 +83,7 @@ describe("a processing timer that keeps failing", () => {
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     armFault(ORDER_SEAMS.walletVoid, { when: "before", times: 8 });
+    await backdateExpiry(id);
     await runInDurableObject(orderStub(id), (_instance, state) => new OrderStore(state.storage).schedule("expire", Date.now() - 1));
     for (let run = 1; run <= 8; run += 1) {
       expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
@@ -100,5 +102,62 @@ describe("a processing timer that keeps failing", () => {
     const page = await admin("GET", "/admin/orders/stuck?limit=1");
     expect(page.status).toBe(200);
     expect(page.body.data).toEqual({ orders: expect.any(Array), next: null });
+  });
+});
+
+async function storedAlarm(orderId: string): Promise<number | null> {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
+}
+
+describe("an alarm that fires before the order's expiresAt", () => {
+  it("rejects nothing: the order stays created, its expiry stays due at expiresAt, and a confirm succeeds", async () => {
+    const key = await addClient("timers-early", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-1" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    const { expiresAt } = await storedOrder(id);
+    // The stored alarm fires now, ten minutes early.
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    expect((await timersOf(id)).map((t) => [t.kind, t.dueAt, t.failures])).toEqual([["expire", expiresAt, 0]]);
+    expect(await storedAlarm(id)).toBe(expiresAt);
+    expect(await wallet("timers-early", "USD").entries()).toHaveLength(1);
+    expect((await confirmOrder(id, key)).status).toBe(200);
+  });
+
+  it("a confirm refused for funds whose alarm write then failed leaves the alarm at its settle time: firing then rejects nothing", async () => {
+    const key = await addClient("timers-early-settle", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-2" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    const { expiresAt } = await storedOrder(id);
+    const purse = wallet("timers-early-settle", "USD");
+    await purse.post({ key: "drain", kind: "adjustment", amount: "-95" });
+    // The confirm moves the alarm to its settle time (first alarm write); the wallet answers
+    // insufficient_funds; the write that clears settle stores the order but the alarm write fails.
+    armFault(ORDER_SEAMS.setAlarm, { when: "before", skip: 1 });
+    expect((await confirmOrder(id, key)).status).toBe(500);
+    const alarm = (await storedAlarm(id))!;
+    expect(alarm).toBeLessThanOrEqual(Date.now() + 5_000);
+    expect((await timersOf(id)).map((t) => t.kind)).toEqual(["expire"]);
+    // The alarm fires at the settle time: only expiry is left, ten minutes before expiresAt.
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    expect(await storedAlarm(id)).toBe(expiresAt);
+    expect((await purse.entries()).map((e) => e.kind)).toEqual(["top_up", "adjustment"]);
+    await purse.post({ key: "refill", kind: "adjustment", amount: "95" });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+  });
+
+  it("at expiresAt the deferred expiry does reject it", async () => {
+    const key = await addClient("timers-early-then-due", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-3" }, key);
+    const id = created.body.data.id as string;
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    await backdateExpiry(id);
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("rejected");
+    expect(await timersOf(id)).toEqual([]);
   });
 });
