@@ -244,10 +244,16 @@ export class OrderObject extends DurableObject<Env> {
   /**
    * A confirm was cut off between its intent and storing the wallet's answer: the wallet decides. Charged:
    * the confirmation completes. Not charged: the order is plainly `created` again, to be confirmed anew.
+   *
+   * Once expiresAt has passed, settling confirms nothing: a confirm retried now is answered 419, so a
+   * confirmation here could contradict what the client was told. The order is left to its expiry timer
+   * (stored for as long as the order is `created`), whose wallet void credits back a charge that landed
+   * and refuses it for good.
    */
   private async settle(): Promise<void> {
     const order = this.store.load();
     if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
+    if (Date.now() >= order.expiresAt) return;
     const charge = await io(ORDER_SEAMS.chargeLookup, () => this.wallet(order).entry(chargeKey(order.id)), this.reset);
     if (charge !== null) await this.completeConfirmation(order);
     else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });

@@ -9,6 +9,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
+import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
 import { freshClient, rewriteStoredOrder, storedOrder } from "../order-helpers";
@@ -59,6 +60,37 @@ describe("a confirm cut off after the charge landed", () => {
     expect(Object.keys(view.redeem)).toEqual(["DEMO-US-RANGE"]);
     const charges = (await wallet(client.id, "USD").entries()).filter((entry) => entry.key === chargeKey(id));
     expect(charges.map((entry) => entry.amount)).toEqual(["-10"]);
+  });
+
+  it("once expiresAt has passed and the retry was answered 419, the order expires: its void gives the charge back, for good", async () => {
+    const client = await freshClient({ USD: "100" });
+    const id = await newOrder(client.key);
+    armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+    expect((await confirmOrder(id, client.key)).status).toBe(500);
+    // The first settle cannot reach the wallet; it is due again in 2 s.
+    armFault(ORDER_SEAMS.chargeLookup, { when: "before" });
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect(await timerKinds(id)).toEqual(["settle", "expire"]);
+    // Then expiresAt passes: the expiry timer is due, and the client's retried confirm is told 419.
+    await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() - 1_000), { expire: Date.now() - 1_000 });
+    expect((await confirmOrder(id, client.key)).status).toBe(419);
+    // The expiry's void fails once; in the next pass settle's lookup would find the charge.
+    armFault(ORDER_SEAMS.walletVoid, { when: "before" });
+    await drain(id);
+
+    const order = await storedOrder(id);
+    expect(order.state).toBe("rejected");
+    expect(order.invoiceStatus).toBe("void");
+    const purse = wallet(client.id, "USD");
+    const mine = (await purse.entries()).filter((entry) => entry.orderId === id);
+    expect(mine.map((entry) => [entry.key, entry.amount])).toEqual([
+      [chargeKey(id), "-10"],
+      [voidKey(id), "10"],
+    ]);
+    expect(mine.reduce((net, entry) => net.plus(entry.amount), new Money(0)).isZero()).toBe(true);
+    expect(await purse.balance()).toBe("100");
+    expect(await purse.post({ key: chargeKey(id), kind: "order_charge", amount: "10", orderId: id })).toMatchObject({ ok: false, code: "order_voided" });
+    expect((await confirmOrder(id, client.key)).status).toBe(419);
   });
 });
 
