@@ -14,7 +14,7 @@ import { orderEvent, WEBHOOK_STATES, type WebhookMessage } from "../webhooks/eve
 import type { OrderPlan } from "./create-checks";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { OrderStore, type Timer, type TimerKind } from "./order-store";
+import { OrderStore, type StuckReport, type Timer, type TimerKind } from "./order-store";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./schemas";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
@@ -312,19 +312,19 @@ export class OrderObject extends DurableObject<Env> {
     if (timers.length === 0) return;
     const horizon = Math.max(Date.now(), timers[0]!.dueAt);
     for (const timer of timers) {
-      if (timer.dueAt > horizon && timer.kind !== also) continue;
+      // The report timer only brings the alarm back: every run ends with the report (below).
+      if (timer.kind === "report" || (timer.dueAt > horizon && timer.kind !== also)) continue;
       try {
         const notBefore = await this.runTimer(timer.kind);
         if (notBefore !== null) this.store.schedule(timer.kind, notBefore);
         else this.store.completeTimer(timer);
-        if (timer.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(null);
       } catch (error) {
         const failed = this.store.failTimer(timer.kind, Date.now() + timerRetryDelayMs(timer.failures + 1), String(error));
         const order = this.store.load();
         logFailure(error, { step: `timer.${timer.kind}`, orderId: order?.id ?? orderIdOf(this.ctx.id), clientId: order?.clientId, failures: failed.failures });
-        if (failed.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(failed);
       }
     }
+    await this.reportStuck();
     await this.armAlarm();
   }
 
@@ -335,34 +335,48 @@ export class OrderObject extends DurableObject<Env> {
     if (kind === "expire") return this.exclusive(() => this.expire());
     if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await this.flushOutbox();
-    else await this.process();
+    else if (kind === "process") await this.process();
     return null;
   }
 
-  /** Makes a failing timer visible to the operator (D1 timer_failures), or clears it once it recovered. */
-  private async reportTimer(failed: Timer | null): Promise<void> {
+  /**
+   * Brings the operator's stuck list (D1 timer_failures, one row per order) in line with the order's
+   * timers: the row names the timer that has failed most often in a row, once that is at least
+   * TIMER_FAILURES_REPORTED_AFTER times, and there is no row while none is failing, however the failing
+   * timer went (it succeeded, or a confirm cleared it). The document keeps what the list was last given,
+   * so a run that changes nothing there writes nothing to D1. A report that fails is retried by the
+   * `report` timer, so that a row is not left behind, or missing, when the order comes to rest.
+   */
+  private async reportStuck(): Promise<void> {
+    const failing = this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
+    const wanted: StuckReport | null = failing === null ? null : { timer: failing.kind, failures: failing.failures };
+    const reported = this.store.reported();
+    if (reported !== undefined && reported?.timer === wanted?.timer && reported?.failures === wanted?.failures) return;
     const order = this.store.load();
     const orderId = order?.id ?? orderIdOf(this.ctx.id);
     try {
       await io(
         ORDER_SEAMS.timerReport,
         () =>
-          failed === null
+          failing === null
             ? clearTimerFailure(this.env.DB, orderId)
             : recordTimerFailure(this.env.DB, {
                 orderId,
                 clientId: order?.clientId ?? "",
-                timer: failed.kind,
-                failures: failed.failures,
-                lastError: failed.lastError ?? "",
+                timer: failing.kind,
+                failures: failing.failures,
+                lastError: failing.lastError ?? "",
                 lastFailedAt: Date.now(),
-                nextAttemptAt: failed.dueAt,
+                nextAttemptAt: failing.dueAt,
               }),
         this.reset,
       );
+      this.store.markReported(wanted);
     } catch (error) {
-      // Only the report failed; the timer itself is stored and retried either way.
-      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId });
+      // Only the report failed; the timers themselves are stored and retried either way.
+      const retry = this.store.timers().find((timer) => timer.kind === "report");
+      const failed = this.store.failTimer("report", Date.now() + timerRetryDelayMs((retry?.failures ?? 0) + 1), String(error));
+      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId, failures: failed.failures });
     }
   }
 

@@ -5,7 +5,8 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { armFault, clearFaults } from "../../src/kernel/faults";
+import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
+import type { OrderObject } from "../../src/orders/order-object";
 import { OrderStore, type Timer } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
@@ -159,5 +160,85 @@ describe("an alarm that fires before the order's expiresAt", () => {
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await storedOrder(id)).state).toBe("rejected");
     expect(await timersOf(id)).toEqual([]);
+  });
+});
+
+async function stuckRow(orderId: string): Promise<{ timer: string; failures: number } | undefined> {
+  const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
+  expect(stuck.status).toBe(200);
+  return stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === orderId);
+}
+
+/** Runs the order's alarm until it has no timer left (processing started by confirm is waited for). */
+async function drainTimers(orderId: string): Promise<void> {
+  for (let run = 0; run < 20 && (await timersOf(orderId)).length > 0; run += 1) {
+    await runDurableObjectAlarm(orderStub(orderId));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(await timersOf(orderId)).toEqual([]);
+}
+
+describe("the stuck list shows an order's worst failing timer, and nothing once none is failing", () => {
+  it("a settle that failed 3 times is listed, and unlisted once the client's retried confirm settled the order", async () => {
+    const key = await addClient("timers-stuck-settle", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-settle" }, key);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+    expect((await confirmOrder(id, key)).status).toBe(500);
+    armFault(ORDER_SEAMS.chargeLookup, { when: "before", times: 3 });
+    for (let run = 1; run <= 3; run += 1) expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect(await stuckRow(id)).toMatchObject({ timer: "settle", failures: 3 });
+    // The client retries: the charge is found under its key, the confirmation completes, settle is gone.
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(await stuckRow(id)).toBeUndefined();
+  });
+
+  it("one timer recovering (the outbox) leaves the row of another that is still failing (processing)", async () => {
+    const key = await addClient("timers-stuck-two", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-two", webhookUrl: "http://127.0.0.1:9/hooks/stuck" }, key);
+    const id = created.body.data.id as string;
+    // The queue and the supplier are both down: the outbox and processing timers fail together.
+    armFault(ORDER_SEAMS.queueSend, { when: "before", times: 1_000 });
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    for (let run = 0; run < 10; run += 1) {
+      const timers = await timersOf(id);
+      if (timers.every((t) => t.failures >= 3)) break;
+      await runDurableObjectAlarm(orderStub(id));
+    }
+    expect((await timersOf(id)).map((t) => [t.kind, t.failures >= 3])).toEqual(expect.arrayContaining([["outbox", true], ["process", true]]));
+    expect(await stuckRow(id)).toBeDefined();
+    // The queue is back, the supplier is not. The outbox is due now, processing in a minute.
+    clearFaults();
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
+    await runInDurableObject(orderStub(id), async (instance: OrderObject, state) => {
+      const store = new OrderStore(state.storage);
+      store.save(store.load()!, { outbox: Date.now() - 1, process: Date.now() + 60_000 }, null);
+      await instance.evict();
+    });
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    const timers = await timersOf(id);
+    expect(timers.map((t) => t.kind)).toEqual(["process"]);
+    expect(await stuckRow(id)).toMatchObject({ timer: "process", failures: timers[0]!.failures });
+    // The supplier is back: nothing is failing any more, and the row goes.
+    clearFaults();
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(await stuckRow(id)).toBeUndefined();
+  });
+
+  it("a healthy run writes nothing to the stuck list", async () => {
+    const key = await addClient("timers-stuck-healthy", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-healthy" }, key);
+    const id = created.body.data.id as string;
+    // The report itself would fail: a run that tried to write it would leave the report timer behind.
+    armFault(ORDER_SEAMS.timerReport, { when: "before", times: 1_000 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(firedFaults()).toEqual([]);
   });
 });
