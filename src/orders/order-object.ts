@@ -291,8 +291,9 @@ export class OrderObject extends DurableObject<Env> {
    * write can leave the alarm earlier still: settling, processing and the outbox may run early (each
    * asks the wallet, the suppliers or its outbox how things stand), and expiry checks expiresAt itself.
    * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile.
-   * The alarm never throws: the platform retries a throwing alarm only 6 times and then drops it, so a
-   * failed timer is stored again with capped backoff and retried for as long as it takes.
+   * A failing timer never makes the alarm throw: the platform retries a throwing alarm only 6 times and
+   * then drops it, so a failed timer is stored again with capped backoff and retried for as long as it
+   * takes. The one throw left is the final alarm write (see runDueTimers).
    */
   override async alarm(): Promise<void> {
     // The alarm that fired is no longer stored: the next armAlarm must write one.
@@ -325,6 +326,10 @@ export class OrderObject extends DurableObject<Env> {
       }
     }
     await this.reportStuck();
+    // Not caught: the alarm that fired is no longer stored, so if arming the next one fails, throwing is
+    // the only way to have the platform run this handler again (up to 6 retries with backoff; each runs
+    // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
+    // stay stored but unscheduled until a call that arms the alarm (a replayed create) reaches the object.
     await this.armAlarm();
   }
 

@@ -242,3 +242,24 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     expect(firedFaults()).toEqual([]);
   });
 });
+
+describe("re-arming the alarm at the end of a run", () => {
+  it("fails: the alarm throws, so that the platform runs it again, and that retry runs the stored timer", async () => {
+    const key = await addClient("timers-rearm", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "rearm-1" }, key);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 2 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    // The second processing failure is stored; the alarm write after it fails.
+    armFault(ORDER_SEAMS.setAlarm, { when: "before" });
+    await expect(runDurableObjectAlarm(orderStub(id))).rejects.toThrow(/order.set-alarm/);
+    const process = (await timersOf(id)).find((t) => t.kind === "process")!;
+    expect(process.failures).toBe(2);
+    // The alarm that fired is gone and none was armed: only the platform's retry of the throwing alarm
+    // brings the handler back. Its retry (run here by hand) runs the stored timer again, which now succeeds.
+    expect(await storedAlarm(id)).toBeNull();
+    await runInDurableObject(orderStub(id), (instance: OrderObject) => instance.alarm());
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+  });
+});
