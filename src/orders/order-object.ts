@@ -238,7 +238,12 @@ export class OrderObject extends DurableObject<Env> {
     const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
     const safetyNet = (order.chargeIntentAt ?? now) + SETTLE_AFTER_MS;
     if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await this.tryFlushOutbox();
-    this.ctx.waitUntil(this.runSerially(() => this.runDueTimers("process")));
+    // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
+    // The alarm stored with the confirmation (at the safety net), or moved since by a write that
+    // succeeded, still stands and runs what is left.
+    this.ctx.waitUntil(
+      this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) => logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId })),
+    );
   }
 
   /**
