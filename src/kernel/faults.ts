@@ -19,6 +19,11 @@ export interface Fault {
   reset?: boolean;
   /** How many calls through the seam fail before it lets calls through again (default 1). */
   times?: number;
+  /**
+   * How many calls through the seam succeed before the first failure (default 0): a seam an operation
+   * passes several times (the alarm write, the queue send) can be failed at its second or later call.
+   */
+  skip?: number;
 }
 
 /** The error a seam throws; tests tell an injected fault from a real bug by its class. */
@@ -29,12 +34,19 @@ export class InjectedFault extends Error {
   }
 }
 
-const armed = new Map<string, Fault & { left: number }>();
+interface ArmedFault extends Fault {
+  /** Failures still to come. */
+  left: number;
+  /** Calls still to let through before the first failure. */
+  passes: number;
+}
+
+const armed = new Map<string, ArmedFault>();
 const fired: string[] = [];
 
-/** Test-only: the next `times` calls through `seam` fail as `fault` says. */
+/** Test-only: after `skip` calls through `seam`, the next `times` fail as `fault` says. */
 export function armFault(seam: string, fault: Fault = { when: "before" }): void {
-  armed.set(seam, { ...fault, left: fault.times ?? 1 });
+  armed.set(seam, { ...fault, left: fault.times ?? 1, passes: fault.skip ?? 0 });
 }
 
 /** Test-only: no seam fails any more; the log of fired faults is emptied. */
@@ -48,9 +60,17 @@ export function firedFaults(): readonly string[] {
   return fired;
 }
 
-function take(seam: string, when: FaultWhen): (Fault & { left: number }) | null {
+/**
+ * The armed fault of `seam` if this call fails at `when`. Each call asks once for its fault's own `when`
+ * (`before` ahead of the call, `after` once it returned), so that is where a skipped call is counted.
+ */
+function take(seam: string, when: FaultWhen): ArmedFault | null {
   const fault = armed.get(seam);
   if (fault === undefined || fault.when !== when || fault.left <= 0) return null;
+  if (fault.passes > 0) {
+    fault.passes -= 1;
+    return null;
+  }
   fault.left -= 1;
   if (fault.left === 0) armed.delete(seam);
   fired.push(`${seam}:${when}`);

@@ -15,7 +15,7 @@ import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./f
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { OrderStore, type Timer, type TimerKind } from "./order-store";
+import { OrderStore, type StuckReport, type Timer, type TimerKind } from "./order-store";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./schemas";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
@@ -239,16 +239,27 @@ export class OrderObject extends DurableObject<Env> {
     const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
     const safetyNet = (order.chargeIntentAt ?? now) + SETTLE_AFTER_MS;
     if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await this.tryFlushOutbox();
-    this.ctx.waitUntil(this.runSerially(() => this.runDueTimers("process")));
+    // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
+    // The alarm stored with the confirmation (at the safety net), or moved since by a write that
+    // succeeded, still stands and runs what is left.
+    this.ctx.waitUntil(
+      this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) => logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId })),
+    );
   }
 
   /**
    * A confirm was cut off between its intent and storing the wallet's answer: the wallet decides. Charged:
    * the confirmation completes. Not charged: the order is plainly `created` again, to be confirmed anew.
+   *
+   * Once expiresAt has passed, settling confirms nothing: a confirm retried now is answered 419, so a
+   * confirmation here could contradict what the client was told. The order is left to its expiry timer
+   * (stored for as long as the order is `created`), whose wallet void credits back a charge that landed
+   * and refuses it for good.
    */
   private async settle(): Promise<void> {
     const order = this.store.load();
     if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
+    if (Date.now() >= order.expiresAt) return;
     const charge = await io(ORDER_SEAMS.chargeLookup, () => this.wallet(order).entry(chargeKey(order.id)), this.reset);
     if (charge !== null) await this.completeConfirmation(order);
     else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
@@ -281,11 +292,14 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Runs the timers that are due. The alarm is always set to the earliest timer, so when it fires that
-   * one is due even if the clock reads a little earlier (as when a test runs the alarm at once).
+   * Runs the timers that are due. The alarm is set to the earliest timer, so when it fires that one is
+   * taken as due even if the clock reads earlier (as when a test runs the alarm at once). A failed alarm
+   * write can leave the alarm earlier still: settling, processing and the outbox may run early (each
+   * asks the wallet, the suppliers or its outbox how things stand), and expiry checks expiresAt itself.
    * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile.
-   * The alarm never throws: the platform retries a throwing alarm only 6 times and then drops it, so a
-   * failed timer is stored again with capped backoff and retried for as long as it takes.
+   * A failing timer never makes the alarm throw: the platform retries a throwing alarm only 6 times and
+   * then drops it, so a failed timer is stored again with capped backoff and retried for as long as it
+   * takes. The one throw left is the final alarm write (see runDueTimers).
    */
   override async alarm(): Promise<void> {
     // The alarm that fired is no longer stored: the next armAlarm must write one.
@@ -305,54 +319,75 @@ export class OrderObject extends DurableObject<Env> {
     if (timers.length === 0) return;
     const horizon = Math.max(Date.now(), timers[0]!.dueAt);
     for (const timer of timers) {
-      if (timer.dueAt > horizon && timer.kind !== also) continue;
+      // The report timer only brings the alarm back: every run ends with the report (below).
+      if (timer.kind === "report" || (timer.dueAt > horizon && timer.kind !== also)) continue;
       try {
-        await this.runTimer(timer.kind);
-        this.store.completeTimer(timer);
-        if (timer.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(null);
+        const notBefore = await this.runTimer(timer.kind);
+        if (notBefore !== null) this.store.schedule(timer.kind, notBefore);
+        else this.store.completeTimer(timer);
       } catch (error) {
         const failed = this.store.failTimer(timer.kind, Date.now() + timerRetryDelayMs(timer.failures + 1), String(error));
         const order = this.store.load();
         logFailure(error, { step: `timer.${timer.kind}`, orderId: order?.id ?? orderIdOf(this.ctx.id), clientId: order?.clientId, failures: failed.failures });
-        if (failed.failures >= TIMER_FAILURES_REPORTED_AFTER) await this.reportTimer(failed);
       }
     }
+    await this.reportStuck();
+    // Not caught: the alarm that fired is no longer stored, so if arming the next one fails, throwing is
+    // the only way to have the platform run this handler again (up to 6 retries with backoff; each runs
+    // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
+    // stay stored but unscheduled until a call that arms the alarm (a replayed create) reaches the object.
     await this.armAlarm();
   }
 
-  private async runTimer(kind: TimerKind): Promise<void> {
+  /** Runs one timer; a time returned means it ran too early and is due again then (nothing was done). */
+  private async runTimer(kind: TimerKind): Promise<number | null> {
     // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
     // after and finds the outcome.
-    if (kind === "expire") await this.exclusive(() => this.expire());
-    else if (kind === "settle") await this.exclusive(() => this.settle());
+    if (kind === "expire") return this.exclusive(() => this.expire());
+    if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await this.flushOutbox();
-    else await this.process();
+    else if (kind === "process") await this.process();
+    return null;
   }
 
-  /** Makes a failing timer visible to the operator (D1 timer_failures), or clears it once it recovered. */
-  private async reportTimer(failed: Timer | null): Promise<void> {
+  /**
+   * Brings the operator's stuck list (D1 timer_failures, one row per order) in line with the order's
+   * timers: the row names the timer that has failed most often in a row, once that is at least
+   * TIMER_FAILURES_REPORTED_AFTER times, and there is no row while none is failing, however the failing
+   * timer went (it succeeded, or a confirm cleared it). The document keeps what the list was last given,
+   * so a run that changes nothing there writes nothing to D1. A report that fails is retried by the
+   * `report` timer, so that a row is not left behind, or missing, when the order comes to rest.
+   */
+  private async reportStuck(): Promise<void> {
+    const failing = this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
+    const wanted: StuckReport | null = failing === null ? null : { timer: failing.kind, failures: failing.failures };
+    const reported = this.store.reported();
+    if (reported !== undefined && reported?.timer === wanted?.timer && reported?.failures === wanted?.failures) return;
     const order = this.store.load();
     const orderId = order?.id ?? orderIdOf(this.ctx.id);
     try {
       await io(
         ORDER_SEAMS.timerReport,
         () =>
-          failed === null
+          failing === null
             ? clearTimerFailure(this.env.DB, orderId)
             : recordTimerFailure(this.env.DB, {
                 orderId,
                 clientId: order?.clientId ?? "",
-                timer: failed.kind,
-                failures: failed.failures,
-                lastError: failed.lastError ?? "",
+                timer: failing.kind,
+                failures: failing.failures,
+                lastError: failing.lastError ?? "",
                 lastFailedAt: Date.now(),
-                nextAttemptAt: failed.dueAt,
+                nextAttemptAt: failing.dueAt,
               }),
         this.reset,
       );
+      this.store.markReported(wanted);
     } catch (error) {
-      // Only the report failed; the timer itself is stored and retried either way.
-      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId });
+      // Only the report failed; the timers themselves are stored and retried either way.
+      const retry = this.store.timers().find((timer) => timer.kind === "report");
+      const failed = this.store.failTimer("report", Date.now() + timerRetryDelayMs((retry?.failures ?? 0) + 1), String(error));
+      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId, failures: failed.failures });
     }
   }
 
@@ -422,18 +457,25 @@ export class OrderObject extends DurableObject<Env> {
    * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and the wallet
    * voids the order for good (crediting back a charge from a confirm that never finished, and refusing any
    * charge that arrives later). Each step is idempotent, so a retried timer repeats none of them.
+   *
+   * Never before expiresAt: the alarm may fire early for this timer (it stands at the earliest due time
+   * stored, and a failed alarm write can leave it at an earlier one, such as a settle that was cleared
+   * since), and a live order must not be rejected ahead of the TTL its client was given. Then nothing is
+   * done and the expiry is due again at expiresAt.
    */
-  private async expire(): Promise<void> {
+  private async expire(): Promise<number | null> {
     const order = this.store.load();
     const id = order?.id ?? orderIdOf(this.ctx.id);
-    if (order !== null && order.state !== "created") return;
+    if (order !== null && order.state !== "created") return null;
+    if (order !== null && Date.now() < order.expiresAt) return order.expiresAt;
     if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
       await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
     }
-    if (order === null) return;
+    if (order === null) return null;
     await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(id, `order ${order.reference} expired`), this.reset);
     const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
     if (await this.save(rejected, order.state, { settle: null })) await this.tryFlushOutbox();
+    return null;
   }
 
   /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */

@@ -12,8 +12,17 @@ import type { OrderRecord } from "./order-record";
  * in one transaction (see `migrateFromTables`), so every order already stored has a path.
  */
 
-/** Work the order's alarm stands for; each kind has at most one due time. */
-export type TimerKind = "expire" | "process" | "outbox" | "settle";
+/**
+ * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
+ * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck).
+ */
+export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
+
+/** What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer. */
+export interface StuckReport {
+  timer: TimerKind;
+  failures: number;
+}
 
 export interface Timer {
   kind: TimerKind;
@@ -46,6 +55,11 @@ interface StoredDocument {
   timers: Timer[];
   /** Events stored so far; the next one is `outbox:<outboxCount + 1>`. */
   outboxCount: number;
+  /**
+   * What the stuck list last got for this order (null: no row), so that a run that changes nothing there
+   * writes nothing to D1. Absent in a document stored before it was kept: then what D1 holds is unknown.
+   */
+  reported?: StuckReport | null;
 }
 
 const DOCUMENT_KEY = "order";
@@ -53,7 +67,7 @@ const OUTBOX_PREFIX = "outbox:";
 /** Zero-padded so that the keys list in the order the events were stored. */
 const outboxKey = (seq: number): string => `${OUTBOX_PREFIX}${String(seq).padStart(10, "0")}`;
 
-const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0 };
+const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0, reported: null };
 
 /**
  * The SQL schema of versions 0 to 2, kept to read an order stored under it. Migration N takes the tables
@@ -204,6 +218,29 @@ export class OrderStore {
 
   nextDue(): number | null {
     return this.read().timers[0]?.dueAt ?? null;
+  }
+
+  /**
+   * The timer that has failed most often in a row, at least `threshold` times (the earlier due on a tie),
+   * or null. The `report` timer does not count: it only retries the report itself.
+   */
+  worstFailing(threshold: number): Timer | null {
+    let worst: Timer | null = null;
+    for (const timer of this.read().timers) {
+      if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures)) worst = timer;
+    }
+    return worst;
+  }
+
+  /** What the stuck list was last given (null: no row); undefined when not known (an older document). */
+  reported(): StuckReport | null | undefined {
+    return this.read().reported;
+  }
+
+  /** Records what the stuck list now holds; the `report` timer that retried it goes in the same write. */
+  markReported(report: StuckReport | null): void {
+    const doc = this.read();
+    this.write({ ...doc, reported: report, timers: without(doc.timers, "report") });
   }
 
   // ---- outbox

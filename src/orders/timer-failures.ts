@@ -11,12 +11,17 @@ export interface TimerFailure {
   nextAttemptAt: number;
 }
 
+/**
+ * The order's row names its worst failing timer. When that becomes another timer of the order, the row
+ * starts over from this write (first_failed_at); while it is the same timer, first_failed_at is kept.
+ */
 export async function recordTimerFailure(db: D1Database, failure: Omit<TimerFailure, "firstFailedAt">): Promise<void> {
   await db
     .prepare(
       `INSERT INTO timer_failures (order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
-       ON CONFLICT (order_id) DO UPDATE SET timer = ?3, failures = ?4, last_error = ?5, last_failed_at = ?6, next_attempt_at = ?7`,
+       ON CONFLICT (order_id) DO UPDATE SET timer = ?3, failures = ?4, last_error = ?5, last_failed_at = ?6, next_attempt_at = ?7,
+         first_failed_at = CASE WHEN timer_failures.timer = ?3 THEN timer_failures.first_failed_at ELSE ?6 END`,
     )
     .bind(failure.orderId, failure.clientId, failure.timer, failure.failures, failure.lastError, failure.lastFailedAt, failure.nextAttemptAt)
     .run();

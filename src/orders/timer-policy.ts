@@ -1,7 +1,8 @@
 /**
  * How a failing timer is retried. The platform retries a throwing alarm only 6 times and then drops it, so
- * the order object never lets its alarm throw: it stores the failed timer again with this backoff and
- * retries without limit, and reports the order to the operator once it has failed this many times in a row.
+ * a failing timer never makes the order object's alarm throw: the object stores it again with this backoff
+ * and retries without limit, and reports the order to the operator once it has failed this many times in a
+ * row.
  */
 import { cappedBackoff } from "../kernel/backoff";
 

@@ -5,12 +5,14 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { armFault, clearFaults } from "../../src/kernel/faults";
+import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
+import type { OrderObject } from "../../src/orders/order-object";
 import { OrderStore, type Timer } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
+import { backdateExpiry, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
@@ -82,6 +84,7 @@ describe("a processing timer that keeps failing", () => {
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     armFault(ORDER_SEAMS.walletVoid, { when: "before", times: 8 });
+    await backdateExpiry(id);
     await runInDurableObject(orderStub(id), (_instance, state) => new OrderStore(state.storage).schedule("expire", Date.now() - 1));
     for (let run = 1; run <= 8; run += 1) {
       expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
@@ -100,5 +103,163 @@ describe("a processing timer that keeps failing", () => {
     const page = await admin("GET", "/admin/orders/stuck?limit=1");
     expect(page.status).toBe(200);
     expect(page.body.data).toEqual({ orders: expect.any(Array), next: null });
+  });
+});
+
+async function storedAlarm(orderId: string): Promise<number | null> {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
+}
+
+describe("an alarm that fires before the order's expiresAt", () => {
+  it("rejects nothing: the order stays created, its expiry stays due at expiresAt, and a confirm succeeds", async () => {
+    const key = await addClient("timers-early", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-1" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    const { expiresAt } = await storedOrder(id);
+    // The stored alarm fires now, ten minutes early.
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    expect((await timersOf(id)).map((t) => [t.kind, t.dueAt, t.failures])).toEqual([["expire", expiresAt, 0]]);
+    expect(await storedAlarm(id)).toBe(expiresAt);
+    expect(await wallet("timers-early", "USD").entries()).toHaveLength(1);
+    expect((await confirmOrder(id, key)).status).toBe(200);
+  });
+
+  it("a confirm refused for funds whose alarm write then failed leaves the alarm at its settle time: firing then rejects nothing", async () => {
+    const key = await addClient("timers-early-settle", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-2" }, key);
+    expect(created.status).toBe(200);
+    const id = created.body.data.id as string;
+    const { expiresAt } = await storedOrder(id);
+    const purse = wallet("timers-early-settle", "USD");
+    await purse.post({ key: "drain", kind: "adjustment", amount: "-95" });
+    // The confirm moves the alarm to its settle time (first alarm write); the wallet answers
+    // insufficient_funds; the write that clears settle stores the order but the alarm write fails.
+    armFault(ORDER_SEAMS.setAlarm, { when: "before", skip: 1 });
+    expect((await confirmOrder(id, key)).status).toBe(500);
+    const alarm = (await storedAlarm(id))!;
+    expect(alarm).toBeLessThanOrEqual(Date.now() + 5_000);
+    expect((await timersOf(id)).map((t) => t.kind)).toEqual(["expire"]);
+    // The alarm fires at the settle time: only expiry is left, ten minutes before expiresAt.
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    expect(await storedAlarm(id)).toBe(expiresAt);
+    expect((await purse.entries()).map((e) => e.kind)).toEqual(["top_up", "adjustment"]);
+    await purse.post({ key: "refill", kind: "adjustment", amount: "95" });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+  });
+
+  it("at expiresAt the deferred expiry does reject it", async () => {
+    const key = await addClient("timers-early-then-due", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-3" }, key);
+    const id = created.body.data.id as string;
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    await backdateExpiry(id);
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("rejected");
+    expect(await timersOf(id)).toEqual([]);
+  });
+});
+
+async function stuckRow(orderId: string): Promise<{ timer: string; failures: number } | undefined> {
+  const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
+  expect(stuck.status).toBe(200);
+  return stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === orderId);
+}
+
+/** Runs the order's alarm until it has no timer left (processing started by confirm is waited for). */
+async function drainTimers(orderId: string): Promise<void> {
+  for (let run = 0; run < 20 && (await timersOf(orderId)).length > 0; run += 1) {
+    await runDurableObjectAlarm(orderStub(orderId));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(await timersOf(orderId)).toEqual([]);
+}
+
+describe("the stuck list shows an order's worst failing timer, and nothing once none is failing", () => {
+  it("a settle that failed 3 times is listed, and unlisted once the client's retried confirm settled the order", async () => {
+    const key = await addClient("timers-stuck-settle", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-settle" }, key);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+    expect((await confirmOrder(id, key)).status).toBe(500);
+    armFault(ORDER_SEAMS.chargeLookup, { when: "before", times: 3 });
+    for (let run = 1; run <= 3; run += 1) expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect(await stuckRow(id)).toMatchObject({ timer: "settle", failures: 3 });
+    // The client retries: the charge is found under its key, the confirmation completes, settle is gone.
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(await stuckRow(id)).toBeUndefined();
+  });
+
+  it("one timer recovering (the outbox) leaves the row of another that is still failing (processing)", async () => {
+    const key = await addClient("timers-stuck-two", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-two", webhookUrl: "http://127.0.0.1:9/hooks/stuck" }, key);
+    const id = created.body.data.id as string;
+    // The queue and the supplier are both down: the outbox and processing timers fail together.
+    armFault(ORDER_SEAMS.queueSend, { when: "before", times: 1_000 });
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    for (let run = 0; run < 10; run += 1) {
+      const timers = await timersOf(id);
+      if (timers.every((t) => t.failures >= 3)) break;
+      await runDurableObjectAlarm(orderStub(id));
+    }
+    expect((await timersOf(id)).map((t) => [t.kind, t.failures >= 3])).toEqual(expect.arrayContaining([["outbox", true], ["process", true]]));
+    expect(await stuckRow(id)).toBeDefined();
+    // The queue is back, the supplier is not. The outbox is due now, processing in a minute.
+    clearFaults();
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
+    await runInDurableObject(orderStub(id), async (instance: OrderObject, state) => {
+      const store = new OrderStore(state.storage);
+      store.save(store.load()!, { outbox: Date.now() - 1, process: Date.now() + 60_000 }, null);
+      await instance.evict();
+    });
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    const timers = await timersOf(id);
+    expect(timers.map((t) => t.kind)).toEqual(["process"]);
+    expect(await stuckRow(id)).toMatchObject({ timer: "process", failures: timers[0]!.failures });
+    // The supplier is back: nothing is failing any more, and the row goes.
+    clearFaults();
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(await stuckRow(id)).toBeUndefined();
+  });
+
+  it("a healthy run writes nothing to the stuck list", async () => {
+    const key = await addClient("timers-stuck-healthy", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-healthy" }, key);
+    const id = created.body.data.id as string;
+    // The report itself would fail: a run that tried to write it would leave the report timer behind.
+    armFault(ORDER_SEAMS.timerReport, { when: "before", times: 1_000 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(firedFaults()).toEqual([]);
+  });
+});
+
+describe("re-arming the alarm at the end of a run", () => {
+  it("fails: the alarm throws, so that the platform runs it again, and that retry runs the stored timer", async () => {
+    const key = await addClient("timers-rearm", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "rearm-1" }, key);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 2 });
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    // The second processing failure is stored; the alarm write after it fails.
+    armFault(ORDER_SEAMS.setAlarm, { when: "before" });
+    await expect(runDurableObjectAlarm(orderStub(id))).rejects.toThrow(/order.set-alarm/);
+    const process = (await timersOf(id)).find((t) => t.kind === "process")!;
+    expect(process.failures).toBe(2);
+    // The alarm that fired is gone and none was armed: only the platform's retry of the throwing alarm
+    // brings the handler back. Its retry (run here by hand) runs the stored timer again, which now succeeds.
+    expect(await storedAlarm(id)).toBeNull();
+    await runInDurableObject(orderStub(id), (instance: OrderObject) => instance.alarm());
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
   });
 });

@@ -27,6 +27,7 @@ import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { addClient, balanceOf, confirmOrder, createOrder, DEMO_KEY, getOrder, line, orderStub, seedDemo, topUp } from "../helpers";
+import { backdateExpiry } from "../order-helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
 
 /** Longer than the queue's max_batch_timeout (1 s): after it, a message sent earlier has been handed out. */
@@ -216,7 +217,8 @@ describe("one event per committed transition across a whole order life", () => {
     const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
     expect(await outboxOf(order.id)).toEqual([]);
 
-    // The expire timer is the order's earliest (and only) one, so the alarm runs it now.
+    // expiresAt passes; the expire timer is the order's earliest (and only) one, so the alarm runs it now.
+    await backdateExpiry(order.id);
     expect(await runDurableObjectAlarm(orderStub(order.id))).toBe(true);
     expect(await stateOf(order.id)).toBe("rejected");
     expect((await confirmOrder(order.id, key)).status).toBe(419);
@@ -235,6 +237,7 @@ describe("one event per committed transition across a whole order life", () => {
     const control = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     for (const order of [silentDone, silentFailed, control]) await confirmed(key, order.id);
+    await backdateExpiry(silentExpired.id);
     expect(await runDurableObjectAlarm(orderStub(silentExpired.id))).toBe(true);
     expect(await drain(silentDone.id)).toBe("successful");
     expect(await drain(silentFailed.id)).toBe("failed");
