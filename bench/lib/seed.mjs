@@ -15,11 +15,12 @@ async function runSql(db, sql) {
 }
 
 /** Returns the API keys of the bench clients (the demo key first). */
-export async function seedProject(instance, target, { adminToken, clients, skus, topUp }) {
+export async function seedProject(instance, target, { adminToken, clients, skus, topUp, root = ROOT }) {
   const db = await instance.mf.getD1Database("DB");
-  const migrations = path.join(ROOT, "schema", "migrations");
+  // `root`: the tree whose schema the Worker was built from (another revision, for bench:compare).
+  const migrations = path.join(root, "schema", "migrations");
   for (const file of readdirSync(migrations).filter((f) => f.endsWith(".sql")).sort()) await runSql(db, readFileSync(path.join(migrations, file), "utf8"));
-  await runSql(db, readFileSync(path.join(ROOT, "schema", "seed", "demo.sql"), "utf8"));
+  await runSql(db, readFileSync(path.join(root, "schema", "seed", "demo.sql"), "utf8"));
 
   // Extra sandbox SKUs shaped like DEMO-US-RANGE (copied column by column, whatever the columns are).
   const columns = (await db.prepare(`PRAGMA table_info(products)`).all()).results.map((c) => c.name);
