@@ -49,7 +49,8 @@ const SETTLE_AFTER_MS = 5_000;
 /**
  * One order: the RPC surface of its Durable Object. Its single-threaded object serialises create, confirm
  * and get; its storage (src/orders/order-store.ts) holds the order document, the due times behind its
- * one alarm (expiry, settling a cut-off confirm, processing, webhook outbox) and the outbox of events
+ * one alarm (expiry, settling a cut-off confirm, processing, webhook outbox, retrying a stuck-list write)
+ * and the outbox of events
  * written in the same transaction as the state change they announce. Every I/O call between two writes
  * goes through a fault seam (src/orders/seams.ts).
  */
@@ -362,7 +363,12 @@ export class OrderObject extends DurableObject<Env> {
     const failing = this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
     const wanted: StuckReport | null = failing === null ? null : { timer: failing.kind, failures: failing.failures };
     const reported = this.store.reported();
-    if (reported !== undefined && reported?.timer === wanted?.timer && reported?.failures === wanted?.failures) return;
+    if (reported !== undefined && reported?.timer === wanted?.timer && reported?.failures === wanted?.failures) {
+      // The list already shows what it should: a retry of an earlier write that failed has nothing left to
+      // write, and must not stay behind (it would keep the alarm firing for an order at rest).
+      this.store.clearTimer("report");
+      return;
+    }
     const order = this.store.load();
     const orderId = order?.id ?? orderIdOf(this.ctx.id);
     try {

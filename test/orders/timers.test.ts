@@ -241,6 +241,27 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     expect((await getOrder(id, key)).body.data.state).toBe("successful");
     expect(firedFaults()).toEqual([]);
   });
+
+  it("a report that could not be written is dropped once nothing is failing: the order comes to rest with no timer and no alarm", async () => {
+    const key = await addClient("timers-stuck-dropped", { USD: "100" });
+    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-dropped" }, key);
+    const id = created.body.data.id as string;
+    armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+    expect((await confirmOrder(id, key)).status).toBe(500);
+    // Settling fails 3 times and so does writing it to the stuck list (D1 is down for that write).
+    armFault(ORDER_SEAMS.chargeLookup, { when: "before", times: 3 });
+    armFault(ORDER_SEAMS.timerReport, { when: "before", times: 1_000 });
+    for (let run = 1; run <= 3; run += 1) expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await timersOf(id)).map((t) => t.kind)).toContain("report");
+    expect(await stuckRow(id)).toBeUndefined();
+    // The client's retried confirm settles the order before the report could be written: the list never
+    // held a row, so there is nothing left to report, and the report's own retry must go with it.
+    expect((await confirmOrder(id, key)).status).toBe(200);
+    await drainTimers(id);
+    expect((await getOrder(id, key)).body.data.state).toBe("successful");
+    expect(await storedAlarm(id)).toBeNull();
+    expect(await stuckRow(id)).toBeUndefined();
+  });
 });
 
 describe("re-arming the alarm at the end of a run", () => {
