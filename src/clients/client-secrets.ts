@@ -1,7 +1,7 @@
 /**
  * The credentials a client holds: its API keys (`sk_live_…`, stored only as a SHA-256 digest and named by a
  * key id) and its webhook signing secret (`whsec_…`). Made here, read here: the webhook consumer signs with
- * `webhookSigningKey` of the stored secret (src/webhooks/delivery.ts).
+ * `webhookSigningKey` of the stored secret (src/webhooks/consumer.ts).
  */
 import { fromBase64, randomBytes, randomHex, sha256Hex, toBase64 } from "../kernel/crypto";
 
@@ -31,7 +31,7 @@ export async function newApiKey(): Promise<NewApiKey> {
  * key is the 48 bytes they decode to, and a receiver that hands its existing secret to a Standard Webhooks
  * library verifies without change. Rotating moves a client to a 32-byte secret.
  */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
+const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 /** A new webhook secret: `whsec_` + base64 of 256 random bits. Stored as is. */
 export function newWebhookSecret(): string {
