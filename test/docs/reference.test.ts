@@ -86,4 +86,16 @@ describe("the reference's relative links", () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it("name only files that exist when they give a repository path in backticks", () => {
+    const missing: string[] = [];
+    for (const [file, markdown] of Object.entries(REFERENCE)) {
+      const prose = markdown.replace(/```[\s\S]*?```/g, "");
+      // `src/orders/order-object.ts`, `bench/results/latest.md`: a path from the root with a file ending.
+      for (const [, path] of prose.matchAll(/`((?:src|test|scripts|bench|schema|docs|examples)\/[\w./-]+\.[a-z]{2,4})`/g)) {
+        if (!FILES.has(`/${path}`)) missing.push(`${file}: ${path}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
 });
