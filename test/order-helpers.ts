@@ -86,6 +86,23 @@ export async function timersOf(orderId: string): Promise<{ kind: string; due_at:
   );
 }
 
+/** The time the order object's alarm is stored for (null: none). */
+export async function storedAlarm(orderId: string): Promise<number | null> {
+  return runInDurableObject(orderStubOf(orderId), (_instance, state) => state.storage.getAlarm());
+}
+
+/**
+ * Runs the order's alarm until it has no timer left (processing started by confirm runs after the answer,
+ * so it is waited for); fails when timers remain after 20 runs.
+ */
+export async function drainTimers(orderId: string): Promise<void> {
+  for (let run = 0; run < 20 && (await timersOf(orderId)).length > 0; run += 1) {
+    await runDurableObjectAlarm(orderStubOf(orderId));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  expect(await timersOf(orderId)).toEqual([]);
+}
+
 /**
  * Rewrites the stored order through its storage module and makes the object forget its in-memory copy, as
  * a restarted object would; timers are left as they are unless `timers` sets some.

@@ -12,7 +12,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { freshClient, rewriteStoredOrder, storedOrder } from "../order-helpers";
+import { drainTimers, freshClient, rewriteStoredOrder, storedAlarm, storedOrder } from "../order-helpers";
 
 beforeAll(seedDemo);
 afterEach(clearFaults);
@@ -21,20 +21,6 @@ const SETTLE_AFTER_MS = 5_000;
 
 async function timerKinds(orderId: string): Promise<string[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers().map((timer) => timer.kind));
-}
-
-async function storedAlarm(orderId: string): Promise<number | null> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
-}
-
-/** Runs the order's alarm until it has no timer left (processing runs after confirm, so it is waited for). */
-async function drain(orderId: string): Promise<void> {
-  for (let run = 0; run < 20; run += 1) {
-    if ((await timerKinds(orderId)).length === 0) return;
-    await runDurableObjectAlarm(orderStub(orderId));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`${orderId} still has timers ${await timerKinds(orderId)}`);
 }
 
 async function newOrder(key: string): Promise<string> {
@@ -54,7 +40,7 @@ describe("a confirm cut off after the charge landed", () => {
     expect(alarm).not.toBeNull();
     expect(alarm! - Date.now()).toBeLessThanOrEqual(SETTLE_AFTER_MS + 500);
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
-    await drain(id);
+    await drainTimers(id);
     const view = (await getOrder(id, client.key)).body.data;
     expect(view.state).toBe("successful");
     expect(Object.keys(view.redeem)).toEqual(["DEMO-US-RANGE"]);
@@ -76,7 +62,7 @@ describe("a confirm cut off after the charge landed", () => {
     expect((await confirmOrder(id, client.key)).status).toBe(419);
     // The expiry's void fails once; in the next pass settle's lookup would find the charge.
     armFault(ORDER_SEAMS.walletVoid, { when: "before" });
-    await drain(id);
+    await drainTimers(id);
 
     const order = await storedOrder(id);
     expect(order.state).toBe("rejected");

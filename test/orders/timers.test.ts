@@ -12,7 +12,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, storedOrder } from "../order-helpers";
+import { backdateExpiry, drainTimers, storedAlarm, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
@@ -106,9 +106,6 @@ describe("a processing timer that keeps failing", () => {
   });
 });
 
-async function storedAlarm(orderId: string): Promise<number | null> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
-}
 
 describe("an alarm that fires before the order's expiresAt", () => {
   it("rejects nothing: the order stays created, its expiry stays due at expiresAt, and a confirm succeeds", async () => {
@@ -167,15 +164,6 @@ async function stuckRow(orderId: string): Promise<{ timer: string; failures: num
   const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
   expect(stuck.status).toBe(200);
   return stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === orderId);
-}
-
-/** Runs the order's alarm until it has no timer left (processing started by confirm is waited for). */
-async function drainTimers(orderId: string): Promise<void> {
-  for (let run = 0; run < 20 && (await timersOf(orderId)).length > 0; run += 1) {
-    await runDurableObjectAlarm(orderStub(orderId));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  expect(await timersOf(orderId)).toEqual([]);
 }
 
 describe("the stuck list shows an order's worst failing timer, and nothing once none is failing", () => {
