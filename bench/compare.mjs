@@ -13,6 +13,7 @@ import path from "node:path";
 import { flowPhase, interleaved } from "./lib/flows.mjs";
 import { Target } from "./lib/load.mjs";
 import { seedProject } from "./lib/seed.mjs";
+import { runWithCleanup } from "./lib/lifecycle.mjs";
 import { ROOT, build, start, writeLocalLimiterEntry } from "./lib/workers.mjs";
 
 const revisions = process.argv.slice(2);
@@ -85,11 +86,4 @@ async function cleanup() {
   rmSync(tmp, { recursive: true, force: true });
 }
 
-try {
-  await main();
-  await cleanup();
-} catch (error) {
-  console.error(error);
-  await cleanup();
-  process.exit(1);
-}
+await runWithCleanup(main, cleanup);

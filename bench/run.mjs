@@ -17,6 +17,7 @@ import { profilePhase } from "./lib/profile.mjs";
 import { printReport, renderMarkdown, renderSvg, verdicts } from "./lib/report.mjs";
 import { UPSTREAM_URL, WEBHOOK_URL, answerOutbound, seedProject, seedSupplierKinds } from "./lib/seed.mjs";
 import { PRICE_FILE, priceOfOrders, readPrices } from "./lib/pricing.mjs";
+import { runWithCleanup } from "./lib/lifecycle.mjs";
 import { ROOT, build, freePort, start, writeInstrumentedEntry, writeLocalLimiterEntry } from "./lib/workers.mjs";
 
 // Wrangler reads these while it builds and resolves the config; the bench passes its own values as bindings.
@@ -265,18 +266,4 @@ async function cleanup() {
   if (process.env.BENCH_KEEP !== "1") rmSync(tmp, { recursive: true, force: true });
 }
 
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.once(signal, async () => {
-    await cleanup();
-    process.exit(130);
-  });
-}
-
-try {
-  await main();
-  await cleanup();
-} catch (error) {
-  console.error(error);
-  await cleanup();
-  process.exit(1);
-}
+await runWithCleanup(main, cleanup);
