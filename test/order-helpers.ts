@@ -6,7 +6,8 @@ import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { OrderObject } from "../src/orders/order-object";
 import type { OrderRecord } from "../src/orders/order-record";
-import { OrderStore, type TimerKind } from "../src/orders/order-store";
+import { OrderStore } from "../src/orders/order-store";
+import type { TimerKind } from "../src/orders/order-timers";
 import type { LedgerEntry } from "../src/wallets/ledger";
 import { addClient, wallet, type ApiCall } from "./helpers";
 

@@ -15,7 +15,8 @@ import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./f
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { OrderStore, type StuckReport, type Timer, type TimerKind } from "./order-store";
+import { OrderStore } from "./order-store";
+import type { StuckReport, Timer, TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./schemas";
 import { ORDER_SEAMS, supplierSeam } from "./seams";

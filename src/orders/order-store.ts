@@ -1,10 +1,13 @@
 import type { WebhookMessage } from "../webhooks/events";
+import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } from "./order-outbox";
 import type { OrderRecord } from "./order-record";
+import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, type StuckReport, type Timer, type TimerKind } from "./order-timers";
 
 /**
- * The order object's storage: the order document, the due times behind its one alarm, and the outbox of
- * webhook events. It lives in the object's key-value storage, which a SQLite-backed object has from birth,
- * so a new order creates no table: one value (`order`: the document with its timers) is written per state
+ * The order object's storage: the order document, the due times behind its one alarm (their rules in
+ * src/orders/order-timers.ts), and the outbox of webhook events (src/orders/order-outbox.ts). It lives in
+ * the object's key-value storage, which a SQLite-backed object has from birth, so a new order creates no
+ * table: one value (`order`: the document with its timers) is written per state
  * change, and one more per webhook event (`outbox:<seq>`). The whole document is held in memory once read,
  * so the due time of the next timer or the order itself costs no storage read after the first.
  *
@@ -13,42 +16,13 @@ import type { OrderRecord } from "./order-record";
  */
 
 /**
- * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
- * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck).
- */
-export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
-
-/** What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer. */
-export interface StuckReport {
-  timer: TimerKind;
-  failures: number;
-}
-
-export interface Timer {
-  kind: TimerKind;
-  dueAt: number;
-  /** Runs of this timer that failed in a row; 0 once it succeeds. */
-  failures: number;
-  lastError: string | null;
-}
-
-/** One stored webhook event, exactly as it was handed (or will be handed) to the queue. */
-export interface OutboxEntry {
-  seq: number;
-  eventId: string;
-  /** The queue message as JSON text: what the receiver gets is byte for byte its `event`. */
-  message: string;
-  sent: boolean;
-}
-
-/**
  * Versions of the order's storage. 0: SQL tables before they were versioned; 1: a schema_meta table; 2:
  * timers count their failures; 3: the key-value layout of this file.
  */
 export const ORDER_SCHEMA_VERSION = 3;
 
 /** The value under DOCUMENT_KEY: the order (null while only a timer exists) with its timers. */
-interface StoredDocument {
+export interface StoredDocument {
   version: number;
   order: OrderRecord | null;
   /** Sorted by due time, then kind: the first is the one the alarm is set to. */
@@ -63,9 +37,31 @@ interface StoredDocument {
 }
 
 const DOCUMENT_KEY = "order";
-const OUTBOX_PREFIX = "outbox:";
-/** Zero-padded so that the keys list in the order the events were stored. */
-const outboxKey = (seq: number): string => `${OUTBOX_PREFIX}${String(seq).padStart(10, "0")}`;
+
+/** The first version stored as a key-value document; earlier ones are the SQL tables below. */
+const DOCUMENT_LAYOUT_VERSION = 3;
+
+/**
+ * Migrations of the key-value document: DOCUMENT_MIGRATIONS[n] takes a document of version
+ * DOCUMENT_LAYOUT_VERSION + n to the next. None yet: a change of the document's shape adds one here and
+ * raises ORDER_SCHEMA_VERSION, and every order reaches it on its next read (see `upgradeDocument`).
+ */
+const DOCUMENT_MIGRATIONS: readonly ((doc: StoredDocument) => StoredDocument)[] = [];
+
+/** A stored document brought to the current version, one migration after another; pure. */
+export function upgradeDocument(
+  doc: StoredDocument,
+  migrations: readonly ((doc: StoredDocument) => StoredDocument)[] = DOCUMENT_MIGRATIONS,
+  target = ORDER_SCHEMA_VERSION,
+): StoredDocument {
+  let upgraded = doc;
+  while (upgraded.version < target) {
+    const migrate = migrations[upgraded.version - DOCUMENT_LAYOUT_VERSION];
+    if (migrate === undefined) throw new Error(`order document of version ${upgraded.version} has no migration to ${target}`);
+    upgraded = { ...migrate(upgraded), version: upgraded.version + 1 };
+  }
+  return upgraded;
+}
 
 const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0, reported: null };
 
@@ -81,9 +77,6 @@ const TABLE_MIGRATIONS: readonly string[] = [
    ALTER TABLE timers ADD COLUMN last_error TEXT;`,
 ];
 
-function byDueTime(a: Timer, b: Timer): number {
-  return a.dueAt - b.dueAt || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
-}
 
 export class OrderStore {
   private readonly sql: SqlStorage;
@@ -105,7 +98,7 @@ export class OrderStore {
   private read(): StoredDocument {
     if (this.doc !== null) return this.doc;
     const stored = this.kv.get<string>(DOCUMENT_KEY);
-    this.doc = stored !== undefined ? (JSON.parse(stored) as StoredDocument) : (this.migrateFromTables() ?? EMPTY);
+    this.doc = stored !== undefined ? upgradeDocument(JSON.parse(stored) as StoredDocument) : (this.migrateFromTables() ?? EMPTY);
     return this.doc;
   }
 
@@ -167,9 +160,8 @@ export class OrderStore {
       return;
     }
     const seq = doc.outboxCount + 1;
-    const entry: OutboxEntry = { seq, eventId: event.event.id, message: JSON.stringify(event), sent: false };
     this.storage.transactionSync(() => {
-      this.kv.put(outboxKey(seq), entry);
+      this.kv.put(outboxKey(seq), outboxEntry(seq, event));
       this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
     });
   }
@@ -188,27 +180,18 @@ export class OrderStore {
     this.write({ ...doc, timers: without(doc.timers, kind) });
   }
 
-  /**
-   * Removes a timer that ran, unless it was set again meanwhile (a handler that rescheduled itself); a
-   * timer that ran is no longer failing either way.
-   */
+  /** Removes a timer that ran, unless it was set again meanwhile; a timer that ran is no longer failing. */
   completeTimer(timer: Timer): void {
     const doc = this.read();
-    const current = doc.timers.find((other) => other.kind === timer.kind);
-    if (current === undefined) return;
-    if (current.dueAt === timer.dueAt) this.write({ ...doc, timers: without(doc.timers, timer.kind) });
-    else if (current.failures > 0) this.write({ ...doc, timers: doc.timers.map((other) => (other === current ? { ...current, failures: 0, lastError: null } : other)) });
+    const timers = afterRun(doc.timers, timer);
+    if (timers !== null) this.write({ ...doc, timers });
   }
 
-  /**
-   * Records a failed run: the timer is due again at `retryAt` with its failures counted. Stored even if
-   * the failed handler had cleared it, so that a failure never drops a timer.
-   */
+  /** Records a failed run: the timer is due again at `retryAt` with its failures counted (never dropped). */
   failTimer(kind: TimerKind, retryAt: number, error: string): Timer {
     const doc = this.read();
-    const failures = (doc.timers.find((timer) => timer.kind === kind)?.failures ?? 0) + 1;
-    const failed: Timer = { kind, dueAt: retryAt, failures, lastError: error };
-    this.write({ ...doc, timers: [...doc.timers.filter((timer) => timer.kind !== kind), failed].sort(byDueTime) });
+    const { timers, failed } = afterFailure(doc.timers, kind, retryAt, error);
+    this.write({ ...doc, timers });
     return failed;
   }
 
@@ -220,16 +203,9 @@ export class OrderStore {
     return this.read().timers[0]?.dueAt ?? null;
   }
 
-  /**
-   * The timer that has failed most often in a row, at least `threshold` times (the earlier due on a tie),
-   * or null. The `report` timer does not count: it only retries the report itself.
-   */
+  /** The timer that has failed most often in a row, at least `threshold` times (see order-timers.ts). */
   worstFailing(threshold: number): Timer | null {
-    let worst: Timer | null = null;
-    for (const timer of this.read().timers) {
-      if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures)) worst = timer;
-    }
-    return worst;
+    return worstFailing(this.read().timers, threshold);
   }
 
   /** What the stuck list was last given (null: no row); undefined when not known (an older document). */
@@ -252,9 +228,7 @@ export class OrderStore {
   }
 
   pendingEvents(): { eventId: string; message: WebhookMessage }[] {
-    return this.outbox()
-      .filter((entry) => !entry.sent)
-      .map((entry) => ({ eventId: entry.eventId, message: JSON.parse(entry.message) as WebhookMessage }));
+    return pendingOf(this.outbox());
   }
 
   markSent(eventIds: string[]): void {
@@ -268,15 +242,4 @@ export class OrderStore {
   events(): { eventId: string; type: string; sent: boolean }[] {
     return this.outbox().map((entry) => ({ eventId: entry.eventId, type: (JSON.parse(entry.message) as WebhookMessage).event.type, sent: entry.sent }));
   }
-}
-
-/** The timers with `kind` due at `at` (its failure count kept), in due order. */
-function scheduled(timers: Timer[], kind: TimerKind, at: number): Timer[] {
-  const current = timers.find((timer) => timer.kind === kind);
-  const next: Timer = { kind, dueAt: at, failures: current?.failures ?? 0, lastError: current?.lastError ?? null };
-  return [...timers.filter((timer) => timer.kind !== kind), next].sort(byDueTime);
-}
-
-function without(timers: Timer[], kind: TimerKind): Timer[] {
-  return timers.filter((timer) => timer.kind !== kind);
 }

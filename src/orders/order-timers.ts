@@ -1,0 +1,74 @@
+/**
+ * The order's timers: the work its one alarm stands for, as a list kept in the order's document
+ * (src/orders/order-store.ts). Pure rules over that list; the store writes what they return.
+ */
+
+/**
+ * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
+ * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck).
+ */
+export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
+
+export interface Timer {
+  kind: TimerKind;
+  dueAt: number;
+  /** Runs of this timer that failed in a row; 0 once it succeeds. */
+  failures: number;
+  lastError: string | null;
+}
+
+/** What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer. */
+export interface StuckReport {
+  timer: TimerKind;
+  failures: number;
+}
+
+/** Due order, then kind: the first timer of a sorted list is the one the alarm is set to. */
+export function byDueTime(a: Timer, b: Timer): number {
+  return a.dueAt - b.dueAt || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
+}
+
+/** The timers with `kind` due at `at` (a failing timer keeps its count of failures), in due order. */
+export function scheduled(timers: readonly Timer[], kind: TimerKind, at: number): Timer[] {
+  const current = timers.find((timer) => timer.kind === kind);
+  const next: Timer = { kind, dueAt: at, failures: current?.failures ?? 0, lastError: current?.lastError ?? null };
+  return [...timers.filter((timer) => timer.kind !== kind), next].sort(byDueTime);
+}
+
+export function without(timers: readonly Timer[], kind: TimerKind): Timer[] {
+  return timers.filter((timer) => timer.kind !== kind);
+}
+
+/**
+ * The timers after `ran` ran: it goes, unless it was set again meanwhile (a handler that rescheduled
+ * itself), and then it is no longer failing. Null when nothing changes.
+ */
+export function afterRun(timers: readonly Timer[], ran: Timer): Timer[] | null {
+  const current = timers.find((other) => other.kind === ran.kind);
+  if (current === undefined) return null;
+  if (current.dueAt === ran.dueAt) return without(timers, ran.kind);
+  if (current.failures > 0) return timers.map((other) => (other === current ? { ...current, failures: 0, lastError: null } : other));
+  return null;
+}
+
+/**
+ * The timers after a failed run of `kind`: due again at `retryAt` with one more failure counted, even if
+ * the failed handler had cleared it, so that a failure never drops a timer.
+ */
+export function afterFailure(timers: readonly Timer[], kind: TimerKind, retryAt: number, error: string): { timers: Timer[]; failed: Timer } {
+  const failures = (timers.find((timer) => timer.kind === kind)?.failures ?? 0) + 1;
+  const failed: Timer = { kind, dueAt: retryAt, failures, lastError: error };
+  return { timers: [...without(timers, kind), failed].sort(byDueTime), failed };
+}
+
+/**
+ * The timer that has failed most often in a row, at least `threshold` times (the earlier due on a tie),
+ * or null. The `report` timer does not count: it only retries the report itself.
+ */
+export function worstFailing(timers: readonly Timer[], threshold: number): Timer | null {
+  let worst: Timer | null = null;
+  for (const timer of timers) {
+    if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures)) worst = timer;
+  }
+  return worst;
+}
