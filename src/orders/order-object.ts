@@ -21,7 +21,7 @@ import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./schemas";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
 import { clearTimerFailure, recordTimerFailure } from "./timer-failures";
-import { TIMER_FAILURES_REPORTED_AFTER, timerRetryDelayMs } from "./timer-policy";
+import { TIMER_FAILURES_REPORTED_AFTER } from "./timer-policy";
 import { confirmable, transition } from "./transitions";
 
 export type Result<T> = { ok: true; data: T } | Failure;
@@ -51,8 +51,7 @@ const SETTLE_AFTER_MS = 5_000;
  * One order: the RPC surface of its Durable Object. Its single-threaded object serialises create, confirm
  * and get; its storage (src/orders/order-store.ts) holds the order document, the due times behind its
  * one alarm (expiry, settling a cut-off confirm, processing, webhook outbox, retrying a stuck-list write)
- * and the outbox of events
- * written in the same transaction as the state change they announce. Every I/O call between two writes
+ * and the outbox of events written in the same transaction as the state change they announce. Every I/O call between two writes
  * goes through a fault seam (src/orders/seams.ts).
  */
 export class OrderObject extends DurableObject<Env> {
@@ -328,7 +327,7 @@ export class OrderObject extends DurableObject<Env> {
         if (notBefore !== null) this.store.schedule(timer.kind, notBefore);
         else this.store.completeTimer(timer);
       } catch (error) {
-        const failed = this.store.failTimer(timer.kind, Date.now() + timerRetryDelayMs(timer.failures + 1), String(error));
+        const failed = this.store.failTimer(timer.kind, Date.now(), String(error));
         const order = this.store.load();
         logFailure(error, { step: `timer.${timer.kind}`, orderId: order?.id ?? orderIdOf(this.ctx.id), clientId: order?.clientId, failures: failed.failures });
       }
@@ -392,8 +391,7 @@ export class OrderObject extends DurableObject<Env> {
       this.store.markReported(wanted);
     } catch (error) {
       // Only the report failed; the timers themselves are stored and retried either way.
-      const retry = this.store.timers().find((timer) => timer.kind === "report");
-      const failed = this.store.failTimer("report", Date.now() + timerRetryDelayMs((retry?.failures ?? 0) + 1), String(error));
+      const failed = this.store.failTimer("report", Date.now(), String(error));
       logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId, failures: failed.failures });
     }
   }

@@ -7,9 +7,9 @@ import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, ty
  * The order object's storage: the order document, the due times behind its one alarm (their rules in
  * src/orders/order-timers.ts), and the outbox of webhook events (src/orders/order-outbox.ts). It lives in
  * the object's key-value storage, which a SQLite-backed object has from birth, so a new order creates no
- * table: one value (`order`: the document with its timers) is written per state
- * change, and one more per webhook event (`outbox:<seq>`). The whole document is held in memory once read,
- * so the due time of the next timer or the order itself costs no storage read after the first.
+ * table: one value (`order`: the document with its timers) is written per state change, and one more per
+ * webhook event (`outbox:<seq>`). The whole document is held in memory once read, so the due time of the
+ * next timer or the order itself costs no storage read after the first.
  *
  * Orders stored before this layout (versions 0 to 2) sit in SQL tables; the first load moves them here
  * in one transaction (see `migrateFromTables`), so every order already stored has a path.
@@ -76,7 +76,6 @@ const TABLE_MIGRATIONS: readonly string[] = [
   `ALTER TABLE timers ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE timers ADD COLUMN last_error TEXT;`,
 ];
-
 
 export class OrderStore {
   private readonly sql: SqlStorage;
@@ -187,10 +186,10 @@ export class OrderStore {
     if (timers !== null) this.write({ ...doc, timers });
   }
 
-  /** Records a failed run: the timer is due again at `retryAt` with its failures counted (never dropped). */
-  failTimer(kind: TimerKind, retryAt: number, error: string): Timer {
+  /** Records a run that failed at `now`: the timer is due again after its retry delay (never dropped). */
+  failTimer(kind: TimerKind, now: number, error: string): Timer {
     const doc = this.read();
-    const { timers, failed } = afterFailure(doc.timers, kind, retryAt, error);
+    const { timers, failed } = afterFailure(doc.timers, kind, now, error);
     this.write({ ...doc, timers });
     return failed;
   }

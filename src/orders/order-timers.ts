@@ -2,6 +2,7 @@
  * The order's timers: the work its one alarm stands for, as a list kept in the order's document
  * (src/orders/order-store.ts). Pure rules over that list; the store writes what they return.
  */
+import { timerRetryDelayMs } from "./timer-policy";
 
 /**
  * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
@@ -52,12 +53,13 @@ export function afterRun(timers: readonly Timer[], ran: Timer): Timer[] | null {
 }
 
 /**
- * The timers after a failed run of `kind`: due again at `retryAt` with one more failure counted, even if
- * the failed handler had cleared it, so that a failure never drops a timer.
+ * The timers after a run of `kind` failed at `now`: one more failure counted, and due again after the
+ * retry delay of that count (src/orders/timer-policy.ts), even if the failed handler had cleared it, so
+ * that a failure never drops a timer.
  */
-export function afterFailure(timers: readonly Timer[], kind: TimerKind, retryAt: number, error: string): { timers: Timer[]; failed: Timer } {
+export function afterFailure(timers: readonly Timer[], kind: TimerKind, now: number, error: string): { timers: Timer[]; failed: Timer } {
   const failures = (timers.find((timer) => timer.kind === kind)?.failures ?? 0) + 1;
-  const failed: Timer = { kind, dueAt: retryAt, failures, lastError: error };
+  const failed: Timer = { kind, dueAt: now + timerRetryDelayMs(failures), failures, lastError: error };
   return { timers: [...without(timers, kind), failed].sort(byDueTime), failed };
 }
 

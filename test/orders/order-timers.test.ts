@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ORDER_SCHEMA_VERSION, upgradeDocument, type StoredDocument } from "../../src/orders/order-store";
 import { afterFailure, afterRun, scheduled, without, worstFailing, type Timer } from "../../src/orders/order-timers";
+import { timerRetryDelayMs } from "../../src/orders/timer-policy";
 
 const timer = (kind: Timer["kind"], dueAt: number, failures = 0): Timer => ({ kind, dueAt, failures, lastError: failures > 0 ? "boom" : null });
 
@@ -27,11 +28,12 @@ describe("order timers", () => {
     expect(afterRun([], ran)).toBeNull();
   });
 
-  it("a failed run is stored again with one more failure, even if its handler had cleared it", () => {
-    const { timers, failed } = afterFailure([timer("process", 10, 2), timer("expire", 600)], "process", 50, "down");
-    expect(failed).toEqual({ kind: "process", dueAt: 50, failures: 3, lastError: "down" });
+  it("a failed run is stored again with one more failure, due after that count's retry delay, even if its handler had cleared it", () => {
+    const { timers, failed } = afterFailure([timer("process", 10, 2), timer("expire", 600_000)], "process", 50, "down");
+    expect(failed).toEqual({ kind: "process", dueAt: 50 + timerRetryDelayMs(3), failures: 3, lastError: "down" });
+    expect(timerRetryDelayMs(3)).toBe(8_000);
     expect(timers.map((t) => t.kind)).toEqual(["process", "expire"]);
-    expect(afterFailure([], "outbox", 7, "queue").timers).toEqual([{ kind: "outbox", dueAt: 7, failures: 1, lastError: "queue" }]);
+    expect(afterFailure([], "outbox", 7, "queue").timers).toEqual([{ kind: "outbox", dueAt: 7 + 2_000, failures: 1, lastError: "queue" }]);
   });
 
   it("the worst failing timer is the one with most failures past the threshold; the report timer never counts", () => {
