@@ -1,7 +1,7 @@
 // `npm run bench:compare -- REV [REV …]`: CPU per order flow of two or more revisions of the service, in one
 // sitting, on this harness. Each revision is checked out into a temporary git worktree (node_modules and the
 // built docs renderer shared with this tree), bundled with local rate limiters (as `limit()` runs on
-// Cloudflare), seeded from its own schema, warmed up, and driven with create → confirm → get flows in
+// Cloudflare) and reached directly (not through Miniflare's asset router, see bench/lib/workers.mjs), seeded from its own schema, warmed up, and driven with create → confirm → get flows in
 // interleaved slices (A B … B A, so that other load on the machine falls on all alike), ROUNDS times at
 // each concurrency. Prints workerd CPU ms per flow per round and the mean, and each revision against the
 // first. Settings: COMPARE_ROUNDS=3, COMPARE_SECONDS=6 (per round and revision), COMPARE_CONCURRENCY=16,64.

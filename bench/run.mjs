@@ -91,8 +91,8 @@ async function main() {
   ]);
 
   const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" };
-  log("starting workerd: the service (Miniflare's rate-limit simulator), the service with local limiters, and the floor");
-  const project = await start({ name: "order-service", configPath: PROJECT_CONFIG, bundle: projectBundle, persistDir: path.join(tmp, "state", "project"), bindings: projectBindings });
+  log("starting workerd: the service as Miniflare simulates it (rate-limit simulator, asset router in front), the service as on Cloudflare (local limiters, reached directly), and the floor");
+  const project = await start({ name: "order-service", configPath: PROJECT_CONFIG, bundle: projectBundle, persistDir: path.join(tmp, "state", "project"), bindings: projectBindings, assetRouter: true });
   instances.push(project);
   const local = await start({ name: "order-service-local", configPath: PROJECT_CONFIG, bundle: localBundle, persistDir: path.join(tmp, "state", "project-local"), bindings: projectBindings });
   instances.push(local);

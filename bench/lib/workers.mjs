@@ -76,12 +76,19 @@ export function writeLocalLimiterEntry({ configPath, file, limit }) {
  * Starts a bundle on its own workerd with the bindings of its wrangler config. `bindings` are added to
  * (and override) the config's vars and .dev.vars. Outbound fetches never leave the machine: `answer` may
  * answer those to 127.0.0.1, and everything else is answered 599 by a Node handler and counted.
+ * `assetRouter`: keep Miniflare's asset router in front of the Worker (see below).
  */
-export async function start({ name, configPath, bundle, persistDir, bindings = {}, inspectorPort, answer }) {
+export async function start({ name, configPath, bundle, persistDir, bindings = {}, inspectorPort, answer, assetRouter = false }) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const before = new Set(workerdPids());
   const outbound = { blocked: 0, urls: [] };
-  const { modulesRules: _ignored, ...options } = workerOptions;
+  const { modulesRules: _ignored, assets, ...options } = workerOptions;
+  // Static assets: Miniflare serves them by putting two Workers of its own in front of the service (an RPC
+  // proxy and the asset router, each in its own isolate), so every request runs three Workers' JavaScript.
+  // On Cloudflare a Worker with `run_worker_first = true` gets every request directly and asset routing is
+  // not its CPU, so the bench reaches the service directly unless `assetRouter` asks for Miniflare's path
+  // (then the ASSETS binding, used only by GET /docs, is there too).
+  if (assetRouter && assets) options.assets = assets;
   // Rate limits stay in the code path (every limit() call is made and costs what it costs) but are raised
   // out of reach: the bench measures throughput, not the configured cap.
   if (options.ratelimits) {
