@@ -19,7 +19,8 @@ import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
-import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
+import { ClientProductView } from "./catalogue/product-schemas";
+import { AdminDealView, AdminProductView } from "./catalogue/admin-schemas";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { DocumentParts } from "./http/openapi";
@@ -30,7 +31,9 @@ import { orderRoutes } from "./orders/order-routes";
 import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
-import { LedgerEntryView, WalletView } from "./wallets/schemas";
+import { walletAdminRoutes } from "./wallets/wallet-admin-routes";
+import { WalletView } from "./wallets/schemas";
+import { LedgerEntryView } from "./wallets/admin-schemas";
 import { OrderEventSchema } from "./webhooks/schemas";
 import { webhookDocs } from "./webhooks/webhook-docs";
 
@@ -96,7 +99,8 @@ const NAMED_SCHEMAS: DocumentParts["named"] = [
 const DOMAIN_ROUTES: readonly Route[] = [
   ...orderRoutes,
   ...productRoutes,
-  ...walletRoutes(clientStatement),
+  ...walletRoutes,
+  ...walletAdminRoutes(clientStatement),
   ...clientRoutes,
   ...catalogueRoutes,
   ...inventoryRoutes(requireProduct),
