@@ -1,8 +1,8 @@
 /**
  * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's routes
  * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary), the
- * composition root (src/app.ts) gathers them with the named schemas and the webhooks, and the route
- * GET /openapi.json (src/docs/docs-routes.ts) builds the document here; this module knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
+ * composition root (src/app.ts) gathers them with the named schemas and the webhooks (src/document-parts.ts),
+ * and the route GET /openapi.json (src/docs/docs-routes.ts) builds the document here, on its first request; this module knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
  * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
  * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
  * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.

@@ -11,10 +11,12 @@ vi.mock("node:fs", async (importOriginal) => {
 });
 
 import { Validator } from "@seriousme/openapi-schema-validator";
-import { ROUTES } from "../../src/app";
+import { allRoutes } from "../../src/app";
 import { buildOpenApi } from "../../src/http/openapi";
 import { call, confirmOrder, createOrder, getOrder, line, seedDemo, topUp } from "../helpers";
 import { expectConforms, servedDocument } from "./conformance";
+
+const ROUTES = await allRoutes();
 
 describe("GET /openapi.json", () => {
   it("is served without auth, as JSON, with a request id", async () => {
