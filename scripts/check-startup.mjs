@@ -2,16 +2,19 @@
 /**
  * npm test fails when a module only the operator or a reader of the API document needs is evaluated when
  * the Worker starts. Building zod schemas is most of the Worker's start-up CPU (`npm run startup`), so
- * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use, and wrangler's
- * bundler (esbuild, one bundle) turns each such `import()` into a module evaluated on its first call.
- * One static import of such a module from the client's side would quietly put it back at start-up.
+ * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use, the client's
+ * routes hand over their answers' schemas and examples as loaders (RouteDoc in src/http/route.ts), and
+ * wrangler's bundler (esbuild, one bundle) turns each such `import()` into a module evaluated on its first
+ * call. One static import of such a module from the client's side would quietly put it back at start-up.
  *
  * The check bundles the Worker as `wrangler deploy` does (not minified, so that each lazily evaluated
  * module keeps its path), evaluates the bundle in Node with esbuild's module initialiser instrumented,
  * and lists the modules of src/ whose top level ran. None of these may be among them:
  *   - the modules src/app.ts imports with `import()` (read from app.ts itself);
- *   - every `*-admin-routes.ts` and `admin-schemas.ts`, and the schemas and examples of the domains whose
- *     every route is the operator's (clients, exchange rates, inventory, dead letters, audit);
+ *   - every `*-admin-routes.ts` and `admin-schemas.ts`, and the schemas of the domains whose every route
+ *     is the operator's (clients, exchange rates, inventory, dead letters, audit);
+ *   - the schemas of the client's answers (orders/view-schemas.ts, catalogue/product-schemas.ts,
+ *     wallets/schemas.ts) and every `*-examples.ts`: only the document reads them;
  *   - the document's builder (src/http/openapi.ts, src/http/error-details.ts) and src/docs/.
  * `node scripts/check-startup.mjs --list` lists the modules evaluated at start-up and those on first use.
  */
@@ -22,12 +25,14 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { root } from "./source-facts.mjs";
 
-const OPERATOR_ONLY = [
+const NOT_AT_STARTUP = [
   /-admin-routes\.ts$/,
   /\/admin-schemas\.ts$/,
-  /^src\/(clients|audit|inventory)\/(schemas|[\w-]+-examples)\.ts$/,
-  /^src\/pricing\/rate-(schemas|examples)\.ts$/,
-  /^src\/webhooks\/dead-letter-(schemas|examples)\.ts$/,
+  /^src\/(clients|audit|inventory)\/schemas\.ts$/,
+  /^src\/pricing\/rate-schemas\.ts$/,
+  /^src\/webhooks\/dead-letter-schemas\.ts$/,
+  /^src\/(orders\/view-schemas|catalogue\/product-schemas|wallets\/schemas)\.ts$/,
+  /-examples\.ts$/,
   /^src\/http\/(openapi|error-details)\.ts$/,
   /^src\/docs\//,
 ];
@@ -65,7 +70,7 @@ try {
   const evaluated = new Set(globalThis.__evaluated);
   const atStartup = [...new Set(modules)].filter((path) => !wrapped.has(path) || evaluated.has(path)).sort();
 
-  const problems = atStartup.filter((path) => lazilyImported.includes(path) || OPERATOR_ONLY.some((pattern) => pattern.test(path)));
+  const problems = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
   const missing = lazilyImported.filter((path) => !modules.includes(path));
   if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported by app.ts with import()) is not in the bundle`));
   if (problems.length > 0) {

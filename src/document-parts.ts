@@ -11,7 +11,7 @@ import { DeadLetterView } from "./webhooks/dead-letter-schemas";
 import { ClientProductView } from "./catalogue/product-schemas";
 import { AdminDealView, AdminProductView } from "./catalogue/admin-schemas";
 import type { DocumentParts } from "./http/openapi";
-import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
+import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/view-schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
 import { WalletView } from "./wallets/schemas";
 import { LedgerEntryView } from "./wallets/admin-schemas";

@@ -15,13 +15,19 @@ import { getDocs } from "./docs-page";
  * first request.
  */
 export function openApiRoute(routes: readonly Route[], parts: DocumentParts): Route {
-  let json: string | null = null;
+  // Built by the first request; concurrent first requests wait for the same build, and a failed one is
+  // tried again by the next request.
+  let json: Promise<string> | null = null;
+  const build = async () => JSON.stringify(await buildOpenApi([...routes, route], parts));
   const route: Route = {
     method: "GET",
     path: "/openapi.json",
     handler: async () => {
-      json ??= JSON.stringify(buildOpenApi([...routes, route], parts));
-      return new Response(json, {
+      json ??= build().catch((error: unknown) => {
+        json = null;
+        throw error;
+      });
+      return new Response(await json, {
         headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
       });
     },

@@ -2,8 +2,10 @@ import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "./wallet-registry";
-import { WalletList } from "./schemas";
-import { walletExamples } from "./wallet-examples";
+
+// Only GET /openapi.json reads the answer's schema and the example: they load with the document.
+const views = () => import("./schemas");
+const examples = async () => (await import("./wallet-examples")).walletExamples;
 
 /** GET /wallets: the calling client's balances per currency. */
 export async function listWallets(_request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
@@ -18,12 +20,12 @@ export const walletRoutes: Route[] = [
     path: "/wallets",
     handler: listWallets,
     operationId: "listWallets",
-    example: walletExamples.listWallets,
+    example: async () => (await examples()).listWallets,
     tag: "Wallets",
     summary: "The calling client's wallets and balances",
     description: "Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.",
     auth: "apiKey",
-    data: WalletList,
+    data: async () => (await views()).WalletList,
     messages: ["Wallets"],
     errors: [],
   },
