@@ -4,10 +4,10 @@
  * inventory, the clients' row for wallets), and the caches an operator write makes stale. The one module
  * that knows every domain; in src/ only index.ts imports it.
  *
- * Only the client's routes are imported here: building the zod schemas of a module is most of what
- * starting the Worker costs, so the operator's routes (/admin/*), GET /openapi.json with the parts of the
- * document (src/document-parts.ts) and GET /docs are imported when first asked for. The bundler keeps
- * each of them in the Worker's one bundle, evaluated on its first import.
+ * Only the client's routes are imported here: building zod schemas is much of what starting the Worker
+ * costs, so the operator's routes (/admin/*), GET /openapi.json with the parts of the document
+ * (src/document-parts.ts) and GET /docs are imported when first asked for (scripts/check-startup.mjs
+ * keeps it so). The bundler keeps each of them in the Worker's one bundle, evaluated on its first import.
  */
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";

@@ -1,16 +1,18 @@
 /**
- * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's routes
- * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary), the
- * composition root (src/app.ts) gathers them with the named schemas and the webhooks (src/document-parts.ts),
- * and the route GET /openapi.json (src/docs/docs-routes.ts) builds the document here, on its first request; this module knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
- * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
- * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
- * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
+ * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's
+ * routes file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary),
+ * the composition root (src/app.ts) gathers them with the named schemas and the webhooks
+ * (src/document-parts.ts), and the route GET /openapi.json (src/docs/docs-routes.ts) builds the document
+ * here, on its first request; this module knows no domain. Error bodies get one schema per code
+ * (src/http/error-details.ts: typed details, an example, retry advice); examples of routes live in each
+ * domain's *-examples.ts. The checked-in copy is schema/openapi.json (regenerate: `npx vitest run
+ * --project service test/openapi -u`, then `npm run client:types`); `npm run lint:openapi` lints it with
+ * Redocly.
  */
 import * as z from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
-import type { Described, Route, RouteDoc, RouteExample } from "./route";
+import type { Loadable, Route, RouteDoc, RouteExample } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
@@ -208,7 +210,7 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
 /** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
 type LoadedDoc = Omit<RouteDoc, "data" | "example"> & { data: z.ZodType | null; example?: RouteExample };
 
-async function loaded<T>(part: Described<T>): Promise<T> {
+async function loaded<T>(part: Loadable<T>): Promise<T> {
   return typeof part === "function" ? (part as () => Promise<T>)() : part;
 }
 
