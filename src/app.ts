@@ -1,126 +1,85 @@
 /**
- * The composition root: every domain's routes (each described where it is handled), the parts of the
- * OpenAPI document only it knows, what a domain needs of another that it may not import (authentication's
- * key lookup, the catalogue's product lookup for inventory, the clients' row for wallets), and the caches
- * an operator write makes stale. The one module that knows every domain; in src/ only index.ts imports it.
+ * The composition root: every domain's routes (each described where it is handled), what a domain needs of
+ * another that it may not import (authentication's key lookup, the catalogue's product lookup for
+ * inventory, the clients' row for wallets), and the caches an operator write makes stale. The one module
+ * that knows every domain; in src/ only index.ts imports it.
+ *
+ * Only the client's routes are imported here: building zod schemas is much of what starting the Worker
+ * costs, so the operator's routes (/admin/*), GET /openapi.json with the parts of the document
+ * (src/document-parts.ts) and GET /docs are imported when first asked for (scripts/check-startup.mjs
+ * keeps it so). The bundler keeps each of them in the Worker's one bundle, evaluated on its first import.
  */
-import { auditRoutes } from "./audit/audit-routes";
-import { catalogueRoutes } from "./catalogue/catalogue-admin-routes";
-import { clientRoutes } from "./clients/client-routes";
-import { inventoryRoutes } from "./inventory/inventory-routes";
-import { adminOrderRoutes } from "./orders/order-admin-routes";
-import { rateRoutes } from "./pricing/rate-routes";
-import { AuditEntryView } from "./audit/schemas";
-import { ApiKeyView, ClientView } from "./clients/schemas";
-import { ValueStock } from "./inventory/schemas";
-import { AdminRateView } from "./pricing/rate-schemas";
-import { DeadLetterView } from "./webhooks/dead-letter-schemas";
-import { deadLetterRoutes } from "./webhooks/dead-letter-routes";
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
-import { AdminDealView, AdminProductView, ClientProductView } from "./catalogue/product-schemas";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
-import type { DocumentParts } from "./http/openapi";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
-import { docsPages, openApiRoute } from "./docs/docs-routes";
 import { orderRoutes } from "./orders/order-routes";
-import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/schemas";
-import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
 import { walletRoutes } from "./wallets/wallet-routes";
-import { LedgerEntryView, WalletView } from "./wallets/schemas";
-import { OrderEventSchema } from "./webhooks/schemas";
-import { webhookDocs } from "./webhooks/webhook-docs";
 
-/** What the service is, as the document's info.description tells a reader. */
-const DESCRIPTION = [
-  "Orders for digital products (gift cards, vouchers) paid from prepaid wallets. A client creates an order (priced, codes reserved, nothing charged), confirms it (its wallet is charged) and reads it until it reaches an end state (`successful`, `partial` or `failed`) with its redeem codes; a created order that is not confirmed in time is `rejected`. Order events can be sent to a `webhookUrl` (see `webhooks`).",
-  "",
-  "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s (plus the lag of a D1 read replica, where read replication is on); a new key works at once.",
-  "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
-  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}` (schema `Error`): branch on `code`. Every response carries `X-Request-Id`.',
-  "- Retries: decide by `code`, not by status. Send the same request again after 429 `rate_limited` (once `Retry-After` seconds have passed) and 500 `server_error` (with backoff): a create repeated with the same `reference` and body returns the same order, and a confirm charges an order at most once, so both are safe to repeat. 400 `insufficient_funds` passes once the wallet holds `details.required`: top up, then send the same create, or the same confirm before `expiresAt`. 500 `out_of_stock` and `exchange_not_supported` are final though they are 5xx: the same request fails the same way until the operator adds codes or sets the rate. Every other 4xx is final: the same request gets the same answer until it changes (or, for 404 `product_not_found` and 400 `wallet_not_found`, until the operator adds the SKU or opens the wallet).",
-  "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
-  "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
-].join("\n");
+/** The client's routes: loaded with the Worker, so that no client request waits for a module. */
+const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes];
 
-/** The route groups of the document, in the order it lists them, with what each groups for a reader. */
-const TAGS: DocumentParts["tags"] = [
-  { name: "Orders", description: "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes." },
-  { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
-  { name: "Catalogue", description: "What the calling client can order: SKUs, quotes, availability and the client's own deal." },
-  { name: "Wallets", description: "The calling client's wallets and balances." },
-  { name: "Meta", description: "This document." },
-  { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
-  { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },
-  { name: "Admin: inventory", description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock." },
-  { name: "Admin: exchange rates", description: "Operator: the rates from a wallet currency to a product currency." },
-  { name: "Admin: orders", description: "Operator: any client's order with its stored record, and the orders whose timers keep failing." },
-  { name: "Admin: audit", description: "Operator: the log of every operator change." },
-  { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
-  { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
-];
+/** `load` run once; run again if it failed. */
+function once<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | null = null;
+  return () =>
+    (loaded ??= load().catch((error: unknown) => {
+      loaded = null;
+      throw error;
+    }));
+}
 
-/** Response schemas the document names under components.schemas wherever they appear. */
-const NAMED_SCHEMAS: DocumentParts["named"] = [
-  [OrderView, "Order"],
-  [Invoice, "Invoice"],
-  [InvoiceItem, "InvoiceItem"],
-  [OrderProduct, "OrderProduct"],
-  [RedeemEntry, "RedeemEntry"],
-  [ExchangeRateView, "ExchangeRate"],
-  [Timestamp, "Timestamp"],
-  [OrderEventSchema, "OrderEvent"],
-  [OrderState, "OrderState"],
-  [InvoiceStatus, "InvoiceStatus"],
-  [InvoiceItemType, "InvoiceItemType"],
-  [ProductType, "ProductType"],
-  [AdjustmentMode, "AdjustmentMode"],
-  [SupplierKind, "SupplierKind"],
-  [LedgerEntryView, "LedgerEntry"],
-  [WalletView, "Wallet"],
-  [ClientProductView, "Product"],
-  [AdminProductView, "AdminProduct"],
-  [ClientView, "Client"],
-  [ApiKeyView, "ApiKey"],
-  [AdminDealView, "Deal"],
-  [AdminRateView, "ExchangeRateSetting"],
-  [ValueStock, "ValueStock"],
-  [AuditEntryView, "AuditEntry"],
-  [DeadLetterView, "DeadLetter"],
-];
+/** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
+const operatorRoutes = once(async (): Promise<readonly Route[]> => {
+  const [wallets, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
+    import("./wallets/wallet-admin-routes"),
+    import("./clients/client-routes"),
+    import("./catalogue/catalogue-admin-routes"),
+    import("./inventory/inventory-routes"),
+    import("./pricing/rate-routes"),
+    import("./orders/order-admin-routes"),
+    import("./webhooks/dead-letter-routes"),
+    import("./audit/audit-routes"),
+  ]);
+  return [
+    ...wallets.walletAdminRoutes(clientStatement),
+    ...clients.clientRoutes,
+    ...catalogue.catalogueRoutes,
+    ...inventory.inventoryRoutes(requireProduct),
+    ...rates.rateRoutes,
+    ...orders.adminOrderRoutes,
+    ...deadLetters.deadLetterRoutes,
+    ...audit.auditRoutes,
+  ];
+});
 
-/** The routes of the domains, each described where it is handled. */
-const DOMAIN_ROUTES: readonly Route[] = [
-  ...orderRoutes,
-  ...productRoutes,
-  ...walletRoutes(clientStatement),
-  ...clientRoutes,
-  ...catalogueRoutes,
-  ...inventoryRoutes(requireProduct),
-  ...rateRoutes,
-  ...adminOrderRoutes,
-  ...deadLetterRoutes,
-  ...auditRoutes,
-];
+/** GET /openapi.json: the document of every route, itself included, with the parts only this root knows. */
+const documentRoute = once(async (): Promise<Route> => {
+  const [{ openApiRoute }, { DOCUMENT_PARTS }, operator] = await Promise.all([import("./docs/docs-routes"), import("./document-parts"), operatorRoutes()]);
+  return openApiRoute([...CLIENT_ROUTES, ...operator], DOCUMENT_PARTS);
+});
 
-/** Every route of the service, GET /openapi.json included. */
-export const ROUTES: readonly Route[] = [
-  ...DOMAIN_ROUTES,
-  openApiRoute(DOMAIN_ROUTES, { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs }),
-];
+/** Every route of the service, GET /openapi.json last: what the document describes (loads them all). */
+export async function allRoutes(): Promise<readonly Route[]> {
+  return [...CLIENT_ROUTES, ...(await operatorRoutes()), await documentRoute()];
+}
 
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
 export const authenticate = apiKeyAuthentication(clientOfKey);
 
-export const handleRequest = createRouter(ROUTES, {
+export const handleRequest = createRouter(CLIENT_ROUTES, {
   authenticate,
   afterOperatorWrite: () => {
     forgetCachedKeys();
     forgetCatalogueCache();
   },
-  // The rendered API reference: a page for people, so beside ROUTES and out of /openapi.json.
-  pages: docsPages,
+  lazy: [
+    { prefix: "/admin/", load: operatorRoutes },
+    { prefix: "/openapi.json", load: async () => [await documentRoute()] },
+    // The rendered API reference: a page for people, so beside the routes and out of /openapi.json.
+    { prefix: "/docs", load: async () => (await import("./docs/docs-routes")).docsPages },
+  ],
 });

@@ -37,7 +37,7 @@ import {
   DealParams,
   UpsertDealRequest,
   UpsertProductRequest,
-} from "./product-schemas";
+} from "./admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
 
 function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {

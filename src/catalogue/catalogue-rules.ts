@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { fitsMinorUnits, Money } from "../pricing/money";
 import type { AdjustmentMode } from "../pricing/deal";
-import type { UpsertDealRequest, UpsertProductRequest } from "./product-schemas";
+import type { UpsertDealRequest, UpsertProductRequest } from "./admin-schemas";
 
 export interface Issue {
   path: string;

@@ -4,8 +4,10 @@ import type { RequestContext, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
 import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
-import { ClientProductList } from "./product-schemas";
-import { catalogueExamples } from "./catalogue-examples";
+
+// Only GET /openapi.json reads the answer's schema and the example: they load with the document.
+const views = () => import("./product-schemas");
+const examples = async () => (await import("./catalogue-examples")).catalogueExamples;
 
 /**
  * GET /products: every active SKU the calling client can order, with its quotes or range, what can be
@@ -47,13 +49,13 @@ export const productRoutes: Route[] = [
     path: "/products",
     handler: listProducts,
     operationId: "listProducts",
-    example: catalogueExamples.listProducts,
+    example: async () => (await examples()).listProducts,
     tag: "Catalogue",
     summary: "The catalogue the calling client can order",
     description:
       "Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.",
     auth: "apiKey",
-    data: ClientProductList,
+    data: async () => (await views()).ClientProductList,
     messages: ["Products"],
     errors: [],
   },

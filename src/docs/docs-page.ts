@@ -6,7 +6,7 @@
  * is turned off, the system fonts are used), and a Content-Security-Policy that lets the browser reach
  * this origin only.
  *
- * The page is for a browser, not part of the API: it is routed beside ROUTES (src/docs/docs-routes.ts), so
+ * The page is for a browser, not part of the API: it is routed beside the API's routes (src/docs/docs-routes.ts), so
  * /openapi.json does not describe it.
  */
 import type { IRequest } from "itty-router";

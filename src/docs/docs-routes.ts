@@ -2,7 +2,9 @@
  * The API's documentation, routed like every other domain's routes: GET /openapi.json (the document of
  * every route, itself included, built by src/http/openapi.ts from the routes' own descriptions) and
  * GET /docs (the page for people that renders it, src/docs/docs-page.ts). The composition root (src/app.ts)
- * hands in the routes and the parts of the document only it knows.
+ * hands in the routes and the parts of the document only it knows (src/document-parts.ts); it imports this
+ * module on the first request for either path, so none of it, the document's builder included, is
+ * evaluated when the Worker starts.
  */
 import { API_VERSION, buildOpenApi, OPENAPI_VERSION, type DocumentParts } from "../http/openapi";
 import type { Page, Route } from "../http/route";
@@ -13,13 +15,19 @@ import { getDocs } from "./docs-page";
  * first request.
  */
 export function openApiRoute(routes: readonly Route[], parts: DocumentParts): Route {
-  let json: string | null = null;
+  // Built by the first request; concurrent first requests wait for the same build, and a failed one is
+  // tried again by the next request.
+  let json: Promise<string> | null = null;
+  const build = async () => JSON.stringify(await buildOpenApi([...routes, route], parts));
   const route: Route = {
     method: "GET",
     path: "/openapi.json",
     handler: async () => {
-      json ??= JSON.stringify(buildOpenApi([...routes, route], parts));
-      return new Response(json, {
+      json ??= build().catch((error: unknown) => {
+        json = null;
+        throw error;
+      });
+      return new Response(await json, {
         headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
       });
     },

@@ -1,16 +1,18 @@
 /**
- * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's routes
- * file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary), the
- * composition root (src/app.ts) gathers them with the named schemas and the webhooks, and the route
- * GET /openapi.json (src/docs/docs-routes.ts) builds the document here; this module knows no domain. Error bodies get one schema per code (src/http/error-details.ts: typed details, an
- * example, retry advice); examples of routes live in each domain's *-examples.ts. The checked-in copy is
- * schema/openapi.json (regenerate: `npx vitest run --project service test/openapi -u`, then
- * `npm run client:types`); `npm run lint:openapi` lints it with Redocly.
+ * The OpenAPI 3.1 document of GET /openapi.json, generated from the routes themselves. Each domain's
+ * routes file describes its routes (src/http/route.ts: method, path, handler, schemas, errors, summary),
+ * the composition root (src/app.ts) gathers them with the named schemas and the webhooks
+ * (src/document-parts.ts), and the route GET /openapi.json (src/docs/docs-routes.ts) builds the document
+ * here, on its first request; this module knows no domain. Error bodies get one schema per code
+ * (src/http/error-details.ts: typed details, an example, retry advice); examples of routes live in each
+ * domain's *-examples.ts. The checked-in copy is schema/openapi.json (regenerate: `npx vitest run
+ * --project service test/openapi -u`, then `npm run client:types`); `npm run lint:openapi` lints it with
+ * Redocly.
  */
 import * as z from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
-import type { Route, RouteDoc } from "./route";
+import type { Loadable, Route, RouteDoc, RouteExample } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
@@ -205,19 +207,33 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
   };
 }
 
+/** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
+type LoadedDoc = Omit<RouteDoc, "data" | "example"> & { data: z.ZodType | null; example?: RouteExample };
+
+async function loaded<T>(part: Loadable<T>): Promise<T> {
+  return typeof part === "function" ? (part as () => Promise<T>)() : part;
+}
+
 /**
  * The document of the given routes, named response schemas and webhooks. Throws on what would make it
  * wrong: a method and path routed twice, an operationId used twice, path parameters that differ from the
  * route's params schema, a schema name used twice.
  */
-export function buildOpenApi(routes: readonly Route[], { named, tags, description, webhooks = [] }: DocumentParts): OpenApiDocument {
+export async function buildOpenApi(routes: readonly Route[], { named, tags, description, webhooks = [] }: DocumentParts): Promise<OpenApiDocument> {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
   const paths: Record<string, Record<string, unknown>> = {};
-  const operations: { method: string; path: string; doc: RouteDoc; okSchema: z.ZodType | null }[] = [];
+  const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.ZodType | null }[] = [];
   const seen = new Set<string>();
-  for (const route of routes) {
+  const loadedRoutes = await Promise.all(
+    routes.map(async ({ data, example, ...route }) => ({
+      ...route,
+      data: data === null ? null : await loaded(data),
+      ...(example !== undefined ? { example: await loaded(example) } : {}),
+    })),
+  );
+  for (const route of loadedRoutes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
     if (!tags.some((tag) => tag.name === doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {

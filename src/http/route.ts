@@ -35,6 +35,13 @@ export interface RouteExample {
   data: unknown;
 }
 
+/**
+ * A part of a route's description that only GET /openapi.json reads (its answer's schema, its example),
+ * given as it is or as a loader: a client's route hands over a loader that imports its module, so that the
+ * module is evaluated with the document and not when the Worker starts (scripts/check-startup.mjs).
+ */
+export type Loadable<T> = T | (() => Promise<T>);
+
 /** A route's description in the OpenAPI document. */
 export interface RouteDoc {
   operationId: string;
@@ -54,14 +61,14 @@ export interface RouteDoc {
   /** The body may also be sent as text/csv (described in `description`). */
   csv?: boolean;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
-  data: z.ZodType | null;
+  data: Loadable<z.ZodType> | null;
   /** Success message(s) of the envelope. */
   messages?: string[];
   /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */
   errors: ErrorCode[];
   /** Extra response headers of the success answer. */
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
-  example?: RouteExample;
+  example?: Loadable<RouteExample>;
 }
 
 /** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */

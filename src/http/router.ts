@@ -26,26 +26,59 @@ function requestIdOf(request: Request): string {
 
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
 
+/** What the router needs of a route or a page: where it is, and what answers there. */
+export type Routed = Pick<Route | Page, "method" | "path" | "handler">;
+
+/**
+ * Routes loaded on the first request whose path starts with `prefix` (or that another part of the Worker
+ * asks for first): their modules, with their zod schemas and examples, are evaluated then instead of when
+ * the Worker starts. Every path they route starts with `prefix`, so no other path is answered differently
+ * before and after they are loaded, and a path under `prefix` is answered (404 and 405 included) only once
+ * they are.
+ */
+export interface LazyRoutes {
+  prefix: string;
+  load: () => Promise<readonly Routed[]>;
+}
+
 /** What the composition root gives the router besides the routes. */
 export interface RouterParts {
   /** How a client route learns its client (RequestContext.authenticate). */
   authenticate: Authenticate;
   /** Runs after every successful non-GET /admin/ request, for the caches an operator write makes stale. */
   afterOperatorWrite: () => void;
-  /** Pages for people, routed beside the API. */
-  pages?: readonly Page[];
+  /** Routes (and pages for people) loaded on first use, by the prefix of their paths. */
+  lazy?: readonly LazyRoutes[];
 }
 
 /**
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
  * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
  */
-export function createRouter(routes: readonly Route[], { authenticate, afterOperatorWrite, pages = [] }: RouterParts): FetchHandler {
+export function createRouter(routes: readonly Routed[], { authenticate, afterOperatorWrite, lazy = [] }: RouterParts): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
-  for (const { method, path, handler } of [...routes, ...pages]) router[method.toLowerCase() as "get"](path, handler);
+  const add = (list: readonly Routed[]) => {
+    for (const { method, path, handler } of list) router[method.toLowerCase() as "get"](path, handler);
+  };
+  add(routes);
 
-  function notRouted(request: Request): Response {
-    const pathname = new URL(request.url).pathname;
+  /** The lazy groups registered, or being loaded; a load that failed is tried again by the next request. */
+  const loaded = new Map<LazyRoutes, Promise<void>>();
+  function load(group: LazyRoutes): Promise<void> {
+    let done = loaded.get(group);
+    if (done === undefined) {
+      done = group.load().then((list) => {
+        const stray = list.find(({ path }) => !path.startsWith(group.prefix));
+        if (stray !== undefined) throw new Error(`${stray.method} ${stray.path} is loaded with the routes under ${group.prefix}`);
+        add(list);
+      });
+      done.catch(() => loaded.delete(group));
+      loaded.set(group, done);
+    }
+    return done;
+  }
+
+  function notRouted(pathname: string): Response {
     const allowed = router.routes.filter(([, pattern]) => pattern.test(pathname)).map(([method]) => method);
     if (allowed.length === 0) return errorResponse(failure("route_not_found"));
     const allow = [...new Set(allowed)].join(", ");
@@ -54,19 +87,21 @@ export function createRouter(routes: readonly Route[], { authenticate, afterOper
 
   return async function handleRequest(request, env, exec) {
     const requestId = requestIdOf(request);
+    const { pathname } = new URL(request.url);
     let response: Response;
     try {
+      for (const group of lazy) if (pathname.startsWith(group.prefix)) await load(group);
       const context: RequestContext = { env, exec, requestId, authenticate: () => authenticate(request, env) };
-      response = (await router.fetch(request, context)) ?? notRouted(request);
+      response = (await router.fetch(request, context)) ?? notRouted(pathname);
     } catch (error) {
       if (error instanceof ApiError) {
         response = errorResponse(error.failure, error.headers);
       } else {
-        logFailure(error, { step: "request", requestId, route: `${request.method} ${new URL(request.url).pathname}` });
+        logFailure(error, { step: "request", requestId, route: `${request.method} ${pathname}` });
         response = errorResponse(failure("server_error"));
       }
     }
-    if (request.method !== "GET" && new URL(request.url).pathname.startsWith("/admin/") && response.status < 400) {
+    if (request.method !== "GET" && pathname.startsWith("/admin/") && response.status < 400) {
       // An operator write is seen at once by this isolate; other isolates within their caches' staleness.
       afterOperatorWrite();
     }

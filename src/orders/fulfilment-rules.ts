@@ -5,7 +5,7 @@
 import type { IssueOutcome } from "../fulfilment/supplier";
 import { cappedBackoff } from "../kernel/backoff";
 import type { OrderLine, OrderRecord } from "./order-record";
-import type { InvoiceStatus } from "./schemas";
+import type { InvoiceStatus } from "./view-schemas";
 import { outcomeOf } from "./transitions";
 
 /** A line after one supplier attempt: issued, failed for good, or waiting for its next attempt. */

@@ -1,6 +1,6 @@
 import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
 import type { ExchangeRate } from "../pricing/exchange";
-import type { InvoiceStatus, OrderState } from "./schemas";
+import type { InvoiceStatus, OrderState } from "./view-schemas";
 
 /** What a line's supplier handed over for it. */
 export interface LineRedeem {

@@ -9,8 +9,11 @@ import { catalogueSnapshot } from "../catalogue/catalogue-cache";
 import { checkProductList, limitsFromEnv, planOrder } from "./order-plan";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { ConfirmOrderData, ConfirmOrderRequest, CreateOrderData, CreateOrderRequest, GetOrderQuery, OrderView } from "./schemas";
-import { orderExamples } from "./order-examples";
+import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "./schemas";
+
+// Only GET /openapi.json reads the answers' schemas and the examples: they load with the document.
+const views = () => import("./view-schemas");
+const examples = async () => (await import("./order-examples")).orderExamples;
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
@@ -87,14 +90,14 @@ export const orderRoutes: Route[] = [
     path: "/order/create",
     handler: createOrder,
     operationId: "createOrder",
-    example: orderExamples.createOrder,
+    example: async () => (await examples()).createOrder,
     tag: "Orders",
     summary: "Create an order",
     description:
       "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
     auth: "apiKey",
     body: CreateOrderRequest,
-    data: CreateOrderData,
+    data: async () => (await views()).CreateOrderData,
     messages: ["Order created successfully", "Order already exists for this reference"],
     errors: [
       "product_list_malformed",
@@ -116,7 +119,7 @@ export const orderRoutes: Route[] = [
     path: "/order/confirm",
     handler: confirmOrder,
     operationId: "confirmOrder",
-    example: orderExamples.confirmOrder,
+    example: async () => (await examples()).confirmOrder,
     tag: "Orders",
     summary: "Confirm an order and charge its wallet",
     description:
@@ -124,7 +127,7 @@ export const orderRoutes: Route[] = [
     auth: "apiKey",
     body: ConfirmOrderRequest,
     ownBodyErrors: true,
-    data: ConfirmOrderData,
+    data: async () => (await views()).ConfirmOrderData,
     messages: ["Order confirmed"],
     errors: ["invalid_order_id", "insufficient_funds", "order_not_found", "order_already_confirmed", "order_expired"],
   },
@@ -133,14 +136,14 @@ export const orderRoutes: Route[] = [
     path: "/order/get",
     handler: getOrder,
     operationId: "getOrder",
-    example: orderExamples.getOrder,
+    example: async () => (await examples()).getOrder,
     tag: "Orders",
     summary: "Retrieve an order",
     description:
       "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.",
     auth: "apiKey",
     query: GetOrderQuery,
-    data: OrderView,
+    data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],
     errors: ["invalid_order_query", "order_not_found"],
   },

@@ -2,7 +2,7 @@ import { adjustmentView, dealView } from "../catalogue/catalogue-views";
 import type { ExchangeRate } from "../pricing/exchange";
 import { Money, toAmountNumber } from "../pricing/money";
 import type { OrderLine, OrderRecord } from "./order-record";
-import type { CreateOrderData, ExchangeRateView, Invoice, InvoiceItem, InvoiceRecord, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./schemas";
+import type { CreateOrderData, ExchangeRateView, Invoice, InvoiceItem, InvoiceRecord, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./view-schemas";
 
 export function timestamp(ms: number): Timestamp {
   const seconds = Math.floor(ms / 1000);

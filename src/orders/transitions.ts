@@ -1,6 +1,6 @@
 import { failure, type Failure } from "../http/errors";
 import type { LineStatus, OrderRecord } from "./order-record";
-import type { OrderState } from "./schemas";
+import type { OrderState } from "./view-schemas";
 
 /** The order life cycle (docs/api.md). Anything not listed here is not a transition. */
 const NEXT: Readonly<Record<OrderState, readonly OrderState[]>> = {

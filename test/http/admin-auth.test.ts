@@ -1,9 +1,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../src/kernel/crypto";
-import { ROUTES } from "../../src/app";
+import { allRoutes } from "../../src/app";
 import { addClient, call, seedDemo } from "../helpers";
 import { ADMIN_TOKEN, admin, snapshot } from "../admin-helpers";
+
+const ROUTES = await allRoutes();
 
 const SAMPLE_PARAMS: Record<string, string> = {
   clientId: "demo",

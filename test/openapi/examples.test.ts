@@ -7,13 +7,15 @@
 import { env } from "cloudflare:workers";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { ROUTES } from "../../src/app";
+import { allRoutes } from "../../src/app";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { servedDocument } from "./conformance";
+
+const ROUTES = await allRoutes();
 
 type Json = any;
 const CAPTURE = false;

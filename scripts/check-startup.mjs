@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * npm test fails when a module only the operator or a reader of the API document needs is evaluated when
+ * the Worker starts. Building zod schemas is most of the Worker's start-up CPU (`npm run startup`), so
+ * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use, the client's
+ * routes hand over their answers' schemas and examples as loaders (RouteDoc in src/http/route.ts), and
+ * wrangler's bundler (esbuild, one bundle) turns each such `import()` into a module evaluated on its first
+ * call. One static import of such a module from the client's side would quietly put it back at start-up.
+ *
+ * The check bundles the Worker as `wrangler deploy` does (not minified, so that each lazily evaluated
+ * module keeps its path), evaluates the bundle in Node with esbuild's module initialiser instrumented,
+ * and lists the modules of src/ whose top level ran. None of these may be among them:
+ *   - the modules src/app.ts imports with `import()` (read from app.ts itself);
+ *   - every `*-admin-routes.ts` and `admin-schemas.ts`, and the schemas of the domains whose every route
+ *     is the operator's (clients, exchange rates, inventory, dead letters, audit);
+ *   - the schemas of the client's answers (orders/view-schemas.ts, catalogue/product-schemas.ts,
+ *     wallets/schemas.ts) and every `*-examples.ts`: only the document reads them;
+ *   - the document's builder (src/http/openapi.ts, src/http/error-details.ts) and src/docs/.
+ * `node scripts/check-startup.mjs --list` lists the modules evaluated at start-up and those on first use.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { root } from "./source-facts.mjs";
+
+const NOT_AT_STARTUP = [
+  /-admin-routes\.ts$/,
+  /\/admin-schemas\.ts$/,
+  /^src\/(clients|audit|inventory)\/schemas\.ts$/,
+  /^src\/pricing\/rate-schemas\.ts$/,
+  /^src\/webhooks\/dead-letter-schemas\.ts$/,
+  /^src\/(orders\/view-schemas|catalogue\/product-schemas|wallets\/schemas)\.ts$/,
+  /-examples\.ts$/,
+  /^src\/http\/(openapi|error-details)\.ts$/,
+  /^src\/docs\//,
+];
+
+const app = readFileSync(join(root, "src", "app.ts"), "utf8");
+const lazilyImported = [...app.matchAll(/import\("\.\/([\w/-]+)"\)/g)].map(([, path]) => `src/${path}.ts`);
+if (lazilyImported.length === 0) {
+  console.error("check-startup: src/app.ts imports nothing with import(): nothing is loaded on first use");
+  process.exit(1);
+}
+
+const out = mkdtempSync(join(tmpdir(), "startup-check-"));
+try {
+  const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  const built = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--no-minify", "--outdir", out], {
+    cwd: root,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}${built.stderr}`);
+  let bundle = readFileSync(join(out, readdirSync(out).find((file) => file.endsWith(".js"))), "utf8");
+
+  // esbuild's initialiser of a lazily evaluated module: `__esm({ "src/path.ts"() { top level } })`.
+  const helper = "return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;";
+  if (!bundle.includes(helper)) throw new Error("esbuild's __esm helper is not the one this check instruments: update scripts/check-startup.mjs");
+  bundle = bundle.replace(helper, `if (fn) globalThis.__evaluated.push(__getOwnPropNames(fn)[0]); ${helper}`);
+  // The Durable Object base class is the runtime's; a stand-in is enough to evaluate the module.
+  bundle = bundle.replace(/^import \{ DurableObject(?: as (\w+))? \} from "cloudflare:workers";$/gm, (_, alias) => `const ${alias ?? "DurableObject"} = class {};`);
+  const modules = [...bundle.matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map(([, path]) => path);
+  const wrapped = new Set([...bundle.matchAll(/^ {2}"(src\/\S+\.ts)"\(\) \{$/gm)].map(([, path]) => path));
+
+  const file = join(out, "worker.mjs");
+  writeFileSync(file, `globalThis.__evaluated = [];\n${bundle}`);
+  await import(pathToFileURL(file).href);
+  const evaluated = new Set(globalThis.__evaluated);
+  const atStartup = [...new Set(modules)].filter((path) => !wrapped.has(path) || evaluated.has(path)).sort();
+
+  const problems = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
+  const missing = lazilyImported.filter((path) => !modules.includes(path));
+  if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported by app.ts with import()) is not in the bundle`));
+  if (problems.length > 0) {
+    console.error(`Evaluated when the Worker starts, though only the operator or the API document needs them:\n  ${problems.join("\n  ")}`);
+    console.error("A static import of one of them from a module the Worker loads at start-up puts it back there.");
+    process.exit(1);
+  }
+  const later = [...new Set(modules)].filter((path) => !atStartup.includes(path));
+  if (process.argv.includes("--list")) console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
+  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported by app.ts with import()), none of them the operator's or the document's`);
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}

@@ -1,0 +1,80 @@
+/**
+ * The parts of the OpenAPI document only the composition root knows: what the service is, the route groups
+ * (tags), the response schemas named under components.schemas, and the webhooks. Like every schema it
+ * names, it is loaded by app.ts on the first GET /openapi.json, not when the Worker starts.
+ */
+import { AuditEntryView } from "./audit/schemas";
+import { ApiKeyView, ClientView } from "./clients/schemas";
+import { ValueStock } from "./inventory/schemas";
+import { AdminRateView } from "./pricing/rate-schemas";
+import { DeadLetterView } from "./webhooks/dead-letter-schemas";
+import { ClientProductView } from "./catalogue/product-schemas";
+import { AdminDealView, AdminProductView } from "./catalogue/admin-schemas";
+import type { DocumentParts } from "./http/openapi";
+import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/view-schemas";
+import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
+import { WalletView } from "./wallets/schemas";
+import { LedgerEntryView } from "./wallets/admin-schemas";
+import { OrderEventSchema } from "./webhooks/schemas";
+import { webhookDocs } from "./webhooks/webhook-docs";
+
+/** What the service is, as the document's info.description tells a reader. */
+const DESCRIPTION = [
+  "Orders for digital products (gift cards, vouchers) paid from prepaid wallets. A client creates an order (priced, codes reserved, nothing charged), confirms it (its wallet is charged) and reads it until it reaches an end state (`successful`, `partial` or `failed`) with its redeem codes; a created order that is not confirmed in time is `rejected`. Order events can be sent to a `webhookUrl` (see `webhooks`).",
+  "",
+  "- Client routes: `Authorization: Bearer <api key>`; a missing, unknown or revoked key is 403 `unauthenticated`. Keys are cached per isolate for up to 30 s, so a revocation takes effect within 30 s (plus the lag of a D1 read replica, where read replication is on); a new key works at once.",
+  "- Operator routes (/admin/*): `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time; every change is validated and written to the audit log (GET /admin/audit).",
+  '- Success: `{"message", "data"}`. Error: `{"message", "code", "details"?}` (schema `Error`): branch on `code`. Every response carries `X-Request-Id`.',
+  "- Retries: decide by `code`, not by status. Send the same request again after 429 `rate_limited` (once `Retry-After` seconds have passed) and 500 `server_error` (with backoff): a create repeated with the same `reference` and body returns the same order, and a confirm charges an order at most once, so both are safe to repeat. 400 `insufficient_funds` passes once the wallet holds `details.required`: top up, then send the same create, or the same confirm before `expiresAt`. 500 `out_of_stock` and `exchange_not_supported` are final though they are 5xx: the same request fails the same way until the operator adds codes or sets the rate. Every other 4xx is final: the same request gets the same answer until it changes (or, for 404 `product_not_found` and 400 `wallet_not_found`, until the operator adds the SKU or opens the wallet).",
+  "- An unknown path is 404 `route_not_found`; a known path with another method is 405 `method_not_allowed` with an `Allow` header.",
+  "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
+].join("\n");
+
+/** The route groups of the document, in the order it lists them, with what each groups for a reader. */
+const TAGS: DocumentParts["tags"] = [
+  { name: "Orders", description: "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes." },
+  { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
+  { name: "Catalogue", description: "What the calling client can order: SKUs, quotes, availability and the client's own deal." },
+  { name: "Wallets", description: "The calling client's wallets and balances." },
+  { name: "Meta", description: "This document." },
+  { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
+  { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },
+  { name: "Admin: inventory", description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock." },
+  { name: "Admin: exchange rates", description: "Operator: the rates from a wallet currency to a product currency." },
+  { name: "Admin: orders", description: "Operator: any client's order with its stored record, and the orders whose timers keep failing." },
+  { name: "Admin: audit", description: "Operator: the log of every operator change." },
+  { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
+  { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
+];
+
+/** Response schemas the document names under components.schemas wherever they appear. */
+const NAMED_SCHEMAS: DocumentParts["named"] = [
+  [OrderView, "Order"],
+  [Invoice, "Invoice"],
+  [InvoiceItem, "InvoiceItem"],
+  [OrderProduct, "OrderProduct"],
+  [RedeemEntry, "RedeemEntry"],
+  [ExchangeRateView, "ExchangeRate"],
+  [Timestamp, "Timestamp"],
+  [OrderEventSchema, "OrderEvent"],
+  [OrderState, "OrderState"],
+  [InvoiceStatus, "InvoiceStatus"],
+  [InvoiceItemType, "InvoiceItemType"],
+  [ProductType, "ProductType"],
+  [AdjustmentMode, "AdjustmentMode"],
+  [SupplierKind, "SupplierKind"],
+  [LedgerEntryView, "LedgerEntry"],
+  [WalletView, "Wallet"],
+  [ClientProductView, "Product"],
+  [AdminProductView, "AdminProduct"],
+  [ClientView, "Client"],
+  [ApiKeyView, "ApiKey"],
+  [AdminDealView, "Deal"],
+  [AdminRateView, "ExchangeRateSetting"],
+  [ValueStock, "ValueStock"],
+  [AuditEntryView, "AuditEntry"],
+  [DeadLetterView, "DeadLetter"],
+];
+
+/** Everything of the document but its routes. */
+export const DOCUMENT_PARTS: DocumentParts = { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs };

@@ -1,0 +1,68 @@
+/**
+ * Requests and responses of the operator's wallet routes (wallet-admin-routes.ts): apart from the client's
+ * schemas.ts, so that they are built only when an operator route or GET /openapi.json first needs them.
+ */
+import * as z from "zod";
+import { Currency, CurrencyCode } from "../pricing/amount-schemas";
+import { ClientIdPath } from "../kernel/primitives";
+import { LedgerKindSchema } from "./schemas";
+
+/** A positive decimal amount, given as a string (exact) or a JSON number. */
+export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
+
+export const TopUpRequest = z.strictObject({
+  amount: AmountInput,
+  idempotencyKey: z.string().min(1).max(128),
+  reason: z.string().min(1).max(500),
+});
+export type TopUpRequest = z.infer<typeof TopUpRequest>;
+
+export const LedgerEntryView = z.object({
+  seq: z.number().int(),
+  key: z.string(),
+  kind: LedgerKindSchema,
+  amount: z.number(),
+  balanceAfter: z.number(),
+  orderId: z.string().nullable(),
+  reason: z.string().nullable(),
+  createdAt: z.number().int(),
+});
+
+/** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
+export const SignedAmountInput = z.union([
+  z.string().regex(/^-?\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 12.50 or -3"),
+  z.number().min(-1e15).max(1e15),
+]);
+
+/** POST /admin/wallets/:clientId/:currency/adjustments. */
+export const AdjustmentRequest = z.strictObject({
+  amount: SignedAmountInput,
+  idempotencyKey: z.string().min(1).max(128),
+  reason: z.string().min(1).max(500),
+});
+export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
+
+export const WalletPathParams = z.object({ clientId: ClientIdPath, currency: Currency.meta({ examples: ["USD"] }) });
+
+/** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
+export const WalletPostingData = z.object({
+  clientId: z.string(),
+  currency: CurrencyCode,
+  balance: z.number(),
+  entry: LedgerEntryView,
+  replayed: z.boolean(),
+});
+
+export const WalletBalanceData = z.object({ clientId: z.string(), currency: CurrencyCode, balance: z.number() });
+
+export const LedgerQuery = z.object({
+  after: z.coerce.number().int().min(0).optional().describe("Return entries with seq greater than this (the `next` of the previous page)."),
+  limit: z.coerce.number().int().min(1).max(500).optional().describe("Page size, 1..500, default 100."),
+});
+
+export const LedgerPage = z.object({
+  clientId: z.string(),
+  currency: CurrencyCode,
+  entries: z.array(LedgerEntryView),
+  next: z.number().int().nullable().describe("Pass as `after` for the next page; null on the last page."),
+});
