@@ -4,6 +4,7 @@
 //   BENCH_CONCURRENCY=1,4,16,64
 //   BENCH_ENDPOINT_SECONDS=3 seconds per single-endpoint phase; BENCH_ENDPOINT_CONCURRENCY=16
 //   BENCH_PROFILE=1          CPU profile of the service (V8 inspector) after the timed phases; 0 to skip
+//   BENCH_PROFILE_CONCURRENCY=16  the concurrency of the profiled flows
 //   BENCH_SCALE=1            extra service phases: many clients, five SKUs per order; 0 to skip
 //   BENCH_KEEP=1             keep the temporary directory (bundles, D1 and Durable Object state)
 import { execFileSync } from "node:child_process";
@@ -34,6 +35,7 @@ const settings = {
   metricsFlows: 8,
   costFlows: 6, // orders per supplier kind and webhook choice in the priced metrics pass
   profile: process.env.BENCH_PROFILE !== "0",
+  profileConcurrency: Number(process.env.BENCH_PROFILE_CONCURRENCY ?? 16),
   scale: process.env.BENCH_SCALE !== "0",
   scaleClients: 16,
   scaleSkus: 5,
@@ -163,7 +165,7 @@ async function main() {
   if (settings.profile) {
     // The service is profiled with local limiters, as limit() runs on Cloudflare: the simulator's own
     // Durable Object would otherwise fill the profile with work that is not the service's.
-    log("profiling the service (local limiters) and the floor (V8 sampling profiler over the inspector, flows at concurrency 16)");
+    log(`profiling the service (local limiters) and the floor (V8 sampling profiler over the inspector, flows at concurrency ${settings.profileConcurrency})`);
     profile = {};
     for (const [name, configPath, bundle, bindings, seed] of [
       ["project", PROJECT_CONFIG, localBundle, projectBindings, true],
@@ -175,10 +177,11 @@ async function main() {
       const target = new Target(name, instance.url, instance.pid);
       if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
       await flowPhase(target, { runId, label: "profile-warmup", concurrency: 4, seconds: 30, keys: demoKey, skus: [SKU], maxFlows: settings.warmupFlows });
-      profile[name] = await profilePhase(instance, bundle, async () => single(await flowPhase(target, { runId, label: "profile", concurrency: 16, seconds: 3, keys: demoKey, skus: [SKU] })), {
+      profile[name] = await profilePhase(instance, bundle, async () => single(await flowPhase(target, { runId, label: "profile", concurrency: settings.profileConcurrency, seconds: 3, keys: demoKey, skus: [SKU] })), {
         workerName: `${name}-profiled`,
         saveTo: path.join(RESULTS, `${name}.cpuprofile.tmp`),
       });
+      profile[name].concurrency = settings.profileConcurrency;
       target.close();
       await instance.mf.dispose();
       instances.pop();

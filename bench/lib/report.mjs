@@ -216,7 +216,7 @@ export function printReport(result) {
     const p = result.profile.project;
     const f = result.profile.floor;
     out.push("");
-    out.push(`Where the service's isolate spends CPU (V8 sampling profile, ${p.flows} flows at concurrency 16; ${fmt(p.busyMsPerFlow, 2)} ms of JS-thread wall time (not idle) per flow${f ? `, floor ${fmt(f.busyMsPerFlow, 2)}` : ""}):`);
+    out.push(`Where the service's isolate spends CPU (V8 sampling profile, ${p.flows} flows at concurrency ${p.concurrency ?? 16}; ${fmt(p.busyMsPerFlow, 2)} ms of JS-thread wall time (not idle) per flow${f ? `, floor ${fmt(f.busyMsPerFlow, 2)}` : ""}):`);
     out.push(table(["module (self time)", "% busy", "ms/flow"], p.modules.slice(0, 14).map((m) => [m.module, fmt(m.percent), fmt(m.msPerFlow, 3)])));
     out.push(table(["hottest lines of the bundle (self time)", "module", "% busy"], p.lines.slice(0, 12).map((l) => [l.code.slice(0, 80), l.module.slice(0, 34), fmt(l.percent)])));
     out.push(table(["function (self time)", "module", "% busy"], p.functions.slice(0, 16).map((fn) => [`${fn.function} ${fn.where ? `(${fn.where.replace(/\((?:.*?\/)?((?:src|node_modules)\/)/, "($1")})` : ""}`.slice(0, 80), fn.module.slice(0, 34), fmt(fn.percent)])));
