@@ -52,6 +52,24 @@ export interface RouterParts {
 }
 
 /**
+ * Why `list` cannot be loaded as the routes under `group.prefix`, or null: a route whose path is not under
+ * the prefix, or whose pattern also matches the prefix without its trailing slash (itty-router makes the
+ * slash before a `:name?` or a `*` optional: "/admin/:section?" matches "/admin"). Such a path never loads
+ * the group, so it would be answered one way before the group is loaded and another way after.
+ */
+function strayRoute(group: LazyRoutes, list: readonly Routed[]): string | null {
+  const outside = group.prefix.replace(/\/+$/, "");
+  for (const { method, path, handler } of list) {
+    const where = `${method} ${path} is loaded with the routes under ${group.prefix}`;
+    if (!path.startsWith(group.prefix)) return where;
+    if (outside === group.prefix) continue;
+    const [, pattern] = Router().get(path, handler).routes[0]!;
+    if (pattern.test(outside)) return `${where} but also matches ${outside}`;
+  }
+  return null;
+}
+
+/**
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
  * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
  */
@@ -68,8 +86,8 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
     let done = loaded.get(group);
     if (done === undefined) {
       done = group.load().then((list) => {
-        const stray = list.find(({ path }) => !path.startsWith(group.prefix));
-        if (stray !== undefined) throw new Error(`${stray.method} ${stray.path} is loaded with the routes under ${group.prefix}`);
+        const stray = strayRoute(group, list);
+        if (stray !== null) throw new Error(stray);
         add(list);
       });
       done.catch(() => loaded.delete(group));

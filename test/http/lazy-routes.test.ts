@@ -90,6 +90,21 @@ describe("routes loaded on first use", () => {
     expect(failures).toEqual(["Error: module failed to load"]);
   });
 
+  it("refuse a route whose pattern also matches the prefix without its slash, a path that never loads them", async () => {
+    // itty-router's `:name?` and `*` make the slash before them optional: "/admin/:section?" matches "/admin",
+    // which does not start with "/admin/" and so would be 404 before the group is loaded and 200 after.
+    for (const path of ["/admin/:section?", "/admin/*"]) {
+      const failures = loggedFailures();
+      const { fetch } = setUp(async () => [...ADMIN, { method: "GET", path, handler: answer("section") }]);
+      const before = await fetch("GET", "/admin");
+      await fetch("GET", "/admin/clients");
+      const after = await fetch("GET", "/admin");
+      expect(after, `${path}: GET /admin answered differently before and after the group was loaded`).toEqual(before);
+      expect(failures).toEqual([`Error: GET ${path} is loaded with the routes under /admin/ but also matches /admin`]);
+      vi.restoreAllMocks();
+    }
+  });
+
   it("refuse a route outside their prefix, which would answer differently before and after loading", async () => {
     const failures = loggedFailures();
     const { fetch } = setUp(async () => [...ADMIN, { method: "GET", path: "/wallets/:currency", handler: answer("x") }]);
