@@ -22,7 +22,7 @@ import { walletRoutes } from "./wallets/wallet-routes";
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
 const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes];
 
-/** `load` run once; run again if it failed. */
+/** `load` run once; asked again if it failed (see the router's lazy groups for what that can and cannot mend). */
 function once<T>(load: () => Promise<T>): () => Promise<T> {
   let loaded: Promise<T> | null = null;
   return () =>

@@ -80,7 +80,11 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
   };
   add(routes);
 
-  /** The lazy groups registered, or being loaded; a load that failed is tried again by the next request. */
+  /**
+   * The lazy groups registered, or being loaded. A load that failed answers a logged 500 and is asked again
+   * by the next request; that helps only a failure outside the modules themselves (a module whose top level
+   * threw is not evaluated again, in a bundle or elsewhere), and their top level does no I/O.
+   */
   const loaded = new Map<LazyRoutes, Promise<void>>();
   function load(group: LazyRoutes): Promise<void> {
     let done = loaded.get(group);
