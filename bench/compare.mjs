@@ -1,13 +1,13 @@
 // `npm run bench:compare -- REV [REV …]`: CPU per order flow of two or more revisions of the service, in one
-// sitting, on this harness. Each revision is checked out into a temporary git worktree (node_modules and the
-// built docs renderer shared with this tree), bundled with local rate limiters (as `limit()` runs on
+// sitting, on this harness. Each revision is exported into a temporary directory (scripts/revision-tree.mjs:
+// node_modules and the built docs renderer shared with this tree), bundled with local rate limiters (as `limit()` runs on
 // Cloudflare) and reached directly (not through Miniflare's asset router, see bench/lib/workers.mjs), seeded from its own schema, warmed up, and driven with create → confirm → get flows in
 // interleaved slices (A B … B A, so that other load on the machine falls on all alike), ROUNDS times at
 // each concurrency. Prints workerd CPU ms per flow per round and the mean, and each revision against the
 // first. Settings: COMPARE_ROUNDS=3, COMPARE_SECONDS=6 (per round and revision), COMPARE_CONCURRENCY=16,64.
 // This is how a change is judged "within N % of before"; `npm run bench` is the full report.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { flowPhase, interleaved } from "./lib/flows.mjs";
@@ -15,6 +15,7 @@ import { Target } from "./lib/load.mjs";
 import { seedProject } from "./lib/seed.mjs";
 import { runWithCleanup } from "./lib/lifecycle.mjs";
 import { ROOT, build, start, writeLocalLimiterEntry } from "./lib/workers.mjs";
+import { exportRevision } from "../scripts/revision-tree.mjs";
 
 const revisions = process.argv.slice(2);
 if (revisions.length < 2) {
@@ -31,20 +32,13 @@ process.env.WRANGLER_LOG ??= "error";
 
 const git = (...args) => execFileSync("git", args, { cwd: ROOT, encoding: "utf8" }).trim();
 const tmp = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "order-compare-"));
-const trees = [];
 const running = [];
 
 async function main() {
   const targets = [];
   for (const [index, revision] of revisions.entries()) {
     const commit = git("rev-parse", "--short", revision);
-    const tree = path.join(tmp, `tree-${index}`);
-    git("worktree", "add", "--detach", tree, commit);
-    trees.push(tree);
-    symlinkSync(path.join(ROOT, "node_modules"), path.join(tree, "node_modules"));
-    // The docs renderer is built by npm ci (gitignored); a revision that serves it needs the files to bundle.
-    const generated = path.join(ROOT, "src", "docs", "generated");
-    if (existsSync(path.join(tree, "src", "docs")) && existsSync(generated)) cpSync(generated, path.join(tree, "src", "docs", "generated"), { recursive: true });
+    const tree = exportRevision(ROOT, commit, path.join(tmp, `tree-${index}`));
     const configPath = path.join(tree, "wrangler.toml");
     const bundle = await build({ configPath, outdir: path.join(tmp, `build-${index}`), entry: writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${index}.js`), limit: 1_000_000_000 }) });
     const instance = await start({ name: `rev-${index}`, configPath, bundle, persistDir: path.join(tmp, `state-${index}`), bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" } });
@@ -76,13 +70,6 @@ async function main() {
 
 async function cleanup() {
   for (const instance of running.splice(0)) await instance.mf.dispose().catch(() => {});
-  for (const tree of trees.splice(0)) {
-    try {
-      git("worktree", "remove", "--force", tree);
-    } catch {
-      // already gone
-    }
-  }
   rmSync(tmp, { recursive: true, force: true });
 }
 

@@ -6,30 +6,19 @@
  * machine shows in it, so one run says little: compare medians.
  *
  * Without a revision it measures this tree. With revisions (`npm run startup -- main HEAD`) each is
- * exported with `git archive` into a temporary directory (node_modules and the built docs renderer shared
- * with this tree) and they are measured alternately, A B B A …, so that other load falls on all alike.
+ * exported into a temporary directory (scripts/revision-tree.mjs) and they are measured alternately, A B B A …, so that other load falls on all alike.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { exportRevision } from "./revision-tree.mjs";
 import { root } from "./source-facts.mjs";
 
 const RUNS = Number(process.env.STARTUP_RUNS ?? 7);
 const revisions = process.argv.slice(2);
 const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
 const tmp = mkdtempSync(join(tmpdir(), "order-startup-"));
-
-/** A directory holding `revision`'s files, ready to bundle. */
-function exportRevision(revision, index) {
-  const dir = join(tmp, `rev-${index}`);
-  execFileSync("sh", ["-c", `mkdir -p "${dir}" && git archive "${revision}" | tar -x -C "${dir}"`], { cwd: root });
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  // The docs renderer is built by npm ci (gitignored); the bundle imports its hash.
-  const generated = join(root, "src", "docs", "generated");
-  if (existsSync(join(dir, "src", "docs")) && existsSync(generated)) cpSync(generated, join(dir, "src", "docs", "generated"), { recursive: true });
-  return dir;
-}
 
 /** One `wrangler check startup` in `dir`: its Active milliseconds. */
 function measure(dir) {
@@ -52,7 +41,7 @@ const median = (values) => {
 try {
   const targets = revisions.length === 0
     ? [{ name: "this tree", dir: root }]
-    : revisions.map((revision, index) => ({ name: `${revision} (${execFileSync("git", ["rev-parse", "--short", revision], { cwd: root, encoding: "utf8" }).trim()})`, dir: exportRevision(revision, index) }));
+    : revisions.map((revision, index) => ({ name: `${revision} (${execFileSync("git", ["rev-parse", "--short", revision], { cwd: root, encoding: "utf8" }).trim()})`, dir: exportRevision(root, revision, join(tmp, `rev-${index}`)) }));
   const runs = targets.map(() => []);
   for (let round = 0; round < RUNS; round += 1) {
     const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
