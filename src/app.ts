@@ -16,21 +16,12 @@ import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
+import { once } from "./kernel/once";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
 
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
 const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes];
-
-/** `load` run once; asked again if it failed (see the router's lazy groups for what that can and cannot mend). */
-function once<T>(load: () => Promise<T>): () => Promise<T> {
-  let loaded: Promise<T> | null = null;
-  return () =>
-    (loaded ??= load().catch((error: unknown) => {
-      loaded = null;
-      throw error;
-    }));
-}
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {

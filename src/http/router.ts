@@ -1,5 +1,6 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import { logFailure } from "../kernel/log";
+import { once } from "../kernel/once";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
 import type { Authenticate } from "./auth";
@@ -52,17 +53,17 @@ export interface RouterParts {
 }
 
 /**
- * Why `list` cannot be loaded as the routes under `group.prefix`, or null: a route whose path is not under
+ * Why `list` cannot be loaded as the routes under `prefix`, or null: a route whose path is not under
  * the prefix, or whose pattern also matches the prefix without its trailing slash (itty-router makes the
  * slash before a `:name?` or a `*` optional: "/admin/:section?" matches "/admin"). Such a path never loads
  * the group, so it would be answered one way before the group is loaded and another way after.
  */
-function strayRoute(group: LazyRoutes, list: readonly Routed[]): string | null {
-  const outside = group.prefix.replace(/\/+$/, "");
+function strayRoute(prefix: string, list: readonly Routed[]): string | null {
+  const outside = prefix.replace(/\/+$/, "");
   for (const { method, path, handler } of list) {
-    const where = `${method} ${path} is loaded with the routes under ${group.prefix}`;
-    if (!path.startsWith(group.prefix)) return where;
-    if (outside === group.prefix) continue;
+    const where = `${method} ${path} is loaded with the routes under ${prefix}`;
+    if (!path.startsWith(prefix)) return where;
+    if (outside === prefix) continue;
     const [, pattern] = Router().get(path, handler).routes[0]!;
     if (pattern.test(outside)) return `${where} but also matches ${outside}`;
   }
@@ -80,25 +81,16 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
   };
   add(routes);
 
-  /**
-   * The lazy groups registered, or being loaded. A load that failed answers a logged 500 and is asked again
-   * by the next request; that helps only a failure outside the modules themselves (a module whose top level
-   * threw is not evaluated again, in a bundle or elsewhere), and their top level does no I/O.
-   */
-  const loaded = new Map<LazyRoutes, Promise<void>>();
-  function load(group: LazyRoutes): Promise<void> {
-    let done = loaded.get(group);
-    if (done === undefined) {
-      done = group.load().then((list) => {
-        const stray = strayRoute(group, list);
-        if (stray !== null) throw new Error(stray);
-        add(list);
-      });
-      done.catch(() => loaded.delete(group));
-      loaded.set(group, done);
-    }
-    return done;
-  }
+  /** Each lazy group, registered by its first load; a load that failed is asked again (src/kernel/once.ts). */
+  const groups = lazy.map(({ prefix, load }) => ({
+    prefix,
+    register: once(async () => {
+      const list = await load();
+      const stray = strayRoute(prefix, list);
+      if (stray !== null) throw new Error(stray);
+      add(list);
+    }),
+  }));
 
   function notRouted(pathname: string): Response {
     const allowed = router.routes.filter(([, pattern]) => pattern.test(pathname)).map(([method]) => method);
@@ -112,7 +104,7 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
     const { pathname } = new URL(request.url);
     let response: Response;
     try {
-      for (const group of lazy) if (pathname.startsWith(group.prefix)) await load(group);
+      for (const group of groups) if (pathname.startsWith(group.prefix)) await group.register();
       const context: RequestContext = { env, exec, requestId, authenticate: () => authenticate(request, env) };
       response = (await router.fetch(request, context)) ?? notRouted(pathname);
     } catch (error) {
