@@ -6,9 +6,9 @@ export function productList(skus) {
 }
 
 /** create → confirm → get, closed loop. Worker w uses keys[w % keys.length]. */
-export async function flowPhase(target, { runId, label, concurrency, seconds, keys, skus, maxFlows = Infinity }) {
+export async function flowPhase(target, { runId, label, concurrency, seconds, keys, skus, maxFlows = Infinity, evictedTo }) {
   const list = productList(skus);
-  const result = await closedLoop(target, { concurrency, seconds, maxIterations: maxFlows }, async (worker, index, record) => {
+  const result = await closedLoop(target, { concurrency, seconds, maxIterations: maxFlows, evictedTo }, async (worker, index, record) => {
     const key = keys[worker % keys.length];
     const t0 = performance.now();
     const created = await target.request("POST", "/order/create", {

@@ -93,6 +93,38 @@ export async function drain(pid, { quietMs = 300, maxMs = 3000 } = {}) {
   return last;
 }
 
+/** Open file descriptors of a process: workerd holds a few for each Durable Object it has open (its SQLite files). */
+export function openFiles(pid) {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/**
+ * Waits until the Durable Objects a phase opened have been evicted, then until the process is quiet, and
+ * returns its CPU. workerd evicts an object some seconds after its last event and closes its database
+ * then, work that belongs to the phase that opened it but would otherwise land in whatever phase runs
+ * at that moment. Done when the open files are back within a few of `baseline` (the count with no order
+ * open), or after `maxMs`.
+ */
+export async function drainEvicted(pid, baseline, { maxMs = 30_000 } = {}) {
+  const start = performance.now();
+  while (performance.now() - start < maxMs && openFiles(pid) > baseline + 5) await sleep(250);
+  return drain(pid, { quietMs: 500 });
+}
+
+/** The open files of a process once they stop falling (objects of earlier phases evicted): a baseline for drainEvicted. */
+export async function settledOpenFiles(pid, { stableMs = 3_000, maxMs = 30_000 } = {}) {
+  const start = performance.now();
+  let count = openFiles(pid);
+  let stableSince = performance.now();
+  while (performance.now() - start < maxMs && performance.now() - stableSince < stableMs) {
+    await sleep(250);
+    const now = openFiles(pid);
+    if (now < count) stableSince = performance.now();
+    count = Math.min(count, now);
+  }
+  return count;
+}
+
 export class Target {
   constructor(name, url, pid) {
     this.name = name;
@@ -159,7 +191,7 @@ export function summarise(latencies) {
  * Runs `concurrency` workers in a closed loop for `seconds` (or until `maxIterations`), each calling
  * `iteration(worker, index, record)`; returns counts, latencies, workerd CPU and client CPU.
  */
-export async function closedLoop(target, { concurrency, seconds, maxIterations = Infinity }, iteration) {
+export async function closedLoop(target, { concurrency, seconds, maxIterations = Infinity, evictedTo }, iteration) {
   const latencies = {};
   const errors = {};
   const errorSamples = [];
@@ -201,7 +233,8 @@ export async function closedLoop(target, { concurrency, seconds, maxIterations =
   const clientCpu = process.cpuUsage(client0);
   // CPU that neither the bench nor its workerd processes spent: other work on the machine during the phase
   const otherCpuMs = Math.max(0, machineBusyMs() - machine0 - (ownCpuMs() - own0));
-  const cpuAfterDrain = (await drain(target.pid)) - cpu0;
+  // `evictedTo`: count the phase's CPU until its objects are evicted (see drainEvicted), not only until it is quiet.
+  const cpuAfterDrain = (evictedTo === undefined ? await drain(target.pid) : await drainEvicted(target.pid, evictedTo)) - cpu0;
   return {
     target: target.name,
     concurrency,
