@@ -1,5 +1,5 @@
 /**
- * The order's outbox: each webhook event stored under its own key in the order's order_data table, in
+ * The order's outbox: each webhook event stored under its own key in the object's key-value storage, in
  * the same transaction as the state change it announces (src/orders/order-store.ts), until the queue has
  * taken it.
  */

@@ -5,27 +5,21 @@ import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, ty
 
 /**
  * The order object's storage: the order document, the due times behind its one alarm (their rules in
- * src/orders/order-timers.ts), and the outbox of webhook events (src/orders/order-outbox.ts), as values
- * of one table of the object's own, `order_data` (key, value): one value (`order`: the document with its
- * timers) written per state change, and one more per webhook event (`outbox:<seq>`). The whole document
- * is held in memory once read, so the due time of the next timer or the order itself costs no storage
- * read after the first.
+ * src/orders/order-timers.ts), and the outbox of webhook events (src/orders/order-outbox.ts). It lives in
+ * the object's key-value storage, which a SQLite-backed object has from birth, so a new order creates no
+ * table: one value (`order`: the document with its timers) is written per state change, and one more per
+ * webhook event (`outbox:<seq>`). The whole document is held in memory once read, so the due time of the
+ * next timer or the order itself costs no storage read after the first.
  *
- * Why a table and not the key-value API: workerd creates the key-value API's table on an object's first
- * write and prepares its 14 statements then, which for an object that lives as briefly as an order was
- * the largest piece of its storage cost (`npm run bench:native`); one table with the two statements used
- * costs less (2–3 % of an order flow's CPU, docs/benchmarks.md). The table is created by the first write.
- *
- * Orders stored before this layout have a path: the SQL tables of versions 0 to 2 and the key-value
- * values of version 3 move here in one transaction on first read.
+ * Orders stored before this layout (versions 0 to 2) sit in SQL tables; the first load moves them here
+ * in one transaction (see `migrateFromTables`), so every order already stored has a path.
  */
 
 /**
  * Versions of the order's storage. 0: SQL tables before they were versioned; 1: a schema_meta table; 2:
- * timers count their failures; 3: the same document in the key-value API; 4: that document in the
- * order_data table of this file.
+ * timers count their failures; 3: the key-value layout of this file.
  */
-export const ORDER_SCHEMA_VERSION = 4;
+export const ORDER_SCHEMA_VERSION = 3;
 
 /** The value under DOCUMENT_KEY: the order (null while only a timer exists) with its timers. */
 export interface StoredDocument {
@@ -44,21 +38,15 @@ export interface StoredDocument {
 
 const DOCUMENT_KEY = "order";
 
-/** The first version stored as one document (in the key-value API, then in order_data); earlier ones are the SQL tables below. */
+/** The first version stored as a key-value document; earlier ones are the SQL tables below. */
 const DOCUMENT_LAYOUT_VERSION = 3;
 
 /**
- * Migrations of the document: DOCUMENT_MIGRATIONS[n] takes a document of version
- * DOCUMENT_LAYOUT_VERSION + n to the next. A change of the document's shape adds one here and raises
- * ORDER_SCHEMA_VERSION, and every order reaches it on its next read (see `upgradeDocument`).
+ * Migrations of the key-value document: DOCUMENT_MIGRATIONS[n] takes a document of version
+ * DOCUMENT_LAYOUT_VERSION + n to the next. None yet: a change of the document's shape adds one here and
+ * raises ORDER_SCHEMA_VERSION, and every order reaches it on its next read (see `upgradeDocument`).
  */
-const DOCUMENT_MIGRATIONS: readonly ((doc: StoredDocument) => StoredDocument)[] = [
-  // 3 → 4: the same document; only where it is stored changed (moveFromKeyValue).
-  (doc) => doc,
-];
-
-/** Where versions 3 and on keep the document and the outbox. */
-const TABLE = "order_data";
+const DOCUMENT_MIGRATIONS: readonly ((doc: StoredDocument) => StoredDocument)[] = [];
 
 /** A stored document brought to the current version, one migration after another; pure. */
 export function upgradeDocument(
@@ -94,8 +82,6 @@ export class OrderStore {
   private readonly kv: SyncKvStorage;
   /** The stored document as this instance last read or wrote it; null until first read. */
   private doc: StoredDocument | null = null;
-  /** Whether order_data exists (known from the first read): the first write creates it. */
-  private tableExists = false;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -107,68 +93,27 @@ export class OrderStore {
     this.doc = null;
   }
 
-  /**
-   * The document, read once per instance. A new or unknown order reads as empty and stores nothing; one
-   * statement tells which layout the object has, and a value in the key-value API (version 3) is looked
-   * up only when order_data is absent (free when that API's table does not exist).
-   */
+  /** The document, read once per instance (a new or unknown order reads as empty and stores nothing). */
   private read(): StoredDocument {
     if (this.doc !== null) return this.doc;
-    const tables = this.sql
-      .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('${TABLE}', 'order_record')`)
-      .toArray()
-      .map((row) => row.name);
-    this.tableExists = tables.includes(TABLE);
-    if (this.tableExists) {
-      const stored = this.value(DOCUMENT_KEY);
-      this.doc = stored !== undefined ? upgradeDocument(JSON.parse(stored) as StoredDocument) : EMPTY;
-    } else if (this.kv.get(DOCUMENT_KEY) !== undefined) {
-      this.doc = this.moveFromKeyValue();
-    } else {
-      this.doc = tables.includes("order_record") ? this.migrateFromTables() : EMPTY;
-    }
+    const stored = this.kv.get<string>(DOCUMENT_KEY);
+    this.doc = stored !== undefined ? upgradeDocument(JSON.parse(stored) as StoredDocument) : (this.migrateFromTables() ?? EMPTY);
     return this.doc;
   }
 
-  private value(key: string): string | undefined {
-    return this.sql.exec<{ value: string }>(`SELECT value FROM ${TABLE} WHERE key = ?`, key).toArray()[0]?.value;
-  }
-
-  private put(key: string, value: string): void {
-    if (!this.tableExists) {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS ${TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`);
-      this.tableExists = true;
-    }
-    this.sql.exec(`INSERT INTO ${TABLE} (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value);
-  }
-
   private write(doc: StoredDocument): void {
-    this.put(DOCUMENT_KEY, JSON.stringify(doc));
+    this.kv.put(DOCUMENT_KEY, JSON.stringify(doc));
     this.doc = doc;
   }
 
   /**
-   * An order stored at version 3 (its document and outbox as values of the key-value API) moves into
-   * order_data in one transaction, and the key-value values are deleted.
+   * An order stored under versions 0 to 2 moves into the key-value layout, in one transaction: tables
+   * brought to version 2, document, timers and outbox copied, tables dropped. Null when there are none
+   * (a new order: one read of sqlite_master, no write).
    */
-  private moveFromKeyValue(): StoredDocument {
-    return this.storage.transactionSync(() => {
-      const doc = upgradeDocument(JSON.parse(this.kv.get<string>(DOCUMENT_KEY)!) as StoredDocument);
-      for (const [key, entry] of [...this.kv.list<OutboxEntry>({ prefix: OUTBOX_PREFIX })]) {
-        this.put(key, JSON.stringify(entry));
-        this.kv.delete(key);
-      }
-      this.write(doc);
-      this.kv.delete(DOCUMENT_KEY);
-      return doc;
-    });
-  }
-
-  /**
-   * An order stored under versions 0 to 2 moves into order_data, in one transaction: tables brought to
-   * version 2, document, timers and outbox copied, tables dropped.
-   */
-  private migrateFromTables(): StoredDocument {
+  private migrateFromTables(): StoredDocument | null {
+    const legacy = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
+    if (!legacy) return null;
     return this.storage.transactionSync(() => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
       const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
@@ -182,16 +127,16 @@ export class OrderStore {
       const events = this.sql.exec<{ event_id: string; message: string; sent: number }>(`SELECT event_id, message, sent FROM outbox ORDER BY rowid`).toArray();
       events.forEach((event, index) => {
         const entry: OutboxEntry = { seq: index + 1, eventId: event.event_id, message: event.message, sent: event.sent === 1 };
-        this.put(outboxKey(entry.seq), JSON.stringify(entry));
+        this.kv.put(outboxKey(entry.seq), entry);
       });
       const doc: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: row ? (JSON.parse(row.doc) as OrderRecord) : null, timers, outboxCount: events.length };
-      this.write(doc);
+      this.kv.put(DOCUMENT_KEY, JSON.stringify(doc));
       this.sql.exec(`DROP TABLE order_record; DROP TABLE timers; DROP TABLE outbox; DROP TABLE schema_meta;`);
       return doc;
     });
   }
 
-  /** The version the order's storage is at: the current one once anything is stored (migrated on first read), else 0. */
+  /** The version the order's storage is at: 3 once anything is stored (migrated on first read), else 0. */
   schemaVersion(): number {
     const doc = this.read();
     return doc === EMPTY ? 0 : doc.version;
@@ -215,7 +160,7 @@ export class OrderStore {
     }
     const seq = doc.outboxCount + 1;
     this.storage.transactionSync(() => {
-      this.put(outboxKey(seq), JSON.stringify(outboxEntry(seq, event)));
+      this.kv.put(outboxKey(seq), outboxEntry(seq, event));
       this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
     });
   }
@@ -278,11 +223,7 @@ export class OrderStore {
   /** Every stored event, sent or not, in the order they were stored. */
   outbox(): OutboxEntry[] {
     if (this.read().outboxCount === 0) return [];
-    // Keys from "outbox:" up to "outbox;" (the next character): the outbox's, in the order they were stored.
-    return this.sql
-      .exec<{ value: string }>(`SELECT value FROM ${TABLE} WHERE key >= ? AND key < ? ORDER BY key`, OUTBOX_PREFIX, `${OUTBOX_PREFIX.slice(0, -1)};`)
-      .toArray()
-      .map((row) => JSON.parse(row.value) as OutboxEntry);
+    return [...this.kv.list<OutboxEntry>({ prefix: OUTBOX_PREFIX })].map(([, entry]) => entry);
   }
 
   pendingEvents(): { eventId: string; message: WebhookMessage }[] {
@@ -292,7 +233,7 @@ export class OrderStore {
   markSent(eventIds: string[]): void {
     const ids = new Set(eventIds);
     this.storage.transactionSync(() => {
-      for (const entry of this.outbox()) if (ids.has(entry.eventId) && !entry.sent) this.put(outboxKey(entry.seq), JSON.stringify({ ...entry, sent: true }));
+      for (const entry of this.outbox()) if (ids.has(entry.eventId) && !entry.sent) this.kv.put(outboxKey(entry.seq), { ...entry, sent: true });
     });
   }
 

@@ -1,9 +1,8 @@
 /**
- * The order object's storage module (src/orders/order-store.ts): one table, order_data (version 4). A
- * probe of an unknown order creates nothing; a new order has that table and nothing in the key-value API;
- * an order stored under an earlier layout (the SQL tables of version 0, before versioning, or 2, the last
- * one; the key-value values of version 3) is moved into order_data on first read, keeping its document,
- * timers and outbox, and the old layout is gone.
+ * The order object's storage module (src/orders/order-store.ts): the key-value layout (version 3). A new
+ * order creates no table; an order stored in the SQL tables of an earlier version (0, before versioning,
+ * or 2, the last one) is moved into the key-value layout on first read, keeping its document, timers and
+ * outbox, and ends with no table of its own either.
  */
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -25,7 +24,7 @@ function tablesOf(storage: DurableObjectStorage): Record<string, Column[]> {
 beforeAll(seedDemo);
 
 describe("the order's storage", () => {
-  it("probing an unknown order stores nothing; a new order is at the current version, in order_data only", async () => {
+  it("probing an unknown order stores nothing; a new order is at the current version and has no table of its own", async () => {
     const stub = env.ORDERS.get(env.ORDERS.newUniqueId());
     await runInDurableObject(stub, (_instance, state) => {
       const store = new OrderStore(state.storage);
@@ -43,13 +42,12 @@ describe("the order's storage", () => {
       expect(store.schemaVersion()).toBe(ORDER_SCHEMA_VERSION);
       expect(store.load()).toMatchObject({ id: created.body.data.id, state: "created" });
       expect(store.timers().map((timer) => timer.kind)).toEqual(["expire"]);
-      expect(Object.keys(tablesOf(state.storage))).toEqual(["order_data"]);
-      expect(state.storage.sql.exec<{ key: string }>(`SELECT key FROM order_data`).toArray().map((row) => row.key)).toEqual(["order"]);
-      expect([...state.storage.kv.list()]).toEqual([]);
+      expect(tablesOf(state.storage)).toEqual({});
+      expect([...state.storage.kv.list()].map(([key]) => key)).toEqual(["order"]);
     });
   });
 
-  it("an order stored before the schema was versioned moves into order_data with its document and timers", async () => {
+  it("an order stored before the schema was versioned moves into the key-value layout with its document and timers", async () => {
     const legacy = env.ORDERS.get(env.ORDERS.newUniqueId());
     await runInDurableObject(legacy, (_instance, state) => {
       // The storage as the unversioned order object left it.
@@ -63,8 +61,8 @@ describe("the order's storage", () => {
       expect(store.schemaVersion()).toBe(ORDER_SCHEMA_VERSION);
       expect(store.timers()).toEqual([{ kind: "expire", dueAt: 1234, failures: 0, lastError: null }]);
       expect(store.events()).toEqual([]);
-      expect(Object.keys(tablesOf(state.storage))).toEqual(["order_data"]);
-      // A new instance reads the moved order from order_data.
+      expect(tablesOf(state.storage)).toEqual({});
+      // A new instance reads the moved order from the key-value layout.
       const again = new OrderStore(state.storage);
       expect(again.load()).toEqual({ id: "ord_legacy", state: "created" });
       expect(again.timers()).toEqual([{ kind: "expire", dueAt: 1234, failures: 0, lastError: null }]);
@@ -95,34 +93,7 @@ describe("the order's storage", () => {
       ]);
       expect(store.pendingEvents().map((event) => event.eventId)).toEqual(["evt_a"]);
       expect(store.outbox()[1]!.message).toBe(message("evt_a", "order.successful"));
-      expect(Object.keys(tablesOf(state.storage))).toEqual(["order_data"]);
-    });
-  });
-
-  it("an order stored at version 3 (the key-value API) moves into order_data with its outbox, and leaves no value behind", async () => {
-    const stored = env.ORDERS.get(env.ORDERS.newUniqueId());
-    await runInDurableObject(stored, (_instance, state) => {
-      const message = (id: string, type: string) => JSON.stringify({ url: "https://example.com/hook", clientId: "c", event: { id, type, createdAt: "2026-01-01T00:00:00.000Z", data: {} } });
-      // The storage as version 3 left it: the document and each event as key-value values.
-      const timers = [{ kind: "outbox", dueAt: 77, failures: 2, lastError: "queue down" }];
-      state.storage.kv.put("order", JSON.stringify({ version: 3, order: { id: "ord_v3", state: "successful" }, timers, outboxCount: 2, reported: null }));
-      state.storage.kv.put("outbox:0000000001", { seq: 1, eventId: "evt_1", message: message("evt_1", "order.confirmed"), sent: true });
-      state.storage.kv.put("outbox:0000000002", { seq: 2, eventId: "evt_2", message: message("evt_2", "order.successful"), sent: false });
-      const store = new OrderStore(state.storage);
-      expect(store.load()).toEqual({ id: "ord_v3", state: "successful" });
-      expect(store.schemaVersion()).toBe(ORDER_SCHEMA_VERSION);
-      expect(store.timers()).toEqual(timers);
-      expect(store.events()).toEqual([
-        { eventId: "evt_1", type: "order.confirmed", sent: true },
-        { eventId: "evt_2", type: "order.successful", sent: false },
-      ]);
-      expect([...state.storage.kv.list()]).toEqual([]);
-      // A new instance reads it from order_data, and the next event takes the next number.
-      const again = new OrderStore(state.storage);
-      expect(again.pendingEvents().map((event) => event.eventId)).toEqual(["evt_2"]);
-      again.markSent(["evt_2"]);
-      expect(new OrderStore(state.storage).pendingEvents()).toEqual([]);
-      expect(state.storage.sql.exec<{ key: string }>(`SELECT key FROM order_data ORDER BY key`).toArray().map((row) => row.key)).toEqual(["order", "outbox:0000000001", "outbox:0000000002"]);
+      expect(tablesOf(state.storage)).toEqual({});
     });
   });
 });
