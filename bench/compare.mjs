@@ -6,7 +6,8 @@
 // times at each concurrency. Each turn's CPU is counted until the orders it opened have been evicted
 // (bench/lib/load.mjs drainEvicted): workerd closes an idle object's database seconds later, and counted
 // only until quiet that work fell into whichever turn ran then, which made rounds differ by up to 20 %.
-// Prints workerd CPU ms per flow per round and the mean, and each revision against the first. Settings: COMPARE_ROUNDS=3, COMPARE_SECONDS=6 (per round and revision), COMPARE_CONCURRENCY=16,64.
+// Prints workerd CPU ms per flow per round and the mean, and each revision against the first.
+// Settings: COMPARE_ROUNDS=3, COMPARE_SECONDS=6 (per round and revision), COMPARE_CONCURRENCY=16,64.
 // This is how a change is judged "within N % of before"; `npm run bench` is the full report.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";

@@ -34,7 +34,7 @@ process.env.WRANGLER_LOG ??= "error";
  * the root, so that the innermost operation wins (a statement prepared while the key-value table is set
  * up is table setup; garbage collected during an RPC is garbage collection).
  */
-export const RULES = [
+const RULES = [
   ["garbage collection", /Heap::CollectGarbage|ConcurrentMarking|Sweeper|Scavenge|MinorMarkSweep|MarkCompactCollector|IncrementalMarking|cppgc::internal::(Marker|MarkingState|HeapVisitor|StatsCollector)/],
   ["object closed (database closed at eviction)", /Actor::~Actor|Actor::Impl::~Impl|~ActorSqlite|~SqliteDatabase|sqlite3_close|sqlite3Close|CloseZombie|unixClose/],
   ["key-value table set up (first write)", /SqliteKv::ensureInitialized|SqliteKv::Initialized/],
