@@ -2,7 +2,8 @@
 /**
  * npm test fails when a module only the operator or a reader of the API document needs is evaluated when
  * the Worker starts. Building zod schemas is most of the Worker's start-up CPU (`npm run startup`), so
- * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use, the client's
+ * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use (src/index.ts the
+ * queue consumer, with the first batch), the client's
  * routes hand over their answers' schemas and examples as loaders (RouteDoc in src/http/route.ts), and
  * wrangler's bundler (esbuild, one bundle) turns each such `import()` into a module evaluated on its first
  * call. One static import of such a module from the client's side would quietly put it back at start-up.
@@ -10,9 +11,11 @@
  * The check bundles the Worker as `wrangler deploy` does (not minified, so that each lazily evaluated
  * module keeps its path), evaluates the bundle in Node with esbuild's module initialiser instrumented,
  * and lists the modules of src/ whose top level ran. None of these may be among them:
- *   - the modules src/app.ts imports with `import()` (read from app.ts itself);
+ *   - the modules src/app.ts and src/index.ts import with `import()` (read from those files);
  *   - every `*-admin-routes.ts` and `admin-schemas.ts`, and the schemas of the domains whose every route
  *     is the operator's (clients, exchange rates, inventory, dead letters, audit);
+ *   - the queue consumer and the schemas of its messages (src/webhooks/: queue-handler, consumer,
+ *     dead-letters, schemas);
  *   - the schemas of the client's answers (orders/view-schemas.ts, catalogue/product-schemas.ts,
  *     wallets/schemas.ts) and every `*-examples.ts`: only the document reads them;
  *   - the document's builder (src/http/openapi.ts, src/http/error-details.ts) and src/docs/.
@@ -30,17 +33,17 @@ const NOT_AT_STARTUP = [
   /\/admin-schemas\.ts$/,
   /^src\/(clients|audit|inventory)\/schemas\.ts$/,
   /^src\/pricing\/rate-schemas\.ts$/,
-  /^src\/webhooks\/dead-letter-schemas\.ts$/,
+  /^src\/webhooks\/(dead-letter-schemas|schemas|consumer|dead-letters|queue-handler)\.ts$/,
   /^src\/(orders\/view-schemas|catalogue\/product-schemas|wallets\/schemas)\.ts$/,
   /-examples\.ts$/,
   /^src\/http\/(openapi|error-details)\.ts$/,
   /^src\/docs\//,
 ];
 
-const app = readFileSync(join(root, "src", "app.ts"), "utf8");
-const lazilyImported = [...app.matchAll(/import\("\.\/([\w/-]+)"\)/g)].map(([, path]) => `src/${path}.ts`);
+const entryModules = ["app.ts", "index.ts"].map((file) => readFileSync(join(root, "src", file), "utf8")).join("\n");
+const lazilyImported = [...entryModules.matchAll(/import\("\.\/([\w/-]+)"\)/g)].map(([, path]) => `src/${path}.ts`);
 if (lazilyImported.length === 0) {
-  console.error("check-startup: src/app.ts imports nothing with import(): nothing is loaded on first use");
+  console.error("check-startup: src/app.ts and src/index.ts import nothing with import(): nothing is loaded on first use");
   process.exit(1);
 }
 
@@ -72,7 +75,7 @@ try {
 
   const problems = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
   const missing = lazilyImported.filter((path) => !modules.includes(path));
-  if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported by app.ts with import()) is not in the bundle`));
+  if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported with import()) is not in the bundle`));
   if (problems.length > 0) {
     console.error(`Evaluated when the Worker starts, though only the operator or the API document needs them:\n  ${problems.join("\n  ")}`);
     console.error("A static import of one of them from a module the Worker loads at start-up puts it back there.");
@@ -80,7 +83,7 @@ try {
   }
   const later = [...new Set(modules)].filter((path) => !atStartup.includes(path));
   if (process.argv.includes("--list")) console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
-  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported by app.ts with import()), none of them the operator's or the document's`);
+  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
