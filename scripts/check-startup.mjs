@@ -74,6 +74,12 @@ try {
   const atStartup = [...new Set(modules)].filter((path) => !wrapped.has(path) || evaluated.has(path)).sort();
 
   const problems = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
+  // zod/mini loads no messages: src/http/body.ts loads the English ones, or a client's invalid request
+  // would be answered with "Invalid input" for every issue until the operator's routes bring zod classic.
+  const zodAtStartup = [...new Set([...bundle.matchAll(/^\/\/ (node_modules\/zod\/\S+)$/gm)].map(([, path]) => path))].filter(
+    (path) => !bundle.includes(`  "${path}"() {`) || evaluated.has(path),
+  );
+  if (!zodAtStartup.includes("node_modules/zod/v4/locales/en.js")) problems.push("node_modules/zod/v4/locales/en.js is not evaluated at start-up: zod's issues would have no messages");
   const missing = lazilyImported.filter((path) => !modules.includes(path));
   if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported with import()) is not in the bundle`));
   if (problems.length > 0) {

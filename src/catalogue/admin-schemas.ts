@@ -61,7 +61,7 @@ const AdjustmentInput = z.strictObject({ amount: NonNegativeDecimal, adjustmentM
  * amount is per unit, in the product's currency. Absent fee or discount: zero.
  */
 export const UpsertDealRequest = z.strictObject({
-  dealState: DealState.optional().describe("Default active."),
+  dealState: z.optional(DealState).describe("Default active."),
   fee: AdjustmentInput.optional(),
   discount: AdjustmentInput.optional(),
 });

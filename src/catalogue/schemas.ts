@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "zod/mini";
 
 export const ProductType = z.enum(["range", "fixed"]);
 export type ProductType = z.infer<typeof ProductType>;

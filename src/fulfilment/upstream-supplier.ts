@@ -1,9 +1,10 @@
-import * as z from "zod";
+// zod/mini, as for every schema the Worker evaluates at start-up (see src/orders/schemas.ts).
+import * as z from "zod/mini";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
 /** What the upstream supplier answers with (docs/fulfilment.md: "Upstream supplier contract"). */
 export const UpstreamIssueResponse = z.object({
-  codes: z.array(z.object({ pin: z.string().min(1).max(512), link: z.string().url().max(2048) })).min(1),
+  codes: z.array(z.object({ pin: z.string().check(z.minLength(1), z.maxLength(512)), link: z.string().check(z.url(), z.maxLength(2048)) })).check(z.minLength(1)),
 });
 
 export interface UpstreamConfig {

@@ -18,7 +18,7 @@ export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
 
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
-export type NamedSchemas = readonly (readonly [z.ZodType, string])[];
+export type NamedSchemas = readonly (readonly [z.core.$ZodType, string])[];
 
 /** A tag of the document: a group of routes, with what it groups for a reader. */
 export interface TagDoc {
@@ -85,7 +85,7 @@ function strip(schema: JsonSchema): JsonSchema {
   return rest;
 }
 
-function inline(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+function inline(schema: z.core.$ZodType, io: "input" | "output"): JsonSchema {
   return strip(z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "throw", override: tidy }) as JsonSchema);
 }
 
@@ -93,7 +93,7 @@ function pascal(operationId: string): string {
   return operationId.charAt(0).toUpperCase() + operationId.slice(1);
 }
 
-function envelope(data: z.ZodType, messages: string[] | undefined): z.ZodType {
+function envelope(data: z.core.$ZodType, messages: string[] | undefined): z.ZodType {
   const message = messages !== undefined && messages.length > 0 ? z.enum(messages as [string, ...string[]]) : z.string();
   return z.object({ message, data });
 }
@@ -165,14 +165,14 @@ function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
     ["path", doc.params?.shape ?? {}],
     ["query", doc.query?.shape ?? {}],
   ] as const) {
-    for (const [name, field] of Object.entries(shape as Record<string, z.ZodType>)) {
+    for (const [name, field] of Object.entries(shape as Record<string, z.core.$ZodType>)) {
       const schema = inline(field, "input");
       // A parameter's description and example belong to the parameter, not to its schema.
       const { description, examples, ...rest } = schema;
       out.push({
         name,
         in: location,
-        required: location === "path" || !field.safeParse(undefined).success,
+        required: location === "path" || !z.safeParse(field, undefined).success,
         ...(typeof description === "string" ? { description } : {}),
         schema: rest,
         ...(Array.isArray(examples) && examples.length > 0 ? { example: examples[0] } : {}),
@@ -208,7 +208,7 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
 }
 
 /** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
-type LoadedDoc = Omit<RouteDoc, "data" | "example"> & { data: z.ZodType | null; example?: RouteExample };
+type LoadedDoc = Omit<RouteDoc, "data" | "example"> & { data: z.core.$ZodType | null; example?: RouteExample };
 
 async function loaded<T>(part: Loadable<T>): Promise<T> {
   return typeof part === "function" ? (part as () => Promise<T>)() : part;
@@ -224,7 +224,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
   const paths: Record<string, Record<string, unknown>> = {};
-  const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.ZodType | null }[] = [];
+  const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.core.$ZodType | null }[] = [];
   const seen = new Set<string>();
   const loadedRoutes = await Promise.all(
     routes.map(async ({ data, example, ...route }) => ({

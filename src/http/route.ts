@@ -4,7 +4,10 @@
  * the router never has to know a domain.
  */
 import type { IRequest } from "itty-router";
-import type { z } from "zod";
+import type * as z from "zod/v4/core";
+
+/** A schema with its fields at hand: zod's classic and mini objects both have `shape`. */
+export type ObjectSchema = z.$ZodObject & { shape: Record<string, z.$ZodType> };
 import type { Client } from "./auth";
 import type { ErrorCode } from "./errors";
 
@@ -50,9 +53,9 @@ export interface RouteDoc {
   /** The group the document lists the route under; one of the tags given to buildOpenApi. */
   tag: string;
   auth: Auth;
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: z.ZodType;
+  params?: ObjectSchema;
+  query?: ObjectSchema;
+  body?: z.$ZodType;
   /**
    * The route answers an unusable body with an error of its own (listed in `errors`) rather than
    * malformed_json / invalid_request_body: confirm's "Body has no valid orderId".
@@ -61,7 +64,7 @@ export interface RouteDoc {
   /** The body may also be sent as text/csv (described in `description`). */
   csv?: boolean;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
-  data: Loadable<z.ZodType> | null;
+  data: Loadable<z.$ZodType> | null;
   /** Success message(s) of the envelope. */
   messages?: string[];
   /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */

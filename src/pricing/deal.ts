@@ -1,5 +1,5 @@
 /** A client's fee and discount on a SKU: what line pricing applies on top of the face value. */
-import * as z from "zod";
+import * as z from "zod/mini";
 
 /** Whether a deal applies: a stored deal can be switched off ("none") and keep its terms. */
 export const DealState = z.enum(["active", "none"]);
