@@ -64,30 +64,31 @@ try {
   bundle = bundle.replace(helper, `if (fn) globalThis.__evaluated.push(__getOwnPropNames(fn)[0]); ${helper}`);
   // The Durable Object base class is the runtime's; a stand-in is enough to evaluate the module.
   bundle = bundle.replace(/^import \{ DurableObject(?: as (\w+))? \} from "cloudflare:workers";$/gm, (_, alias) => `const ${alias ?? "DurableObject"} = class {};`);
-  const modules = [...bundle.matchAll(/^\/\/ (src\/\S+\.ts)$/gm)].map(([, path]) => path);
-  const wrapped = new Set([...bundle.matchAll(/^ {2}"(src\/\S+\.ts)"\(\) \{$/gm)].map(([, path]) => path));
+  // Every module of the bundle (esbuild names each in a `// path` comment), and those it wraps to evaluate on first use.
+  const bundled = [...new Set([...bundle.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map(([, path]) => path))];
+  const wrapped = new Set([...bundle.matchAll(/^ {2}"((?:src|node_modules)\/\S+)"\(\) \{$/gm)].map(([, path]) => path));
 
   const file = join(out, "worker.mjs");
   writeFileSync(file, `globalThis.__evaluated = [];\n${bundle}`);
   await import(pathToFileURL(file).href);
   const evaluated = new Set(globalThis.__evaluated);
-  const atStartup = [...new Set(modules)].filter((path) => !wrapped.has(path) || evaluated.has(path)).sort();
+  const evaluatedAtStartup = new Set(bundled.filter((path) => !wrapped.has(path) || evaluated.has(path)));
+  const modules = bundled.filter((path) => /^src\/\S+\.ts$/.test(path));
+  const atStartup = modules.filter((path) => evaluatedAtStartup.has(path)).sort();
 
-  const problems = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
+  const misplaced = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
+  const missing = lazilyImported.filter((path) => !modules.includes(path));
   // zod/mini loads no messages: src/http/body.ts loads the English ones, or a client's invalid request
   // would be answered with "Invalid input" for every issue until the operator's routes bring zod classic.
-  const zodAtStartup = [...new Set([...bundle.matchAll(/^\/\/ (node_modules\/zod\/\S+)$/gm)].map(([, path]) => path))].filter(
-    (path) => !bundle.includes(`  "${path}"() {`) || evaluated.has(path),
-  );
-  if (!zodAtStartup.includes("node_modules/zod/v4/locales/en.js")) problems.push("node_modules/zod/v4/locales/en.js is not evaluated at start-up: zod's issues would have no messages");
-  const missing = lazilyImported.filter((path) => !modules.includes(path));
-  if (missing.length > 0) problems.push(...missing.map((path) => `${path} (imported with import()) is not in the bundle`));
-  if (problems.length > 0) {
-    console.error(`Evaluated when the Worker starts, though only the operator or the API document needs them:\n  ${problems.join("\n  ")}`);
+  const withoutMessages = !evaluatedAtStartup.has("node_modules/zod/v4/locales/en.js");
+  if (misplaced.length > 0) {
+    console.error(`Evaluated when the Worker starts, though only the operator, the API document or the queue consumer needs them:\n  ${misplaced.join("\n  ")}`);
     console.error("A static import of one of them from a module the Worker loads at start-up puts it back there.");
-    process.exit(1);
   }
-  const later = [...new Set(modules)].filter((path) => !atStartup.includes(path));
+  if (missing.length > 0) console.error(`Imported with import() but not in the bundle:\n  ${missing.join("\n  ")}`);
+  if (withoutMessages) console.error("zod's English messages (node_modules/zod/v4/locales/en.js) are not evaluated at start-up: a client's invalid request would get no messages");
+  if (misplaced.length > 0 || missing.length > 0 || withoutMessages) process.exit(1);
+  const later = modules.filter((path) => !atStartup.includes(path));
   if (process.argv.includes("--list")) console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
   console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's`);
 } finally {

@@ -5,11 +5,11 @@
  */
 import type { IRequest } from "itty-router";
 import type * as z from "zod/v4/core";
+import type { Client } from "./auth";
+import type { ErrorCode } from "./errors";
 
 /** A schema with its fields at hand: zod's classic and mini objects both have `shape`. */
 export type ObjectSchema = z.$ZodObject & { shape: Record<string, z.$ZodType> };
-import type { Client } from "./auth";
-import type { ErrorCode } from "./errors";
 
 export interface RequestContext {
   env: Env;
