@@ -1,7 +1,6 @@
 import * as z from "zod";
 import { CurrencyCode } from "../pricing/amount-schemas";
-import { DealState } from "../pricing/deal";
-import { AdjustmentMode, ProductType } from "./schemas";
+import { AdjustmentMode, DealState, ProductType } from "./schemas";
 
 export const AdjustmentView = z.object({ amount: z.number(), adjustmentMode: AdjustmentMode });
 

@@ -1,4 +1,10 @@
+/**
+ * The catalogue's enums as zod schemas, for the API document and the operator's routes, and the catalogue's
+ * types. Only types are imported from here by what runs on a client's request, so this module (and zod) is
+ * evaluated with the document or the operator's routes, not when the Worker starts.
+ */
 import * as z from "zod/mini";
+import { ADJUSTMENT_MODES, DEAL_STATES } from "../pricing/deal";
 
 export const ProductType = z.enum(["range", "fixed"]);
 export type ProductType = z.infer<typeof ProductType>;
@@ -24,4 +30,8 @@ export interface CatalogueProduct {
 }
 
 // A deal is a pricing term; its one definition is in src/pricing/deal.ts.
-export { AdjustmentMode, NO_DEAL, type Adjustment, type Deal } from "../pricing/deal";
+export type { Adjustment, Deal } from "../pricing/deal";
+export const DealState = z.enum(DEAL_STATES);
+export type DealState = z.infer<typeof DealState>;
+export const AdjustmentMode = z.enum(ADJUSTMENT_MODES);
+export type AdjustmentMode = z.infer<typeof AdjustmentMode>;

@@ -1,11 +1,9 @@
-// zod/mini, as for every schema the Worker evaluates at start-up (see src/orders/schemas.ts).
-import * as z from "zod/mini";
+import { once } from "../kernel/once";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
-/** What the upstream supplier answers with (docs/fulfilment.md: "Upstream supplier contract"). */
-export const UpstreamIssueResponse = z.object({
-  codes: z.array(z.object({ pin: z.string().check(z.minLength(1), z.maxLength(512)), link: z.string().check(z.url(), z.maxLength(2048)) })).check(z.minLength(1)),
-});
+// The answer's schema is zod, which the Worker does not evaluate at start-up (scripts/check-startup.mjs):
+// it loads with the first answer an upstream supplier gives, in processing, after the client was answered.
+const answerSchema = once(async () => (await import("./upstream-answer")).UpstreamIssueResponse);
 
 export interface UpstreamConfig {
   baseUrl: string;
@@ -56,7 +54,7 @@ export function upstreamSupplier(config: UpstreamConfig): Supplier {
       } catch {
         return { kind: "retry", reason: "upstream answer is not JSON" };
       }
-      const parsed = UpstreamIssueResponse.safeParse(body);
+      const parsed = (await answerSchema()).safeParse(body);
       if (!parsed.success) return { kind: "retry", reason: "upstream answer does not match the contract" };
       if (parsed.data.codes.length !== line.quantity) {
         return { kind: "retry", reason: `upstream issued ${parsed.data.codes.length} codes for ${line.quantity} units` };

@@ -4,7 +4,7 @@
  * the plan it is handed (src/orders/order-object.ts).
  */
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
-import { NO_DEAL } from "../catalogue/schemas";
+import { NO_DEAL } from "../pricing/deal";
 import { failure, type Failure } from "../http/errors";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
 import { Money, isKnownCurrency, sum } from "../pricing/money";

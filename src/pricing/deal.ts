@@ -1,12 +1,16 @@
-/** A client's fee and discount on a SKU: what line pricing applies on top of the face value. */
-import * as z from "zod/mini";
+/**
+ * A client's fee and discount on a SKU: what line pricing applies on top of the face value. The values are
+ * plain lists, not zod enums: line pricing runs on every create and this module is evaluated when the
+ * Worker starts, which loads no zod (scripts/check-startup.mjs); the enums are built from these lists in
+ * src/catalogue/schemas.ts, for the document and the operator's routes.
+ */
 
 /** Whether a deal applies: a stored deal can be switched off ("none") and keep its terms. */
-export const DealState = z.enum(["active", "none"]);
-export type DealState = z.infer<typeof DealState>;
+export const DEAL_STATES = ["active", "none"] as const;
+export type DealState = (typeof DEAL_STATES)[number];
 
-export const AdjustmentMode = z.enum(["percentage", "fixed"]);
-export type AdjustmentMode = z.infer<typeof AdjustmentMode>;
+export const ADJUSTMENT_MODES = ["percentage", "fixed"] as const;
+export type AdjustmentMode = (typeof ADJUSTMENT_MODES)[number];
 
 export interface Adjustment {
   amount: string;

@@ -1,7 +1,8 @@
 /** Pure line pricing (src/pricing/line-pricing.ts): quote checks, deals, line totals. */
 import { describe, expect, it } from "vitest";
 import { catalogueProduct } from "../catalogue-fixtures";
-import { NO_DEAL, type CatalogueProduct, type Deal } from "../../src/catalogue/schemas";
+import type { CatalogueProduct, Deal } from "../../src/catalogue/schemas";
+import { NO_DEAL } from "../../src/pricing/deal";
 import { adjustmentAmount, checkQuote, priceLine } from "../../src/pricing/line-pricing";
 import { Money } from "../../src/pricing/money";
 import type { ExchangeRate } from "../../src/pricing/exchange";
