@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
  * npm test fails when a module only the operator or a reader of the API document needs is evaluated when
- * the Worker starts. Building zod schemas is most of the Worker's start-up CPU (`npm run startup`), so
- * src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on first use (src/index.ts the
- * queue consumer, with the first batch), the client's
- * routes hand over their answers' schemas and examples as loaders (RouteDoc in src/http/route.ts), and
- * wrangler's bundler (esbuild, one bundle) turns each such `import()` into a module evaluated on its first
- * call. One static import of such a module from the client's side would quietly put it back at start-up.
+ * the Worker starts, or any of zod. Evaluating zod and building schemas was most of the Worker's start-up
+ * CPU (`npm run startup`), so src/app.ts imports the operator's routes, GET /openapi.json and GET /docs on
+ * first use (src/index.ts the queue consumer, with the first batch), the client's routes read their
+ * requests without zod (src/orders/requests.ts) and hand over their schemas and examples as loaders
+ * (RouteDoc in src/http/route.ts), and wrangler's bundler (esbuild, one bundle) turns each such `import()`
+ * into a module evaluated on its first call. One static import of such a module from the client's side
+ * would quietly put it back at start-up.
  *
  * The check bundles the Worker as `wrangler deploy` does (not minified, so that each lazily evaluated
  * module keeps its path), evaluates the bundle in Node with esbuild's module initialiser instrumented,
@@ -16,8 +17,10 @@
  *     is the operator's (clients, exchange rates, inventory, dead letters, audit);
  *   - the queue consumer and the schemas of its messages (src/webhooks/: queue-handler, consumer,
  *     dead-letters, schemas);
- *   - the schemas of the client's answers (orders/view-schemas.ts, catalogue/product-schemas.ts,
- *     wallets/schemas.ts) and every `*-examples.ts`: only the document reads them;
+ *   - the schemas of the client's requests and answers (orders/schemas.ts, orders/view-schemas.ts,
+ *     catalogue/schemas.ts, catalogue/product-schemas.ts, wallets/schemas.ts), the upstream supplier's
+ *     answer (fulfilment/upstream-answer.ts) and every `*-examples.ts`;
+ *   - zod itself (node_modules/zod/), which every one of those loads;
  *   - the document's builder (src/http/openapi.ts, src/http/error-details.ts) and src/docs/.
  * `node scripts/check-startup.mjs --list` lists the modules evaluated at start-up and those on first use.
  */
@@ -34,7 +37,8 @@ const NOT_AT_STARTUP = [
   /^src\/(clients|audit|inventory)\/schemas\.ts$/,
   /^src\/pricing\/rate-schemas\.ts$/,
   /^src\/webhooks\/(dead-letter-schemas|schemas|consumer|dead-letters|queue-handler)\.ts$/,
-  /^src\/(orders\/view-schemas|catalogue\/product-schemas|wallets\/schemas)\.ts$/,
+  /^src\/(orders\/schemas|orders\/view-schemas|catalogue\/schemas|catalogue\/product-schemas|wallets\/schemas)\.ts$/,
+  /^src\/fulfilment\/upstream-answer\.ts$/,
   /-examples\.ts$/,
   /^src\/http\/(openapi|error-details)\.ts$/,
   /^src\/docs\//,
@@ -78,19 +82,19 @@ try {
 
   const misplaced = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
   const missing = lazilyImported.filter((path) => !modules.includes(path));
-  // zod/mini loads no messages: src/http/body.ts loads the English ones, or a client's invalid request
-  // would be answered with "Invalid input" for every issue until the operator's routes bring zod classic.
-  const withoutMessages = !evaluatedAtStartup.has("node_modules/zod/v4/locales/en.js");
+  const zodAtStartup = bundled.filter((path) => path.startsWith("node_modules/zod/") && evaluatedAtStartup.has(path));
   if (misplaced.length > 0) {
     console.error(`Evaluated when the Worker starts, though only the operator, the API document or the queue consumer needs them:\n  ${misplaced.join("\n  ")}`);
     console.error("A static import of one of them from a module the Worker loads at start-up puts it back there.");
   }
   if (missing.length > 0) console.error(`Imported with import() but not in the bundle:\n  ${missing.join("\n  ")}`);
-  if (withoutMessages) console.error("zod's English messages (node_modules/zod/v4/locales/en.js) are not evaluated at start-up: a client's invalid request would get no messages");
-  if (misplaced.length > 0 || missing.length > 0 || withoutMessages) process.exit(1);
+  if (zodAtStartup.length > 0) {
+    console.error(`zod is evaluated when the Worker starts (${zodAtStartup.length} of its modules, e.g. ${zodAtStartup[0]}): a module on the client's path imports it, or imports a schema`);
+  }
+  if (misplaced.length > 0 || missing.length > 0 || zodAtStartup.length > 0) process.exit(1);
   const later = modules.filter((path) => !atStartup.includes(path));
   if (process.argv.includes("--list")) console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
-  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's`);
+  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's, nor zod`);
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -1,13 +1,5 @@
-import { en } from "zod/locales";
-import { config } from "zod/mini";
 import type * as z from "zod/v4/core";
 import { fail } from "./errors";
-
-// The English messages of zod's issues (what `details.issues[].message` shows a client). zod's classic API
-// sets them when it loads, zod/mini does not, and the schemas of a client's request are zod/mini (see
-// src/orders/schemas.ts) while classic loads only with the operator's routes: without this line every
-// issue of a client's request would read "Invalid input". scripts/check-startup.mjs checks it loads.
-config(en());
 
 /** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

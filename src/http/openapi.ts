@@ -12,7 +12,7 @@
 import * as z from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
 import { ERRORS, type ErrorCode } from "./errors";
-import type { Loadable, Route, RouteDoc, RouteExample } from "./route";
+import type { Loadable, ObjectSchema, Route, RouteDoc, RouteExample } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
 export const API_VERSION = "1.0.0";
@@ -134,7 +134,7 @@ function codeErrorSchema(code: ErrorCode): JsonSchema {
 }
 
 /** Errors every route of its kind can answer, besides its own. */
-function implicitErrors(doc: RouteDoc): ErrorCode[] {
+function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.auth === "apiKey") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin") codes.push("unauthenticated");
@@ -154,7 +154,7 @@ function describeCodes(codes: ErrorCode[]): string {
     .join("\n");
 }
 
-function parameters(doc: RouteDoc, itty: string): JsonSchema[] {
+function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
   const names = [...itty.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const declared = Object.keys(doc.params?.shape ?? {});
   if (names.join() !== declared.join()) {
@@ -208,7 +208,12 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
 }
 
 /** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
-type LoadedDoc = Omit<RouteDoc, "data" | "example"> & { data: z.core.$ZodType | null; example?: RouteExample };
+type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query"> & {
+  data: z.core.$ZodType | null;
+  example?: RouteExample;
+  body?: z.core.$ZodType;
+  query?: ObjectSchema;
+};
 
 async function loaded<T>(part: Loadable<T>): Promise<T> {
   return typeof part === "function" ? (part as () => Promise<T>)() : part;
@@ -227,10 +232,12 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.core.$ZodType | null }[] = [];
   const seen = new Set<string>();
   const loadedRoutes = await Promise.all(
-    routes.map(async ({ data, example, ...route }) => ({
+    routes.map(async ({ data, example, body, query, ...route }) => ({
       ...route,
       data: data === null ? null : await loaded(data),
       ...(example !== undefined ? { example: await loaded(example) } : {}),
+      ...(body !== undefined ? { body: await loaded(body) } : {}),
+      ...(query !== undefined ? { query: await loaded(query) } : {}),
     })),
   );
   for (const route of loadedRoutes) {

@@ -54,8 +54,9 @@ export interface RouteDoc {
   tag: string;
   auth: Auth;
   params?: ObjectSchema;
-  query?: ObjectSchema;
-  body?: z.$ZodType;
+  /** Loaders for a client's route, whose requests are read without zod (src/orders/requests.ts). */
+  query?: Loadable<ObjectSchema>;
+  body?: Loadable<z.$ZodType>;
   /**
    * The route answers an unusable body with an error of its own (listed in `errors`) rather than
    * malformed_json / invalid_request_body: confirm's "Body has no valid orderId".

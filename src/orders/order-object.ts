@@ -18,7 +18,7 @@ import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
 import type { StuckReport, Timer, TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
-import type { CreateOrderRequest } from "./schemas";
+import type { CreateOrderRequest } from "./requests";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
 import { clearTimerFailure, recordTimerFailure } from "./timer-failures";
 import { TIMER_FAILURES_REPORTED_AFTER } from "./timer-policy";

@@ -10,7 +10,7 @@ import { priceLine, checkQuote } from "../pricing/line-pricing";
 import { Money, isKnownCurrency, sum } from "../pricing/money";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { OrderLine } from "./order-record";
-import type { CreateOrderRequest } from "./schemas";
+import type { CreateOrderRequest } from "./requests";
 
 export interface OrderLimits {
   maxQuantityPerSku: number;

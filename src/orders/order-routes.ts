@@ -1,5 +1,6 @@
 import type { IRequest } from "itty-router";
 import { sha256Hex } from "../kernel/crypto";
+import { once } from "../kernel/once";
 import { issuesOf, readJson } from "../http/body";
 import { ApiError, fail, failure } from "../http/errors";
 import { errorResponse, ok, okJson } from "../http/responses";
@@ -9,11 +10,13 @@ import { catalogueSnapshot } from "../catalogue/catalogue-cache";
 import { checkProductList, limitsFromEnv, planOrder } from "./order-plan";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "./schemas";
+import { readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
 
-// Only GET /openapi.json reads the answers' schemas and the examples: they load with the document.
+// Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
+// requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
 const views = () => import("./view-schemas");
 const examples = async () => (await import("./order-examples")).orderExamples;
+const schemas = once(() => import("./schemas"));
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
@@ -31,11 +34,26 @@ function canonicalRequest(request: CreateOrderRequest): string {
   });
 }
 
+/** The create body as its schema parses it: read without zod when it is plainly valid, else 400 with the schema's issues. */
+async function createRequestOf(body: unknown): Promise<CreateOrderRequest> {
+  const read = readCreateOrder(body);
+  if (read !== null) return read;
+  const parsed = (await schemas()).CreateOrderRequest.safeParse(body);
+  if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
+  return parsed.data;
+}
+
+/** The orderId of a confirm body or a retrieve query, read without zod when it is plainly valid; else what its schema says. */
+async function requestedOrderId(input: unknown, schema: "ConfirmOrderRequest" | "GetOrderQuery"): Promise<{ orderId: string } | { issues: ReturnType<typeof issuesOf> }> {
+  const read = readOrderId(input);
+  if (read !== null) return { orderId: read };
+  const parsed = (await schemas())[schema].safeParse(input);
+  return parsed.success ? { orderId: parsed.data.orderId } : { issues: issuesOf(parsed.error) };
+}
+
 export async function createOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
   const client = await authenticate();
-  const parsed = CreateOrderRequest.safeParse(await readJson(request, Number(env.MAX_BODY_BYTES)));
-  if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
-  const body = parsed.data;
+  const body = await createRequestOf(await readJson(request, Number(env.MAX_BODY_BYTES)));
   if (body.webhookUrl !== undefined) {
     const problem = checkWebhookUrl(body.webhookUrl, env.ALLOW_INSECURE_WEBHOOKS === "true");
     if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
@@ -67,18 +85,18 @@ export async function confirmOrder(request: IRequest, { env, authenticate }: Req
     }
     throw error;
   }
-  const parsed = ConfirmOrderRequest.safeParse(body);
-  if (!parsed.success) return errorResponse(failure("invalid_order_id", issuesOf(parsed.error)));
-  const id = objectIdOf(env.ORDERS, parsed.data.orderId);
+  const parsed = await requestedOrderId(body, "ConfirmOrderRequest");
+  if ("issues" in parsed) return errorResponse(failure("invalid_order_id", parsed.issues));
+  const id = objectIdOf(env.ORDERS, parsed.orderId);
   if (id === null) return errorResponse(failure("order_not_found"));
   return answer(env.ORDERS.get(id).confirm(client.id), (data) => ok("Order confirmed", data));
 }
 
 export async function getOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
   const client = await authenticate();
-  const parsed = GetOrderQuery.safeParse(request.query);
-  if (!parsed.success) return errorResponse(failure("invalid_order_query", issuesOf(parsed.error)));
-  const id = objectIdOf(env.ORDERS, parsed.data.orderId);
+  const parsed = await requestedOrderId(request.query, "GetOrderQuery");
+  if ("issues" in parsed) return errorResponse(failure("invalid_order_query", parsed.issues));
+  const id = objectIdOf(env.ORDERS, parsed.orderId);
   if (id === null) return errorResponse(failure("order_not_found"));
   return answer<string>(env.ORDERS.get(id).get(client.id), (json) => okJson("Order retrieved", json));
 }
@@ -96,7 +114,7 @@ export const orderRoutes: Route[] = [
     description:
       "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
     auth: "apiKey",
-    body: CreateOrderRequest,
+    body: async () => (await schemas()).CreateOrderRequest,
     data: async () => (await views()).CreateOrderData,
     messages: ["Order created successfully", "Order already exists for this reference"],
     errors: [
@@ -125,7 +143,7 @@ export const orderRoutes: Route[] = [
     description:
       "Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.",
     auth: "apiKey",
-    body: ConfirmOrderRequest,
+    body: async () => (await schemas()).ConfirmOrderRequest,
     ownBodyErrors: true,
     data: async () => (await views()).ConfirmOrderData,
     messages: ["Order confirmed"],
@@ -142,7 +160,7 @@ export const orderRoutes: Route[] = [
     description:
       "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.",
     auth: "apiKey",
-    query: GetOrderQuery,
+    query: async () => (await schemas()).GetOrderQuery,
     data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],
     errors: ["invalid_order_query", "order_not_found"],

@@ -1,0 +1,69 @@
+/**
+ * The client's three order requests read without zod: what a create, confirm or retrieve runs on.
+ *
+ * The schemas in schemas.ts are the contract (the API document is built from them, and their issues are a
+ * 400's `details`), but zod is the largest part of what the Worker would evaluate at start-up, so it is not
+ * loaded then (scripts/check-startup.mjs). Each reader here returns the request exactly as its schema
+ * would parse it, or null for anything that is not plainly valid; then the route loads the schema and lets
+ * it decide and explain. So a reader only has to be right about what it accepts, and
+ * test/orders/requests.test.ts checks that over valid values, every bound and malformed ones: whatever a
+ * reader accepts, its schema accepts with the same result. The bounds are declared once, here, and the
+ * schemas use them.
+ */
+
+/** A product line of a create request, as read (its schema, with what each field means, in schemas.ts). */
+export interface ProductLineRequest {
+  sku: string;
+  productType: string;
+  quote: number;
+  quantity: number;
+}
+
+/** POST /order/create's body, as read. */
+export interface CreateOrderRequest {
+  productList: ProductLineRequest[];
+  wallet: string;
+  reference: string;
+  webhookUrl?: string;
+}
+
+/** Lengths (UTF-16 code units, as zod counts them) of the requests' strings. */
+export const BOUNDS = {
+  sku: { min: 1, max: 64 },
+  productType: { min: 1, max: 32 },
+  wallet: { min: 1, max: 16 },
+  reference: { min: 1, max: 256 },
+  webhookUrl: { min: 0, max: 2048 },
+  orderId: { min: 1, max: 256 },
+} as const;
+
+type Bounded = keyof typeof BOUNDS;
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isText = (value: unknown, field: Bounded): value is string =>
+  typeof value === "string" && value.length >= BOUNDS[field].min && value.length <= BOUNDS[field].max;
+
+/** POST /order/create's body, or null for the schema to decide. Unknown fields are dropped, as the schema drops them. */
+export function readCreateOrder(body: unknown): CreateOrderRequest | null {
+  if (!isRecord(body) || !Array.isArray(body.productList)) return null;
+  const productList: ProductLineRequest[] = [];
+  for (const line of body.productList as unknown[]) {
+    if (!isRecord(line)) return null;
+    const { sku, productType, quote, quantity } = line;
+    if (!isText(sku, "sku") || !isText(productType, "productType")) return null;
+    if (typeof quote !== "number" || !Number.isFinite(quote)) return null;
+    if (typeof quantity !== "number" || !Number.isSafeInteger(quantity) || quantity < 1) return null;
+    productList.push({ sku, productType, quote, quantity });
+  }
+  const { wallet, reference, webhookUrl } = body;
+  if (!isText(wallet, "wallet") || !isText(reference, "reference")) return null;
+  if (webhookUrl === undefined) return { productList, wallet, reference };
+  return isText(webhookUrl, "webhookUrl") ? { productList, wallet, reference, webhookUrl } : null;
+}
+
+/** The orderId of PUT /order/confirm's body or of GET /order/get's query, or null for the schema to decide. */
+export function readOrderId(input: unknown): string | null {
+  if (!isRecord(input)) return null;
+  return isText(input.orderId, "orderId") ? input.orderId : null;
+}
