@@ -27,7 +27,7 @@ export interface CreateOrderRequest {
   webhookUrl?: string;
 }
 
-/** Lengths (UTF-16 code units, as zod counts them) of the requests' strings. */
+/** Lengths of the requests' strings, in code points as zod counts them (a surrogate pair is one). */
 export const BOUNDS = {
   sku: { min: 1, max: 64 },
   productType: { min: 1, max: 32 },
@@ -41,8 +41,27 @@ type Bounded = keyof typeof BOUNDS;
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
-const isText = (value: unknown, field: Bounded): value is string =>
-  typeof value === "string" && value.length >= BOUNDS[field].min && value.length <= BOUNDS[field].max;
+/** Code points as zod's length checks count them: a high surrogate followed by a low one is one, any other unit one. */
+function codePointLength(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length - 1; i += 1) {
+    if ((text.charCodeAt(i) & 0xfc00) === 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      count -= 1;
+      i += 1;
+    }
+  }
+  return count;
+}
+
+function isText(value: unknown, field: Bounded): value is string {
+  if (typeof value !== "string") return false;
+  const { min, max } = BOUNDS[field];
+  // A code point is one or two units: at most `max` units and at least twice `min` is within the bounds
+  // whatever the string holds, so only a string outside that needs counting (as zod does).
+  if (value.length <= max && value.length >= 2 * min) return true;
+  const length = codePointLength(value);
+  return length >= min && length <= max;
+}
 
 /** POST /order/create's body, or null for the schema to decide. Unknown fields are dropped, as the schema drops them. */
 export function readCreateOrder(body: unknown): CreateOrderRequest | null {
