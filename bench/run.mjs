@@ -1,6 +1,7 @@
 // `npm run bench`: the order service on workerd against a floor Worker, side by side, with the cost of an
 // order counted. See the Benchmarks section of README.md. Settings (environment variables):
-//   BENCH_SECONDS=4          seconds per flow phase (each concurrency, each target)
+//   BENCH_SECONDS=4          seconds per flow phase (each concurrency, each target; each of its two slices
+//                            is then counted until its orders are evicted, ≈ 10 s more)
 //   BENCH_CONCURRENCY=1,4,16,64
 //   BENCH_ENDPOINT_SECONDS=3 seconds per single-endpoint phase; BENCH_ENDPOINT_CONCURRENCY=16
 //   BENCH_PROFILE=1          CPU profile of the service (V8 inspector) after the timed phases; 0 to skip
@@ -13,7 +14,7 @@ import os from "node:os";
 import path from "node:path";
 import { endpointPhase, flowPhase, interleaved, single } from "./lib/flows.mjs";
 import { measureCosts } from "./lib/costs.mjs";
-import { Target } from "./lib/load.mjs";
+import { Target, settledOpenFiles } from "./lib/load.mjs";
 import { profilePhase } from "./lib/profile.mjs";
 import { printReport, renderMarkdown, renderSvg, verdicts } from "./lib/report.mjs";
 import { UPSTREAM_URL, WEBHOOK_URL, answerOutbound, seedProject, seedSupplierKinds } from "./lib/seed.mjs";
@@ -31,7 +32,7 @@ const settings = {
   concurrency: (process.env.BENCH_CONCURRENCY ?? "1,4,16,64").split(",").map(Number).filter((n) => n > 0),
   endpointSeconds: Number(process.env.BENCH_ENDPOINT_SECONDS ?? 3),
   endpointConcurrency: Number(process.env.BENCH_ENDPOINT_CONCURRENCY ?? 16),
-  warmupFlows: 150,
+  warmupFlows: 300,
   metricsFlows: 8,
   costFlows: 6, // orders per supplier kind and webhook choice in the priced metrics pass
   profile: process.env.BENCH_PROFILE !== "0",
@@ -115,6 +116,13 @@ async function main() {
     if (warm.completed === 0) throw new Error(`${target.name}: no flow completed during warm-up: ${JSON.stringify(warm.errorSamples)}`);
   }
 
+  // What each process holds open with no order open (the warm-up's orders evicted): each flow slice is then
+  // counted until the orders it opened are evicted too, as bench:compare counts (bench/lib/load.mjs
+  // drainEvicted). workerd closes an idle object's database seconds after its last event; counted only
+  // until quiet, that work fell into a later slice of the same process, or (while another target ran)
+  // into no count at all, and the ratios moved by up to 10 % with the order of the slices.
+  const baseline = Object.fromEntries(await Promise.all([P, L, F].map(async (target) => [target.name, await settledOpenFiles(target.pid)])));
+
   const phases = [];
   const runPhase = (phase) => {
     phases.push(phase);
@@ -132,7 +140,7 @@ async function main() {
   for (const concurrency of settings.concurrency) {
     record(
       await interleaved([P, L, F], settings.flowSeconds, (target, seconds, slice) =>
-        flowPhase(target, { runId, label: `flow-c${concurrency}-${slice}`, concurrency, seconds, keys: demoKey, skus: [SKU] }),
+        flowPhase(target, { runId, label: `flow-c${concurrency}-${slice}`, concurrency, seconds, keys: demoKey, skus: [SKU], evictedTo: baseline[target.name] }),
       ),
     );
   }
