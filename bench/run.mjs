@@ -120,7 +120,7 @@ async function main() {
   // counted until the orders it opened are evicted too, as bench:compare counts (bench/lib/load.mjs
   // drainEvicted). workerd closes an idle object's database seconds after its last event; counted only
   // until quiet, that work fell into a later slice of the same process, or (while another target ran)
-  // into no count at all, and the ratios moved by up to 10 % with the order of the slices.
+  // into no count at all, and the ratios moved by up to 15 % from run to run (docs/benchmarks.md).
   const baseline = Object.fromEntries(await Promise.all([P, L, F].map(async (target) => [target.name, await settledOpenFiles(target.pid)])));
 
   const phases = [];
