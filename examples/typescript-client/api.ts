@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1174,6 +1174,25 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        /** @description HTTP 400: Your open orders already hold this wallet's balance. */
+        BalanceHeldError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "balance_held";
+            details: {
+                /** @description The wallet's balance now. */
+                balance: number;
+                /** @description What the client's other open orders that hold codes hold of it until they are confirmed or expire. */
+                held: number;
+                /** @description What this order costs, in the wallet's currency. */
+                required: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "balance_held";
         };
         Client: {
             id: string;
@@ -4144,6 +4163,7 @@ export interface operations {
              *     - `quote_out_of_range`: The entered quote is not in range
              *     - `wallet_not_found`: No wallet in currency
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
+             *     - `balance_held`: Your open orders already hold this wallet's balance
              *     - `invalid_webhook_url`: webhookUrl is not allowed
              *     - `malformed_json`: Request body is not valid JSON
              *     - `invalid_request_body`: Invalid request body
@@ -4154,7 +4174,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
             /** @description - `unauthenticated`: Authentication credentials are missing or invalid */

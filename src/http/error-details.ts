@@ -60,6 +60,15 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     always: true,
     example: { balance: 12.5, required: 61.02 },
   },
+  balance_held: {
+    schema: z.object({
+      balance: z.number().describe("The wallet's balance now."),
+      held: z.number().describe("What the client's other open orders that hold codes hold of it until they are confirmed or expire."),
+      required: z.number().describe("What this order costs, in the wallet's currency."),
+    }),
+    always: true,
+    example: { balance: 50, held: 40, required: 20 },
+  },
   wallet_not_found: { schema: z.object({ wallet: z.string() }), always: true, example: { wallet: "GBP" }, message: "No wallet in currency GBP" },
   invalid_order_id: {
     schema: z.object({ issues: Issues.optional(), reason: z.string().optional() }),

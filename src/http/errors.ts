@@ -10,6 +10,9 @@ export const ERRORS = {
   quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
   quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
   insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
+  // Not in the interface: the balance covers this order, but not together with the client's other open
+  // orders that hold codes (a client never holds stock it could not pay for).
+  balance_held: { status: 400, message: "Your open orders already hold this wallet's balance" },
   // The client API's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
   // not a missing resource. The operator API's 404 for an unknown wallet is wallet_unknown below. Both
   // codes are public and stay as they are.

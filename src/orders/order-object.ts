@@ -7,7 +7,7 @@ import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { Money, toAmountNumber } from "../pricing/money";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
-import type { PostingResult, WalletObject } from "../wallets/wallet-object";
+import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
 import { walletStub } from "../wallets/wallet-registry";
 import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./order-plan";
@@ -142,7 +142,12 @@ export class OrderObject extends DurableObject<Env> {
       return failure("reference_already_used", { orderId: existing.id });
     }
     const plan = JSON.parse(planJson) as Failure | ({ ok: true } & OrderPlan);
-    if (!plan.ok) return plan;
+    if (!plan.ok) {
+      // An earlier attempt with another body may have died holding codes: a refused retry gives them back
+      // now rather than at that attempt's expiry.
+      if (this.store.nextDue() !== null) await this.releaseHeldCodes();
+      return plan;
+    }
 
     const id = orderIdOf(this.ctx.id);
     const now = Date.now();
@@ -156,21 +161,26 @@ export class OrderObject extends DurableObject<Env> {
       await this.armAlarm();
       const reserved = await io(ORDER_SEAMS.reserveCodes, () => reserveCodes(this.env.DB, id, reservations, expiresAt), this.reset);
       if (!reserved.ok) {
-        await this.cancelExpiry();
+        this.store.clearTimer("expire");
+        await this.armAlarm();
         return failure("out_of_stock", { sku: reserved.sku, quote: Number(reserved.value), quantity: reserved.requested });
       }
-    } else if (this.store.nextDue() !== null) {
+      // Codes held count against the balance together with the client's other open orders that hold
+      // codes, so that no client holds stock it could not pay for.
+      const wallet = this.wallet({ clientId, wallet: request.wallet });
+      const held = await io(ORDER_SEAMS.walletHold, async () => (await wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt })) as HoldResult, this.reset);
+      if (!held.ok) {
+        await this.releaseHeldCodes();
+        return held.code === "insufficient_funds"
+          ? failure("insufficient_funds", { balance: toAmountNumber(held.balance), required: toAmountNumber(plan.charge) })
+          : failure("balance_held", { balance: toAmountNumber(held.balance), held: toAmountNumber(held.held), required: toAmountNumber(plan.charge) });
+      }
+    } else {
       // An earlier attempt with another body left timers, so it may have reserved codes this one does not
       // need: give them back (one statement, only on such a retry).
-      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
-    }
-    const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet }).balance(), this.reset));
-    if (balance.lessThan(plan.charge)) {
-      if (reservations.length > 0) {
-        await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
-        await this.cancelExpiry();
-      }
-      return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
+      if (this.store.nextDue() !== null) await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
+      const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet }).balance(), this.reset));
+      if (balance.lessThan(plan.charge)) return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
     }
     const order: OrderRecord = {
       id,
@@ -194,7 +204,9 @@ export class OrderObject extends DurableObject<Env> {
     return { ok: true, data: { order: JSON.stringify(createView(order)), replayed: false } };
   }
 
-  private async cancelExpiry(): Promise<void> {
+  /** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
+  private async releaseHeldCodes(): Promise<void> {
+    await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, orderIdOf(this.ctx.id)), this.reset);
     this.store.clearTimer("expire");
     await this.armAlarm();
   }
@@ -261,8 +273,11 @@ export class OrderObject extends DurableObject<Env> {
     const order = this.store.load();
     if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
     if (Date.now() >= order.expiresAt) return;
-    const charge = await io(ORDER_SEAMS.chargeLookup, () => this.wallet(order).entry(chargeKey(order.id)), this.reset);
-    if (charge !== null) await this.completeConfirmation(order);
+    const charge = await io(ORDER_SEAMS.chargeLookup, async () => (await this.wallet(order).chargeStatus(order.id)) as ChargeStatus, this.reset);
+    // Voided is final, even where the charge landed first (the void credited it back): an expiry that died
+    // before storing `rejected`, seen from a clock that reads before expiresAt. The rejection completes.
+    if (charge.status === "voided") await this.reject(order);
+    else if (charge.status === "charged") await this.completeConfirmation(order);
     else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
   }
 
@@ -477,10 +492,15 @@ export class OrderObject extends DurableObject<Env> {
       await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
     }
     if (order === null) return null;
-    await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(id, `order ${order.reference} expired`), this.reset);
-    const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
-    if (await this.save(rejected, order.state, { settle: null })) await this.tryFlushOutbox();
+    await this.reject(order);
     return null;
+  }
+
+  /** The wallet voids the order for good (idempotently), and the order is stored `rejected`. */
+  private async reject(order: OrderRecord): Promise<void> {
+    await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(order.id, `order ${order.reference} expired`), this.reset);
+    const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
+    if (await this.save(rejected, order.state, { settle: null, expire: null })) await this.tryFlushOutbox();
   }
 
   /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */

@@ -112,7 +112,7 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Create an order",
     description:
-      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
+      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
     auth: "apiKey",
     body: async () => (await schemas()).CreateOrderRequest,
     data: async () => (await views()).CreateOrderData,
@@ -124,6 +124,7 @@ export const orderRoutes: Route[] = [
       "quote_out_of_range",
       "wallet_not_found",
       "insufficient_funds",
+      "balance_held",
       "invalid_webhook_url",
       "product_not_found",
       "reference_already_used",

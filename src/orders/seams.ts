@@ -6,8 +6,10 @@
 export const ORDER_SEAMS = {
   /** create: reserve inventory codes in D1. */
   reserveCodes: "order.reserve-codes",
-  /** create: read the wallet's balance. */
+  /** create: read the wallet's balance (an order that reserves no codes). */
   walletBalance: "order.wallet-balance",
+  /** create: hold the order's amount against the balance (an order that reserves codes). */
+  walletHold: "order.wallet-hold",
   /** any write that changes the order's timers: set or delete the alarm. */
   setAlarm: "order.set-alarm",
   /** confirm: post the charge to the wallet. */

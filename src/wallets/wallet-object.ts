@@ -1,10 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import type { LedgerEntry } from "./ledger";
-import { chargeKey } from "./ledger-keys";
-import { audit, post, voidOrder, type Posting, type PostingResult, type WalletAudit } from "./postings";
+import { audit, chargeStatus, hold, post, voidOrder, type ChargeStatus, type Hold, type HoldResult, type OrderVoid, type Posting, type PostingResult, type WalletAudit } from "./postings";
 import { LedgerStore } from "./wallet-storage";
 
-export type { Posting, PostingResult, WalletAudit } from "./postings";
+export type { ChargeStatus, Hold, HoldResult, OrderVoid, Posting, PostingResult, WalletAudit } from "./postings";
 
 /**
  * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-storage.ts
@@ -29,12 +28,22 @@ export class WalletObject extends DurableObject<Env> {
     return post(this.ledger, posting);
   }
 
+  /** Holds an open order's amount against the balance while it reserves stock (see postings.ts). */
+  async hold(request: Hold): Promise<HoldResult> {
+    return hold(this.ledger, request, Date.now());
+  }
+
   /**
-   * Voids an order for good: credits back its charge (under `chargeKey(orderId)`) if one landed, else
-   * writes a void of 0; idempotent. After it, every charge of the order answers `order_voided`.
+   * Voids an order for good: marks it voided and credits back its charge if one landed; idempotent. After
+   * it, every charge of the order answers `order_voided`.
    */
-  async voidOrder(orderId: string, reason: string): Promise<LedgerEntry> {
-    return voidOrder(this.ledger, orderId, reason, chargeKey(orderId));
+  async voidOrder(orderId: string, reason: string): Promise<OrderVoid> {
+    return voidOrder(this.ledger, orderId, reason, Date.now());
+  }
+
+  /** Whether the order was charged, not charged, or voided (final): what settling a cut-off confirm asks. */
+  async chargeStatus(orderId: string): Promise<ChargeStatus> {
+    return chargeStatus(this.ledger, orderId);
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {

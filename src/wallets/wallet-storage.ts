@@ -9,7 +9,6 @@
  */
 import { Money } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
-import { voidKey } from "./ledger-keys";
 
 export interface Migration {
   version: number;
@@ -43,6 +42,21 @@ export const WALLET_MIGRATIONS: readonly Migration[] = [
     description: "entries findable by order (a void refuses later charges of its order)",
     up(sql) {
       sql.exec(`CREATE INDEX IF NOT EXISTS ledger_by_order ON ledger (order_id, kind)`);
+    },
+  },
+  {
+    version: 3,
+    description: "voids and holds beside the ledger: neither is a movement of money",
+    up(sql) {
+      // A void marks an order that can never be charged. One row per order, without a rowid so that the
+      // mark is one written row; the voids written into the ledger before this table existed move here,
+      // and the ledger's views leave out those of amount 0 (they moved no money).
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS order_voids (order_id TEXT PRIMARY KEY, voided_at INTEGER NOT NULL, reason TEXT) WITHOUT ROWID;
+        INSERT OR IGNORE INTO order_voids (order_id, voided_at, reason)
+          SELECT order_id, created_at, reason FROM ledger WHERE kind = 'order_void' AND order_id IS NOT NULL;
+        CREATE TABLE IF NOT EXISTS holds (order_id TEXT PRIMARY KEY, amount TEXT NOT NULL, until INTEGER NOT NULL) WITHOUT ROWID;
+      `);
     },
   },
 ];
@@ -130,21 +144,40 @@ export class LedgerStore {
     return row ? entryFromRow(row) : null;
   }
 
-  /**
-   * The first void of any of these orders: the entry under an order's void key, or an `order_void` entry
-   * that names it. One statement, as every charge asks it.
-   */
-  voidOf(orderIds: readonly string[]): LedgerEntry | null {
+  /** When the first of these orders was voided, or null: one statement, as every charge asks it. */
+  voidedAt(orderIds: readonly string[]): number | null {
     if (orderIds.length === 0) return null;
     const marks = orderIds.map(() => "?").join(", ");
-    const row = this.sql
-      .exec<LedgerRow>(
-        `SELECT * FROM ledger WHERE entry_key IN (${marks}) OR (order_id IN (${marks}) AND kind = 'order_void') ORDER BY seq LIMIT 1`,
-        ...orderIds.map(voidKey),
-        ...orderIds,
-      )
-      .toArray()[0];
-    return row ? entryFromRow(row) : null;
+    const row = this.sql.exec<{ voided_at: number }>(`SELECT voided_at FROM order_voids WHERE order_id IN (${marks}) ORDER BY voided_at LIMIT 1`, ...orderIds).toArray()[0];
+    return row?.voided_at ?? null;
+  }
+
+  /** Marks the order voided for good (a second mark changes nothing). */
+  markVoided(orderId: string, reason: string | null, at: number): void {
+    this.sql.exec(`INSERT OR IGNORE INTO order_voids (order_id, voided_at, reason) VALUES (?, ?, ?)`, orderId, at, reason);
+  }
+
+  /** The sum of the holds of other orders that still stand at `now`, and nothing of those that lapsed. */
+  heldBesides(orderId: string, now: number): Money {
+    let held = new Money(0);
+    for (const row of this.sql.exec<{ amount: string }>(`SELECT amount FROM holds WHERE until > ? AND order_id <> ?`, now, orderId)) held = held.plus(row.amount);
+    return held;
+  }
+
+  /** Places (or, for a retried create, replaces) the order's hold; lapsed holds are dropped on the way. */
+  placeHold(orderId: string, amount: Money, until: number, now: number): void {
+    this.sql.exec(`DELETE FROM holds WHERE until <= ?`, now);
+    this.sql.exec(
+      `INSERT INTO holds (order_id, amount, until) VALUES (?, ?, ?) ON CONFLICT (order_id) DO UPDATE SET amount = excluded.amount, until = excluded.until`,
+      orderId,
+      amount.toFixed(),
+      until,
+    );
+  }
+
+  /** The order is no longer open (charged or voided): its hold goes. Writes nothing when it has none. */
+  dropHold(orderId: string): void {
+    this.sql.exec(`DELETE FROM holds WHERE order_id = ?`, orderId);
   }
 
   append(entry: NewEntry): LedgerEntry {
@@ -165,8 +198,12 @@ export class LedgerStore {
     return entryFromRow(row);
   }
 
+  /** Movements of money only: the voids of amount 0 that older wallets wrote into the ledger are left out. */
   page(afterSeq: number, limit: number): LedgerEntry[] {
-    return this.sql.exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit).toArray().map(entryFromRow);
+    return this.sql
+      .exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? AND NOT (kind = 'order_void' AND amount = '0') ORDER BY seq LIMIT ?`, afterSeq, limit)
+      .toArray()
+      .map(entryFromRow);
   }
 
   /** Every amount summed in decimal (SQLite's SUM would go through floating point), and how many there are. */

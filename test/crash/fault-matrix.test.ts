@@ -183,6 +183,10 @@ async function inspect(orderId: string): Promise<{ state: string | null; timers:
   });
 }
 
+async function holdsOf(clientId: string, currency: string): Promise<string[]> {
+  return runInDurableObject(wallet(clientId, currency), (_instance, state) => state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds`).toArray().map((row) => row.order_id));
+}
+
 async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {
   const { results } = await env.DB.prepare(`SELECT sku, status, pin FROM codes WHERE order_id = ?1 ORDER BY id`).bind(orderId).all<{ sku: string; status: string; pin: string }>();
   return results;
@@ -224,7 +228,9 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(charges.length === 1 && new Money(charges[0]!.amount).negated().equals(order.charge), `${orderId}: ${order.state} but charged ${JSON.stringify(charges.map((c) => c.amount))}`);
       check(voids.length === 0, `${orderId}: confirmed and voided`);
     } else if (order.state === "rejected") {
-      check(voids.length === 1, `${orderId}: rejected without a void`);
+      // The void is a mark beside the ledger; it is a ledger entry only where it gave back a charge.
+      check((await purse.chargeStatus(orderId)).status === "voided", `${orderId}: rejected without a void`);
+      check(voids.length === charges.length, `${orderId}: ${charges.length} charges but ${voids.length} void credits`);
       const net = mine.reduce((sum, entry) => sum.plus(entry.amount), new Money(0));
       check(net.isZero(), `${orderId}: rejected but owes ${net.toFixed()}`);
       check(order.invoiceStatus === "void", `${orderId}: rejected with invoice ${order.invoiceStatus}`);
@@ -257,6 +263,8 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(JSON.stringify(sold.map((code) => code.pin).sort()) === JSON.stringify([...pins].sort()), `${orderId}/${orderLine.sku}: sold ${sold.length} codes, redeem has ${pins.length}`);
       check(orderLine.status !== "fulfilled" || sold.length === orderLine.quantity, `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`);
     }
+    // Holds: an order that is no longer open holds nothing of the balance.
+    if (order.state !== "created") check(!(await holdsOf(outcome.clientId, outcome.currency)).includes(orderId), `${orderId}: ${order.state} but still holds balance`);
     // Timers: an order at rest has none; an order that is not has the one that moves it on.
     if (AT_REST.has(order.state)) check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
@@ -300,12 +308,30 @@ interface Scenario {
 const SCENARIOS: Scenario[] = [
   {
     name: "create",
-    seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.reserveCodes, "inventory.reserve", ORDER_SEAMS.walletBalance],
+    seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.reserveCodes, "inventory.reserve", ORDER_SEAMS.walletHold],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const reference = crypto.randomUUID();
       const orderId = await objectOrderId(clientId, reference);
       const body = { productList: [INVENTORY_LINE(), SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
+      armFault(seam, fault);
+      await createOrder(body, key);
+      await maybeEvict(orderId, fault);
+      const created = await asClient(() => createOrder(body, key));
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      await confirmAsClient(orderId, key);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "create of an order that holds no codes",
+    seams: [ORDER_SEAMS.walletBalance, ORDER_SEAMS.setAlarm],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const reference = crypto.randomUUID();
+      const orderId = await objectOrderId(clientId, reference);
+      const body = { productList: [SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
       armFault(seam, fault);
       await createOrder(body, key);
       await maybeEvict(orderId, fault);
@@ -342,7 +368,7 @@ const SCENARIOS: Scenario[] = [
       const reference = crypto.randomUUID();
       const orderId = await objectOrderId(clientId, reference);
       // The first attempt reserves an inventory code and is cut off at the balance check.
-      armFault(ORDER_SEAMS.walletBalance, { when: "before" });
+      armFault(ORDER_SEAMS.walletHold, { when: "before" });
       expect((await createOrder({ productList: [INVENTORY_LINE()], reference, webhookUrl: webhookUrlOf(clientId) }, key)).status).toBe(500);
       // The client sends the reference again with another body: what the first attempt held goes back.
       armFault(seam, fault);

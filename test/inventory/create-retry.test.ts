@@ -35,7 +35,7 @@ async function reservedAnywhere(value: string): Promise<number> {
 describe("a create cut off after its codes were reserved", () => {
   it.each([
     [INVENTORY_SEAMS.reserve, "after"],
-    [ORDER_SEAMS.walletBalance, "before"],
+    [ORDER_SEAMS.walletHold, "before"],
   ] as const)("%s fails %s: the retry with the same body holds exactly the quantity", async (seam, when) => {
     const client = await freshClient({ USD: "1000" });
     const reference = uid("ref");
@@ -83,5 +83,21 @@ describe("a create cut off after its codes were reserved", () => {
     expect(other.status, JSON.stringify(other.body)).toBe(200);
     expect(await availableCodes(SKU, "10")).toBe(free10);
     expect(await codesOfOrder(other.body.data.id)).toEqual([]);
+  });
+
+  it("a retry whose body is refused (its plan fails) gives back what the first attempt reserved, at once", async () => {
+    const client = await freshClient({ USD: "1000" });
+    const reference = uid("ref");
+    const free10 = await availableCodes(SKU, "10");
+    const reservedBefore = await reservedAnywhere("10");
+    armFault(INVENTORY_SEAMS.reserve, { when: "after" });
+    expect((await create(client.key, reference, 10, 3)).status).toBeGreaterThanOrEqual(500);
+    expect(await availableCodes(SKU, "10")).toBe(free10 - 3);
+    // 15 is not one of the SKU's quotes: the create checks refuse this body before anything is reserved.
+    const refused = await create(client.key, reference, 15, 1);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body.code).toBe("quote_mismatch");
+    expect(await availableCodes(SKU, "10")).toBe(free10);
+    expect(await reservedAnywhere("10")).toBe(reservedBefore);
   });
 });

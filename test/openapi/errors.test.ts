@@ -9,7 +9,7 @@ import { ERROR_DETAILS } from "../../src/http/error-details";
 import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { ADMIN_TOKEN } from "../admin-helpers";
-import { call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
 import { expectConforms } from "./conformance";
 
 const seen = new Set<ErrorCode>();
@@ -40,6 +40,11 @@ describe("real error answers match the document, details included", () => {
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10)], webhookUrl: "ftp://hooks.example/x" }), "invalid_webhook_url");
     await expectError("POST", "/order/create", await call("POST", "/order/create", { rawBody: "{" }), "malformed_json");
     await expectError("POST", "/order/create", await call("POST", "/order/create", { rawBody: `{"x":"${"a".repeat(70_000)}"}` }), "payload_too_large");
+
+    // Two open orders that reserve codes, and a balance that covers each alone but not both.
+    const holderKey = await addClient(`errors-holds-${crypto.randomUUID().slice(0, 8)}`, { USD: "20" });
+    expect((await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey)).status).toBe(200);
+    await expectError("POST", "/order/create", await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey), "balance_held");
 
     await topUp("demo", "USD", "100");
     const body = { productList: [line("DEMO-US-RANGE", 10)], wallet: "USD", reference: "errors-ref" };

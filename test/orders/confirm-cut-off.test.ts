@@ -90,7 +90,9 @@ describe("a confirm that meets the wallet's void", () => {
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await storedOrder(id)).state).toBe("created");
     const purse = wallet(client.id, "USD");
-    expect((await purse.entry(voidKey(id)))?.amount).toBe("0");
+    expect(await purse.chargeStatus(id)).toMatchObject({ status: "voided" });
+    // A void of an order never charged moves no money: it is no ledger entry.
+    expect(await purse.entry(voidKey(id))).toBeNull();
     // The instance that answers the confirm reads a clock behind the one that ran expiry (an object can
     // move to another machine): by its clock expiresAt is still a minute away, so only the wallet knows.
     await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() + 60_000));
@@ -103,5 +105,43 @@ describe("a confirm that meets the wallet's void", () => {
     const order = await storedOrder(id);
     expect(order).toMatchObject({ state: "created", chargeIntentAt: null, invoiceStatus: "unpaid" });
     expect(await timerKinds(id)).toEqual(["expire"]);
+  });
+});
+
+describe("settling a confirm whose order the wallet has voided since", () => {
+  it("treats the void as final: the order is rejected, hands out no codes, and the wallet neither loses nor gains", async () => {
+    const client = await freshClient({ USD: "100" });
+    const id = await newOrder(client.key);
+    // The charge lands, its reply is lost and the instance dies: the order stays created, with its intent.
+    armFault(ORDER_SEAMS.walletCharge, { when: "after", reset: true });
+    expect((await confirmOrder(id, client.key)).status).toBe(500);
+    expect(await timerKinds(id)).toEqual(["settle", "expire"]);
+    // Expiry runs first (its timer is the earliest): the wallet voids the order, crediting the charge back,
+    // and the instance dies before it stores `rejected`.
+    await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() - 1_000), { expire: Date.now() - 1_000 });
+    armFault(ORDER_SEAMS.walletVoid, { when: "after", reset: true });
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    expect((await storedOrder(id)).state).toBe("created");
+    const purse = wallet(client.id, "USD");
+    expect(await purse.balance()).toBe("100");
+    // The object restarts on a clock that reads before expiresAt, and the settle timer is the one due.
+    await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() + 60_000), { settle: Date.now() - 1, expire: Date.now() + 60_000 });
+    expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
+    await drainTimers(id);
+
+    const order = await storedOrder(id);
+    expect(order).toMatchObject({ state: "rejected", invoiceStatus: "void", chargeIntentAt: null });
+    expect(order.lines.map((orderLine) => [orderLine.status, orderLine.redeem])).toEqual([["pending", null]]);
+    const view = (await getOrder(id, client.key)).body.data;
+    expect(view.state).toBe("rejected");
+    expect(view.redeem ?? {}).toEqual({});
+    const mine = (await purse.entries()).filter((entry) => entry.orderId === id);
+    expect(mine.map((entry) => [entry.key, entry.amount])).toEqual([
+      [chargeKey(id), "-10"],
+      [voidKey(id), "10"],
+    ]);
+    expect(await purse.balance()).toBe("100");
+    const audit = await purse.audit();
+    expect(audit.balance).toBe(audit.ledgerSum);
   });
 });
