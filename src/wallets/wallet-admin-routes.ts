@@ -108,7 +108,7 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
     actor,
     clientId,
     currency,
-    { key: topUpKey(body.idempotencyKey), kind: "top_up", amount: amount.amount, reason: body.reason },
+    { key: topUpKey(body.idempotencyKey), exclusiveWith: [adjustmentKey(body.idempotencyKey)], kind: "top_up", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
   );
@@ -131,7 +131,7 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
     actor,
     clientId,
     currency,
-    { key: adjustmentKey(body.idempotencyKey), kind: "adjustment", amount: amount.amount, reason: body.reason },
+    { key: adjustmentKey(body.idempotencyKey), exclusiveWith: [topUpKey(body.idempotencyKey)], kind: "adjustment", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
   );

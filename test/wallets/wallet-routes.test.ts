@@ -66,6 +66,24 @@ describe("POST /admin/wallets/:clientId/:currency/top-ups", () => {
     expect(await ledgerOf("topped", "EUR")).toEqual(ledger);
   });
 
+  it("409 for a key already used by the other kind of posting, either way round; nothing changes", async () => {
+    await admin("POST", "/admin/wallets/topped/EUR/top-ups", { amount: "5", idempotencyKey: "t-kind", reason: "x" });
+    await admin("POST", "/admin/wallets/topped/EUR/adjustments", { amount: "1", idempotencyKey: "a-kind", reason: "x" });
+    const before = await snapshot();
+    const ledger = await ledgerOf("topped", "EUR");
+    const balance = await wallet("topped", "EUR").balance();
+    const asAdjustment = await admin("POST", "/admin/wallets/topped/EUR/adjustments", { amount: "5", idempotencyKey: "t-kind", reason: "x" });
+    const asTopUp = await admin("POST", "/admin/wallets/topped/EUR/top-ups", { amount: "1", idempotencyKey: "a-kind", reason: "x" });
+    for (const conflict of [asAdjustment, asTopUp]) {
+      expect(conflict.status, JSON.stringify(conflict.body)).toBe(409);
+      expect(conflict.body).toMatchObject({ code: "idempotency_conflict", details: { idempotencyKey: expect.stringMatching(/-kind$/) } });
+    }
+    await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/adjustments", asAdjustment);
+    expect(await snapshot()).toEqual(before);
+    expect(await ledgerOf("topped", "EUR")).toEqual(ledger);
+    expect(await wallet("topped", "EUR").balance()).toBe(balance);
+  });
+
   it("4xx for bad input; no wallet, ledger entry or audit row appears", async () => {
     const before = await snapshot();
     const usdLedger = await ledgerOf("topped", "USD");
