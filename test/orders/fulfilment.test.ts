@@ -4,7 +4,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { applyOutcome, backoffMs, invoiceStatusAfter } from "../../src/orders/fulfilment-rules";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { Money } from "../../src/pricing/money";
-import { rewriteStoredOrder, timersOf } from "../order-helpers";
+import { rewriteStoredOrder, storedAlarm, timersOf } from "../order-helpers";
 import { addClient, balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, orderStub, seedDemo, wallet } from "../helpers";
 
 const END_STATES = new Set(["successful", "partial", "failed", "rejected"]);
@@ -106,18 +106,26 @@ describe("processing after confirmation", () => {
     expect(got.body.data.invoice.status).toBe("paid");
   });
 
-  it("starts processing inside confirm; the alarm, set 30 s ahead, is only a safety net and is gone after", async () => {
-    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)] }, key);
+  it("starts processing inside confirm; its timer, 5 s after the confirm as docs/fulfilment.md says, is only a safety net and goes with the end state", async () => {
+    // The supplier holds its answer, so processing is caught halfway with its timer still stored.
+    let release!: () => void;
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const { calls } = fakeSupplier([async () => (await answered, codes(1, "NET"))]);
+    const created = await createOrder({ productList: [line("UP-CARD", 5, 1, "range")] }, key);
     const id = created.body.data.id;
     const before = Date.now();
     await confirmOrder(id, key);
+    const after = Date.now();
+    // No alarm is run here: processing started inside confirm reaches the supplier on its own.
+    await vi.waitFor(() => expect(calls).toHaveLength(1), { timeout: 5000 });
     const timers = await timersOf(id);
-    for (const timer of timers) {
-      expect(timer.kind).toBe("process");
-      expect(timer.due_at - before).toBeGreaterThanOrEqual(29_000);
-    }
-    // No alarm is run here: the order finishes on its own.
+    expect(timers.map((timer) => timer.kind)).toEqual(["process"]);
+    expect(timers[0]!.due_at).toBeGreaterThanOrEqual(before + 5_000);
+    expect(timers[0]!.due_at).toBeLessThanOrEqual(after + 5_000);
+    expect(await storedAlarm(id)).toBe(timers[0]!.due_at);
+    release();
     await vi.waitFor(async () => expect((await stored(id)).state).toBe("successful"), { timeout: 5000 });
+    await vi.waitFor(async () => expect(await timersOf(id)).toEqual([]));
     await vi.waitFor(async () => expect(await alarmIn(id)).toBeNull());
   });
 
