@@ -14,7 +14,8 @@ const bindings = {
   // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
   UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
   UPSTREAM_TIMEOUT_MS: "200",
-  UPSTREAM_MAX_ATTEMPTS: "4",
+  // Small, so that a test reaches it by backdating a line a minute (test/orders/unknown-outcome.test.ts).
+  UPSTREAM_UNKNOWN_BUDGET_SECONDS: "60",
   // Webhook receivers in tests listen on 127.0.0.1 (stubbed fetch), which only this allows.
   ALLOW_INSECURE_WEBHOOKS: "true",
   // Tests change the catalogue in D1 directly and expect the next order to see it; the cache

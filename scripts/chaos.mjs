@@ -1,8 +1,10 @@
 // `npm run chaos`: the service on its own workerd (as the benchmark runs it), its D1 and Durable Objects
-// persisted under a temporary directory, a supplier on 127.0.0.1 that is slow and sometimes fails, a
-// bounded stream of creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments
-// (each followed by a restart on the same state). At the end the timers settle and every invariant of
-// Every guarantee of docs/guarantees.md is checked through the operator API. Exits 1 on any violation.
+// persisted under a temporary directory, a supplier on 127.0.0.1 that is slow and sometimes fails (and,
+// in the second half, often answers after the service gave up, or "in progress"), a bounded stream of
+// creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments (each followed by a
+// restart on the same state). At the end the timers settle and every guarantee of docs/guarantees.md is
+// checked through the operator API, and that no line was refunded whose codes the supplier issued. Exits
+// 1 on any violation.
 // Nothing here reaches anything but 127.0.0.1: workerd's outbound fetches go through `outboundService`,
 // which forwards loopback requests and refuses the rest.
 import http from "node:http";
@@ -18,22 +20,65 @@ import { ROOT, build } from "../bench/lib/workers.mjs";
 const SECONDS = Number(process.env.CHAOS_SECONDS ?? 120);
 const KILLS = Number(process.env.CHAOS_KILLS ?? 12);
 const TTL = 20; // ORDER_TTL_SECONDS: short, so that expiry happens within the run
+const UNKNOWN_BUDGET_SECONDS = 8; // short, so that lines of unknown outcome reach the stuck list within the run
 const ADMIN = "chaos-admin-token";
 const rand = (n) => Math.floor(Math.random() * n);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// A supplier on loopback: answers after 0..800 ms, 15 % of the time with 503, idempotent per key.
+// A supplier on loopback, idempotent per key, that bills for every code it issues (`issued`). Product
+// code REFUSE is always answered 422 (nothing issued). The traffic runs in two phases:
+// - "flaky" (the first half): answers after 0..800 ms, 15 % of the time with 503;
+// - "unknown" (the second half): a key's codes take 0..4 s to issue (15 % of keys: past the budget of
+//   UNKNOWN_BUDGET_SECONDS, so that their lines reach the stuck list); the first request waits for them
+//   (past UPSTREAM_TIMEOUT_MS when that is longer: the service gives up, the codes exist anyway), any
+//   other request meanwhile gets 409 "in progress", and 25 % of the answers with codes come 2.6 s late,
+//   after the service stopped waiting. A line is refunded only on an answer that nothing was issued, so
+//   no line whose codes exist may end failed (checked below).
+const UPSTREAM_TIMEOUT_MS = 2000;
 const issued = new Map();
+const issuing = new Map(); // key -> when its codes are ready (phase "unknown")
+const supplierAnswers = { flaky: {}, unknown: {} };
+let phase = "flaky";
+const issue = (key, quantity) => {
+  if (!issued.has(key)) issued.set(key, Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${key}-${i}`, link: `https://redeem.example.com/${i}` })));
+  return issued.get(key);
+};
 const supplier = http.createServer((request, response) => {
   let body = "";
   request.on("data", (chunk) => (body += chunk));
   request.on("end", async () => {
-    await sleep(rand(800));
-    if (Math.random() < 0.15) return response.writeHead(503).end("busy");
+    const now = phase;
+    const answer = (status, what, payload) => {
+      supplierAnswers[now][what] = (supplierAnswers[now][what] ?? 0) + 1;
+      if (payload === undefined) return response.writeHead(status).end(what);
+      response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(payload));
+    };
     const key = request.headers["idempotency-key"];
-    const { quantity } = JSON.parse(body);
-    if (!issued.has(key)) issued.set(key, Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${key}-${i}`, link: `https://redeem.example.com/${i}` })));
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ codes: issued.get(key) }));
+    const { quantity, productCode } = JSON.parse(body);
+    if (productCode === "REFUSE") return answer(422, "422 refused", { error: "unknown product" });
+    if (now === "flaky") {
+      await sleep(rand(800));
+      if (Math.random() < 0.15) return answer(503, "503");
+      return answer(200, "codes", { codes: issue(key, quantity) });
+    }
+    if (!issued.has(key)) {
+      if (issuing.has(key)) {
+        if (Date.now() < issuing.get(key)) return answer(409, "409 in progress", { error: "in progress" });
+      } else {
+        // Some keys take longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS, so that their lines reach the stuck list.
+        const wait = Math.random() < 0.15 ? UNKNOWN_BUDGET_SECONDS * 1000 + rand(6000) : rand(4000);
+        issuing.set(key, Date.now() + wait);
+        await sleep(wait);
+        const codes = issue(key, quantity);
+        return answer(200, wait > UPSTREAM_TIMEOUT_MS ? "codes, first request, too late" : "codes, first request", { codes });
+      }
+    }
+    const codes = issue(key, quantity);
+    if (Math.random() < 0.25) {
+      await sleep(UPSTREAM_TIMEOUT_MS + 600);
+      return answer(200, "codes, too late", { codes });
+    }
+    return answer(200, "codes", { codes });
   });
 });
 await new Promise((resolve) => supplier.listen(0, "127.0.0.1", resolve));
@@ -61,10 +106,16 @@ async function startService() {
           name: "chaos",
           modules: [{ type: "ESModule", path: bundle }],
           modulesRoot: path.dirname(bundle),
-          bindings: { ...(options.bindings ?? {}), ADMIN_TOKEN: ADMIN, UPSTREAM_API_KEY: "chaos", UPSTREAM_BASE_URL: supplierUrl, UPSTREAM_TIMEOUT_MS: "2000", ORDER_TTL_SECONDS: String(TTL), API_KEY_CACHE_SECONDS: "5" },
+          bindings: { ...(options.bindings ?? {}), ADMIN_TOKEN: ADMIN, UPSTREAM_API_KEY: "chaos", UPSTREAM_BASE_URL: supplierUrl, UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), UPSTREAM_UNKNOWN_BUDGET_SECONDS: String(UNKNOWN_BUDGET_SECONDS), ORDER_TTL_SECONDS: String(TTL), API_KEY_CACHE_SECONDS: "5" },
           unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
-          outboundService: (request) =>
-            new URL(request.url).hostname === "127.0.0.1" ? fetch(request) : new Response("chaos: only loopback", { status: 599 }),
+          outboundService: async (request) => {
+            if (new URL(request.url).hostname !== "127.0.0.1") return new Response("chaos: only loopback", { status: 599 });
+            // Rebuilt for Node's own fetch: handed miniflare's Request as it is, it threw, and workerd
+            // answered every supplier call 500 (so the supplier was never reached).
+            const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
+            const answer = await fetch(request.url, { method: request.method, headers: request.headers, body });
+            return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
+          },
         },
       ],
     }),
@@ -108,7 +159,8 @@ const now = Date.now();
 await db.batch([
   db.prepare(`INSERT INTO products (sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, updated_at)
               VALUES ('CHAOS-INV', 'Chaos inventory card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'inventory', '{}', ?1),
-                     ('CHAOS-UP', 'Chaos upstream card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{}', ?1)`).bind(now),
+                     ('CHAOS-UP', 'Chaos upstream card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{}', ?1),
+                     ('CHAOS-UP-REFUSED', 'Chaos upstream card the supplier refuses', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{"productCode":"REFUSE"}', ?1)`).bind(now),
   ...Array.from({ length: 300 }, (_, i) => db.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('CHAOS-INV', '10', ?1, 'https://redeem.example.com/c', ?2)`).bind(`CH-${i}`, now)),
 ]);
 const clients = [];
@@ -130,6 +182,8 @@ const LINES = [
   { sku: "DEMO-US-RANGE", quote: 7, productType: "range" },
   { sku: "DEMO-US-FAILING", quote: 3, productType: "range" },
   { sku: "CHAOS-UP", quote: 10, productType: "fixed" },
+  { sku: "CHAOS-UP", quote: 10, productType: "fixed" },
+  { sku: "CHAOS-UP-REFUSED", quote: 10, productType: "fixed" },
 ];
 const orders = new Map(); // orderId -> {client, currency}
 const references = [];
@@ -182,10 +236,26 @@ async function killer() {
   }
 }
 
+// Orders the stuck list showed with timer "supplier" (lines unknown past the budget) at some point.
+const listedUnknown = new Set();
+async function watchStuckList(until) {
+  while (!until()) {
+    if (!restarting) {
+      const stuck = await api("GET", "/admin/orders/stuck?limit=500");
+      for (const row of (stuck.json?.data ?? stuck.json)?.orders ?? []) if (row.timer === "supplier") listedUnknown.add(row.orderId);
+    }
+    await sleep(1_000);
+  }
+}
+
 const started = Date.now();
 const drivers = Array.from({ length: 4 }, (_, worker) => flow(worker));
 const killing = killer();
-await sleep(SECONDS * 1000);
+await sleep((SECONDS * 1000) / 2);
+phase = "unknown";
+let settled = false;
+const watching = watchStuckList(() => settled);
+await sleep((SECONDS * 1000) / 2);
 stopping = true;
 await Promise.all([...drivers, killing]);
 
@@ -197,7 +267,8 @@ for (const { client, reference } of references) {
 }
 
 // --- settle: every order past expiry and out of processing, timers run
-const settleUntil = Date.now() + Math.max(TTL * 1000 + 15_000, 30_000);
+// Lines of unknown outcome are asked again with backoff (up to 32 s after six unknown answers).
+const settleUntil = Date.now() + Math.max(TTL * 1000 + 15_000, 60_000);
 let records = new Map();
 for (;;) {
   records = new Map();
@@ -209,6 +280,9 @@ for (;;) {
   if (open === 0 || Date.now() > settleUntil) break;
   await sleep(3_000);
 }
+
+settled = true;
+await watching;
 
 // CHAOS_PLANT=1: plant one known fault (a code reserved by an order that does not exist) to see the check fire.
 if (process.env.CHAOS_PLANT) {
@@ -261,7 +335,18 @@ for (const [id, order] of records) {
   if (confirmedPath && refunds !== failedCharges) violate("refunds != failed lines' charges", { orderId: id, state: order.state, refunds: refunds / 100, failed: failedCharges / 100 });
   if (order.state === "rejected" && (refunds !== 0 || order.lines.some((l) => l.redeem))) violate("rejected order holds or owes something", { orderId: id });
   for (const line of order.lines) if (line.redeem) soldBySku[line.sku] = (soldBySku[line.sku] ?? 0) + line.redeem.pins.length;
-  if (["created", "confirmed", "processing"].includes(order.state)) violate("order never settled", { orderId: id, state: order.state });
+  if (["created", "confirmed", "processing"].includes(order.state)) violate("order never settled", { orderId: id, state: order.state, pending: order.lines.filter((l) => l.status === "pending").map((l) => `${l.sku}: ${l.failureReason}`) });
+  for (const line of order.lines.filter((l) => l.product.supplier === "upstream")) {
+    const codesIssued = issued.get(`${id}:${line.sku}`);
+    if (line.status === "failed" && codesIssued) violate("line refunded although its codes were issued", { orderId: id, sku: line.sku, failureReason: line.failureReason });
+    if (line.status === "fulfilled" && JSON.stringify(line.redeem.pins) !== JSON.stringify((codesIssued ?? []).map((c) => c.pin))) violate("upstream line's codes != the codes issued", { orderId: id, sku: line.sku });
+    if (line.sku === "CHAOS-UP-REFUSED" && confirmedPath && line.status !== "failed") violate("refused line not failed", { orderId: id, status: line.status });
+  }
+}
+const stuckAtEnd = await api("GET", "/admin/orders/stuck?limit=500");
+for (const row of (stuckAtEnd.json?.data ?? stuckAtEnd.json)?.orders ?? []) {
+  const order = records.get(row.orderId);
+  if (order && !["created", "confirmed", "processing"].includes(order.state)) violate("stuck list names an order at rest", { orderId: row.orderId, timer: row.timer, state: order.state });
 }
 const codes = {};
 for (const sku of ["CHAOS-INV", "DEMO-EU-FIXED"]) {
@@ -282,6 +367,8 @@ const byKind = {};
 for (const v of violations) (byKind[v.kind] ??= []).push(v.example);
 console.log(`\nchaos: ${Math.round((Date.now() - started) / 1000)} s`);
 console.table({ "workerd SIGKILLs": kills, orders: records.size, ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])), violations: violations.length });
+console.table(Object.fromEntries(Object.entries(supplierAnswers).map(([name, answers]) => [`supplier, phase "${name}"`, answers])));
+console.log(`orders on the stuck list with lines of unknown outcome (budget ${UNKNOWN_BUDGET_SECONDS} s): ${listedUnknown.size}; codes the supplier issued: ${issued.size} keys`);
 console.table(Object.fromEntries(Object.entries(codes).map(([sku, c]) => [sku, { ...c, "in orders' redeem": soldBySku[sku] ?? 0 }])));
 console.table(Object.fromEntries(Object.entries(byKind).map(([kind, list]) => [kind, { count: list.length, example: JSON.stringify(list[0]) }])));
 console.log(`violations: ${violations.length}`);

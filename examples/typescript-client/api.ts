@@ -281,7 +281,7 @@ export interface paths {
         };
         /**
          * Orders whose timers keep failing
-         * @description Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt. The order object retries such a timer with capped exponential backoff (2 s doubling to 5 min) without limit; the row is removed when the timer succeeds again. Ordered by order id; page with `after`.
+         * @description Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line's last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.
          */
         get: operations["adminListStuckOrders"];
         put?: never;
@@ -954,14 +954,17 @@ export interface components {
                     orderId: string;
                     clientId: string;
                     /**
-                     * @description The order's timer that keeps failing: expiry, processing, webhook outbox, or settling a cut-off confirm.
+                     * @description The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
                      * @enum {string}
                      */
-                    timer: "expire" | "process" | "outbox" | "settle";
-                    /** @description Failed runs in a row; the timer is retried with capped backoff for as long as it takes. */
+                    timer: "expire" | "process" | "outbox" | "settle" | "supplier";
+                    /** @description For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer. */
+                    skus: string[];
+                    /** @description Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes. */
                     failures: number;
+                    /** @description The last error, or for `supplier` each line's last answer (`<sku>: <answer>`). */
                     lastError: string;
-                    /** @description Unix ms of the first failure of this run of failures. */
+                    /** @description Unix ms of the first failure of this run of failures; for `supplier`, since when the longest unknown line's outcome is unknown. */
                     firstFailedAt: number;
                     lastFailedAt: number;
                     /** @description Unix ms of the next retry. */

@@ -24,11 +24,16 @@ export interface IssuedCode {
   link: string;
 }
 
+/**
+ * What one attempt tells about the line (the upstream contract: docs/fulfilment.md). Only `issued` and
+ * `failed` are answers; `unknown` means codes may have been issued or be on their way, so the line is
+ * asked again with the same idempotency key and never refunded on it.
+ */
 export type IssueOutcome =
   | { kind: "issued"; codes: IssuedCode[] }
-  /** Worth another try later (timeouts, 5xx, unreadable answers). */
-  | { kind: "retry"; reason: string }
-  /** Will not succeed: the line fails now and is refunded. */
+  /** No answer that settles the line (a timeout, "in progress", 5xx, an unreadable body): ask again. */
+  | { kind: "unknown"; reason: string }
+  /** Nothing was issued for this line, and nothing will be: the line fails now and is refunded. */
   | { kind: "failed"; reason: string };
 
 export interface Supplier {

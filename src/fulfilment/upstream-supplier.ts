@@ -12,10 +12,27 @@ export interface UpstreamConfig {
 }
 
 /**
+ * The statuses by which the supplier says that nothing was issued under the request's Idempotency-Key and
+ * nothing will be (the contract has it look the key up first, so a repeated key it issued codes for gets
+ * those codes, and one still being worked on gets 409). Every other status that is not a 2xx says nothing
+ * about what earlier attempts issued: 401/403 refuse our credentials before the key is looked at, and 408,
+ * 409, 425, 429 and 5xx are about this attempt only.
+ */
+const NOTHING_ISSUED = new Set([400, 402, 404, 410, 422]);
+
+/** What a non-2xx status tells about the line (docs/fulfilment.md, "Upstream supplier contract"). */
+export function outcomeOfStatus(status: number): IssueOutcome {
+  if (NOTHING_ISSUED.has(status)) return { kind: "failed", reason: `upstream refused the line (${status})` };
+  if (status === 409) return { kind: "unknown", reason: "upstream answered 409: still issuing under this key" };
+  return { kind: "unknown", reason: `upstream answered ${status}` };
+}
+
+/**
  * An HTTP supplier: one POST per order line, carrying an Idempotency-Key derived from order and line, so
- * that a retried request returns the codes of the first instead of issuing new ones.
- * 2xx with the right number of codes: issued. 408, 425, 429, 5xx, timeouts, network errors and unreadable
- * answers: retry. Any other 4xx: the supplier refuses the line, which fails.
+ * that a repeated request returns the codes of the first instead of issuing new ones.
+ * 2xx with the right number of codes: issued. 400, 402, 404, 410, 422: nothing was issued, the line fails.
+ * Anything else (a timeout, a network error, 409 "in progress", 5xx, 401/403, an unreadable answer) leaves
+ * the outcome unknown: the codes may exist, so the line is asked again and never refunded on it.
  */
 export function upstreamSupplier(config: UpstreamConfig): Supplier {
   return {
@@ -40,24 +57,23 @@ export function upstreamSupplier(config: UpstreamConfig): Supplier {
           signal: AbortSignal.timeout(config.timeoutMs),
         });
       } catch (error) {
+        // The request may have reached the supplier either way: the outcome is unknown, not failed.
         const name = (error as Error)?.name;
-        return { kind: "retry", reason: name === "TimeoutError" ? `no answer within ${config.timeoutMs} ms` : `network error: ${String(error)}` };
+        return { kind: "unknown", reason: name === "TimeoutError" ? `no answer within ${config.timeoutMs} ms` : `network error: ${String(error)}` };
       }
       const text = await response.text().catch(() => "");
-      if (!response.ok) {
-        const transient = response.status >= 500 || [408, 425, 429].includes(response.status);
-        return { kind: transient ? "retry" : "failed", reason: `upstream answered ${response.status}` };
-      }
+      if (!response.ok) return outcomeOfStatus(response.status);
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
-        return { kind: "retry", reason: "upstream answer is not JSON" };
+        return { kind: "unknown", reason: `upstream answered ${response.status} with a body that is not JSON` };
       }
       const parsed = (await answerSchema()).safeParse(body);
-      if (!parsed.success) return { kind: "retry", reason: "upstream answer does not match the contract" };
+      // A 202 "accepted, still issuing" has no codes yet: unknown as well.
+      if (!parsed.success) return { kind: "unknown", reason: `upstream answered ${response.status} without the contract's codes` };
       if (parsed.data.codes.length !== line.quantity) {
-        return { kind: "retry", reason: `upstream issued ${parsed.data.codes.length} codes for ${line.quantity} units` };
+        return { kind: "unknown", reason: `upstream issued ${parsed.data.codes.length} codes for ${line.quantity} units` };
       }
       return { kind: "issued", codes: parsed.data.codes };
     },

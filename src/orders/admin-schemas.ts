@@ -20,10 +20,15 @@ export const AdminOrderData = z.object({
 export const TimerFailureView = z.object({
   orderId: z.string(),
   clientId: z.string(),
-  timer: z.enum(["expire", "process", "outbox", "settle"]).describe("The order's timer that keeps failing: expiry, processing, webhook outbox, or settling a cut-off confirm."),
-  failures: z.number().int().describe("Failed runs in a row; the timer is retried with capped backoff for as long as it takes."),
-  lastError: z.string(),
-  firstFailedAt: z.number().int().describe("Unix ms of the first failure of this run of failures."),
+  timer: z
+    .enum(["expire", "process", "outbox", "settle", "supplier"])
+    .describe(
+      "The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.",
+    ),
+  skus: z.array(z.string()).describe("For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer."),
+  failures: z.number().int().describe("Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes."),
+  lastError: z.string().describe("The last error, or for `supplier` each line's last answer (`<sku>: <answer>`)."),
+  firstFailedAt: z.number().int().describe("Unix ms of the first failure of this run of failures; for `supplier`, since when the longest unknown line's outcome is unknown."),
   lastFailedAt: z.number().int(),
   nextAttemptAt: z.number().int().describe("Unix ms of the next retry."),
 });

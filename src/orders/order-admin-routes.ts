@@ -37,8 +37,9 @@ export async function findAdminOrder(request: IRequest, context: RequestContext)
 
 /**
  * GET /admin/orders/stuck: orders whose timer (expiry, processing, webhook outbox, settling a cut-off
- * confirm) has failed 3 or more times in a row, with the last error. The order keeps retrying on its own;
- * a row disappears when its timer succeeds again.
+ * confirm) has failed 3 or more times in a row, with the last error, and orders whose upstream lines have
+ * had an unknown outcome past the budget. The order keeps retrying on its own; a row disappears when its
+ * timer succeeds again or its lines are settled.
  */
 export async function listStuckOrders(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
@@ -76,7 +77,7 @@ export const adminOrderRoutes: Route[] = [
     tag: "Admin: orders",
     summary: "Orders whose timers keep failing",
     description:
-      "Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt. The order object retries such a timer with capped exponential backoff (2 s doubling to 5 min) without limit; the row is removed when the timer succeeds again. Ordered by order id; page with `after`.",
+      "Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line's last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.",
     auth: "admin",
     query: PageQuery,
     data: StuckOrdersData,

@@ -910,6 +910,7 @@ export const orderExamples = {
           orderId: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
           clientId: "demo",
           timer: "process",
+          skus: [],
           failures: 4,
           lastError: "D1_ERROR: Network connection lost.",
           firstFailedAt: 1795345078620,

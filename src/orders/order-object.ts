@@ -11,12 +11,12 @@ import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../w
 import { walletStub } from "../wallets/wallet-registry";
 import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./order-plan";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
+import { applyOutcome, finalState, invoiceStatusAfter, linesPastBudget, nextAttemptAt, unknownBudgetMs } from "./fulfilment-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
-import type { StuckReport, Timer, TimerKind } from "./order-timers";
+import { sameReport, type StuckReport, type Timer, type TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
@@ -367,40 +367,51 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Brings the operator's stuck list (D1 timer_failures, one row per order) in line with the order's
-   * timers: the row names the timer that has failed most often in a row, once that is at least
-   * TIMER_FAILURES_REPORTED_AFTER times, and there is no row while none is failing, however the failing
-   * timer went (it succeeded, or a confirm cleared it). The document keeps what the list was last given,
-   * so a run that changes nothing there writes nothing to D1. A report that fails is retried by the
-   * `report` timer, so that a row is not left behind, or missing, when the order comes to rest.
+   * Brings the operator's stuck list (D1 timer_failures, one row per order) in line with the order: the
+   * row names its upstream lines whose outcome has been unknown for UPSTREAM_UNKNOWN_BUDGET_SECONDS or
+   * more (timer `supplier`: they need a person, and the order keeps asking meanwhile), or else the timer
+   * that has failed most often in a row, once that is at least TIMER_FAILURES_REPORTED_AFTER times; there
+   * is no row while neither holds, however it went away (the line was settled, the timer succeeded, a
+   * confirm cleared it). The document keeps what the list was last given, so a run that changes nothing
+   * there writes nothing to D1. A report that fails is retried by the `report` timer, so that a row is not
+   * left behind, or missing, when the order comes to rest.
    */
   private async reportStuck(): Promise<void> {
-    const failing = this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
-    const wanted: StuckReport | null = failing === null ? null : { timer: failing.kind, failures: failing.failures };
+    const order = this.store.load();
+    const now = Date.now();
+    const unknown = order?.state === "processing" ? linesPastBudget(order.lines, unknownBudgetMs(this.env.UPSTREAM_UNKNOWN_BUDGET_SECONDS), now) : [];
+    const failing = unknown.length > 0 ? null : this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
+    const wanted: StuckReport | null =
+      unknown.length > 0
+        ? { timer: "supplier", failures: unknown[0]!.attempts, skus: unknown.map((line) => line.sku) }
+        : failing === null
+          ? null
+          : { timer: failing.kind, failures: failing.failures };
     const reported = this.store.reported();
-    if (reported !== undefined && reported?.timer === wanted?.timer && reported?.failures === wanted?.failures) {
+    if (reported !== undefined && sameReport(reported, wanted)) {
       // The list already shows what it should: a retry of an earlier write that failed has nothing left to
       // write, and must not stay behind (it would keep the alarm firing for an order at rest).
       this.store.clearTimer("report");
       return;
     }
-    const order = this.store.load();
     const orderId = order?.id ?? orderIdOf(this.ctx.id);
+    const row =
+      wanted === null
+        ? null
+        : unknown.length > 0
+          ? {
+              lastError: unknown.map((line) => `${line.sku}: ${line.failureReason ?? "no answer"}`).join("; "),
+              firstFailedAt: unknown[0]!.unknownSince!,
+              nextAttemptAt: this.store.timers().find((timer) => timer.kind === "process")?.dueAt ?? now,
+            }
+          : { lastError: failing!.lastError ?? "", nextAttemptAt: failing!.dueAt };
     try {
       await io(
         ORDER_SEAMS.timerReport,
         () =>
-          failing === null
+          wanted === null || row === null
             ? clearTimerFailure(this.env.DB, orderId)
-            : recordTimerFailure(this.env.DB, {
-                orderId,
-                clientId: order?.clientId ?? "",
-                timer: failing.kind,
-                failures: failing.failures,
-                lastError: failing.lastError ?? "",
-                lastFailedAt: Date.now(),
-                nextAttemptAt: failing.dueAt,
-              }),
+            : recordTimerFailure(this.env.DB, { orderId, clientId: order?.clientId ?? "", timer: wanted.timer, skus: wanted.skus, failures: wanted.failures, lastFailedAt: now, ...row }),
         this.reset,
       );
       this.store.markReported(wanted);
@@ -428,13 +439,14 @@ export class OrderObject extends DurableObject<Env> {
       if (order.lines.some((line) => line.status === "pending" && line.product.supplier === "upstream")) await this.save(order, "confirmed");
     }
     if (order.state !== "processing") return;
-    const maxAttempts = Math.max(1, Number(this.env.UPSTREAM_MAX_ATTEMPTS));
     let retryAt: number | null = null;
     for (const [index, line] of order.lines.entries()) {
       if (line.status !== "pending") continue;
       const request = { orderId: order.id, idempotencyKey: lineIdempotencyKey(order.id, line.sku), line, attempt: line.attempts + 1 };
       const outcome = await io(supplierSeam(line.product.supplier), () => supplierFor(line.product.supplier, this.env).issue(request), this.reset);
-      const updated = applyOutcome(line, outcome, maxAttempts);
+      // An unknown outcome leaves the line pending (never failed, never refunded): it is asked again with the
+      // same key until the supplier settles it; past its budget the stuck list shows it (reportStuck).
+      const updated = applyOutcome(line, outcome, Date.now());
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? updated : other)), modifiedAt: Date.now() };
       if (line.product.supplier === "upstream") await this.save(order, order.state);
       if (updated.status === "pending") retryAt = Math.min(retryAt ?? Infinity, nextAttemptAt(updated, Date.now()));

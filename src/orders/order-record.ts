@@ -40,6 +40,12 @@ export interface OrderLine {
   /** Supplier attempts made so far. */
   attempts: number;
   redeem: LineRedeem | null;
+  /**
+   * Since when (unix ms) the supplier's outcome for this pending line is unknown: set by the first attempt
+   * that neither issued nor failed it (a timeout, "in progress", …), kept until an answer settles the line.
+   * Absent in lines stored before it existed: then it is set by the next such attempt.
+   */
+  unknownSince?: number | null;
   /** Amount credited back to the wallet for this line when it failed ("0" otherwise). */
   refunded: string;
   failureReason: string | null;

@@ -18,10 +18,20 @@ export interface Timer {
   lastError: string | null;
 }
 
-/** What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer. */
+/**
+ * What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer, or
+ * (`supplier`) its upstream lines whose outcome has stayed unknown past the budget, with their SKUs.
+ */
 export interface StuckReport {
-  timer: TimerKind;
+  timer: TimerKind | "supplier";
   failures: number;
+  skus?: string[];
+}
+
+/** Whether the stuck list, having been given `reported`, already shows `wanted` (null: no row). */
+export function sameReport(reported: StuckReport | null, wanted: StuckReport | null): boolean {
+  if (reported === null || wanted === null) return reported === wanted;
+  return reported.timer === wanted.timer && reported.failures === wanted.failures && (reported.skus ?? []).join("\n") === (wanted.skus ?? []).join("\n");
 }
 
 /** Due order, then kind: the first timer of a sorted list is the one the alarm is set to. */

@@ -1,9 +1,16 @@
-/** D1 `timer_failures`: the orders whose timers keep failing, for the operator. Only this module writes it. */
+/**
+ * D1 `timer_failures`: the operator's stuck list. One row per order: its timer that keeps failing, or
+ * (timer `supplier`) its upstream lines whose outcome has stayed unknown past the budget. Only this
+ * module writes it.
+ */
 
 export interface TimerFailure {
   orderId: string;
   clientId: string;
+  /** A timer kind, or `supplier` for lines whose supplier outcome is unknown past the budget. */
   timer: string;
+  /** The SKUs of those lines (`supplier` rows); empty for a failing timer. */
+  skus: string[];
   failures: number;
   lastError: string;
   firstFailedAt: number;
@@ -12,18 +19,33 @@ export interface TimerFailure {
 }
 
 /**
- * The order's row names its worst failing timer. When that becomes another timer of the order, the row
- * starts over from this write (first_failed_at); while it is the same timer, first_failed_at is kept.
+ * The order's row names its worst failing timer, or its lines of unknown outcome. When that becomes
+ * another timer of the order, the row starts over from this write (first_failed_at); while it is the same
+ * timer, first_failed_at is kept. A `firstFailedAt` given (since when a line's outcome is unknown) is
+ * written as it is.
  */
-export async function recordTimerFailure(db: D1Database, failure: Omit<TimerFailure, "firstFailedAt">): Promise<void> {
+export async function recordTimerFailure(
+  db: D1Database,
+  failure: Omit<TimerFailure, "firstFailedAt" | "skus"> & { firstFailedAt?: number; skus?: string[] },
+): Promise<void> {
   await db
     .prepare(
-      `INSERT INTO timer_failures (order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, ?7)
-       ON CONFLICT (order_id) DO UPDATE SET timer = ?3, failures = ?4, last_error = ?5, last_failed_at = ?6, next_attempt_at = ?7,
-         first_failed_at = CASE WHEN timer_failures.timer = ?3 THEN timer_failures.first_failed_at ELSE ?6 END`,
+      `INSERT INTO timer_failures (order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at, skus)
+       VALUES (?1, ?2, ?3, ?4, ?5, COALESCE(?8, ?6), ?6, ?7, ?9)
+       ON CONFLICT (order_id) DO UPDATE SET timer = ?3, failures = ?4, last_error = ?5, last_failed_at = ?6, next_attempt_at = ?7, skus = ?9,
+         first_failed_at = COALESCE(?8, CASE WHEN timer_failures.timer = ?3 THEN timer_failures.first_failed_at ELSE ?6 END)`,
     )
-    .bind(failure.orderId, failure.clientId, failure.timer, failure.failures, failure.lastError, failure.lastFailedAt, failure.nextAttemptAt)
+    .bind(
+      failure.orderId,
+      failure.clientId,
+      failure.timer,
+      failure.failures,
+      failure.lastError,
+      failure.lastFailedAt,
+      failure.nextAttemptAt,
+      failure.firstFailedAt ?? null,
+      failure.skus === undefined || failure.skus.length === 0 ? null : JSON.stringify(failure.skus),
+    )
     .run();
 }
 
@@ -35,15 +57,16 @@ export async function clearTimerFailure(db: D1Database, orderId: string): Promis
 export async function listTimerFailures(db: D1Database, after: string | null, rows: number): Promise<TimerFailure[]> {
   const { results } = await db
     .prepare(
-      `SELECT order_id, client_id, timer, failures, last_error, first_failed_at, last_failed_at, next_attempt_at
+      `SELECT order_id, client_id, timer, skus, failures, last_error, first_failed_at, last_failed_at, next_attempt_at
          FROM timer_failures WHERE order_id > ?1 ORDER BY order_id LIMIT ?2`,
     )
     .bind(after ?? "", rows)
-    .all<Record<string, string | number>>();
+    .all<Record<string, string | number | null>>();
   return results.map((row) => ({
     orderId: String(row.order_id),
     clientId: String(row.client_id),
     timer: String(row.timer),
+    skus: typeof row.skus === "string" ? (JSON.parse(row.skus) as string[]) : [],
     failures: Number(row.failures),
     lastError: String(row.last_error),
     firstFailedAt: Number(row.first_failed_at),

@@ -36,7 +36,7 @@ import { chargeKey, refundKey, topUpKey, voidKey } from "../../src/wallets/ledge
 import { ALL_WALLET_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry } from "../order-helpers";
+import { backdateExpiry, rewriteStoredOrder } from "../order-helpers";
 import { testSecret, verifies } from "../webhooks/receiver";
 
 /** Each client's deliveries go to its own path here, checked against its own secret. */
@@ -297,6 +297,17 @@ async function placeOrder(key: string, clientId: string, productList: unknown[],
   return { orderId: created.body.data.id as string, reference, clientId };
 }
 
+/** The upstream product whose supplier answers 409 "in progress" to the first IN_PROGRESS_ASKS asks of a key. */
+const UNKNOWN_PRODUCT_CODE = "UP-CRASH-SLOW";
+const IN_PROGRESS_ASKS = 3;
+const upstreamAsks = new Map<string, number>();
+
+/** The stuck list's row of the order, if any. */
+async function stuckRow(orderId: string): Promise<{ timer: string; skus: string[] } | undefined> {
+  const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
+  return (stuck.body.data.orders as { orderId: string; timer: string; skus: string[] }[]).find((row) => row.orderId === orderId);
+}
+
 /** A scenario: an operation, the seams it passes through, and how to run it with a fault armed. */
 interface Scenario {
   name: string;
@@ -451,6 +462,39 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // An outcome that stays unknown ("in progress") past its budget: the line is on the stuck list, is
+    // asked again with the same key and never refunded, and leaves the list when the codes arrive.
+    name: "an upstream line of unknown outcome past its budget",
+    seams: [ORDER_SEAMS.supplierUpstream, ORDER_SEAMS.timerReport],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [line("CRASH-UPSTREAM-SLOW", 20, 1)]);
+      armFault(seam, fault);
+      await confirmAsClient(orderId, key);
+      await maybeEvict(orderId, fault);
+      // Until an ask has left the line unknown; at least once, as fireAlarm waits for the run confirm started.
+      for (let run = 0; run === 0 || (run < 10 && typeof (await inspect(orderId)).order?.lines[0]?.unknownSince !== "number"); run += 1) await fireAlarm(orderId);
+      const before = (await inspect(orderId)).order!;
+      expect(before.state).toBe("processing");
+      expect(before.lines[0]).toMatchObject({ status: "pending", refunded: "0" });
+      // As if it had been unknown for longer than the budget (60 s in the test config).
+      await rewriteStoredOrder(orderId, (doc) => (doc.lines[0]!.unknownSince = Date.now() - 61_000), { process: Date.now() });
+      const supplierKey = `${orderId}:CRASH-UPSTREAM-SLOW`;
+      if ((upstreamAsks.get(supplierKey) ?? 0) < IN_PROGRESS_ASKS) {
+        // Another ask still answers "in progress": the order is listed, unrefunded.
+        expect(await fireAlarm(orderId)).toBe(true);
+        const listed = await inspect(orderId);
+        if (listed.order!.lines[0]!.status === "pending" && !firedFaults().includes(`${ORDER_SEAMS.timerReport}:before`)) {
+          expect(await stuckRow(orderId)).toMatchObject({ timer: "supplier", skus: ["CRASH-UPSTREAM-SLOW"] });
+        }
+      }
+      await drain(orderId);
+      expect(upstreamAsks.get(supplierKey)).toBeGreaterThan(IN_PROGRESS_ASKS);
+      expect(await stuckRow(orderId)).toBeUndefined();
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
     name: "refunding a failed line",
     seams: [ORDER_SEAMS.walletRefund],
     async run(seam, fault) {
@@ -523,8 +567,11 @@ beforeAll(async () => {
   await seedDemo();
   await env.DB.prepare(
     `INSERT INTO products (sku, name, product_type, currency, country, region, min_quote, max_quote, supplier, supplier_config, updated_at)
-     VALUES ('CRASH-UPSTREAM', 'Upstream card', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', '{"productCode":"UP-CRASH"}', 0)`,
-  ).run();
+     VALUES ('CRASH-UPSTREAM', 'Upstream card', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', '{"productCode":"UP-CRASH"}', 0),
+            ('CRASH-UPSTREAM-SLOW', 'Upstream card, slow', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', ?1, 0)`,
+  )
+    .bind(JSON.stringify({ productCode: UNKNOWN_PRODUCT_CODE }))
+    .run();
   // The two outside parties, on loopback: an upstream supplier that issues codes idempotently per key,
   // and a webhook receiver that takes every delivery.
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
@@ -545,7 +592,13 @@ beforeAll(async () => {
       return new Response("ok");
     }
     const idempotencyKey = request.headers.get("idempotency-key") ?? "none";
-    const { quantity } = (await request.json()) as { quantity: number };
+    const { quantity, productCode } = (await request.json()) as { quantity: number; productCode: string };
+    if (productCode === UNKNOWN_PRODUCT_CODE) {
+      // Still issuing for the first few asks of a key ("in progress"), then the codes.
+      const asked = (upstreamAsks.get(idempotencyKey) ?? 0) + 1;
+      upstreamAsks.set(idempotencyKey, asked);
+      if (asked <= IN_PROGRESS_ASKS) return Response.json({ error: "in progress" }, { status: 409 });
+    }
     return Response.json({
       codes: Array.from({ length: quantity }, (_, index) => ({ pin: `${idempotencyKey}-${index}`, link: `https://codes.example.com/${index}` })),
     });
