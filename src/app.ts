@@ -12,6 +12,7 @@
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
+import { healthPages } from "./health";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { Route } from "./http/route";
@@ -61,7 +62,7 @@ export async function allRoutes(): Promise<readonly Route[]> {
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
 export const authenticate = apiKeyAuthentication(clientOfKey);
 
-export const handleRequest = createRouter(CLIENT_ROUTES, {
+export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
   authenticate,
   afterOperatorWrite: () => {
     forgetCachedKeys();

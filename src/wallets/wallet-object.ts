@@ -20,6 +20,11 @@ export class WalletObject extends DurableObject<Env> {
     return this.opened;
   }
 
+  /** GET /health's probe: the object answers, and its ledger is not opened (no storage is written). */
+  async ping(): Promise<"ok"> {
+    return "ok";
+  }
+
   async balance(): Promise<string> {
     return this.ledger.balance().toFixed();
   }
