@@ -112,6 +112,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/clients/{clientId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a client (offboarding): its API keys stop, its open orders run to their end
+         * @description Every API key of the client gets 403 `unauthenticated`: at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere. Nothing is revoked or deleted: orders already confirmed are fulfilled as usual, created orders expire and release their codes, and webhook deliveries for the client go to the dead letters (replay them after enabling it). Disabling a disabled client changes nothing and keeps its `disabledAt`.
+         */
+        post: operations["adminDisableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/clients/{clientId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled client again: its API keys work as before
+         * @description Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.
+         */
+        post: operations["adminEnableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/clients/{clientId}/keys": {
         parameters: {
             query?: never;
@@ -802,10 +842,24 @@ export interface components {
             message: "Deal deleted";
             data: components["schemas"]["Deal"];
         };
+        AdminDisableClientResponse: {
+            /** @enum {string} */
+            message: "Client disabled";
+            data: {
+                client: components["schemas"]["Client"];
+            };
+        };
         AdminDisableProductResponse: {
             /** @enum {string} */
             message: "Product disabled";
             data: components["schemas"]["AdminProduct"];
+        };
+        AdminEnableClientResponse: {
+            /** @enum {string} */
+            message: "Client enabled";
+            data: {
+                client: components["schemas"]["Client"];
+            };
         };
         AdminEnableProductResponse: {
             /** @enum {string} */
@@ -2400,6 +2454,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminDisableClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client disabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisableClientResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminEnableClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client enabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminEnableClientResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

@@ -211,6 +211,8 @@ describe("success examples have the shape of real answers", () => {
     const rotate = { label: "production-2026-12" };
     await expectLikeExample("adminRotateKeys", await admin("POST", "/admin/clients/acme/keys/rotate", rotate), rotate);
     await expectLikeExample("adminRotateWebhookSecret", await admin("POST", "/admin/clients/acme/webhook-secret/rotate"));
+    await expectLikeExample("adminDisableClient", await admin("POST", "/admin/clients/acme/disable"));
+    await expectLikeExample("adminEnableClient", await admin("POST", "/admin/clients/acme/enable"));
 
     const product = { productType: "fixed", name: "EU voucher", currency: "EUR", country: "DE", region: "Europe", quotes: ["10", "25"], supplier: "inventory" };
     await expectLikeExample("adminUpsertProduct", await admin("PUT", "/admin/products/EU-VOUCHER", product), product);
