@@ -3,8 +3,10 @@ import type { LedgerEntry } from "./ledger";
 import { chargeKey } from "./ledger-keys";
 import { audit, post, voidOrder, type Posting, type PostingResult, type WalletAudit } from "./postings";
 import { LedgerStore } from "./wallet-storage";
+import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
 
 export type { Posting, PostingResult, WalletAudit } from "./postings";
+export type { LedgerExport, RestoreResult } from "./ledger-backup";
 
 /**
  * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-storage.ts
@@ -53,5 +55,18 @@ export class WalletObject extends DurableObject<Env> {
   /** The invariant check: the balance, the decimal sum of every entry, and how many entries there are. */
   async audit(): Promise<WalletAudit> {
     return audit(this.ledger);
+  }
+
+  /** The backup of this wallet: every entry, exact, oldest first (ledger-backup.ts). */
+  async exportLedger(clientId: string, currency: string): Promise<LedgerExport> {
+    return exportLedger(this.ledger, { clientId, currency }, Date.now());
+  }
+
+  /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
+  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries">): Promise<RestoreResult> {
+    const result = restoreLedger(this.ctx.storage, backup);
+    // The store opened before the restore remembers the balance of an empty wallet.
+    if (result.ok) this.opened = null;
+    return result;
   }
 }
