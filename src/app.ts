@@ -26,8 +26,9 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
+  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
+    import("./wallets/ledger-backup-routes"),
     import("./clients/client-routes"),
     import("./catalogue/catalogue-admin-routes"),
     import("./inventory/inventory-routes"),
@@ -38,6 +39,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
+    ...walletBackups.ledgerBackupRoutes(clientStatement),
     ...clients.clientRoutes,
     ...catalogue.catalogueRoutes,
     ...inventory.inventoryRoutes(requireProduct),

@@ -67,18 +67,40 @@ export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): 
   return null;
 }
 
-export type RestoreResult = { ok: true; entries: number; balance: string } | { ok: false; code: "wallet_not_empty" | "ledger_chain_broken"; reason: string };
+export type RestoreResult =
+  | { ok: true; entries: number; balance: string; replayed: boolean }
+  | { ok: false; code: "wallet_not_empty" | "ledger_chain_broken"; reason: string };
+
+function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
+  return (
+    a.seq === b.seq &&
+    a.key === b.key &&
+    a.kind === b.kind &&
+    new Money(a.amount).equals(b.amount) &&
+    new Money(a.balanceAfter).equals(b.balanceAfter) &&
+    a.orderId === b.orderId &&
+    a.reason === b.reason &&
+    a.createdAt === b.createdAt
+  );
+}
 
 /**
  * Writes the export's entries verbatim into this wallet's ledger, in one transaction: all or none. Only
- * into a wallet with no entry; the chain is checked first.
+ * into a wallet with no entry; the chain is checked first. A wallet that holds exactly these entries
+ * already (a restore whose answer was lost, sent again) answers as the restore did, and writes nothing.
  */
 export function restoreLedger(storage: DurableObjectStorage, backup: Pick<LedgerExport, "balance" | "entries">): RestoreResult {
   const store = new LedgerStore(storage);
-  const existing = store.sum();
-  if (existing.count > 0) return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
   const broken = brokenChain(backup);
   if (broken !== null) return { ok: false, code: "ledger_chain_broken", reason: broken };
+  const existing = store.sum();
+  if (existing.count > 0) {
+    const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
+    if (stored.length === backup.entries.length && stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))) {
+      return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true };
+    }
+    return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
+  }
   storage.transactionSync(() => {
     for (const entry of backup.entries) {
       storage.sql.exec(
@@ -94,5 +116,5 @@ export function restoreLedger(storage: DurableObjectStorage, backup: Pick<Ledger
       );
     }
   });
-  return { ok: true, entries: backup.entries.length, balance: new Money(backup.balance).toFixed() };
+  return { ok: true, entries: backup.entries.length, balance: new Money(backup.balance).toFixed(), replayed: false };
 }

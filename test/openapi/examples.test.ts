@@ -243,6 +243,11 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminAdjustWallet", await admin("POST", "/admin/wallets/acme/USD/adjustments", adjustment), adjustment);
     await expectLikeExample("adminGetWallet", await admin("GET", "/admin/wallets/acme/USD"));
     await expectLikeExample("adminGetLedger", await admin("GET", "/admin/wallets/acme/USD/ledger?limit=1"));
+    const exported = await admin("GET", "/admin/wallets/acme/USD/export");
+    await expectLikeExample("adminExportLedger", exported);
+    await admin("POST", "/admin/clients", { id: "acme-restored", name: "Acme Gifts Ltd (restored)" });
+    const restore = { ...exported.body.data, clientId: "acme-restored" };
+    await expectLikeExample("adminRestoreLedger", await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore), restore);
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));

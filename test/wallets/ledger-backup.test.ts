@@ -4,7 +4,12 @@
  * with entries, or of entries that do not chain, writes nothing.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
+import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-routes";
+import { admin, auditActions } from "../admin-helpers";
+import { addClient } from "../helpers";
+import { expectConforms } from "../openapi/conformance";
 import { brokenChain, LEDGER_EXPORT_FORMAT, type LedgerExport } from "../../src/wallets/ledger-backup";
 import { chargeKey, refundKey, topUpKey, adjustmentKey } from "../../src/wallets/ledger-keys";
 
@@ -37,7 +42,9 @@ describe("wallet ledger export and restore", () => {
     const target = walletNamed("backup-target:USD");
     // Read once first, so that the object holds an empty wallet's balance when the restore lands.
     expect(await target.balance()).toBe("0");
-    expect(await target.restoreLedger(kept)).toEqual({ ok: true, entries: 6, balance: "78.02" });
+    expect(await target.restoreLedger(kept)).toEqual({ ok: true, entries: 6, balance: "78.02", replayed: false });
+    // Sent again (its answer lost): the same answer, nothing written twice.
+    expect(await target.restoreLedger(kept)).toEqual({ ok: true, entries: 6, balance: "78.02", replayed: true });
     expect(await target.balance()).toBe(await source.balance());
     expect(await target.audit()).toEqual({ balance: "78.02", ledgerSum: "78.02", entries: 6 });
     expect(await target.entries(0, 100)).toEqual(await source.entries(0, 100));
@@ -55,7 +62,7 @@ describe("wallet ledger export and restore", () => {
   it("exports and restores an empty wallet as zero", async () => {
     const exported = (await walletNamed("backup-empty:EUR").exportLedger("backup-empty", "EUR")) as LedgerExport;
     expect(exported).toMatchObject({ balance: "0", entries: [] });
-    expect(await walletNamed("backup-empty-target:EUR").restoreLedger(exported)).toEqual({ ok: true, entries: 0, balance: "0" });
+    expect(await walletNamed("backup-empty-target:EUR").restoreLedger(exported)).toEqual({ ok: true, entries: 0, balance: "0", replayed: false });
   });
 
   it("refuses a wallet that has entries, and writes nothing", async () => {
@@ -88,5 +95,65 @@ describe("wallet ledger export and restore", () => {
       expect(await target.restoreLedger(copy), what).toEqual({ ok: false, code: "ledger_chain_broken", reason });
       expect(await target.audit(), what).toEqual({ balance: "0", ledgerSum: "0", entries: 0 });
     }
+  });
+});
+
+describe("GET …/export and POST …/restore (operator API)", () => {
+  afterEach(() => clearFaults());
+
+  it("exports a wallet and restores it into the same wallet of a client in an empty deployment, with the same balance", async () => {
+    await addClient("bk-live", {});
+    const post = (path: string, body: unknown) => admin("POST", `/admin/wallets/bk-live/USD/${path}`, body);
+    expect((await post("top-ups", { amount: "100.10", idempotencyKey: "t1", reason: "bank" })).status).toBe(200);
+    expect((await post("adjustments", { amount: "-0.07", idempotencyKey: "a1", reason: "fee" })).status).toBe(200);
+    const exported = await admin("GET", "/admin/wallets/bk-live/USD/export");
+    expect(exported.status).toBe(200);
+    await expectConforms("GET", "/admin/wallets/{clientId}/{currency}/export", exported);
+    expect(exported.body.data).toMatchObject({ format: LEDGER_EXPORT_FORMAT, clientId: "bk-live", currency: "USD", balance: "100.03" });
+
+    // A new deployment's wallet for the client has no entry; here another client stands in for it. An
+    // export is restored only into the wallet it names...
+    await addClient("bk-new", {});
+    const relabelled = await admin("POST", "/admin/wallets/bk-new/USD/restore", exported.body.data);
+    expect(relabelled.status).toBe(400);
+    expect(relabelled.body.details.reason).toBe("the export is of wallet bk-live/USD, not bk-new/USD");
+    // ...so the stand-in gets the export under its own name.
+    const data = { ...exported.body.data, clientId: "bk-new" };
+    const restored = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
+    expect(restored.status).toBe(200);
+    await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/restore", restored);
+    expect(restored.body).toEqual({ message: "Ledger restored", data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: false } });
+    expect((await admin("GET", "/admin/wallets/bk-new/USD")).body.data.balance).toBe(100.03);
+    const again = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
+    expect(again.body).toEqual({ message: "Ledger already restored", data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: true } });
+    expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual(["wallet.restore"]);
+
+    const occupied = await admin("POST", "/admin/wallets/bk-live/USD/restore", { ...exported.body.data, entries: [exported.body.data.entries[0]], balance: "100.1" });
+    expect(occupied.status).toBe(409);
+    expect(occupied.body).toEqual({ message: "Wallet already has ledger entries", code: "wallet_not_empty", details: { clientId: "bk-live", currency: "USD", reason: "the wallet has 2 entries" } });
+    const broken = await admin("POST", "/admin/wallets/bk-new/EUR/restore", { ...exported.body.data, clientId: "bk-new", currency: "EUR", balance: "5" });
+    expect(broken.status).toBe(400);
+    expect(broken.body.code).toBe("ledger_chain_broken");
+    expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.data).toMatchObject({ balance: "0", entries: [] });
+  });
+
+  it("a restore whose answer was lost, or whose audit row failed, is sent again: one restore, one audit row", async () => {
+    await addClient("bk-fault", {});
+    const source = await busyWallet("bk-fault-src:USD");
+    const data = { ...((await source.exportLedger("bk-fault", "USD")) as LedgerExport) };
+    for (const [seam, when] of [[LEDGER_BACKUP_SEAMS.register, "before"], [LEDGER_BACKUP_SEAMS.restore, "after"], [LEDGER_BACKUP_SEAMS.audit, "before"]] as const) {
+      armFault(seam, { when });
+      const failed = await admin("POST", "/admin/wallets/bk-fault/USD/restore", data);
+      expect(firedFaults()).toEqual([`${seam}:${when}`]);
+      expect(failed.status).toBe(500);
+      expect(failed.body.details.reason).toBe("the restore may or may not have been written; send the same export again");
+      clearFaults();
+    }
+    const done = await admin("POST", "/admin/wallets/bk-fault/USD/restore", data);
+    expect(done.status).toBe(200);
+    expect(done.body.data).toEqual({ clientId: "bk-fault", currency: "USD", entries: 6, balance: "78.02", replayed: true });
+    const rows = await env.DB.prepare(`SELECT COUNT(*) AS n FROM audit_log WHERE action = 'wallet.restore' AND target = 'wallet:bk-fault:USD'`).first<{ n: number }>();
+    expect(rows!.n).toBe(1);
+    expect(await walletNamed("bk-fault:USD").audit()).toEqual({ balance: "78.02", ledgerSum: "78.02", entries: 6 });
   });
 });
