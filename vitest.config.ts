@@ -42,6 +42,10 @@ export default defineConfig({
         ],
         test: { name: "rate-limit", include: ["test/rate-limit/**/*.test.ts"], ...shared },
       },
+      {
+        // `npm run deploy` against a stand-in for wrangler and for the deployed Worker: Node, not workerd.
+        test: { name: "deploy", include: ["test/deploy/**/*.test.mjs"], environment: "node", testTimeout: 60_000 },
+      },
     ],
   },
 });

@@ -12,6 +12,7 @@
 import { forgetCatalogueCache } from "./catalogue/catalogue-cache";
 import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
+import { healthPages } from "./health";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { Route } from "./http/route";
@@ -25,8 +26,9 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
+  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
+    import("./wallets/ledger-backup-routes"),
     import("./clients/client-routes"),
     import("./catalogue/catalogue-admin-routes"),
     import("./inventory/inventory-routes"),
@@ -37,6 +39,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
+    ...walletBackups.ledgerBackupRoutes(clientStatement),
     ...clients.clientRoutes,
     ...catalogue.catalogueRoutes,
     ...inventory.inventoryRoutes(requireProduct),
@@ -61,7 +64,7 @@ export async function allRoutes(): Promise<readonly Route[]> {
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
 export const authenticate = apiKeyAuthentication(clientOfKey);
 
-export const handleRequest = createRouter(CLIENT_ROUTES, {
+export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
   authenticate,
   afterOperatorWrite: () => {
     forgetCachedKeys();

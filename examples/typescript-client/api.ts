@@ -112,6 +112,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/clients/{clientId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a client (offboarding): its API keys stop, its open orders run to their end
+         * @description Every API key of the client gets 403 `unauthenticated`: at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere. Nothing is revoked or deleted: orders already confirmed are fulfilled as usual, created orders expire and release their codes, and webhook deliveries for the client go to the dead letters (replay them after enabling it). Disabling a disabled client changes nothing and keeps its `disabledAt`.
+         */
+        post: operations["adminDisableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/clients/{clientId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled client again: its API keys work as before
+         * @description Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.
+         */
+        post: operations["adminEnableClient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/clients/{clientId}/keys": {
         parameters: {
             query?: never;
@@ -440,6 +480,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/wallets/{clientId}/{currency}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A wallet's whole ledger as a backup, amounts as exact decimal strings
+         * @description Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups).
+         */
+        get: operations["adminExportLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/wallets/{clientId}/{currency}/ledger": {
         parameters: {
             query?: never;
@@ -454,6 +514,26 @@ export interface paths {
         get: operations["adminGetLedger"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/wallets/{clientId}/{currency}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a ledger export into a wallet that has no entry
+         * @description Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
+         */
+        post: operations["adminRestoreLedger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -802,15 +882,59 @@ export interface components {
             message: "Deal deleted";
             data: components["schemas"]["Deal"];
         };
+        AdminDisableClientResponse: {
+            /** @enum {string} */
+            message: "Client disabled";
+            data: {
+                client: components["schemas"]["Client"];
+            };
+        };
         AdminDisableProductResponse: {
             /** @enum {string} */
             message: "Product disabled";
             data: components["schemas"]["AdminProduct"];
         };
+        AdminEnableClientResponse: {
+            /** @enum {string} */
+            message: "Client enabled";
+            data: {
+                client: components["schemas"]["Client"];
+            };
+        };
         AdminEnableProductResponse: {
             /** @enum {string} */
             message: "Product enabled";
             data: components["schemas"]["AdminProduct"];
+        };
+        AdminExportLedgerResponse: {
+            /** @enum {string} */
+            message: "Ledger export";
+            data: {
+                /**
+                 * @description The export's format; a restore accepts only this one.
+                 * @constant
+                 */
+                format: "order-service/wallet-ledger/1";
+                clientId: string;
+                currency: string;
+                /** @description When the export was made (ms since the epoch). */
+                exportedAt: number;
+                /** @description The balance at export: the last entry's balanceAfter (0 when there is none). */
+                balance: string;
+                /** @description Every entry, oldest first. */
+                entries: {
+                    seq: number;
+                    key: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                    /** @description Signed: credits positive, debits negative. */
+                    amount: string;
+                    balanceAfter: string;
+                    orderId: string | null;
+                    reason: string | null;
+                    createdAt: number;
+                }[];
+            };
         };
         AdminFindOrderResponse: {
             /** @enum {string} */
@@ -1003,6 +1127,46 @@ export interface components {
             message: "Dead letter replayed";
             data: {
                 deadLetter: components["schemas"]["DeadLetter"];
+            };
+        };
+        AdminRestoreLedgerRequest: {
+            /**
+             * @description The export's format; a restore accepts only this one.
+             * @constant
+             */
+            format: "order-service/wallet-ledger/1";
+            clientId: string;
+            currency: string;
+            /** @description When the export was made (ms since the epoch). */
+            exportedAt: number;
+            /** @description The balance at export: the last entry's balanceAfter (0 when there is none). */
+            balance: string;
+            /** @description Every entry, oldest first. */
+            entries: {
+                seq: number;
+                key: string;
+                /** @enum {string} */
+                kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                /** @description Signed: credits positive, debits negative. */
+                amount: string;
+                balanceAfter: string;
+                orderId: string | null;
+                reason: string | null;
+                createdAt: number;
+            }[];
+        };
+        AdminRestoreLedgerResponse: {
+            /** @enum {string} */
+            message: "Ledger restored" | "Ledger already restored";
+            data: {
+                clientId: string;
+                currency: string;
+                /** @description How many entries the wallet now holds from the export. */
+                entries: number;
+                /** @description The wallet's balance after the restore, exact. */
+                balance: string;
+                /** @description True when the wallet already held exactly these entries (nothing was written). */
+                replayed: boolean;
             };
         };
         AdminRevokeKeyResponse: {
@@ -1563,6 +1727,21 @@ export interface components {
         InvoiceItemType: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
         /** @enum {string} */
         InvoiceStatus: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
+        /** @description HTTP 400: Ledger entries do not chain. */
+        LedgerChainBrokenError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "ledger_chain_broken";
+            details: {
+                /** @description The first entry that breaks the chain, and how. */
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "ledger_chain_broken";
+        };
         LedgerEntry: {
             seq: number;
             key: string;
@@ -1921,6 +2100,16 @@ export interface components {
         Wallet: {
             currency: string;
             balance: number;
+        };
+        /** @description HTTP 409: Wallet already has ledger entries. */
+        WalletNotEmptyError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "wallet_not_empty";
+            details: {
+                clientId: string;
+                currency: string;
+                reason: string;
+            };
         };
         /** @description HTTP 400: No wallet in currency. */
         WalletNotFoundError: components["schemas"]["Error"] & {
@@ -2422,6 +2611,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DealNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminDisableClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client disabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminDisableClientResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminEnableClient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Client enabled */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminEnableClientResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -3688,6 +4005,75 @@ export interface operations {
             };
         };
     };
+    adminExportLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ledger export */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminExportLedgerResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `wallet_unknown`: Wallet not found
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminGetLedger: {
         parameters: {
             query?: {
@@ -3748,6 +4134,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRestoreLedger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminRestoreLedgerRequest"];
+            };
+        };
+        responses: {
+            /** @description Ledger restored | Ledger already restored */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRestoreLedgerResponse"];
+                };
+            };
+            /**
+             * @description - `ledger_chain_broken`: Ledger entries do not chain
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LedgerChainBrokenError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `wallet_not_empty`: Wallet already has ledger entries */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletNotEmptyError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

@@ -128,4 +128,24 @@ export const clientExamples = {
       webhookSecret: "whsec_6d74919cbfaf326abf4703347de58e3d75dbb3132a1c08428a87dacc25d941b5"
     }
   },
+  adminDisableClient: {
+    data: {
+      client: {
+        id: "acme",
+        name: "Acme Gifts Ltd",
+        createdAt: 1795345078741,
+        disabledAt: 1795345079120
+      }
+    }
+  },
+  adminEnableClient: {
+    data: {
+      client: {
+        id: "acme",
+        name: "Acme Gifts Ltd",
+        createdAt: 1795345078741,
+        disabledAt: null
+      }
+    }
+  },
 } satisfies Record<string, RouteExample>;

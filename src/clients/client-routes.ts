@@ -19,6 +19,7 @@ import {
   requireClient,
   revokeKeyStatement,
   rotateWebhookSecretStatement,
+  setClientDisabledStatement,
   type ClientRow,
   type KeyRow,
 } from "./client-store";
@@ -26,6 +27,7 @@ import {
   ClientDetail,
   ClientList,
   ClientParams,
+  ClientStateData,
   CreateClientData,
   CreateClientRequest,
   IssueKeyRequest,
@@ -184,6 +186,35 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
   return ok("Webhook secret rotated", { clientId, webhookSecret });
 }
 
+/**
+ * POST /admin/clients/:clientId/disable and /enable: offboarding. A disabled client's keys get 403 at once
+ * in the isolate that served the call and within API_KEY_CACHE_SECONDS everywhere (the key lookup refuses
+ * them, as it does a revoked key); its orders already confirmed run to their end (they need no key), its
+ * created orders expire. Enabling restores its keys as they were. Either, repeated, changes nothing.
+ */
+async function setDisabled(request: IRequest, context: RequestContext, disable: boolean): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { clientId } = parseParams(ClientParams, request);
+  const db = context.env.DB;
+  const before = await requireClient(db, clientId);
+  if ((before.disabled_at !== null) !== disable) {
+    await db.batch([
+      setClientDisabledStatement(db, clientId, disable ? Date.now() : null),
+      auditStatement(db, actor, disable ? "client.disable" : "client.enable", `client:${clientId}`, {}),
+    ]);
+    forgetCachedKeys();
+  }
+  return ok(disable ? "Client disabled" : "Client enabled", { client: clientView(await requireClient(db, clientId)) });
+}
+
+export function disableClient(request: IRequest, context: RequestContext): Promise<Response> {
+  return setDisabled(request, context, true);
+}
+
+export function enableClient(request: IRequest, context: RequestContext): Promise<Response> {
+  return setDisabled(request, context, false);
+}
+
 /** This file's routes, each with its description in GET /openapi.json. */
 export const clientRoutes: Route[] = [
   {
@@ -291,6 +322,37 @@ export const clientRoutes: Route[] = [
     params: ClientParams,
     data: WebhookSecretData,
     messages: ["Webhook secret rotated"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/disable",
+    handler: disableClient,
+    operationId: "adminDisableClient",
+    example: clientExamples.adminDisableClient,
+    tag: "Admin: clients",
+    summary: "Disable a client (offboarding): its API keys stop, its open orders run to their end",
+    description:
+      "Every API key of the client gets 403 `unauthenticated`: at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere. Nothing is revoked or deleted: orders already confirmed are fulfilled as usual, created orders expire and release their codes, and webhook deliveries for the client go to the dead letters (replay them after enabling it). Disabling a disabled client changes nothing and keeps its `disabledAt`.",
+    auth: "admin",
+    params: ClientParams,
+    data: ClientStateData,
+    messages: ["Client disabled"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/enable",
+    handler: enableClient,
+    operationId: "adminEnableClient",
+    example: clientExamples.adminEnableClient,
+    tag: "Admin: clients",
+    summary: "Enable a disabled client again: its API keys work as before",
+    description: "Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.",
+    auth: "admin",
+    params: ClientParams,
+    data: ClientStateData,
+    messages: ["Client enabled"],
     errors: ["client_not_found"],
   },
 ];

@@ -51,6 +51,17 @@ export function insertClientStatement(db: D1Database, client: { id: string; name
     .bind(client.id, client.name, client.webhookSecret, client.now);
 }
 
+/**
+ * Disables the client (keeps the first time it was disabled) or enables it again. Its keys are neither
+ * revoked nor changed: the key lookup (clientOfKey) refuses every key of a disabled client, so enabling
+ * it restores them as they were.
+ */
+export function setClientDisabledStatement(db: D1Database, clientId: string, disabledAt: number | null): D1PreparedStatement {
+  return disabledAt === null
+    ? db.prepare(`UPDATE clients SET disabled_at = NULL WHERE id = ?1`).bind(clientId)
+    : db.prepare(`UPDATE clients SET disabled_at = COALESCE(disabled_at, ?2) WHERE id = ?1`).bind(clientId, disabledAt);
+}
+
 /** A new webhook secret for the client; the one it replaces is kept as the previous secret, with the time. */
 export function rotateWebhookSecretStatement(db: D1Database, clientId: string, webhookSecret: string, now: number): D1PreparedStatement {
   return db

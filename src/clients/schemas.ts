@@ -41,6 +41,9 @@ export const CreateClientData = z.object({
   webhookSecret: z.string().describe("whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again."),
 });
 
+/** What disabling or enabling a client answers: the client as it is now. */
+export const ClientStateData = z.object({ client: ClientView });
+
 export const ClientList = z.object({ clients: z.array(ClientView), next: z.string().nullable() });
 
 export const ClientDetail = z.object({ client: ClientView, keys: z.array(ApiKeyView), wallets: z.array(WalletView) });

@@ -4,6 +4,16 @@ import { sandboxSupplier } from "./sandbox-supplier";
 import type { Supplier } from "./supplier";
 import { upstreamSupplier } from "./upstream-supplier";
 
+declare global {
+  interface Env {
+    /**
+     * A secret only a deployment with an upstream supplier (UPSTREAM_BASE_URL) has: wrangler.toml does not
+     * require it, so `wrangler types` does not declare it (npm run deploy asks for it when it is needed).
+     */
+    UPSTREAM_API_KEY?: string;
+  }
+}
+
 /** The supplier of each kind, as the catalogue names them per SKU. */
 export function supplierFor(kind: SupplierKind, env: Env): Supplier {
   switch (kind) {

@@ -105,6 +105,16 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   },
   server_error: { schema: Reason, example: { reason: "the wallet did not confirm the posting; retry with the same idempotency key" } },
   invalid_parameters: { schema: InvalidInput, always: true, example: { issues: [{ path: "currency", message: "Invalid option: expected one of \"EUR\"|\"GBP\"|\"JPY\"|\"USD\"" }] } },
+  ledger_chain_broken: {
+    schema: z.object({ reason: z.string().describe("The first entry that breaks the chain, and how.") }),
+    always: true,
+    example: { reason: "entries[1]: balanceAfter 100.3 is not 100.1 + 2000.2" },
+  },
+  wallet_not_empty: {
+    schema: z.object({ clientId: z.string(), currency: z.string(), reason: z.string() }),
+    always: true,
+    example: { clientId: "acme", currency: "USD", reason: "the wallet has 3 entries" },
+  },
   adjustment_below_zero: { schema: z.object({ balance: z.number().describe("The wallet's balance now.") }), always: true, example: { balance: 20 } },
   api_key_not_found: { schema: z.object({ clientId: z.string(), keyId: z.string() }), always: true, example: { clientId: "acme", keyId: "key_0123456789abcdef" } },
   sku_not_found: { schema: z.object({ sku: z.string() }), always: true, example: { sku: "EU-VOUCHER" } },

@@ -38,6 +38,7 @@ export const ERRORS = {
   // Operator API and client catalogue.
   invalid_parameters: { status: 400, message: "Invalid path or query parameters" },
   adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
+  ledger_chain_broken: { status: 400, message: "Ledger entries do not chain" },
   api_key_not_found: { status: 404, message: "API key not found" },
   sku_not_found: { status: 404, message: "SKU not found" },
   // The operator API's 404: /admin/wallets/:clientId/:currency names a wallet that was never opened.
@@ -47,6 +48,7 @@ export const ERRORS = {
   client_exists: { status: 409, message: "Client already exists" },
   duplicate_codes: { status: 409, message: "Duplicate codes" },
   dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
+  wallet_not_empty: { status: 409, message: "Wallet already has ledger entries" },
   unsupported_media_type: { status: 415, message: "Unsupported Media Type" },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
 import { ClientIdPath } from "../kernel/primitives";
 import { LedgerKindSchema } from "./schemas";
+import { LEDGER_EXPORT_FORMAT } from "./ledger-backup";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
@@ -65,4 +66,39 @@ export const LedgerPage = z.object({
   currency: CurrencyCode,
   entries: z.array(LedgerEntryView),
   next: z.number().int().nullable().describe("Pass as `after` for the next page; null on the last page."),
+});
+
+/** A decimal as the ledger stores it: exact, as a string. */
+const ExactDecimal = z.string().regex(/^-?\d{1,20}(\.\d{1,20})?$/, "a decimal like 12.5 or -3");
+
+/** GET …/export's answer and POST …/restore's body: a wallet's whole ledger, exact. */
+export const LedgerExportData = z.strictObject({
+  format: z.literal(LEDGER_EXPORT_FORMAT).describe("The export's format; a restore accepts only this one."),
+  clientId: z.string().min(1).max(128),
+  currency: CurrencyCode,
+  exportedAt: z.number().int().describe("When the export was made (ms since the epoch)."),
+  balance: ExactDecimal.describe("The balance at export: the last entry's balanceAfter (0 when there is none)."),
+  entries: z
+    .array(
+      z.strictObject({
+        seq: z.number().int().min(1),
+        key: z.string().min(1).max(300),
+        kind: LedgerKindSchema,
+        amount: ExactDecimal.describe("Signed: credits positive, debits negative."),
+        balanceAfter: ExactDecimal,
+        orderId: z.string().nullable(),
+        reason: z.string().nullable(),
+        createdAt: z.number().int(),
+      }),
+    )
+    .describe("Every entry, oldest first."),
+});
+
+/** What POST …/restore answers. */
+export const LedgerRestoreData = z.object({
+  clientId: z.string(),
+  currency: CurrencyCode,
+  entries: z.number().int().describe("How many entries the wallet now holds from the export."),
+  balance: z.string().describe("The wallet's balance after the restore, exact."),
+  replayed: z.boolean().describe("True when the wallet already held exactly these entries (nothing was written)."),
 });

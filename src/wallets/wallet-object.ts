@@ -2,8 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import type { LedgerEntry } from "./ledger";
 import { audit, chargeStatus, hold, post, voidOrder, type ChargeStatus, type Hold, type HoldResult, type OrderVoid, type Posting, type PostingResult, type WalletAudit } from "./postings";
 import { LedgerStore } from "./wallet-storage";
+import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
 
 export type { ChargeStatus, Hold, HoldResult, OrderVoid, Posting, PostingResult, WalletAudit } from "./postings";
+export type { LedgerExport, RestoreResult } from "./ledger-backup";
 
 /**
  * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-storage.ts
@@ -17,6 +19,11 @@ export class WalletObject extends DurableObject<Env> {
   private get ledger(): LedgerStore {
     this.opened ??= new LedgerStore(this.ctx.storage);
     return this.opened;
+  }
+
+  /** GET /health's probe: the object answers, and its ledger is not opened (no storage is written). */
+  async ping(): Promise<"ok"> {
+    return "ok";
   }
 
   async balance(): Promise<string> {
@@ -57,5 +64,18 @@ export class WalletObject extends DurableObject<Env> {
   /** The invariant check: the balance, the decimal sum of every entry, and how many entries there are. */
   async audit(): Promise<WalletAudit> {
     return audit(this.ledger);
+  }
+
+  /** The backup of this wallet: every entry, exact, oldest first (ledger-backup.ts). */
+  async exportLedger(clientId: string, currency: string): Promise<LedgerExport> {
+    return exportLedger(this.ledger, { clientId, currency }, Date.now());
+  }
+
+  /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
+  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries">): Promise<RestoreResult> {
+    const result = restoreLedger(this.ctx.storage, backup);
+    // The store opened before the restore remembers the balance of an empty wallet.
+    if (result.ok) this.opened = null;
+    return result;
   }
 }

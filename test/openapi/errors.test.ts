@@ -72,6 +72,16 @@ describe("real error answers match the document, details included", () => {
     const top = { amount: "5", idempotencyKey: "errors-top-up", reason: "test" };
     expect((await admin("POST", "/admin/wallets/demo/USD/top-ups", top)).status).toBe(200);
     await expectError("POST", "/admin/wallets/{clientId}/{currency}/top-ups", await admin("POST", "/admin/wallets/demo/USD/top-ups", { ...top, amount: "6" }), "idempotency_conflict");
+    // The wallet has entries: a restore of other entries (here: only its first) is refused.
+    const ledger = (await admin("GET", "/admin/wallets/demo/USD/export")).body.data;
+    expect(ledger.entries.length).toBeGreaterThan(0);
+    await expectError("POST", "/admin/wallets/{clientId}/{currency}/restore", await admin("POST", "/admin/wallets/demo/USD/restore", { ...ledger, entries: ledger.entries.slice(0, 1), balance: ledger.entries[0].balanceAfter }), "wallet_not_empty");
+    await expectError(
+      "POST",
+      "/admin/wallets/{clientId}/{currency}/restore",
+      await admin("POST", "/admin/wallets/demo/EUR/restore", { ...ledger, currency: "EUR", balance: "1" }),
+      "ledger_chain_broken",
+    );
     await expectError(
       "POST",
       "/admin/wallets/{clientId}/{currency}/adjustments",

@@ -211,6 +211,8 @@ describe("success examples have the shape of real answers", () => {
     const rotate = { label: "production-2026-12" };
     await expectLikeExample("adminRotateKeys", await admin("POST", "/admin/clients/acme/keys/rotate", rotate), rotate);
     await expectLikeExample("adminRotateWebhookSecret", await admin("POST", "/admin/clients/acme/webhook-secret/rotate"));
+    await expectLikeExample("adminDisableClient", await admin("POST", "/admin/clients/acme/disable"));
+    await expectLikeExample("adminEnableClient", await admin("POST", "/admin/clients/acme/enable"));
 
     const product = { productType: "fixed", name: "EU voucher", currency: "EUR", country: "DE", region: "Europe", quotes: ["10", "25"], supplier: "inventory" };
     await expectLikeExample("adminUpsertProduct", await admin("PUT", "/admin/products/EU-VOUCHER", product), product);
@@ -241,6 +243,11 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminAdjustWallet", await admin("POST", "/admin/wallets/acme/USD/adjustments", adjustment), adjustment);
     await expectLikeExample("adminGetWallet", await admin("GET", "/admin/wallets/acme/USD"));
     await expectLikeExample("adminGetLedger", await admin("GET", "/admin/wallets/acme/USD/ledger?limit=1"));
+    const exported = await admin("GET", "/admin/wallets/acme/USD/export");
+    await expectLikeExample("adminExportLedger", exported);
+    await admin("POST", "/admin/clients", { id: "acme-restored", name: "Acme Gifts Ltd (restored)" });
+    const restore = { ...exported.body.data, clientId: "acme-restored" };
+    await expectLikeExample("adminRestoreLedger", await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore), restore);
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));

@@ -1,0 +1,120 @@
+/**
+ * A wallet's ledger as a backup: the money lives in the wallet objects, not in D1, so D1's Time Travel
+ * and `wrangler d1 export` do not cover it (docs/operations.md, "Backups"). An export is every entry,
+ * amounts as decimal strings (exact), oldest first; a restore writes them verbatim (same seq, key, kind,
+ * amount, balance after, order, reason and time) into a wallet that has no entry, after checking that they
+ * form an unbroken chain from zero: each balance is the one before plus the amount, none below zero.
+ * So a restored wallet has the same balance, the same ledger and the same idempotency keys (a retried
+ * top-up or charge finds its entry) as the one exported.
+ */
+import { Money } from "../pricing/money";
+import type { LedgerEntry } from "./ledger";
+import { LedgerStore } from "./wallet-storage";
+
+export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/1";
+
+export interface LedgerExport {
+  format: typeof LEDGER_EXPORT_FORMAT;
+  clientId: string;
+  currency: string;
+  exportedAt: number;
+  /** The balance at export: the last entry's balance after (0 for an empty wallet). */
+  balance: string;
+  entries: LedgerEntry[];
+}
+
+/** Entries read per statement while exporting: bounds what one read holds, not what the export holds. */
+const EXPORT_PAGE = 1000;
+
+export function exportLedger(store: LedgerStore, wallet: { clientId: string; currency: string }, now: number): LedgerExport {
+  const entries: LedgerEntry[] = [];
+  for (let page = store.page(0, EXPORT_PAGE); page.length > 0; page = store.page(page[page.length - 1]!.seq, EXPORT_PAGE)) {
+    entries.push(...page);
+  }
+  return { format: LEDGER_EXPORT_FORMAT, clientId: wallet.clientId, currency: wallet.currency, exportedAt: now, balance: store.balance().toFixed(), entries };
+}
+
+/** Why these entries are not a ledger a wallet could have written, or null when they are. */
+export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): string | null {
+  let balance = new Money(0);
+  let lastSeq = 0;
+  const keys = new Set<string>();
+  for (const [index, entry] of backup.entries.entries()) {
+    if (!Number.isSafeInteger(entry.seq) || entry.seq <= lastSeq) return `entries[${index}]: seq ${entry.seq} does not follow ${lastSeq}`;
+    if (keys.has(entry.key)) return `entries[${index}]: key ${JSON.stringify(entry.key)} appears twice`;
+    let amount: Money;
+    let after: Money;
+    try {
+      amount = new Money(entry.amount);
+      after = new Money(entry.balanceAfter);
+    } catch {
+      return `entries[${index}]: amount or balanceAfter is not a decimal`;
+    }
+    if (!amount.isFinite() || !after.isFinite()) return `entries[${index}]: amount or balanceAfter is not a decimal`;
+    if (!balance.plus(amount).equals(after)) return `entries[${index}]: balanceAfter ${entry.balanceAfter} is not ${balance.toFixed()} + ${entry.amount}`;
+    if (after.isNegative()) return `entries[${index}]: balanceAfter ${entry.balanceAfter} is below zero`;
+    balance = after;
+    lastSeq = entry.seq;
+    keys.add(entry.key);
+  }
+  let stated: Money;
+  try {
+    stated = new Money(backup.balance);
+  } catch {
+    return "balance is not a decimal";
+  }
+  if (!stated.equals(balance)) return `balance ${backup.balance} is not the entries' last balance ${balance.toFixed()}`;
+  return null;
+}
+
+export type RestoreResult =
+  | { ok: true; entries: number; balance: string; replayed: boolean }
+  | { ok: false; code: "wallet_not_empty" | "ledger_chain_broken"; reason: string };
+
+function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
+  return (
+    a.seq === b.seq &&
+    a.key === b.key &&
+    a.kind === b.kind &&
+    new Money(a.amount).equals(b.amount) &&
+    new Money(a.balanceAfter).equals(b.balanceAfter) &&
+    a.orderId === b.orderId &&
+    a.reason === b.reason &&
+    a.createdAt === b.createdAt
+  );
+}
+
+/**
+ * Writes the export's entries verbatim into this wallet's ledger, in one transaction: all or none. Only
+ * into a wallet with no entry; the chain is checked first. A wallet that holds exactly these entries
+ * already (a restore whose answer was lost, sent again) answers as the restore did, and writes nothing.
+ */
+export function restoreLedger(storage: DurableObjectStorage, backup: Pick<LedgerExport, "balance" | "entries">): RestoreResult {
+  const store = new LedgerStore(storage);
+  const broken = brokenChain(backup);
+  if (broken !== null) return { ok: false, code: "ledger_chain_broken", reason: broken };
+  const existing = store.sum();
+  if (existing.count > 0) {
+    const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
+    if (stored.length === backup.entries.length && stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))) {
+      return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true };
+    }
+    return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
+  }
+  storage.transactionSync(() => {
+    for (const entry of backup.entries) {
+      storage.sql.exec(
+        `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        entry.seq,
+        entry.key,
+        entry.kind,
+        new Money(entry.amount).toFixed(),
+        new Money(entry.balanceAfter).toFixed(),
+        entry.orderId,
+        entry.reason,
+        entry.createdAt,
+      );
+    }
+  });
+  return { ok: true, entries: backup.entries.length, balance: new Money(backup.balance).toFixed(), replayed: false };
+}
