@@ -326,7 +326,7 @@ export interface paths {
         get: operations["adminGetProduct"];
         /**
          * Create or replace a SKU
-         * @description The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze.
+         * @description The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze. While the SKU has codes on sale or reserved, its currency, product type and supplier cannot change (409 sku_has_unsold_codes with the counts); its name, quotes, country, region, settings and `active` can.
          */
         put: operations["adminUpsertProduct"];
         post?: never;
@@ -1856,6 +1856,20 @@ export interface components {
              */
             code: "server_error";
         };
+        /** @description HTTP 409: SKU has unsold or reserved codes. */
+        SkuHasUnsoldCodesError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sku_has_unsold_codes";
+            details: {
+                sku: string;
+                /** @description What the request would change that codes on sale or reserved forbid. */
+                changed: ("currency" | "productType" | "supplier")[];
+                /** @description Codes on sale (not reserved, not sold). */
+                unsold: number;
+                /** @description Codes held by orders not yet fulfilled. */
+                reserved: number;
+            };
+        };
         /** @description HTTP 404: SKU not found. */
         SkuNotFoundError: components["schemas"]["Error"] & {
             /** @constant */
@@ -3180,6 +3194,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `sku_has_unsold_codes`: SKU has unsold or reserved codes */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkuHasUnsoldCodesError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */

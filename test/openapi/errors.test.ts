@@ -84,6 +84,13 @@ describe("real error answers match the document, details included", () => {
       "duplicate_codes",
     );
 
+    await expectError(
+      "PUT",
+      "/admin/products/{sku}",
+      await admin("PUT", "/admin/products/DEMO-EU-FIXED", { productType: "fixed", name: "EU", currency: "USD", country: "DE", region: "Europe", quotes: ["10"], supplier: "inventory" }),
+      "sku_has_unsold_codes",
+    );
+
     await expectError("POST", "/admin/webhooks/dead-letters/{id}/replay", await admin("POST", "/admin/webhooks/dead-letters/99/replay"), "dead_letter_not_found");
     const message = {
       clientId: "demo",
