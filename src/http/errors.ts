@@ -44,6 +44,7 @@ export const ERRORS = {
   client_exists: { status: 409, message: "Client already exists" },
   duplicate_codes: { status: 409, message: "Duplicate codes" },
   sku_has_unsold_codes: { status: 409, message: "SKU has unsold or reserved codes" },
+  sku_changed: { status: 409, message: "SKU changed during the upload" },
   dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
   unsupported_media_type: { status: 415, message: "Unsupported Media Type" },
 } as const satisfies Record<string, { status: number; message: string }>;
