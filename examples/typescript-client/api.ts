@@ -366,7 +366,7 @@ export interface paths {
         get: operations["adminGetProduct"];
         /**
          * Create or replace a SKU
-         * @description The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze.
+         * @description The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze. While the SKU has codes on sale or reserved, its currency, product type and supplier cannot change (409 sku_has_unsold_codes with the counts); its name, quotes, country, region, settings and `active` can.
          */
         put: operations["adminUpsertProduct"];
         post?: never;
@@ -391,7 +391,7 @@ export interface paths {
         put?: never;
         /**
          * Add redeem codes to an inventory SKU (JSON or CSV)
-         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}).
+         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.
          */
         post: operations["adminUploadCodes"];
         delete?: never;
@@ -1505,6 +1505,12 @@ export interface components {
                     indexes: number[];
                 }[];
             };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "duplicate_codes";
         };
         /** @description Every error answer. Branch on `code`; `message` is for people. */
         Error: {
@@ -2056,6 +2062,36 @@ export interface components {
              * @enum {string}
              */
             code: "server_error";
+        };
+        /** @description HTTP 409: SKU changed during the upload. */
+        SkuChangedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sku_changed";
+            details: {
+                sku: string;
+                /** @description What changed between the upload's check of its codes and its write. */
+                changed: ("currency" | "productType" | "supplier")[];
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "sku_changed";
+        };
+        /** @description HTTP 409: SKU has unsold or reserved codes. */
+        SkuHasUnsoldCodesError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sku_has_unsold_codes";
+            details: {
+                sku: string;
+                /** @description What the request would change that codes on sale or reserved forbid. */
+                changed: ("currency" | "productType" | "supplier")[];
+                /** @description Codes on sale (not reserved, not sold). */
+                unsold: number;
+                /** @description Codes held by orders not yet fulfilled. */
+                reserved: number;
+            };
         };
         /** @description HTTP 404: SKU not found. */
         SkuNotFoundError: components["schemas"]["Error"] & {
@@ -3521,6 +3557,16 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `sku_has_unsold_codes`: SKU has unsold or reserved codes */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkuHasUnsoldCodesError"];
+                };
+            };
             /** @description - `payload_too_large`: Request body is too large */
             413: {
                 headers: {
@@ -3668,14 +3714,17 @@ export interface operations {
                     "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
-            /** @description - `duplicate_codes`: Duplicate codes */
+            /**
+             * @description - `duplicate_codes`: Duplicate codes
+             *     - `sku_changed`: SKU changed during the upload
+             */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DuplicateCodesError"];
+                    "application/json": components["schemas"]["DuplicateCodesError"] | components["schemas"]["SkuChangedError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */

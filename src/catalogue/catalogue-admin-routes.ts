@@ -6,7 +6,6 @@ import {
   dealsOf,
   deleteDealStatement,
   findDeal,
-  productExists,
   productFromRow,
   productsAfter,
   requireProduct,
@@ -18,7 +17,7 @@ import {
   type StoredProductRow,
 } from "./catalogue-store";
 import type { CodeCountRow } from "../inventory/code-store";
-import { canonicalDealTerms, canonicalQuotes } from "./catalogue-rules";
+import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -59,7 +58,26 @@ function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
   return adminProductView(found.row, found.counts);
 }
 
-/** PUT /admin/products/:sku: creates or replaces the SKU. Orders already created keep what they froze. */
+/**
+ * 409 sku_has_unsold_codes when replacing the stored SKU with `next` changes its currency, type or supplier
+ * while it has codes on sale or reserved; answers whether the SKU exists. Codes sold are delivered and do
+ * not count.
+ */
+async function refuseStockTermsChange(db: D1Database, sku: string, next: { currency: string; productType: string; supplier: string }): Promise<boolean> {
+  const found = await productWithCodeCounts(db, sku);
+  if (found === undefined) return false;
+  const changed = changedStockTerms(productFromRow(found.row), next);
+  const unsold = found.counts.find((count) => count.status === "available")?.n ?? 0;
+  const reserved = found.counts.find((count) => count.status === "reserved")?.n ?? 0;
+  if (changed.length > 0 && unsold + reserved > 0) fail("sku_has_unsold_codes", { sku, changed, unsold, reserved });
+  return true;
+}
+
+/**
+ * PUT /admin/products/:sku: creates or replaces the SKU. Orders already created keep what they froze. The
+ * check of the stock terms is a read before the write; the write itself is refused by the database when
+ * codes arrived in between (a trigger), and that refusal is answered as the same 409.
+ */
 export async function upsertProduct(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
@@ -68,17 +86,22 @@ export async function upsertProduct(request: IRequest, context: RequestContext):
   if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
   const { quotes, min, max } = checked;
   const db = context.env.DB;
-  const existed = await productExists(db, sku);
+  const existed = await refuseStockTermsChange(db, sku, body);
   const active = body.active ?? true;
   const { productType, supplier } = body;
-  await db.batch([
-    upsertProductStatement(
-      db,
-      { ...body, sku, productType, supplier, quotes, minQuote: min, maxQuote: max, supplierConfig: body.supplierConfig ?? {}, active },
-      Date.now(),
-    ),
-    auditStatement(db, actor, existed ? "product.update" : "product.create", `product:${sku}`, body),
-  ]);
+  try {
+    await db.batch([
+      upsertProductStatement(
+        db,
+        { ...body, sku, productType, supplier, quotes, minQuote: min, maxQuote: max, supplierConfig: body.supplierConfig ?? {}, active },
+        Date.now(),
+      ),
+      auditStatement(db, actor, existed ? "product.update" : "product.create", `product:${sku}`, body),
+    ]);
+  } catch (error) {
+    await refuseStockTermsChange(db, sku, body);
+    throw error;
+  }
   return ok(existed ? "Product updated" : "Product created", viewOf((await productWithCodeCounts(db, sku))!));
 }
 
@@ -258,13 +281,13 @@ export const catalogueRoutes: Route[] = [
     tag: "Admin: catalogue",
     summary: "Create or replace a SKU",
     description:
-      "The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze.",
+      "The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze. While the SKU has codes on sale or reserved, its currency, product type and supplier cannot change (409 sku_has_unsold_codes with the counts); its name, quotes, country, region, settings and `active` can.",
     auth: "admin",
     params: SkuParams,
     body: UpsertProductRequest,
     data: AdminProductView,
     messages: ["Product created", "Product updated"],
-    errors: [],
+    errors: ["sku_has_unsold_codes"],
   },
   {
     method: "POST",

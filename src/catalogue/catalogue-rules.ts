@@ -14,6 +14,19 @@ export interface Issue {
 
 export type Checked<T> = ({ ok: true } & T) | { ok: false; issues: Issue[] };
 
+/**
+ * What gives a SKU's codes their worth: a code is stored with its value only, so it is worth that value in
+ * the SKU's currency, of the SKU's type, delivered by its supplier. None of these may change while the SKU
+ * has codes on sale or reserved (the database refuses it too: schema/migrations/0007_sku_terms_under_codes.sql).
+ */
+export const STOCK_TERMS = ["currency", "productType", "supplier"] as const;
+export type StockTerm = (typeof STOCK_TERMS)[number];
+
+/** The stock terms a replacement of the SKU changes, in STOCK_TERMS order. */
+export function changedStockTerms(stored: Record<StockTerm, string>, next: Record<StockTerm, string>): StockTerm[] {
+  return STOCK_TERMS.filter((term) => stored[term] !== next[term]);
+}
+
 /** The largest supplierConfig a SKU may carry, as JSON. */
 export const SUPPLIER_CONFIG_MAX_BYTES = 4096;
 

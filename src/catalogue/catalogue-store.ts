@@ -139,10 +139,6 @@ export async function requireProduct(db: D1Database, sku: string): Promise<Catal
   return { ...productFromRow(row), updatedAt: row.updated_at };
 }
 
-export async function productExists(db: D1Database, sku: string): Promise<boolean> {
-  return (await db.prepare(`SELECT 1 FROM products WHERE sku = ?1`).bind(sku).first()) !== null;
-}
-
 /** The whole SKU, inserted or replacing the stored one; quotes and bounds already canonical. */
 export function upsertProductStatement(
   db: D1Database,

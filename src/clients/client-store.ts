@@ -1,7 +1,7 @@
 /** SQL on the clients and api_keys tables: the operator API's, the key lookup of authentication, and the statements other domains batch. */
 import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
-import { readNearestThenPrimary } from "../kernel/replica-reads";
+import { readNoOlderThan, type DatedAnswer } from "../kernel/replica-reads";
 
 export interface ClientRow {
   id: string;
@@ -120,13 +120,17 @@ export function findKey(db: D1Database, clientId: string, hashPrefix: string): P
 }
 
 /**
- * The id of the enabled client whose live key has this SHA-256 (hex), or null: the lookup behind API-key
- * authentication (src/http/auth.ts). A replica may answer a known key; only the primary may say a key is
- * unknown (it may be new).
+ * The id of the enabled client whose live key has this SHA-256 (hex), or null, with the time the database
+ * was at least that new: the lookup behind API-key authentication (src/http/auth.ts), which keeps a found
+ * key until `asOf` plus API_KEY_CACHE_SECONDS. The answer is at most `maxAgeMs` old (src/kernel/replica-reads.ts):
+ * a replica that has caught up with the isolate's last primary bookmark may answer, never one that lags
+ * further, so a revoked key or a disabled client is never found again from a stale copy. Only the primary
+ * may say a key is unknown (it may be newer than the bookmark).
  */
-export function clientOfKey(db: D1Database, keyHash: string): Promise<string | null> {
-  return readNearestThenPrimary(
+export function clientOfKey(db: D1Database, keyHash: string, maxAgeMs: number): Promise<DatedAnswer<string | null>> {
+  return readNoOlderThan(
     db,
+    maxAgeMs,
     async (session) =>
       (
         await session

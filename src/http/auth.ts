@@ -6,6 +6,7 @@
 import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
+import { forgetPrimaryMark } from "../kernel/replica-reads";
 
 /** The client a request acts for. */
 export interface Client {
@@ -13,8 +14,12 @@ export interface Client {
   keyHash: string;
 }
 
-/** The id of the client whose live key has this SHA-256 (hex), or null for an unknown or revoked key. */
-export type KeyLookup = (db: D1Database, keyHash: string) => Promise<string | null>;
+/**
+ * The id of the client whose live key has this SHA-256 (hex), or null for an unknown or revoked key, and the
+ * time (`asOf`, this isolate's clock) at which the database was at least as new as that answer; the answer
+ * is at most `maxAgeMs` old.
+ */
+export type KeyLookup = (db: D1Database, keyHash: string, maxAgeMs: number) => Promise<{ answer: string | null; asOf: number }>;
 
 /** The client behind a request's API key, or an ApiError (403 unauthenticated, 429 rate_limited). */
 export type Authenticate = (request: Request, env: Env) => Promise<Client>;
@@ -28,8 +33,10 @@ interface KnownKey {
 }
 
 /**
- * API keys resolved in this isolate, good for API_KEY_CACHE_SECONDS: a revoked key stops working within
- * that time at the latest, and known keys cost no D1 query and no hashing on the hot path. Keyed by the
+ * API keys resolved in this isolate, good until API_KEY_CACHE_SECONDS after the moment the database was
+ * known to say so (the lookup's `asOf`, not the time of the lookup): a revoked key, or a disabled client's,
+ * stops working within API_KEY_CACHE_SECONDS of the change at the latest, in every isolate, however far a
+ * read replica lags. Known keys cost no D1 query and no hashing on the hot path. Keyed by the
  * key itself, which lives only in this isolate's memory, as it does for the request that carried it.
  *
  * Known and unknown keys are held apart: anyone can send any number of made-up keys, so those go to a
@@ -52,9 +59,11 @@ function remember<V>(cache: Map<string, V>, limit: number, key: string, value: V
   cache.set(key, value);
 }
 
+/** Forgets every key, and the isolate's view of the primary: after a revocation here, the next lookup reads the primary. */
 export function forgetCachedKeys(): void {
   knownKeys.clear();
   unknownKeys.clear();
+  forgetPrimaryMark();
 }
 
 
@@ -94,14 +103,15 @@ async function authenticate(request: Request, env: Env, lookup: KeyLookup): Prom
     const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: clientAddress(request) });
     if (!success) rateLimited();
     const keyHash = await sha256Hex(key);
-    const clientId = await io(AUTH_SEAMS.keyLookup, () => lookup(env.DB, keyHash));
-    const until = now + Number(env.API_KEY_CACHE_SECONDS) * 1000;
+    const cacheMs = Number(env.API_KEY_CACHE_SECONDS) * 1000;
+    // An answer at most half the cache time old, so a found key stays cached for at least the other half.
+    const { answer: clientId, asOf } = await io(AUTH_SEAMS.keyLookup, () => lookup(env.DB, keyHash, cacheMs / 2));
     if (clientId === null) {
-      remember(unknownKeys, UNKNOWN_KEY_LIMIT, key, until);
+      remember(unknownKeys, UNKNOWN_KEY_LIMIT, key, now + cacheMs);
       fail("unauthenticated");
     }
     client = { id: clientId, keyHash };
-    remember(knownKeys, KNOWN_KEY_LIMIT, key, { client, until });
+    remember(knownKeys, KNOWN_KEY_LIMIT, key, { client, until: asOf + cacheMs });
   }
   const { success } = await env.RATE_LIMITER.limit({ key: client.keyHash });
   if (!success) rateLimited();

@@ -135,6 +135,24 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     always: true,
     example: { duplicates: [{ pin: "EU25-0001-AAAA", reason: "already_stored", indexes: [0] }] },
   },
+  sku_has_unsold_codes: {
+    schema: z.object({
+      sku: z.string(),
+      changed: z.array(z.enum(["currency", "productType", "supplier"])).describe("What the request would change that codes on sale or reserved forbid."),
+      unsold: z.number().int().describe("Codes on sale (not reserved, not sold)."),
+      reserved: z.number().int().describe("Codes held by orders not yet fulfilled."),
+    }),
+    always: true,
+    example: { sku: "EU-VOUCHER", changed: ["currency"], unsold: 120, reserved: 3 },
+  },
+  sku_changed: {
+    schema: z.object({
+      sku: z.string(),
+      changed: z.array(z.enum(["currency", "productType", "supplier"])).describe("What changed between the upload's check of its codes and its write."),
+    }),
+    always: true,
+    example: { sku: "EU-VOUCHER", changed: ["currency"] },
+  },
   dead_letter_already_replayed: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 7 } },
   unsupported_media_type: {
     schema: z.object({ accepted: z.array(z.string()), given: z.string() }),

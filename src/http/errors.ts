@@ -47,6 +47,8 @@ export const ERRORS = {
   dead_letter_not_found: { status: 404, message: "Dead letter not found" },
   client_exists: { status: 409, message: "Client already exists" },
   duplicate_codes: { status: 409, message: "Duplicate codes" },
+  sku_has_unsold_codes: { status: 409, message: "SKU has unsold or reserved codes" },
+  sku_changed: { status: 409, message: "SKU changed during the upload" },
   dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
   wallet_not_empty: { status: 409, message: "Wallet already has ledger entries" },
   unsupported_media_type: { status: 415, message: "Unsupported Media Type" },

@@ -21,6 +21,14 @@ export interface CanonicalCode {
   link: string;
 }
 
+/** What gives a SKU's codes their worth, besides their value: the SKU's currency, type and supplier. */
+export type CodeTerms = Pick<CodeProduct, "currency" | "productType" | "supplier">;
+
+/** The terms that differ between the SKU the codes were checked against and the SKU as it is now. */
+export function changedCodeTerms(checked: CodeTerms, now: CodeTerms): ("currency" | "productType" | "supplier")[] {
+  return (["currency", "productType", "supplier"] as const).filter((term) => checked[term] !== now[term]);
+}
+
 export type Duplicate = { pin: string; reason: "repeated_in_upload" | "already_stored"; indexes: number[] };
 
 /** Why an upload is refused as a 400: the `details` of invalid_request_body. */

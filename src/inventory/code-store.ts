@@ -3,7 +3,7 @@
  * count codes (the catalogue's views of stock). An order's hold on codes is src/inventory/reservations.ts.
  */
 import { toAmountNumber } from "../pricing/money";
-import type { CanonicalCode } from "./code-rules";
+import type { CanonicalCode, CodeTerms } from "./code-rules";
 
 export type CodeStatus = "available" | "reserved" | "sold";
 
@@ -22,15 +22,21 @@ export async function storedPins(db: D1Database, sku: string, codes: CanonicalCo
   return results.map(({ pin }) => pin);
 }
 
-/** Adds the codes, available at once, in upload order; fails as a whole on a pin already stored. */
-export function insertCodesStatement(db: D1Database, sku: string, codes: CanonicalCode[], now: number): D1PreparedStatement {
+/**
+ * Adds the codes, available at once, in upload order; fails as a whole on a pin already stored, and when the
+ * SKU is no longer an inventory SKU of the currency and type the codes were checked against (`terms`): a
+ * code is worth its value in its SKU's currency, so codes checked as EUR must never land in a SKU relabelled
+ * JPY in the meantime. The SKU column is then NULL, which its NOT NULL constraint refuses.
+ */
+export function insertCodesStatement(db: D1Database, sku: string, codes: CanonicalCode[], now: number, terms: CodeTerms): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO codes (sku, value, pin, link, created_at)
-       SELECT ?1, json_extract(j.value, '$.value'), json_extract(j.value, '$.pin'), json_extract(j.value, '$.link'), ?3
+       SELECT (SELECT p.sku FROM products p WHERE p.sku = ?1 AND p.currency = ?4 AND p.product_type = ?5 AND p.supplier = 'inventory'),
+              json_extract(j.value, '$.value'), json_extract(j.value, '$.pin'), json_extract(j.value, '$.link'), ?3
          FROM json_each(?2) AS j ORDER BY j.key`,
     )
-    .bind(sku, JSON.stringify(codes), now);
+    .bind(sku, JSON.stringify(codes), now, terms.currency, terms.productType);
 }
 
 /** Code counts of a SKU per value and status, by value. */

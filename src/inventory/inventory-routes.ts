@@ -3,7 +3,7 @@ import { issuesOf, readText } from "../http/body";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
-import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
+import { canonicalCodes, changedCodeTerms, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { auditStatement } from "../audit/audit-log";
 import { SkuParams } from "../kernel/primitives";
@@ -21,7 +21,8 @@ export type RequireProduct = (db: D1Database, sku: string) => Promise<CodeProduc
 /**
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
  * value,pin,link). All or nothing: any invalid value is a 400 and any pin repeated in the upload or already
- * stored for the SKU a 409 listing every duplicate; otherwise every code is added, available at once.
+ * stored for the SKU a 409 listing every duplicate; otherwise every code is added, available at once. The
+ * write adds nothing if the SKU's currency, type or supplier changed after the check (409 sku_changed).
  */
 const uploadCodes = (requireProduct: RequireProduct): Handler => async (request, context) => {
   const actor = await adminActor(request, context);
@@ -56,7 +57,7 @@ const uploadCodes = (requireProduct: RequireProduct): Handler => async (request,
   if (duplicates.length > 0) fail("duplicate_codes", { duplicates });
   try {
     await db.batch([
-      insertCodesStatement(db, sku, codes, Date.now()),
+      insertCodesStatement(db, sku, codes, Date.now(), product),
       auditStatement(db, actor, "inventory.upload", `product:${sku}`, {
         added: codes.length,
         values: [...new Set(codes.map((code) => code.value))],
@@ -64,6 +65,9 @@ const uploadCodes = (requireProduct: RequireProduct): Handler => async (request,
       }),
     ]);
   } catch (error) {
+    // The SKU changed its currency, type or supplier since the codes were checked: nothing was added.
+    const changed = changedCodeTerms(product, await requireProduct(db, sku));
+    if (changed.length > 0) fail("sku_changed", { sku, changed });
     // Another upload stored one of these pins in the meantime: report it like any other duplicate.
     duplicates = duplicatesOf(codes, await storedPins(db, sku, codes));
     if (duplicates.length > 0) fail("duplicate_codes", { duplicates });
@@ -106,13 +110,13 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     tag: "Admin: inventory",
     summary: "Add redeem codes to an inventory SKU (JSON or CSV)",
     description:
-      "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}).",
+      "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.",
     auth: "admin",
     params: SkuParams,
     body: UploadCodesRequest,
     csv: true,
     data: UploadCodesData,
     messages: ["Codes added"],
-    errors: ["sku_not_found", "duplicate_codes", "unsupported_media_type"],
+    errors: ["sku_not_found", "duplicate_codes", "sku_changed", "unsupported_media_type"],
   },
 ];

@@ -105,16 +105,27 @@ export async function sellReserved(db: D1Database, orderId: string, sku: string,
   return read!.results;
 }
 
-/** The orders holding codes reserved until before `cutoff`, longest overdue first, at most `limit`. */
-export async function staleHolders(db: D1Database, cutoff: number, limit: number): Promise<string[]> {
+/** An order holding stale reservations, and the oldest `reserved_until` among them: where the sweep is in its order. */
+export interface StaleHolder {
+  orderId: string;
+  oldestUntil: number;
+}
+
+/**
+ * The orders holding codes reserved until before `cutoff`, longest overdue first (ties by order id), at most
+ * `limit`, starting after `after` (the last holder of the previous page) so that a caller pages through
+ * all of them, past the ones it leaves alone.
+ */
+export async function staleHolders(db: D1Database, cutoff: number, limit: number, after?: StaleHolder): Promise<StaleHolder[]> {
   const { results } = await db
     .prepare(
-      `SELECT order_id FROM codes WHERE status = 'reserved' AND reserved_until < ?1
-        GROUP BY order_id ORDER BY MIN(reserved_until) LIMIT ?2`,
+      `SELECT order_id, MIN(reserved_until) AS oldest_until FROM codes WHERE status = 'reserved' AND reserved_until < ?1
+        GROUP BY order_id HAVING ?3 IS NULL OR (MIN(reserved_until), order_id) > (?3, ?4)
+        ORDER BY oldest_until, order_id LIMIT ?2`,
     )
-    .bind(cutoff, limit)
-    .all<{ order_id: string }>();
-  return results.map(({ order_id }) => order_id);
+    .bind(cutoff, limit, after?.oldestUntil ?? null, after?.orderId ?? null)
+    .all<{ order_id: string; oldest_until: number }>();
+  return results.map(({ order_id, oldest_until }) => ({ orderId: order_id, oldestUntil: oldest_until }));
 }
 
 /**

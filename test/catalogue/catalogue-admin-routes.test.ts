@@ -2,7 +2,14 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { FIXED_PRODUCT, RANGE_PRODUCT, admin, snapshot } from "../admin-helpers";
+import { createExecutionContext } from "cloudflare:test";
+import type { IRequest } from "itty-router";
+import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { upsertProduct } from "../../src/catalogue/catalogue-admin-routes";
+import { ApiError } from "../../src/http/errors";
+import type { RequestContext } from "../../src/http/route";
+import { addCodes } from "../order-helpers";
+import { findStoredProduct, productFromRow, upsertProductStatement } from "../../src/catalogue/catalogue-store";
 
 let key: string;
 beforeAll(async () => {
@@ -73,6 +80,116 @@ describe("PUT /admin/products/:sku", () => {
       expect(response.body.code).toBe("invalid_parameters");
     }
     expect(await snapshot()).toEqual(before);
+  });
+});
+
+describe("PUT /admin/products/:sku on a SKU with codes", () => {
+  /** An inventory SKU with `available` codes on sale, `reserved` held by an order and `sold` sold, of value 10. */
+  async function skuWithCodes(sku: string, counts: { available: number; reserved: number; sold: number }): Promise<void> {
+    expect((await admin("PUT", `/admin/products/${sku}`, FIXED_PRODUCT)).status).toBe(200);
+    const total = counts.available + counts.reserved + counts.sold;
+    await addCodes(sku, "10", total);
+    await env.DB.prepare(
+      `UPDATE codes SET status = CASE WHEN rank <= ?2 THEN 'sold' ELSE 'reserved' END, order_id = 'ord_' || ?1, reserved_until = 0
+        FROM (SELECT id AS ranked_id, ROW_NUMBER() OVER (ORDER BY id) AS rank FROM codes WHERE sku = ?1) WHERE id = ranked_id AND rank <= ?3`,
+    )
+      .bind(sku, counts.sold, counts.sold + counts.reserved)
+      .run();
+  }
+
+  it("409 sku_has_unsold_codes for a change of currency, product type or supplier while codes are on sale or reserved; nothing changes", async () => {
+    await skuWithCodes("CAT-STOCKED", { available: 3, reserved: 2, sold: 1 });
+    const before = await snapshot();
+    const changes: [string[], unknown][] = [
+      [["currency"], { ...FIXED_PRODUCT, currency: "JPY", quotes: ["10"] }],
+      [["productType"], { ...FIXED_PRODUCT, productType: "range", quotes: undefined, minQuote: "5", maxQuote: "50" }],
+      [["supplier"], { ...FIXED_PRODUCT, supplier: "sandbox" }],
+      [["currency", "supplier"], { ...FIXED_PRODUCT, currency: "USD", supplier: "upstream" }],
+    ];
+    for (const [changed, body] of changes) {
+      const response = await admin("PUT", "/admin/products/CAT-STOCKED", body);
+      expect(response.status, changed.join()).toBe(409);
+      expect(response.body).toEqual({
+        message: "SKU has unsold or reserved codes",
+        code: "sku_has_unsold_codes",
+        details: { sku: "CAT-STOCKED", changed, unsold: 3, reserved: 2 },
+      });
+      await expectConforms("PUT", "/admin/products/{sku}", response);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it("reserved codes alone are enough to refuse the change", async () => {
+    await skuWithCodes("CAT-HELD", { available: 0, reserved: 1, sold: 4 });
+    const response = await admin("PUT", "/admin/products/CAT-HELD", { ...FIXED_PRODUCT, currency: "GBP" });
+    expect(response.status).toBe(409);
+    expect(response.body.details).toEqual({ sku: "CAT-HELD", changed: ["currency"], unsold: 0, reserved: 1 });
+  });
+
+  it("a change that keeps currency, type and supplier still works under stock (name, quotes, country, active)", async () => {
+    await skuWithCodes("CAT-RENAMED", { available: 2, reserved: 1, sold: 0 });
+    const response = await admin("PUT", "/admin/products/CAT-RENAMED", { ...FIXED_PRODUCT, name: "New name", quotes: ["10", "50"], country: "AT", active: false });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data).toMatchObject({ name: "New name", quotes: [10, 50], country: "AT", active: false, currency: "EUR", codes: { available: 2, reserved: 1, sold: 0 } });
+  });
+
+  it("a SKU with no codes, or only sold ones, changes freely", async () => {
+    expect((await admin("PUT", "/admin/products/CAT-EMPTY", FIXED_PRODUCT)).status).toBe(200);
+    const empty = await admin("PUT", "/admin/products/CAT-EMPTY", { ...FIXED_PRODUCT, currency: "USD", supplier: "sandbox" });
+    expect(empty.status, JSON.stringify(empty.body)).toBe(200);
+    expect(empty.body.data).toMatchObject({ currency: "USD", supplier: "sandbox" });
+    await skuWithCodes("CAT-SOLD-OUT", { available: 0, reserved: 0, sold: 3 });
+    const soldOut = await admin("PUT", "/admin/products/CAT-SOLD-OUT", { ...FIXED_PRODUCT, currency: "JPY", quotes: ["1000"] });
+    expect(soldOut.status, JSON.stringify(soldOut.body)).toBe(200);
+    expect(soldOut.body.data).toMatchObject({ currency: "JPY", quotes: [1000] });
+  });
+
+  it("the write itself refuses, whatever was read before it: codes uploaded after a check still stop the change", async () => {
+    expect((await admin("PUT", "/admin/products/CAT-RACED", FIXED_PRODUCT)).status).toBe(200);
+    // The upload lands after any read the PUT could have made, right before its write.
+    await addCodes("CAT-RACED", "10", 1);
+    const stored = await findStoredProduct(env.DB, "CAT-RACED");
+    const write = upsertProductStatement(env.DB, { ...productFromRow(stored!), currency: "JPY" }, Date.now());
+    await expect(write.run()).rejects.toThrow();
+    expect((await findStoredProduct(env.DB, "CAT-RACED"))!.currency).toBe("EUR");
+  });
+
+  it("codes uploaded between the route's check and its write: the write is refused and answered as the same 409", async () => {
+    expect((await admin("PUT", "/admin/products/CAT-RACED-PUT", FIXED_PRODUCT)).status).toBe(200);
+    const auditsBefore = await auditActions();
+    // D1 as the route sees it: an upload lands after its first batch (the check) and before its second (the write).
+    let batches = 0;
+    const db = new Proxy(env.DB, {
+      get(target, property) {
+        if (property === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            batches += 1;
+            if (batches === 2) await addCodes("CAT-RACED-PUT", "10", 1);
+            return target.batch(statements);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const request = Object.assign(
+      new Request("http://orders.test/admin/products/CAT-RACED-PUT", {
+        method: "PUT",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ ...FIXED_PRODUCT, currency: "JPY", quotes: ["10"] }),
+      }),
+      { params: { sku: "CAT-RACED-PUT" } },
+    );
+    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")) };
+    const refused = await upsertProduct(request as unknown as IRequest, context as RequestContext).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).failure).toMatchObject({ status: 409, code: "sku_has_unsold_codes", details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 } });
+    expect(batches).toBe(3);
+    expect((await findStoredProduct(env.DB, "CAT-RACED-PUT"))!.currency).toBe("EUR");
+    expect(await auditActions()).toEqual(auditsBefore);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalDealTerms, canonicalQuotes } from "../../src/catalogue/catalogue-rules";
+import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "../../src/catalogue/catalogue-rules";
 import { UpsertDealRequest, UpsertProductRequest } from "../../src/catalogue/admin-schemas";
 
 const fixed = (quotes: (string | number)[], extra: Record<string, unknown> = {}) =>
@@ -57,5 +57,15 @@ describe("canonicalDealTerms", () => {
       issues: [{ path: "fee.amount", message: "a fixed amount is in JPY and has at most its minor units" }],
     });
     expect(canonicalDealTerms(UpsertDealRequest.parse({ fee: { amount: "150", adjustmentMode: "fixed" } }), "JPY").ok).toBe(true);
+  });
+});
+
+describe("changedStockTerms", () => {
+  const stored = { currency: "USD", productType: "fixed", supplier: "inventory" };
+  it("names the terms a replacement changes, in a fixed order, and none when it keeps them", () => {
+    expect(changedStockTerms(stored, { ...stored })).toEqual([]);
+    expect(changedStockTerms(stored, { ...stored, currency: "JPY" })).toEqual(["currency"]);
+    expect(changedStockTerms(stored, { supplier: "sandbox", productType: "range", currency: "USD" })).toEqual(["productType", "supplier"]);
+    expect(changedStockTerms(stored, { currency: "EUR", productType: "range", supplier: "upstream" })).toEqual(["currency", "productType", "supplier"]);
   });
 });

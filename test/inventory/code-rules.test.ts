@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal } from "../../src/inventory/code-rules";
+import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, changedCodeTerms } from "../../src/inventory/code-rules";
 
 const fixedSku = { sku: "CARD-10", productType: "fixed" as const, currency: "USD", quotes: ["10", "25.5"], minQuote: null, maxQuote: null };
 const rangeSku = { sku: "CARD-R", productType: "range" as const, currency: "JPY", quotes: null, minQuote: "500", maxQuote: "5000" };
@@ -77,5 +77,14 @@ describe("duplicatesOf", () => {
 
   it("finds nothing in an upload of distinct new pins", () => {
     expect(duplicatesOf(codes.slice(1, 2), ["A", "C"])).toEqual([]);
+  });
+});
+
+describe("changedCodeTerms", () => {
+  it("names what differs between the SKU the codes were checked against and the SKU now", () => {
+    const checked = { currency: "EUR", productType: "fixed", supplier: "inventory" } as const;
+    expect(changedCodeTerms(checked, { ...checked })).toEqual([]);
+    expect(changedCodeTerms(checked, { ...checked, currency: "JPY" })).toEqual(["currency"]);
+    expect(changedCodeTerms(checked, { currency: "EUR", productType: "range", supplier: "sandbox" })).toEqual(["productType", "supplier"]);
   });
 });

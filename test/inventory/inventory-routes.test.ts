@@ -2,7 +2,13 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { FIXED_PRODUCT, RANGE_PRODUCT, admin, snapshot } from "../admin-helpers";
+import { createExecutionContext } from "cloudflare:test";
+import type { IRequest } from "itty-router";
+import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { requireProduct } from "../../src/catalogue/catalogue-store";
+import { inventoryRoutes } from "../../src/inventory/inventory-routes";
+import { ApiError } from "../../src/http/errors";
+import type { RequestContext } from "../../src/http/route";
 
 const code = (value: unknown, pin: string) => ({ value, pin, link: `https://redeem.example.com/${pin}` });
 
@@ -121,6 +127,44 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
     const response = await admin("POST", "/admin/products/INV-EUR/codes", { codes });
     expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(200);
     expect(response.body.data.added).toBe(10_000);
+  });
+});
+
+describe("an upload racing a change of the SKU", () => {
+  it("409 sku_changed when the SKU's currency changed between the upload's check and its write; nothing is added", async () => {
+    expect((await admin("PUT", "/admin/products/INV-RELABELLED", FIXED_PRODUCT)).status).toBe(200);
+    const auditsBefore = await auditActions();
+    // D1 as the upload sees it: the SKU (without codes yet, so the change is allowed) turns JPY right before the write.
+    const db = new Proxy(env.DB, {
+      get(target, property) {
+        if (property === "batch") {
+          return async (statements: D1PreparedStatement[]) => {
+            await target.prepare(`UPDATE products SET currency = 'JPY' WHERE sku = 'INV-RELABELLED'`).run();
+            return target.batch(statements);
+          };
+        }
+        const value = Reflect.get(target, property);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const upload = inventoryRoutes(requireProduct).find((route) => route.method === "POST")!.handler;
+    const request = Object.assign(
+      new Request("http://orders.test/admin/products/INV-RELABELLED/codes", {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ codes: [code("10", "RACE-1"), code("25.5", "RACE-2")] }),
+      }),
+      { params: { sku: "INV-RELABELLED" } },
+    );
+    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")) };
+    const refused = await upload(request as unknown as IRequest, context as RequestContext).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).failure).toMatchObject({ status: 409, code: "sku_changed", details: { sku: "INV-RELABELLED", changed: ["currency"] } });
+    expect(await codesOf("INV-RELABELLED")).toEqual([]);
+    expect(await auditActions()).toEqual(auditsBefore);
   });
 });
 

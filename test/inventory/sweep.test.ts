@@ -6,7 +6,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
-import { SWEEP_GRACE_MS, SWEEP_MAX_ORDERS, SWEEP_SEAMS } from "../../src/inventory/sweep";
+import { SWEEP_GRACE_MS, SWEEP_MAX_ASKS, SWEEP_MAX_ORDERS, SWEEP_SEAMS } from "../../src/inventory/sweep";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderIdOf } from "../../src/orders/order-id";
 import { createOrder, line, seedDemo } from "../helpers";
@@ -132,14 +132,15 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     expect(await sweepAudits()).toHaveLength(auditsBefore + 1);
   });
 
-  it("does bounded work per run: at most SWEEP_MAX_ORDERS orders, the next run takes the rest", async () => {
+  it("does bounded work per run: it releases the codes of at most SWEEP_MAX_ORDERS orders, the next run takes the rest", async () => {
     const ids = Array.from({ length: SWEEP_MAX_ORDERS + 3 }, unstoredOrderId);
     for (const id of ids) await reserveUnder(id, 1);
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     await runSweep();
     const report = lines.map((line) => JSON.parse(line)).find((line) => line.message === "inventory sweep");
-    expect(report.looked).toBe(SWEEP_MAX_ORDERS);
+    expect(report.orders).toHaveLength(SWEEP_MAX_ORDERS);
+    expect(report.stoppedBy).toBe("orders");
     const left = await Promise.all(ids.map(async (id) => (await codesOfOrder(id)).length));
     expect(left.filter((count) => count > 0).length).toBeGreaterThanOrEqual(3);
     await runSweep();
@@ -163,5 +164,53 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     expect(await codesOfOrder(second)).toEqual([]);
     await runSweep();
     expect(await codesOfOrder(first)).toEqual([]);
+  });
+
+  it("pages past the orders it keeps: SWEEP_MAX_ORDERS processing orders overdue longer do not hide the others", async () => {
+    const client = await freshClient({ USD: "1000" });
+    const kept: string[] = [];
+    for (let batch = 0; batch < SWEEP_MAX_ORDERS; batch += 10) {
+      kept.push(...(await Promise.all(Array.from({ length: 10 }, () => newOrder(client.key, 1)))));
+    }
+    for (const id of kept) {
+      await rewriteStoredOrder(id, (doc) => {
+        doc.state = "processing";
+      });
+      // Overdue longer than anything else in the table, so they come first in the sweep's order.
+      await backdateReservations(id, LONG_AGO() - 30 * DAY);
+    }
+    const behind = Array.from({ length: 3 }, unstoredOrderId);
+    for (const id of behind) await reserveUnder(id, 1);
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
+    await runSweep();
+    expect((await Promise.all(behind.map(codesOfOrder))).map((codes) => codes.length)).toEqual([0, 0, 0]);
+    expect((await Promise.all(kept.map(codesOfOrder))).every((codes) => codes.length === 1 && codes[0]!.status === "reserved")).toBe(true);
+    const report = lines.map((line) => JSON.parse(line)).find((line) => line.message === "inventory sweep");
+    expect(report.kept).toBeGreaterThanOrEqual(SWEEP_MAX_ORDERS);
+    expect(report.orders).toEqual(expect.arrayContaining(behind.map((orderId) => ({ orderId, state: "missing", released: 1 }))));
+  });
+
+  it("asks at most SWEEP_MAX_ASKS orders per run, kept and failed ones included, and says so in a warning", async () => {
+    await addCodes("T-SWEEP", "10", SWEEP_MAX_ASKS + 10);
+    // Every available code under an order id of its own (not an object id: such an order is missing).
+    await env.DB.prepare(
+      `UPDATE codes SET status = 'reserved', order_id = 'ord_budget-' || id, reserved_until = ?1 WHERE sku = 'T-SWEEP' AND status = 'available'`,
+    )
+      .bind(LONG_AGO())
+      .run();
+    const stale = await env.DB.prepare(`SELECT COUNT(DISTINCT order_id) AS n FROM codes WHERE status = 'reserved' AND reserved_until < ?1`)
+      .bind(Date.now() - SWEEP_GRACE_MS)
+      .first<{ n: number }>();
+    expect(stale!.n).toBeGreaterThan(SWEEP_MAX_ASKS);
+    armFault(SWEEP_SEAMS.orderRecord, { when: "before", times: stale!.n });
+    const lines: string[] = [];
+    vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, "warn").mockImplementation((line: string) => void lines.push(line));
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    await runSweep();
+    const report = lines.map((line) => JSON.parse(line)).find((line) => line.message === "inventory sweep");
+    expect(report).toMatchObject({ level: "warn", looked: SWEEP_MAX_ASKS, stoppedBy: "asks", released: 0 });
+    expect(report.failed + report.kept).toBe(SWEEP_MAX_ASKS);
   });
 });
