@@ -934,6 +934,12 @@ export interface components {
                     reason: string | null;
                     createdAt: number;
                 }[];
+                /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
+                voids: {
+                    orderId: string;
+                    voidedAt: number;
+                    reason: string | null;
+                }[];
             };
         };
         AdminFindOrderResponse: {
@@ -1153,6 +1159,12 @@ export interface components {
                 orderId: string | null;
                 reason: string | null;
                 createdAt: number;
+            }[];
+            /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
+            voids: {
+                orderId: string;
+                voidedAt: number;
+                reason: string | null;
             }[];
         };
         AdminRestoreLedgerResponse: {

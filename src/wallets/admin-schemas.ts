@@ -92,6 +92,15 @@ export const LedgerExportData = z.strictObject({
       }),
     )
     .describe("Every entry, oldest first."),
+  voids: z
+    .array(
+      z.strictObject({
+        orderId: z.string().min(1).max(300),
+        voidedAt: z.number().int(),
+        reason: z.string().nullable(),
+      }),
+    )
+    .describe("Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry."),
 });
 
 /** What POST …/restore answers. */

@@ -1,7 +1,8 @@
 /**
  * A wallet's ledger as a backup: the money lives in the wallet objects, not in D1, so D1's Time Travel
  * and `wrangler d1 export` do not cover it (docs/operations.md, "Backups"). An export is every entry,
- * amounts as decimal strings (exact), oldest first; a restore writes them verbatim (same seq, key, kind,
+ * amounts as decimal strings (exact), oldest first, and every void mark (an order voided for good, which
+ * must go on refusing a late charge after a restore); a restore writes them verbatim (same seq, key, kind,
  * amount, balance after, order, reason and time) into a wallet that has no entry, after checking that they
  * form an unbroken chain from zero: each balance is the one before plus the amount, none below zero.
  * So a restored wallet has the same balance, the same ledger and the same idempotency keys (a retried
@@ -9,7 +10,7 @@
  */
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
-import { LedgerStore } from "./wallet-storage";
+import { LedgerStore, type VoidMark } from "./wallet-storage";
 
 export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/1";
 
@@ -21,6 +22,8 @@ export interface LedgerExport {
   /** The balance at export: the last entry's balance after (0 for an empty wallet). */
   balance: string;
   entries: LedgerEntry[];
+  /** The orders voided for good: no ledger entry where nothing had been charged. */
+  voids: VoidMark[];
 }
 
 /** Entries read per statement while exporting: bounds what one read holds, not what the export holds. */
@@ -31,7 +34,7 @@ export function exportLedger(store: LedgerStore, wallet: { clientId: string; cur
   for (let page = store.page(0, EXPORT_PAGE); page.length > 0; page = store.page(page[page.length - 1]!.seq, EXPORT_PAGE)) {
     entries.push(...page);
   }
-  return { format: LEDGER_EXPORT_FORMAT, clientId: wallet.clientId, currency: wallet.currency, exportedAt: now, balance: store.balance().toFixed(), entries };
+  return { format: LEDGER_EXPORT_FORMAT, clientId: wallet.clientId, currency: wallet.currency, exportedAt: now, balance: store.balance().toFixed(), entries, voids: store.voids() };
 }
 
 /** Why these entries are not a ledger a wallet could have written, or null when they are. */
@@ -89,19 +92,31 @@ function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
  * into a wallet with no entry; the chain is checked first. A wallet that holds exactly these entries
  * already (a restore whose answer was lost, sent again) answers as the restore did, and writes nothing.
  */
-export function restoreLedger(storage: DurableObjectStorage, backup: Pick<LedgerExport, "balance" | "entries">): RestoreResult {
+export function restoreLedger(storage: DurableObjectStorage, backup: Pick<LedgerExport, "balance" | "entries" | "voids">): RestoreResult {
   const store = new LedgerStore(storage);
   const broken = brokenChain(backup);
   if (broken !== null) return { ok: false, code: "ledger_chain_broken", reason: broken };
+  // A void credited back as an entry is a void all the same: its mark is restored even if the export
+  // came without it.
+  const marks: VoidMark[] = [
+    ...backup.voids,
+    ...backup.entries.filter((entry) => entry.kind === "order_void" && entry.orderId !== null).map((entry) => ({ orderId: entry.orderId!, voidedAt: entry.createdAt, reason: entry.reason })),
+  ];
+  const markAll = () => {
+    for (const mark of marks) store.markVoided(mark.orderId, mark.reason, mark.voidedAt);
+  };
   const existing = store.sum();
   if (existing.count > 0) {
     const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
     if (stored.length === backup.entries.length && stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))) {
+      // A restore whose answer was lost: its marks went with it, in its transaction (this writes nothing).
+      storage.transactionSync(markAll);
       return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true };
     }
     return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
   }
   storage.transactionSync(() => {
+    markAll();
     for (const entry of backup.entries) {
       storage.sql.exec(
         `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

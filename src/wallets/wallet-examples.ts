@@ -119,7 +119,8 @@ export const walletExamples = {
           reason: "Bank fee charged back",
           createdAt: 1795345079650
         }
-      ]
+      ],
+      voids: []
     }
   },
   adminRestoreLedger: {
@@ -150,7 +151,8 @@ export const walletExamples = {
           reason: "Bank fee charged back",
           createdAt: 1795345079650
         }
-      ]
+      ],
+      voids: []
     },
     data: {
       clientId: "acme",

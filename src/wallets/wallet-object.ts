@@ -72,7 +72,7 @@ export class WalletObject extends DurableObject<Env> {
   }
 
   /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
-  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries">): Promise<RestoreResult> {
+  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries" | "voids">): Promise<RestoreResult> {
     const result = restoreLedger(this.ctx.storage, backup);
     // The store opened before the restore remembers the balance of an empty wallet.
     if (result.ok) this.opened = null;

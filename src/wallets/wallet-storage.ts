@@ -110,6 +110,13 @@ function entryFromRow(row: LedgerRow): LedgerEntry {
   };
 }
 
+/** An order voided for good: a mark beside the ledger that refuses any later charge of the order. */
+export interface VoidMark {
+  orderId: string;
+  voidedAt: number;
+  reason: string | null;
+}
+
 export interface NewEntry {
   key: string;
   kind: LedgerKind;
@@ -150,6 +157,14 @@ export class LedgerStore {
     const marks = orderIds.map(() => "?").join(", ");
     const row = this.sql.exec<{ voided_at: number }>(`SELECT voided_at FROM order_voids WHERE order_id IN (${marks}) ORDER BY voided_at LIMIT 1`, ...orderIds).toArray()[0];
     return row?.voided_at ?? null;
+  }
+
+  /** Every void mark, oldest first: what a backup of the wallet must carry besides its entries. */
+  voids(): VoidMark[] {
+    return this.sql
+      .exec<{ order_id: string; voided_at: number; reason: string | null }>(`SELECT order_id, voided_at, reason FROM order_voids ORDER BY voided_at, order_id`)
+      .toArray()
+      .map((row) => ({ orderId: row.order_id, voidedAt: row.voided_at, reason: row.reason }));
   }
 
   /** Marks the order voided for good (a second mark changes nothing). */

@@ -5,7 +5,7 @@
  * Runs in Node (the "deploy" project of vitest.config.ts): no network beyond 127.0.0.1.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,7 +16,8 @@ const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const fake = join(root, "test", "deploy", "fake-wrangler.mjs");
 const checkedInDocument = readFileSync(join(root, "schema", "openapi.json"), "utf8");
 const pinnedWrangler = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.wrangler;
-const MIGRATIONS = ["0001_catalogue_clients_inventory.sql", "0002_operator.sql", "0003_webhooks.sql", "0004_timer_failures.sql", "0005_standard_webhook_secrets.sql"];
+// The project's own migrations, as wrangler would find them.
+const MIGRATIONS = readdirSync(new URL("../../schema/migrations/", import.meta.url)).filter((name) => name.endsWith(".sql")).sort();
 
 let dir;
 let server;
