@@ -6,6 +6,7 @@
 import { io } from "../kernel/faults";
 import { ApiError, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
+import { API_KEY_PREFIX, modeOfKey, serviceMode, type ServiceMode } from "../kernel/service-mode";
 
 /** The client a request acts for. */
 export interface Client {
@@ -66,12 +67,32 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1]! : null;
 }
 
+const ENVIRONMENT_NAMES: Readonly<Record<ServiceMode, string>> = { sandbox: "the sandbox", live: "the live environment" };
+
+/**
+ * 403 wrong_environment when the key's prefix names the other environment. The prefix alone decides, with
+ * no lookup: the other environment's D1 is not this one's, and the prefix is no secret.
+ */
+function checkEnvironment(key: string, env: Env): void {
+  const keyMode = modeOfKey(key);
+  const mode = serviceMode(env);
+  if (keyMode === null || keyMode === mode) return;
+  throw new ApiError(
+    failure(
+      "wrong_environment",
+      { keyEnvironment: keyMode, environment: mode },
+      `This is a ${keyMode} API key (${API_KEY_PREFIX[keyMode]}…): use it with ${ENVIRONMENT_NAMES[keyMode]}. ${ENVIRONMENT_NAMES[mode].replace(/^t/, "T")} takes ${API_KEY_PREFIX[mode]}… keys.`,
+    ),
+  );
+}
+
 function rateLimited(): never {
   throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
 }
 
 /**
- * The client behind the request's API key, or 403 for a missing, unknown or revoked key.
+ * The client behind the request's API key, or 403 for a missing, unknown or revoked key (unauthenticated)
+ * or a key of the other environment (wrong_environment, decided by its prefix before anything else).
  *
  * A key this isolate does not know yet costs a SHA-256 and a D1 query, so before either it is counted
  * against the sender's address (UNKNOWN_KEY_LIMITER, far below the per-key limit): a flood of made-up keys
@@ -86,6 +107,7 @@ export function apiKeyAuthentication(lookup: KeyLookup): Authenticate {
 async function authenticate(request: Request, env: Env, lookup: KeyLookup): Promise<Client> {
   const key = bearerToken(request);
   if (key === null) fail("unauthenticated");
+  checkEnvironment(key, env);
   const now = Date.now();
   const known = knownKeys.get(key);
   let client = known !== undefined && known.until > now ? known.client : null;

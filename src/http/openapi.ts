@@ -372,7 +372,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
       schemas: sortedSchemas,
       headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "A client API key (sk_live_... or, locally, sk_test_demo)." },
+        apiKey: { type: "http", scheme: "bearer", description: "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment." },
         adminToken: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN Worker secret (.dev.vars locally)." },
       },
     },

@@ -1,0 +1,36 @@
+/**
+ * The Worker in live mode (the vitest project "live", SERVICE_MODE=live): keys the operator issues are
+ * sk_live_, a sandbox key is 403 wrong_environment whether or not this D1 holds it.
+ */
+import { describe, expect, it } from "vitest";
+import { addClient, call, seedDemo } from "../helpers";
+import { admin } from "../admin-helpers";
+import { expectError } from "../order-helpers";
+
+const SANDBOX_KEY_HERE = "This is a sandbox API key (sk_test_…): use it with the sandbox. The live environment takes sk_live_… keys.";
+
+describe("API keys in live mode", () => {
+  it("issues sk_live_ keys, which work here", async () => {
+    const created = await admin("POST", "/admin/clients", { id: "live-client", name: "Live" });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body.data.apiKey).toMatch(/^sk_live_[0-9a-f]{64}$/);
+    expect((await call("GET", "/wallets", { key: created.body.data.apiKey })).status).toBe(200);
+    const issued = await admin("POST", "/admin/clients/live-client/keys", {});
+    expect(issued.body.data.apiKey).toMatch(/^sk_live_[0-9a-f]{64}$/);
+  });
+
+  it("answers a sandbox key 403 wrong_environment naming the sandbox, even one this D1 holds", async () => {
+    await seedDemo();
+    const stored = await addClient("sandbox-keyed", { USD: "10" });
+    expect(stored.startsWith("sk_test_")).toBe(true);
+    for (const key of ["sk_test_demo", stored, "sk_test_never_issued"]) {
+      const answer = await call("POST", "/order/create", { key, body: { productList: [], wallet: "USD", reference: "r" } });
+      expectError(answer, 403, SANDBOX_KEY_HERE, "wrong_environment");
+      expect(answer.body.details).toEqual({ keyEnvironment: "sandbox", environment: "live" });
+    }
+  });
+
+  it("still answers an unknown key of no prefix, or of its own prefix, 403 unauthenticated", async () => {
+    for (const key of ["legacy-key-0001", "sk_live_unknown"]) expectError(await call("GET", "/wallets", { key }), 403, "Authentication credentials are missing or invalid", "unauthenticated");
+  });
+});
