@@ -790,7 +790,7 @@ export interface components {
             message: "Client created";
             data: {
                 client: components["schemas"]["Client"];
-                /** @description sk_live_...: shown once, only its SHA-256 is stored. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once, only its SHA-256 is stored. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again. */
@@ -892,7 +892,7 @@ export interface components {
             message: "API key issued";
             data: {
                 clientId: string;
-                /** @description sk_live_...: shown once. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description Keys revoked by a rotation (empty when a key is only added). */
@@ -1018,7 +1018,7 @@ export interface components {
             message: "API keys rotated";
             data: {
                 clientId: string;
-                /** @description sk_live_...: shown once. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description Keys revoked by a rotation (empty when a key is only added). */
@@ -1247,6 +1247,8 @@ export interface components {
                 retailInvoice: components["schemas"]["Invoice"];
                 /** @description Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected. */
                 expiresAt: number;
+                /** @description false for an order of the sandbox (sk_test_ keys, no real money), true in live. */
+                livemode: boolean;
             };
         };
         DeadLetter: {
@@ -1254,11 +1256,33 @@ export interface components {
             eventId: string;
             clientId: string;
             url: string;
-            /** @description The queue message a replay sends again: the same event id, so receivers dedupe. */
+            /** @description The queue message a replay sends again: the same event id, so receivers dedupe. A message dead-lettered before events carried `livemode` has none; it is delivered with the deployment's. */
             message: {
                 clientId: string;
                 url: string;
-                event: components["schemas"]["OrderEvent"];
+                event: {
+                    /** @description The event's id, also sent as `webhook-id`: the same on every retry and replay. */
+                    id: string;
+                    /**
+                     * @description `order.` and the state the order reached.
+                     * @enum {string}
+                     */
+                    type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
+                    /** @description When the order reached the state: Unix time in milliseconds. */
+                    createdAt: number;
+                    data: {
+                        /** @description The order's id, as `id` of the create answer. */
+                        orderId: string;
+                        /**
+                         * @description The state the order reached: one of the states a webhook announces.
+                         * @enum {string}
+                         */
+                        state: "confirmed" | "successful" | "partial" | "failed" | "rejected";
+                        /** @description The client's reference of the order. */
+                        reference: string;
+                    };
+                    livemode?: boolean;
+                };
             };
             /** @description Delivery attempts made; null when the Queue dead-lettered the message by itself. */
             attempts: number | null;
@@ -1596,6 +1620,8 @@ export interface components {
                 [key: string]: components["schemas"]["RedeemEntry"];
             };
             reference: string;
+            /** @description false for an order of the sandbox (sk_test_ keys, no real money), true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 409: Order already confirmed. */
         OrderAlreadyConfirmedError: components["schemas"]["Error"] & {
@@ -1627,6 +1653,8 @@ export interface components {
                 /** @description The client's reference of the order. */
                 reference: string;
             };
+            /** @description false for an event of the sandbox (sk_test_ keys, no real money), true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 419: Expired. No details. */
         OrderExpiredError: components["schemas"]["Error"] & {
@@ -1880,6 +1908,12 @@ export interface components {
         UnauthenticatedError: components["schemas"]["Error"] & {
             /** @constant */
             code: "unauthenticated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "unauthenticated";
         };
         /** @description HTTP 415: Unsupported Media Type. */
         UnsupportedMediaTypeError: components["schemas"]["Error"] & {
@@ -1928,6 +1962,29 @@ export interface components {
              * @enum {string}
              */
             code: "wallet_unknown";
+        };
+        /** @description HTTP 403: This API key belongs to another environment. */
+        WrongEnvironmentError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "wrong_environment";
+            details: {
+                /**
+                 * @description The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live.
+                 * @enum {string}
+                 */
+                keyEnvironment: "sandbox" | "live";
+                /**
+                 * @description The environment that answered.
+                 * @enum {string}
+                 */
+                environment: "sandbox" | "live";
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "wrong_environment";
         };
     };
     responses: never;
@@ -4038,14 +4095,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidOrderIdError"] | components["schemas"]["InsufficientFundsError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -4157,14 +4217,17 @@ export interface operations {
                     "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `product_not_found`: One or more product in the sent list are not found. */
@@ -4260,14 +4323,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidOrderQueryError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -4323,14 +4389,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListProductsResponse"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -4376,14 +4445,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListWalletsResponse"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -4426,7 +4498,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,Ujoe2XXDvnywIg42zJINthB3uUqWslXK7S/ezeORk5I=
+                 * @example v1,Pk+jNn52DOAP6zI1ObcpDkDRO+hiJwkk15t0jtbD9SE=
                  */
                 "webhook-signature": string;
             };
@@ -4478,7 +4550,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,R7FgQyIHCbRCvQlqchYvmyn+E0/gJzsuTAdg4qXqwbQ=
+                 * @example v1,TMCTWw/Hx9u6ok4liNFvwzq/91Bd9Qk5PXH1Tvgi2yM=
                  */
                 "webhook-signature": string;
             };
@@ -4530,7 +4602,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,UqwA1N6gcs+ZdN5LPHVVDQK1LNQv9/CekGYSmQKjU7o=
+                 * @example v1,CWpTT4sN6LFg4KM9kqP6QcGgSvywmFa/QjpCazt2QzA=
                  */
                 "webhook-signature": string;
             };
@@ -4582,7 +4654,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,0fzY2Yg+UNynmLxJ01w73esK0SJisxPfVAlktC4UNXE=
+                 * @example v1,Yz72x3a4HLoPoRI9QarOL7ybRILZUl4rDniIfoPGvCg=
                  */
                 "webhook-signature": string;
             };
@@ -4634,7 +4706,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,LBxS4gIE0vVcROTikxDRf8bDzNOyMymXtBoK/KYp/bE=
+                 * @example v1,g3v/Rj9/E+fdVIM+U69xCATCjZG4knr+IAT3AZsB7mc=
                  */
                 "webhook-signature": string;
             };

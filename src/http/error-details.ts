@@ -82,12 +82,6 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     example: { keyEnvironment: "sandbox", environment: "live" },
     message: "This is a sandbox API key (sk_test_…): use it with the sandbox. The live environment takes sk_live_… keys.",
   },
-  invalid_sandbox_outcome: {
-    schema: Reason,
-    always: true,
-    example: { reason: "partial needs at least two lines: the last fails, the others succeed" },
-  },
-  sandbox_outcome_in_live: {},
   product_not_found: { schema: Line, always: true, example: { sku: "DEMO-NOPE", index: 0 } },
   order_not_found: {},
   route_not_found: {},

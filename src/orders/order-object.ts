@@ -5,6 +5,7 @@ import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
+import { serviceMode } from "../kernel/service-mode";
 import { Money, toAmountNumber } from "../pricing/money";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { PostingResult, WalletObject } from "../wallets/wallet-object";
@@ -72,9 +73,13 @@ export class OrderObject extends DurableObject<Env> {
     this.alarmAt = undefined;
   };
 
+  /** Whether this is a live order: every order of a deployment has the deployment's mode. */
+  private readonly livemode: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new OrderStore(ctx.storage);
+    this.livemode = serviceMode(env) === "live";
   }
 
   /**
@@ -96,7 +101,7 @@ export class OrderObject extends DurableObject<Env> {
   /** Stores the order with its timers and, for a state a webhook announces, the event; arms the alarm. */
   private async save(order: OrderRecord, previous: OrderRecord["state"] | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
     const event: WebhookMessage | null =
-      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now()) : null;
+      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now(), this.livemode) : null;
     this.store.save(order, timers, event);
     if (event !== null || Object.keys(timers).length > 0) await this.armAlarm();
     return event !== null;
@@ -137,7 +142,7 @@ export class OrderObject extends DurableObject<Env> {
       if (existing.clientId === clientId && existing.requestHash === requestHash) {
         // The first answer may have been lost before its alarm was armed.
         await this.armAlarm();
-        return { ok: true, data: { order: JSON.stringify(createView(existing)), replayed: true } };
+        return { ok: true, data: { order: JSON.stringify(createView(existing, this.livemode)), replayed: true } };
       }
       return failure("reference_already_used", { orderId: existing.id });
     }
@@ -191,7 +196,7 @@ export class OrderObject extends DurableObject<Env> {
       chargeIntentAt: null,
     };
     await this.save(order, null, { expire: expiresAt });
-    return { ok: true, data: { order: JSON.stringify(createView(order)), replayed: false } };
+    return { ok: true, data: { order: JSON.stringify(createView(order, this.livemode)), replayed: false } };
   }
 
   private async cancelExpiry(): Promise<void> {
@@ -273,7 +278,7 @@ export class OrderObject extends DurableObject<Env> {
   async get(clientId: string): Promise<Result<string>> {
     const order = this.owned(clientId);
     if (order === null) return failure("order_not_found");
-    if (this.view?.of !== order) this.view = { of: order, json: JSON.stringify(orderView(order)) };
+    if (this.view?.of !== order) this.view = { of: order, json: JSON.stringify(orderView(order, this.livemode)) };
     return { ok: true, data: this.view.json };
   }
 

@@ -6,7 +6,8 @@
  * fails sends it to the dead-letter queue instead. The Queue's own max_retries/dead_letter_queue is the
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
-import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
+import { type DeadLetterMessage, QueuedWebhookMessageSchema } from "./schemas";
+import { serviceMode } from "../kernel/service-mode";
 import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
 import { webhookSigningKey } from "../clients/client-secrets";
 import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/client-store";
@@ -14,7 +15,7 @@ import type { WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
 
-export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS">;
+export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> & Partial<Pick<Env, "SERVICE_MODE">>;
 
 /** The outcome of one delivery attempt. `permanent` failures are dead-lettered without further attempts. */
 type Attempt = { ok: true; status: number } | { ok: false; error: string; permanent?: boolean };
@@ -118,10 +119,13 @@ async function deadLetter(env: WebhookConsumerEnv, message: WebhookMessage, atte
 export async function deliverWebhooks(batch: MessageBatch<unknown>, env: WebhookConsumerEnv): Promise<void> {
   const maxAttempts = maxAttemptsFrom(env.WEBHOOK_MAX_ATTEMPTS);
   const valid: { raw: Message<unknown>; message: WebhookMessage }[] = [];
+  // A message queued before events carried livemode is this deployment's: it gets this deployment's mode.
+  const livemode = serviceMode({ SERVICE_MODE: env.SERVICE_MODE ?? "live" }) === "live";
   for (const raw of batch.messages) {
-    const parsed = WebhookMessageSchema.safeParse(raw.body);
+    const parsed = QueuedWebhookMessageSchema.safeParse(raw.body);
     if (parsed.success) {
-      valid.push({ raw, message: parsed.data });
+      const { event } = parsed.data;
+      valid.push({ raw, message: { ...parsed.data, event: { ...event, livemode: event.livemode ?? livemode } } });
     } else {
       log("error", "malformed webhook message dropped", { messageId: raw.id, issues: parsed.error.issues.slice(0, 5) });
       raw.ack();

@@ -2,8 +2,10 @@
  * The Worker in live mode (the vitest project "live", SERVICE_MODE=live): keys the operator issues are
  * sk_live_, a sandbox key is 403 wrong_environment whether or not this D1 holds it.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { addClient, call, seedDemo } from "../helpers";
+import { addClient, call, seedDemo, topUp } from "../helpers";
+import { expectLivemode } from "../livemode-check";
 import { admin } from "../admin-helpers";
 import { expectError } from "../order-helpers";
 
@@ -32,5 +34,15 @@ describe("API keys in live mode", () => {
 
   it("still answers an unknown key of no prefix, or of its own prefix, 403 unauthenticated", async () => {
     for (const key of ["legacy-key-0001", "sk_live_unknown"]) expectError(await call("GET", "/wallets", { key }), 403, "Authentication credentials are missing or invalid", "unauthenticated");
+  });
+});
+
+describe("livemode in live", () => {
+  it("is true on the create and retrieve answers and on the order's events", async () => {
+    await seedDemo();
+    const created = await admin("POST", "/admin/clients", { id: "live-orders", name: "Live orders" });
+    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('live-orders', 'USD', ?1)`).bind(Date.now()).run();
+    await topUp("live-orders", "USD", "1000");
+    await expectLivemode(created.body.data.apiKey, true);
   });
 });

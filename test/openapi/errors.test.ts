@@ -28,6 +28,7 @@ describe("real error answers match the document, details included", () => {
     await seedDemo();
     const create = (body: Record<string, unknown>) => createOrder(body);
     await expectError("POST", "/order/create", await create({ productList: [] }), "product_list_malformed");
+    await expectError("GET", "/wallets", await call("GET", "/wallets", { key: "sk_live_from_the_other_environment" }), "wrong_environment");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10), line("DEMO-US-RANGE", 11)] }), "product_list_malformed");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10, 6)] }), "product_list_too_big");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 1)] }), "quote_out_of_range");
