@@ -620,6 +620,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sandbox/orders/{orderId}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire one of your created orders now (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.
+         */
+        post: operations["sandboxExpireOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/wallets/{currency}/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up one of your own wallets (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.
+         */
+        post: operations["sandboxTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed example webhook to a URL (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. `url` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.
+         */
+        post: operations["sandboxTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallets": {
         parameters: {
             query?: never;
@@ -1868,6 +1928,54 @@ export interface components {
             details: {
                 /** @description The order that has this reference. */
                 orderId: string;
+            };
+        };
+        SandboxExpireOrderResponse: {
+            /** @enum {string} */
+            message: "Order expired";
+            data: components["schemas"]["Order"];
+        };
+        SandboxTestWebhookRequest: {
+            /**
+             * @description The event type to send an example of.
+             * @enum {string}
+             */
+            type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
+            /** @description Where to POST it: the same URL rules as an order's webhookUrl. */
+            url: string;
+        };
+        SandboxTestWebhookResponse: {
+            /** @enum {string} */
+            message: "Test webhook delivered" | "Test webhook not delivered" | "Test webhook not sent";
+            data: {
+                /** @description The event sent, exactly as its body was (an example: its order does not exist). */
+                event: components["schemas"]["OrderEvent"];
+                /** @description true when the receiver answered 2xx within 10 seconds. */
+                delivered: boolean;
+                /** @description The receiver's HTTP status; null when it did not answer. */
+                status: number | null;
+                /** @description Why it was not delivered (a status, a timeout, a network error); null when delivered. */
+                error: string | null;
+            };
+        };
+        SandboxTopUpRequest: {
+            /** @description What to credit, in the wallet's currency: positive, at most 1000000 per top-up. */
+            amount: string | number;
+            /** @description The top-up's idempotency key, if not sent as the Idempotency-Key header (one of the two is required; both must agree). */
+            idempotencyKey?: string;
+        };
+        SandboxTopUpResponse: {
+            /** @enum {string} */
+            message: "Wallet topped up" | "Top-up already applied";
+            data: {
+                currency: string;
+                /** @description What this top-up credited (on a replay, what the first one did). */
+                amount: number;
+                /** @description The wallet's balance now. */
+                balance: number;
+                idempotencyKey: string;
+                /** @description true when the key had been used: nothing was added. */
+                replayed: boolean;
             };
         };
         /** @description HTTP 500: Server error; try again later. Retry with backoff; a create or confirm replayed with the same reference or orderId is safe. */
@@ -4400,6 +4508,282 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxExpireOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's id, as `id` of the create answer.
+                 * @example ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f
+                 */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Order expired */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxExpireOrderResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `order_not_found`: Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `order_already_confirmed`: Order already confirmed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderAlreadyConfirmedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxTopUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The top-up's idempotency key (or `idempotencyKey` in the body): 1 to 128 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Wallet topped up | Top-up already applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTopUpResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTestWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Test webhook delivered | Test webhook not delivered | Test webhook not sent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTestWebhookResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

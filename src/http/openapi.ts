@@ -179,6 +179,7 @@ function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
       });
     }
   }
+  for (const [name, { description, schema }] of Object.entries(doc.requestHeaders ?? {})) out.push({ name, in: "header", required: false, description, schema });
   return out;
 }
 

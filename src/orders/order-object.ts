@@ -488,6 +488,37 @@ export class OrderObject extends DurableObject<Env> {
     return null;
   }
 
+  /**
+   * The sandbox's expire-now (POST /sandbox/orders/:orderId/expire): the client's own `created` order is
+   * expired at once by the expiry path itself. Its expiresAt is moved to now and stored with the expiry
+   * timer due now before anything else, so an object that dies anywhere after leaves an order the alarm
+   * expires as it would have at its TTL; then expire() runs here (release, void, rejected, event). Asked
+   * again, an order it already rejected answers as it is, so a retry after a lost reply succeeds.
+   * Another client's order is order_not_found, like an unknown one; a confirmed order cannot expire (409).
+   */
+  async expireNow(clientId: string): Promise<Result<string>> {
+    return this.exclusive(async () => {
+      const order = this.owned(clientId);
+      if (order === null) return failure("order_not_found");
+      if (order.state === "created") {
+        const now = Date.now();
+        const due: OrderRecord = { ...order, expiresAt: Math.min(order.expiresAt, now), modifiedAt: now };
+        await this.save(due, order.state, { expire: due.expiresAt });
+        try {
+          await this.expire();
+        } catch (error) {
+          logFailure(error, { step: "sandbox.expire-now", orderId: order.id, clientId });
+          return failure("server_error", { reason: "the order's expiry is under way and completes by itself; retry to see it" });
+        }
+        this.store.clearTimer("expire");
+        await this.armAlarm();
+      }
+      const current = this.store.load()!;
+      if (current.state !== "rejected") return failure("order_already_confirmed", { state: current.state });
+      return { ok: true, data: JSON.stringify(orderView(current, this.livemode)) };
+    });
+  }
+
   /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */
   private async flushOutbox(): Promise<void> {
     const pending = this.store.pendingEvents();
