@@ -571,7 +571,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1571,6 +1571,20 @@ export interface components {
              */
             code: "invalid_request_body";
         };
+        /** @description HTTP 400: Invalid Sandbox-Outcome header. */
+        InvalidSandboxOutcomeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_sandbox_outcome";
+            details: {
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_sandbox_outcome";
+        };
         /** @description HTTP 400: webhookUrl is not allowed. */
         InvalidWebhookUrlError: components["schemas"]["Error"] & {
             /** @constant */
@@ -1934,6 +1948,17 @@ export interface components {
             /** @enum {string} */
             message: "Order expired";
             data: components["schemas"]["Order"];
+        };
+        /** @description HTTP 400: The Sandbox-Outcome header is accepted only in the sandbox. No details. */
+        SandboxOutcomeInLiveError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sandbox_outcome_in_live";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "sandbox_outcome_in_live";
         };
         SandboxTestWebhookRequest: {
             /**
@@ -4283,7 +4308,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Sandbox only (400 sandbox_outcome_in_live in live): how processing of this order ends, whatever its SKUs' suppliers. `successful`: every line is issued sandbox codes; `failed`: every line fails and is refunded; `partial`: the last line fails and is refunded, the others are issued (needs two lines or more); `slow`: the order stays `processing` for about 3 seconds (two supplier retries), then succeeds. Stock is still reserved and checked at create; scripted lines hand reserved codes back. Part of the request a replay of `reference` compares. */
+                "Sandbox-Outcome"?: "successful" | "partial" | "failed" | "slow";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4313,6 +4341,8 @@ export interface operations {
              *     - `wallet_not_found`: No wallet in currency
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
              *     - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `invalid_sandbox_outcome`: Invalid Sandbox-Outcome header
+             *     - `sandbox_outcome_in_live`: The Sandbox-Outcome header is accepted only in the sandbox
              *     - `malformed_json`: Request body is not valid JSON
              *     - `invalid_request_body`: Invalid request body
              */
@@ -4322,7 +4352,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
             /**

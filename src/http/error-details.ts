@@ -73,6 +73,12 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     message: "webhookUrl is not allowed: scheme must be https",
   },
   unauthenticated: {},
+  invalid_sandbox_outcome: {
+    schema: Reason,
+    always: true,
+    example: { reason: "partial needs at least two lines: the last fails, the others succeed" },
+  },
+  sandbox_outcome_in_live: {},
   wrong_environment: {
     schema: z.object({
       keyEnvironment: z.enum(["sandbox", "live"]).describe("The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live."),
