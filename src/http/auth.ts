@@ -4,7 +4,7 @@
  * composition root, src/app.ts), so this module knows no table.
  */
 import { io } from "../kernel/faults";
-import { ApiError, fail, failure } from "./errors";
+import { ApiError, ERRORS, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
 import { API_KEY_PREFIX, modeOfKey, serviceMode, type ServiceMode } from "../kernel/service-mode";
 
@@ -69,6 +69,11 @@ export function bearerToken(request: Request): string | null {
 
 const ENVIRONMENT_NAMES: Readonly<Record<ServiceMode, string>> = { sandbox: "the sandbox", live: "the live environment" };
 
+/** wrong_environment's message: the code's, then which environment the key is for and which keys this one takes. */
+function wrongEnvironmentMessage(keyMode: ServiceMode, mode: ServiceMode): string {
+  return `${ERRORS.wrong_environment.message}: ${API_KEY_PREFIX[keyMode]}… keys are for ${ENVIRONMENT_NAMES[keyMode]}; ${ENVIRONMENT_NAMES[mode]} takes ${API_KEY_PREFIX[mode]}… keys`;
+}
+
 /**
  * 403 wrong_environment when the key's prefix names the other environment. The prefix alone decides, with
  * no lookup: the other environment's D1 is not this one's, and the prefix is no secret.
@@ -77,13 +82,7 @@ function checkEnvironment(key: string, env: Env): void {
   const keyMode = modeOfKey(key);
   const mode = serviceMode(env);
   if (keyMode === null || keyMode === mode) return;
-  throw new ApiError(
-    failure(
-      "wrong_environment",
-      { keyEnvironment: keyMode, environment: mode },
-      `This is a ${keyMode} API key (${API_KEY_PREFIX[keyMode]}…): use it with ${ENVIRONMENT_NAMES[keyMode]}. ${ENVIRONMENT_NAMES[mode].replace(/^t/, "T")} takes ${API_KEY_PREFIX[mode]}… keys.`,
-    ),
-  );
+  throw new ApiError(failure("wrong_environment", { keyEnvironment: keyMode, environment: mode }, wrongEnvironmentMessage(keyMode, mode)));
 }
 
 function rateLimited(): never {

@@ -86,7 +86,7 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     }),
     always: true,
     example: { keyEnvironment: "sandbox", environment: "live" },
-    message: "This is a sandbox API key (sk_test_…): use it with the sandbox. The live environment takes sk_live_… keys.",
+    message: "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys",
   },
   product_not_found: { schema: Line, always: true, example: { sku: "DEMO-NOPE", index: 0 } },
   order_not_found: {},

@@ -9,7 +9,7 @@ import { expectLivemode } from "../livemode-check";
 import { admin } from "../admin-helpers";
 import { expectError } from "../order-helpers";
 
-const SANDBOX_KEY_HERE = "This is a sandbox API key (sk_test_…): use it with the sandbox. The live environment takes sk_live_… keys.";
+const SANDBOX_KEY_HERE = "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys";
 
 describe("API keys in live mode", () => {
   it("issues sk_live_ keys, which work here", async () => {

@@ -10,7 +10,7 @@ import { call } from "../helpers";
 import { admin } from "../admin-helpers";
 import { expectError } from "../order-helpers";
 
-const LIVE_KEY_HERE = "This is a live API key (sk_live_…): use it with the live environment. The sandbox takes sk_test_… keys.";
+const LIVE_KEY_HERE = "This API key belongs to another environment: sk_live_… keys are for the live environment; the sandbox takes sk_test_… keys";
 
 async function storeKey(clientId: string, key: string): Promise<void> {
   await env.DB.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'by hand', ?3)`).bind(await sha256Hex(key), clientId, Date.now()).run();
