@@ -7,6 +7,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OrderStore } from "../../src/orders/order-store";
+import { ORDER_SEAMS } from "../../src/orders/seams";
+import { armFault, clearFaults } from "../../src/kernel/faults";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { sandboxTopUpKey, voidKey } from "../../src/wallets/ledger-keys";
 import { balanceOf, call, ledgerSumOf, line, seedDemo } from "../helpers";
@@ -110,6 +112,21 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
     expect(again.status).toBe(200);
     expect(again.body.data.state).toBe("rejected");
     expect((await ledgerOf(id, "USD")).filter((entry) => entry.key === voidKey(orderId))).toHaveLength(1);
+  });
+
+  it("gives back the charge of a confirm cut off after it landed, and refuses it for good, as a real expiry does", async () => {
+    const { id, key } = await freshClient({ USD: "100" });
+    const orderId = await placed(key);
+    armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+    expect((await call("PUT", "/order/confirm", { key, body: { orderId } })).status).toBe(500);
+    clearFaults();
+    expect(Number(await balanceOf(id, "USD"))).toBeLessThan(100);
+    const expired = await call("POST", `/sandbox/orders/${orderId}/expire`, { key });
+    expect(expired.body.data.state).toBe("rejected");
+    expect(await balanceOf(id, "USD")).toBe("100");
+    expect(await ledgerSumOf(id, "USD")).toBe("100");
+    expectError(await call("PUT", "/order/confirm", { key, body: { orderId } }), 419, "Expired", "order_expired");
+    expect(await balanceOf(id, "USD")).toBe("100");
   });
 
   it("another client's order is 404 like an unknown one; a confirmed order is 409; neither changes", async () => {
