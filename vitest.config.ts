@@ -6,7 +6,10 @@ import { defineConfig } from "vitest/config";
 const migrations = await readD1Migrations(fileURLToPath(new URL("./schema/migrations", import.meta.url)));
 const demoSeed = readFileSync(new URL("./schema/seed/demo.sql", import.meta.url), "utf8");
 
+// The suites run in sandbox mode, as `npm start` does (sk_test_ keys, the /sandbox/* helpers); the live
+// project below runs the same Worker in live mode.
 const bindings = {
+  SERVICE_MODE: "sandbox",
   TEST_MIGRATIONS: migrations,
   TEST_DEMO_SEED: demoSeed,
   ADMIN_TOKEN: "test-admin-token",
@@ -30,7 +33,7 @@ export default defineConfig({
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
-        test: { name: "service", include: ["test/**/*.test.ts"], exclude: ["test/rate-limit/**"], ...shared },
+        test: { name: "service", include: ["test/**/*.test.ts"], exclude: ["test/rate-limit/**", "test/live/**"], ...shared },
       },
       {
         // The same Worker with a rate limit a test can reach: 5 requests per 10 s per key.
@@ -45,6 +48,11 @@ export default defineConfig({
       {
         // `npm run deploy` against a stand-in for wrangler and for the deployed Worker: Node, not workerd.
         test: { name: "deploy", include: ["test/deploy/**/*.test.mjs"], environment: "node", testTimeout: 60_000 },
+      },
+      {
+        // The same Worker in live mode: sk_live_ keys, no sandbox helpers (docs/sandbox.md).
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: { ...bindings, SERVICE_MODE: "live" } } })],
+        test: { name: "live", include: ["test/live/**/*.test.ts"], ...shared },
       },
     ],
   },

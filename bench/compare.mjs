@@ -44,7 +44,7 @@ async function main() {
     const tree = exportRevision(ROOT, commit, path.join(tmp, `tree-${index}`));
     const configPath = path.join(tree, "wrangler.toml");
     const bundle = await build({ configPath, outdir: path.join(tmp, `build-${index}`), entry: writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${index}.js`), limit: 1_000_000_000 }) });
-    const instance = await start({ name: `rev-${index}`, configPath, bundle, persistDir: path.join(tmp, `state-${index}`), bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" } });
+    const instance = await start({ name: `rev-${index}`, configPath, bundle, persistDir: path.join(tmp, `state-${index}`), bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } });
     running.push(instance);
     const target = new Target(`${revision} (${commit})`, instance.url, instance.pid);
     await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000, root: tree });

@@ -78,7 +78,7 @@ const running = [];
 async function profile(name, configPath, seed) {
   const entry = seed ? writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${name}.js`), limit: 1_000_000_000 }) : undefined;
   const bundle = await build({ configPath, outdir: path.join(tmp, `build-${name}`), entry });
-  const instance = await start({ name, configPath, bundle, persistDir: path.join(tmp, `state-${name}`), bindings: seed ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" } : {} });
+  const instance = await start({ name, configPath, bundle, persistDir: path.join(tmp, `state-${name}`), bindings: seed ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } : {} });
   running.push(instance);
   const target = new Target(name, instance.url, instance.pid);
   if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });

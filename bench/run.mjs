@@ -93,7 +93,8 @@ async function main() {
     build({ configPath: FLOOR_CONFIG, outdir: path.join(tmp, "build", "floor-metrics"), entry: writeInstrumentedEntry({ configPath: FLOOR_CONFIG, file: path.join(tmp, "floor-metrics-entry.js") }) }),
   ]);
 
-  const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key" };
+  // Sandbox mode, as npm start runs: the flows use the demo's sk_test_ key.
+  const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" };
   log("starting workerd: the service as Miniflare simulates it (rate-limit simulator, asset router in front), the service as on Cloudflare (local limiters, reached directly), and the floor");
   const project = await start({ name: "order-service", configPath: PROJECT_CONFIG, bundle: projectBundle, persistDir: path.join(tmp, "state", "project"), bindings: projectBindings, assetRouter: true });
   instances.push(project);

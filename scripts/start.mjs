@@ -1,12 +1,22 @@
 // `npm start`: migrate and seed local D1, serve with `wrangler dev`, then fund the demo wallets through the
 // operator API with fixed idempotency keys (a restart adds nothing). Extra arguments go to `wrangler dev`.
+//
+// It runs the sandbox (SERVICE_MODE "sandbox": sk_test_ keys, the /sandbox/* helpers, Sandbox-Outcome), so
+// a first run has the helpers. `npm start -- --live` runs live mode instead (docs/sandbox.md): the demo key
+// sk_test_demo is then refused as a sandbox key, and the demo client gets a local live key, sk_live_demo.
+import { createHash } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = ["node_modules/wrangler/bin/wrangler.js"];
-const extra = process.argv.slice(2);
+const args = process.argv.slice(2);
+const live = args.includes("--live");
+const extra = args.filter((arg) => arg !== "--live");
+const mode = live ? "live" : "sandbox";
+// The demo client's key in each mode: the seed's sandbox key, or a live key made here for local use only.
+const demoKey = live ? "sk_live_demo" : "sk_test_demo";
 // Local only: wrangler dev would otherwise fetch a Request.cf sample from Cloudflare at start.
 const localEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 
@@ -28,10 +38,16 @@ const persistIndex = extra.findIndex((arg) => arg === "--persist-to" || arg.star
 const persist = persistIndex === -1 ? [] : extra[persistIndex].includes("=") ? [extra[persistIndex]] : extra.slice(persistIndex, persistIndex + 2);
 run(["d1", "migrations", "apply", "DB", "--local", ...persist]);
 run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql", ...persist]);
+if (live) {
+  const hash = createHash("sha256").update(demoKey).digest("hex");
+  const insert = `INSERT OR IGNORE INTO api_keys (key_hash, client_id, label, created_at) VALUES ('${hash}', 'demo', 'local live demo', 0)`;
+  run(["d1", "execute", "DB", "--local", "--command", insert, ...persist]);
+}
 
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
 const port = portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
-const devArgs = ["dev", ...(portIndex === -1 ? ["--port", port] : []), ...extra];
+// The mode goes first, so a --var SERVICE_MODE:… of the caller's own still has the last word.
+const devArgs = ["dev", "--var", `SERVICE_MODE:${mode}`, ...(portIndex === -1 ? ["--port", port] : []), ...extra];
 const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit", env: localEnv });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));
@@ -57,7 +73,8 @@ async function fundDemoWallets() {
         if (!response.ok) throw new Error(`top-up ${currency}: ${response.status} ${await response.text()}`);
       }
       console.log(
-        `\nDemo ready on ${base}: API key sk_test_demo, wallets USD 100000 and EUR 200 (opening balances).\n` +
+        `\nDemo ready on ${base} in ${mode} mode: API key ${demoKey}, wallets USD 100000 and EUR 200 (opening balances).\n` +
+          (live ? "Live mode: sk_test_ keys are refused (403 wrong_environment) and /sandbox/* is 404.\n" : "Sandbox helpers under /sandbox/* and the Sandbox-Outcome create header (docs/sandbox.md); npm start -- --live runs live mode.\n") +
           `Webhook secret (Standard Webhooks) ${demoWebhookSecret}\nAPI reference ${base}/docs\n`,
       );
       return;

@@ -18,6 +18,7 @@ import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { once } from "./kernel/once";
+import { serviceMode } from "./kernel/service-mode";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
 
@@ -50,15 +51,18 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
   ];
 });
 
+/** The sandbox's helpers, each under /sandbox/: loaded by the first request there (in the sandbox only) or by GET /openapi.json. */
+const sandboxRoutes = once(async (): Promise<readonly Route[]> => (await import("./sandbox/sandbox-routes")).sandboxRoutes);
+
 /** GET /openapi.json: the document of every route, itself included, with the parts only this root knows. */
 const documentRoute = once(async (): Promise<Route> => {
-  const [{ openApiRoute }, { DOCUMENT_PARTS }, operator] = await Promise.all([import("./docs/docs-routes"), import("./document-parts"), operatorRoutes()]);
-  return openApiRoute([...CLIENT_ROUTES, ...operator], DOCUMENT_PARTS);
+  const [{ openApiRoute }, { DOCUMENT_PARTS }, operator, sandbox] = await Promise.all([import("./docs/docs-routes"), import("./document-parts"), operatorRoutes(), sandboxRoutes()]);
+  return openApiRoute([...CLIENT_ROUTES, ...sandbox, ...operator], DOCUMENT_PARTS);
 });
 
 /** Every route of the service, GET /openapi.json last: what the document describes (loads them all). */
 export async function allRoutes(): Promise<readonly Route[]> {
-  return [...CLIENT_ROUTES, ...(await operatorRoutes()), await documentRoute()];
+  return [...CLIENT_ROUTES, ...(await sandboxRoutes()), ...(await operatorRoutes()), await documentRoute()];
 }
 
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
@@ -72,6 +76,8 @@ export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
   },
   lazy: [
     { prefix: "/admin/", load: operatorRoutes },
+    // Only in the sandbox: in live every path under /sandbox/ is 404, as if no route were there.
+    { prefix: "/sandbox/", load: sandboxRoutes, enabled: (env) => serviceMode(env) === "sandbox" },
     { prefix: "/openapi.json", load: async () => [await documentRoute()] },
     // The rendered API reference: a page for people, so beside the routes and out of /openapi.json.
     { prefix: "/docs", load: async () => (await import("./docs/docs-routes")).docsPages },

@@ -36,6 +36,7 @@ const TAGS: DocumentParts["tags"] = [
   { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
   { name: "Catalogue", description: "What the calling client can order: SKUs, quotes, availability and the client's own deal." },
   { name: "Wallets", description: "The calling client's wallets and balances." },
+  { name: "Sandbox", description: "Sandbox only (sk_test_ keys; 404 in live): top up your own wallets, expire an order now, send a test webhook. With the Sandbox-Outcome header of POST /order/create, they let an integration be tested end to end without waiting and without money." },
   { name: "Meta", description: "This document." },
   { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
   { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },

@@ -651,7 +651,7 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -694,6 +694,66 @@ export interface paths {
         get: operations["listProducts"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/orders/{orderId}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire one of your created orders now (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.
+         */
+        post: operations["sandboxExpireOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/wallets/{currency}/top-ups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up one of your own wallets (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.
+         */
+        post: operations["sandboxTopUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed example webhook to a URL (sandbox)
+         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. `url` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.
+         */
+        post: operations["sandboxTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -870,7 +930,7 @@ export interface components {
             message: "Client created";
             data: {
                 client: components["schemas"]["Client"];
-                /** @description sk_live_...: shown once, only its SHA-256 is stored. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once, only its SHA-256 is stored. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again. */
@@ -1022,7 +1082,7 @@ export interface components {
             message: "API key issued";
             data: {
                 clientId: string;
-                /** @description sk_live_...: shown once. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description Keys revoked by a rotation (empty when a key is only added). */
@@ -1197,7 +1257,7 @@ export interface components {
             message: "API keys rotated";
             data: {
                 clientId: string;
-                /** @description sk_live_...: shown once. */
+                /** @description sk_live_... in live, sk_test_... in the sandbox: shown once. */
                 apiKey: string;
                 key: components["schemas"]["ApiKey"];
                 /** @description Keys revoked by a rotation (empty when a key is only added). */
@@ -1445,6 +1505,8 @@ export interface components {
                 retailInvoice: components["schemas"]["Invoice"];
                 /** @description Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected. */
                 expiresAt: number;
+                /** @description false for an order of the sandbox (sk_test_ keys, no real money), true in live. */
+                livemode: boolean;
             };
         };
         DeadLetter: {
@@ -1452,11 +1514,33 @@ export interface components {
             eventId: string;
             clientId: string;
             url: string;
-            /** @description The queue message a replay sends again: the same event id, so receivers dedupe. */
+            /** @description The queue message a replay sends again: the same event id, so receivers dedupe. A message dead-lettered before events carried `livemode` has none; it is delivered with the deployment's. */
             message: {
                 clientId: string;
                 url: string;
-                event: components["schemas"]["OrderEvent"];
+                event: {
+                    /** @description The event's id, also sent as `webhook-id`: the same on every retry and replay. */
+                    id: string;
+                    /**
+                     * @description `order.` and the state the order reached.
+                     * @enum {string}
+                     */
+                    type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
+                    /** @description When the order reached the state: Unix time in milliseconds. */
+                    createdAt: number;
+                    data: {
+                        /** @description The order's id, as `id` of the create answer. */
+                        orderId: string;
+                        /**
+                         * @description The state the order reached: one of the states a webhook announces.
+                         * @enum {string}
+                         */
+                        state: "confirmed" | "successful" | "partial" | "failed" | "rejected";
+                        /** @description The client's reference of the order. */
+                        reference: string;
+                    };
+                    livemode?: boolean;
+                };
             };
             /** @description Delivery attempts made; null when the Queue dead-lettered the message by itself. */
             attempts: number | null;
@@ -1691,6 +1775,20 @@ export interface components {
              */
             code: "invalid_request_body";
         };
+        /** @description HTTP 400: Invalid Sandbox-Outcome header. */
+        InvalidSandboxOutcomeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "invalid_sandbox_outcome";
+            details: {
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "invalid_sandbox_outcome";
+        };
         /** @description HTTP 400: webhookUrl is not allowed. */
         InvalidWebhookUrlError: components["schemas"]["Error"] & {
             /** @constant */
@@ -1815,6 +1913,8 @@ export interface components {
                 [key: string]: components["schemas"]["RedeemEntry"];
             };
             reference: string;
+            /** @description false for an order of the sandbox (sk_test_ keys, no real money), true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 409: Order already confirmed. */
         OrderAlreadyConfirmedError: components["schemas"]["Error"] & {
@@ -1846,6 +1946,8 @@ export interface components {
                 /** @description The client's reference of the order. */
                 reference: string;
             };
+            /** @description false for an event of the sandbox (sk_test_ keys, no real money), true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 419: Expired. No details. */
         OrderExpiredError: components["schemas"]["Error"] & {
@@ -2061,6 +2163,65 @@ export interface components {
                 orderId: string;
             };
         };
+        SandboxExpireOrderResponse: {
+            /** @enum {string} */
+            message: "Order expired";
+            data: components["schemas"]["Order"];
+        };
+        /** @description HTTP 400: The Sandbox-Outcome header is accepted only in the sandbox. No details. */
+        SandboxOutcomeInLiveError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "sandbox_outcome_in_live";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "sandbox_outcome_in_live";
+        };
+        SandboxTestWebhookRequest: {
+            /**
+             * @description The event type to send an example of.
+             * @enum {string}
+             */
+            type: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected";
+            /** @description Where to POST it: the same URL rules as an order's webhookUrl. */
+            url: string;
+        };
+        SandboxTestWebhookResponse: {
+            /** @enum {string} */
+            message: "Test webhook delivered" | "Test webhook not delivered" | "Test webhook not sent";
+            data: {
+                /** @description The event sent, exactly as its body was (an example: its order does not exist). */
+                event: components["schemas"]["OrderEvent"];
+                /** @description true when the receiver answered 2xx within 10 seconds. */
+                delivered: boolean;
+                /** @description The receiver's HTTP status; null when it did not answer. */
+                status: number | null;
+                /** @description Why it was not delivered (a status, a timeout, a network error); null when delivered. */
+                error: string | null;
+            };
+        };
+        SandboxTopUpRequest: {
+            /** @description What to credit, in the wallet's currency: positive, at most 1000000 per top-up. */
+            amount: string | number;
+            /** @description The top-up's idempotency key, if not sent as the Idempotency-Key header (one of the two is required; both must agree). */
+            idempotencyKey?: string;
+        };
+        SandboxTopUpResponse: {
+            /** @enum {string} */
+            message: "Wallet topped up" | "Top-up already applied";
+            data: {
+                currency: string;
+                /** @description What this top-up credited (on a replay, what the first one did). */
+                amount: number;
+                /** @description The wallet's balance now. */
+                balance: number;
+                idempotencyKey: string;
+                /** @description true when the key had been used: nothing was added. */
+                replayed: boolean;
+            };
+        };
         /** @description HTTP 500: Server error; try again later. Retry with backoff; a create or confirm replayed with the same reference or orderId is safe. */
         ServerErrorError: components["schemas"]["Error"] & {
             /** @constant */
@@ -2129,6 +2290,12 @@ export interface components {
         UnauthenticatedError: components["schemas"]["Error"] & {
             /** @constant */
             code: "unauthenticated";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "unauthenticated";
         };
         /** @description HTTP 415: Unsupported Media Type. */
         UnsupportedMediaTypeError: components["schemas"]["Error"] & {
@@ -2187,6 +2354,29 @@ export interface components {
              * @enum {string}
              */
             code: "wallet_unknown";
+        };
+        /** @description HTTP 403: This API key belongs to another environment. */
+        WrongEnvironmentError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "wrong_environment";
+            details: {
+                /**
+                 * @description The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live.
+                 * @enum {string}
+                 */
+                keyEnvironment: "sandbox" | "live";
+                /**
+                 * @description The environment that answered.
+                 * @enum {string}
+                 */
+                environment: "sandbox" | "live";
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "wrong_environment";
         };
     };
     responses: never;
@@ -4602,14 +4792,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidOrderIdError"] | components["schemas"]["InsufficientFundsError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -4679,7 +4872,10 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Sandbox only (400 sandbox_outcome_in_live in live): how processing of this order ends, whatever its SKUs' suppliers. `successful`: every line is issued sandbox codes; `failed`: every line fails and is refunded; `partial`: the last line fails and is refunded, the others are issued (needs two lines or more); `slow`: the order stays `processing` for about 3 seconds (two supplier retries), then succeeds. Stock is still reserved and checked at create; scripted lines hand reserved codes back. Part of the request a replay of `reference` compares. */
+                "Sandbox-Outcome"?: "successful" | "partial" | "failed" | "slow";
+            };
             path?: never;
             cookie?: never;
         };
@@ -4710,6 +4906,8 @@ export interface operations {
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
              *     - `balance_held`: Your open orders already hold this wallet's balance
              *     - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `invalid_sandbox_outcome`: Invalid Sandbox-Outcome header
+             *     - `sandbox_outcome_in_live`: The Sandbox-Outcome header is accepted only in the sandbox
              *     - `malformed_json`: Request body is not valid JSON
              *     - `invalid_request_body`: Invalid request body
              */
@@ -4719,17 +4917,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `product_not_found`: One or more product in the sent list are not found. */
@@ -4825,14 +5026,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidOrderQueryError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -4888,14 +5092,293 @@ export interface operations {
                     "application/json": components["schemas"]["ListProductsResponse"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxExpireOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The order's id, as `id` of the create answer.
+                 * @example ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f
+                 */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Order expired */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxExpireOrderResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `order_not_found`: Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `order_already_confirmed`: Order already confirmed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderAlreadyConfirmedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxTopUp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The top-up's idempotency key (or `idempotencyKey` in the body): 1 to 128 visible ASCII characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTopUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Wallet topped up | Top-up already applied */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTopUpResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    sandboxTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SandboxTestWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Test webhook delivered | Test webhook not delivered | Test webhook not sent */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTestWebhookResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -4941,14 +5424,17 @@ export interface operations {
                     "application/json": components["schemas"]["ListWalletsResponse"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -4991,7 +5477,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,Ujoe2XXDvnywIg42zJINthB3uUqWslXK7S/ezeORk5I=
+                 * @example v1,Pk+jNn52DOAP6zI1ObcpDkDRO+hiJwkk15t0jtbD9SE=
                  */
                 "webhook-signature": string;
             };
@@ -5043,7 +5529,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,R7FgQyIHCbRCvQlqchYvmyn+E0/gJzsuTAdg4qXqwbQ=
+                 * @example v1,TMCTWw/Hx9u6ok4liNFvwzq/91Bd9Qk5PXH1Tvgi2yM=
                  */
                 "webhook-signature": string;
             };
@@ -5095,7 +5581,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,UqwA1N6gcs+ZdN5LPHVVDQK1LNQv9/CekGYSmQKjU7o=
+                 * @example v1,CWpTT4sN6LFg4KM9kqP6QcGgSvywmFa/QjpCazt2QzA=
                  */
                 "webhook-signature": string;
             };
@@ -5147,7 +5633,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,0fzY2Yg+UNynmLxJ01w73esK0SJisxPfVAlktC4UNXE=
+                 * @example v1,Yz72x3a4HLoPoRI9QarOL7ybRILZUl4rDniIfoPGvCg=
                  */
                 "webhook-signature": string;
             };
@@ -5199,7 +5685,7 @@ export interface operations {
                 "webhook-timestamp": string;
                 /**
                  * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
-                 * @example v1,LBxS4gIE0vVcROTikxDRf8bDzNOyMymXtBoK/KYp/bE=
+                 * @example v1,g3v/Rj9/E+fdVIM+U69xCATCjZG4knr+IAT3AZsB7mc=
                  */
                 "webhook-signature": string;
             };

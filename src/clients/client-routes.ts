@@ -37,6 +37,7 @@ import {
   WebhookSecretData,
 } from "./schemas";
 import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
+import { serviceMode } from "../kernel/service-mode";
 import { randomHex } from "../kernel/crypto";
 import { clientExamples } from "./client-examples";
 
@@ -59,7 +60,7 @@ export async function createClient(request: IRequest, context: RequestContext): 
   const body = await parseBody(CreateClientRequest, request, context.env);
   const db = context.env.DB;
   const id = body.id ?? `cli_${randomHex(12)}`;
-  const key = await newApiKey();
+  const key = await newApiKey(serviceMode(context.env));
   const webhookSecret = newWebhookSecret();
   const now = Date.now();
   const label = body.keyLabel ?? "";
@@ -106,7 +107,7 @@ async function issueOrRotateKey(request: IRequest, context: RequestContext, rota
   const body = await parseBody(IssueKeyRequest, request, context.env);
   const db = context.env.DB;
   await requireClient(db, clientId);
-  const key = await newApiKey();
+  const key = await newApiKey(serviceMode(context.env));
   const label = body.label ?? "";
   const now = Date.now();
   const statements: D1PreparedStatement[] = [];

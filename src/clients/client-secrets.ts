@@ -1,9 +1,10 @@
 /**
- * The credentials a client holds: its API keys (`sk_live_…`, stored only as a SHA-256 digest and named by a
+ * The credentials a client holds: its API keys (`sk_live_…` in live, `sk_test_…` in the sandbox; stored only as a SHA-256 digest and named by a
  * key id) and its webhook signing secret (`whsec_…`). Made here, read here: the webhook consumer signs with
  * `webhookSigningKey` of the stored secret (src/webhooks/consumer.ts).
  */
 import { fromBase64, randomBytes, randomHex, sha256Hex, toBase64 } from "../kernel/crypto";
+import { API_KEY_PREFIX, type ServiceMode } from "../kernel/service-mode";
 
 export interface NewApiKey {
   /** The key itself: handed to the operator once, never stored. */
@@ -17,9 +18,9 @@ export function keyIdOf(keyHash: string): string {
   return `key_${keyHash.slice(0, 16)}`;
 }
 
-/** `sk_live_` and 256 random bits as hex. */
-export async function newApiKey(): Promise<NewApiKey> {
-  const apiKey = `sk_live_${randomHex(32)}`;
+/** The environment's prefix (`sk_live_`, `sk_test_`) and 256 random bits as hex. */
+export async function newApiKey(mode: ServiceMode): Promise<NewApiKey> {
+  const apiKey = `${API_KEY_PREFIX[mode]}${randomHex(32)}`;
   const keyHash = await sha256Hex(apiKey);
   return { apiKey, keyHash, keyId: keyIdOf(keyHash) };
 }

@@ -36,7 +36,7 @@ export const ApiKeyView = z.object({
 
 export const CreateClientData = z.object({
   client: ClientView,
-  apiKey: z.string().describe("sk_live_...: shown once, only its SHA-256 is stored."),
+  apiKey: z.string().describe("sk_live_... in live, sk_test_... in the sandbox: shown once, only its SHA-256 is stored."),
   key: ApiKeyView,
   webhookSecret: z.string().describe("whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again."),
 });
@@ -52,7 +52,7 @@ export const IssueKeyRequest = z.strictObject({ label: Label.optional() });
 
 export const IssuedKeyData = z.object({
   clientId: z.string(),
-  apiKey: z.string().describe("sk_live_...: shown once."),
+  apiKey: z.string().describe("sk_live_... in live, sk_test_... in the sandbox: shown once."),
   key: ApiKeyView,
   revokedKeyIds: z.array(z.string()).describe("Keys revoked by a rotation (empty when a key is only added)."),
 });

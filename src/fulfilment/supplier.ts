@@ -8,7 +8,12 @@ export interface SupplierLine {
   quote: string;
   quantity: number;
   product: { currency: string; supplierConfig: Record<string, unknown> };
+  /** Set in the sandbox by the create header Sandbox-Outcome: how this line ends, whatever its supplier. */
+  sandboxOutcome?: ScriptedOutcome;
 }
+
+/** A line's outcome as Sandbox-Outcome scripts it: issued (sandbox codes), failed, or issued after a wait. */
+export type ScriptedOutcome = "issue" | "fail" | "slow";
 
 /** What one line asks of its supplier. The same request may be made again after a crash or a retry. */
 export interface IssueRequest {

@@ -1,5 +1,7 @@
 import type { SupplierKind } from "../catalogue/schemas";
+import { serviceMode } from "../kernel/service-mode";
 import { inventorySupplier } from "./inventory-supplier";
+import { withScriptedOutcomes } from "./sandbox-outcome";
 import { sandboxSupplier } from "./sandbox-supplier";
 import type { Supplier } from "./supplier";
 import { upstreamSupplier } from "./upstream-supplier";
@@ -14,8 +16,17 @@ declare global {
   }
 }
 
-/** The supplier of each kind, as the catalogue names them per SKU. */
+/**
+ * The supplier of each kind, as the catalogue names them per SKU. In the sandbox, a line whose outcome
+ * the create's Sandbox-Outcome header scripted is answered by its script (src/fulfilment/sandbox-outcome.ts);
+ * in live no line is ever scripted.
+ */
 export function supplierFor(kind: SupplierKind, env: Env): Supplier {
+  const supplier = supplierOfKind(kind, env);
+  return serviceMode(env) === "sandbox" ? withScriptedOutcomes(supplier) : supplier;
+}
+
+function supplierOfKind(kind: SupplierKind, env: Env): Supplier {
   switch (kind) {
     case "inventory":
       return inventorySupplier(env.DB);

@@ -4,9 +4,10 @@
  * composition root, src/app.ts), so this module knows no table.
  */
 import { io } from "../kernel/faults";
-import { ApiError, fail, failure } from "./errors";
+import { ApiError, ERRORS, fail, failure } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
 import { forgetPrimaryMark } from "../kernel/replica-reads";
+import { API_KEY_PREFIX, modeOfKey, serviceMode, type ServiceMode } from "../kernel/service-mode";
 
 /** The client a request acts for. */
 export interface Client {
@@ -75,12 +76,31 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1]! : null;
 }
 
+const ENVIRONMENT_NAMES: Readonly<Record<ServiceMode, string>> = { sandbox: "the sandbox", live: "the live environment" };
+
+/** wrong_environment's message: the code's, then which environment the key is for and which keys this one takes. */
+function wrongEnvironmentMessage(keyMode: ServiceMode, mode: ServiceMode): string {
+  return `${ERRORS.wrong_environment.message}: ${API_KEY_PREFIX[keyMode]}… keys are for ${ENVIRONMENT_NAMES[keyMode]}; ${ENVIRONMENT_NAMES[mode]} takes ${API_KEY_PREFIX[mode]}… keys`;
+}
+
+/**
+ * 403 wrong_environment when the key's prefix names the other environment. The prefix alone decides, with
+ * no lookup: the other environment's D1 is not this one's, and the prefix is no secret.
+ */
+function checkEnvironment(key: string, env: Env): void {
+  const keyMode = modeOfKey(key);
+  const mode = serviceMode(env);
+  if (keyMode === null || keyMode === mode) return;
+  throw new ApiError(failure("wrong_environment", { keyEnvironment: keyMode, environment: mode }, wrongEnvironmentMessage(keyMode, mode)));
+}
+
 function rateLimited(): never {
   throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
 }
 
 /**
- * The client behind the request's API key, or 403 for a missing, unknown or revoked key.
+ * The client behind the request's API key, or 403 for a missing, unknown or revoked key (unauthenticated)
+ * or a key of the other environment (wrong_environment, decided by its prefix before anything else).
  *
  * A key this isolate does not know yet costs a SHA-256 and a D1 query, so before either it is counted
  * against the sender's address (UNKNOWN_KEY_LIMITER, far below the per-key limit): a flood of made-up keys
@@ -95,6 +115,7 @@ export function apiKeyAuthentication(lookup: KeyLookup): Authenticate {
 async function authenticate(request: Request, env: Env, lookup: KeyLookup): Promise<Client> {
   const key = bearerToken(request);
   if (key === null) fail("unauthenticated");
+  checkEnvironment(key, env);
   const now = Date.now();
   const known = knownKeys.get(key);
   let client = known !== undefined && known.until > now ? known.client : null;

@@ -82,6 +82,21 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     message: "webhookUrl is not allowed: scheme must be https",
   },
   unauthenticated: {},
+  invalid_sandbox_outcome: {
+    schema: Reason,
+    always: true,
+    example: { reason: "partial needs at least two lines: the last fails, the others succeed" },
+  },
+  sandbox_outcome_in_live: {},
+  wrong_environment: {
+    schema: z.object({
+      keyEnvironment: z.enum(["sandbox", "live"]).describe("The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live."),
+      environment: z.enum(["sandbox", "live"]).describe("The environment that answered."),
+    }),
+    always: true,
+    example: { keyEnvironment: "sandbox", environment: "live" },
+    message: "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys",
+  },
   product_not_found: { schema: Line, always: true, example: { sku: "DEMO-NOPE", index: 0 } },
   order_not_found: {},
   route_not_found: {},

@@ -21,6 +21,12 @@ export const ERRORS = {
   invalid_order_query: { status: 400, message: "Query has no valid orderId" },
   invalid_webhook_url: { status: 400, message: "webhookUrl is not allowed" },
   unauthenticated: { status: 403, message: "Authentication credentials are missing or invalid" },
+  // A key of the other environment (sk_test_ against live, sk_live_ against the sandbox); the message
+  // names the environment the key belongs to (docs/sandbox.md).
+  wrong_environment: { status: 403, message: "This API key belongs to another environment" },
+  // The sandbox's create header (Sandbox-Outcome): a value it does not know, or sent to live.
+  invalid_sandbox_outcome: { status: 400, message: "Invalid Sandbox-Outcome header" },
+  sandbox_outcome_in_live: { status: 400, message: "The Sandbox-Outcome header is accepted only in the sandbox" },
   product_not_found: { status: 404, message: "One or more product in the sent list are not found." },
   order_not_found: { status: 404, message: "Not Found" },
   route_not_found: { status: 404, message: "Not Found" },

@@ -136,7 +136,7 @@ function codeErrorSchema(code: ErrorCode): JsonSchema {
 /** Errors every route of its kind can answer, besides its own. */
 function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
-  if (doc.auth === "apiKey") codes.push("unauthenticated", "rate_limited");
+  if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "rate_limited");
   if (doc.auth === "admin") codes.push("unauthenticated");
   if (doc.body !== undefined) codes.push("payload_too_large");
   if (doc.body !== undefined && doc.ownBodyErrors !== true) codes.push("malformed_json", "invalid_request_body");
@@ -179,6 +179,7 @@ function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
       });
     }
   }
+  for (const [name, { description, schema }] of Object.entries(doc.requestHeaders ?? {})) out.push({ name, in: "header", required: false, description, schema });
   return out;
 }
 
@@ -372,7 +373,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
       schemas: sortedSchemas,
       headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "A client API key (sk_live_... or, locally, sk_test_demo)." },
+        apiKey: { type: "http", scheme: "bearer", description: "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment." },
         adminToken: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN Worker secret (.dev.vars locally)." },
       },
     },

@@ -72,6 +72,8 @@ export interface RouteDoc {
   errors: ErrorCode[];
   /** Extra response headers of the success answer. */
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+  /** Request headers the route reads (all optional to send; the description says when one is needed). */
+  requestHeaders?: Record<string, { description: string; schema: Record<string, unknown> }>;
   example?: Loadable<RouteExample>;
 }
 

@@ -40,6 +40,12 @@ export type Routed = Pick<Route | Page, "method" | "path" | "handler">;
 export interface LazyRoutes {
   prefix: string;
   load: () => Promise<readonly Routed[]>;
+  /**
+   * Whether the group exists in this deployment (default: always). Where it does not, every path under
+   * `prefix` answers 404 route_not_found, whatever the method, as a path no route has: the sandbox's
+   * helpers in live.
+   */
+  enabled?: (env: Env) => boolean;
 }
 
 /** What the composition root gives the router besides the routes. */
@@ -82,8 +88,9 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
   add(routes);
 
   /** Each lazy group, registered by its first load; a load that failed is asked again (src/kernel/once.ts). */
-  const groups = lazy.map(({ prefix, load }) => ({
+  const groups = lazy.map(({ prefix, load, enabled = () => true }) => ({
     prefix,
+    enabled,
     register: once(async () => {
       const list = await load();
       const stray = strayRoute(prefix, list);
@@ -104,9 +111,14 @@ export function createRouter(routes: readonly Routed[], { authenticate, afterOpe
     const { pathname } = new URL(request.url);
     let response: Response;
     try {
-      for (const group of groups) if (pathname.startsWith(group.prefix)) await group.register();
-      const context: RequestContext = { env, exec, requestId, authenticate: () => authenticate(request, env) };
-      response = (await router.fetch(request, context)) ?? notRouted(pathname);
+      const group = groups.find(({ prefix }) => pathname.startsWith(prefix));
+      if (group !== undefined && !group.enabled(env)) {
+        response = errorResponse(failure("route_not_found"));
+      } else {
+        if (group !== undefined) await group.register();
+        const context: RequestContext = { env, exec, requestId, authenticate: () => authenticate(request, env) };
+        response = (await router.fetch(request, context)) ?? notRouted(pathname);
+      }
     } catch (error) {
       if (error instanceof ApiError) {
         response = errorResponse(error.failure, error.headers);

@@ -9,14 +9,15 @@ import { orderView } from "./order-view";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
+import { serviceMode } from "../kernel/service-mode";
 import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./admin-schemas";
 import { listTimerFailures } from "./timer-failures";
 import { orderExamples } from "./order-examples";
 
-async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>): Promise<Response> {
+async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>, env: Env): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
-  return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record), record });
+  return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record, serviceMode(env) === "live"), record });
 }
 
 /** GET /admin/orders/:orderId: any client's order by id. */
@@ -25,14 +26,14 @@ export async function getAdminOrder(request: IRequest, context: RequestContext):
   const { orderId } = parseParams(OrderParams, request);
   const id = objectIdOf(context.env.ORDERS, orderId);
   if (id === null) fail("order_not_found");
-  return answer(context.env.ORDERS.get(id));
+  return answer(context.env.ORDERS.get(id), context.env);
 }
 
 /** GET /admin/orders?clientId=&reference=: the order a client created with that reference. */
 export async function findAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
   await adminActor(request, context);
   const { clientId, reference } = parseQuery(OrderLookupQuery, request);
-  return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))));
+  return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))), context.env);
 }
 
 /**

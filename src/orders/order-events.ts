@@ -14,7 +14,7 @@ function isAnnounced(state: OrderState): state is AnnouncedState {
 }
 
 /** The queue message announcing that `order` reached its current state (one of WEBHOOK_STATES). */
-export function orderEvent(order: OrderRecord, id: string, createdAt: number): WebhookMessage {
+export function orderEvent(order: OrderRecord, id: string, createdAt: number, livemode: boolean): WebhookMessage {
   const state = order.state;
   if (!isAnnounced(state)) throw new Error(`order ${order.id}: state ${state} is not announced by a webhook`);
   return {
@@ -25,6 +25,7 @@ export function orderEvent(order: OrderRecord, id: string, createdAt: number): W
       type: `order.${state}`,
       createdAt,
       data: { orderId: order.id, state, reference: order.reference },
+      livemode,
     },
   };
 }

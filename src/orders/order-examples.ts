@@ -238,7 +238,8 @@ const adminOrderData = {
         value: 1000
       }
     },
-    reference: "po-2026-0042"
+    reference: "po-2026-0042",
+    livemode: false
   },
   record: {
     id: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
@@ -656,7 +657,8 @@ export const orderExamples = {
         paymentMethod: "wallet",
         status: "unpaid"
       },
-      expiresAt: 1795345678500
+      expiresAt: 1795345678500,
+      livemode: false
     }
   },
   confirmOrder: {
@@ -898,7 +900,8 @@ export const orderExamples = {
           value: 1000
         }
       },
-      reference: "po-2026-0042"
+      reference: "po-2026-0042",
+      livemode: false
     }
   },
   adminFindOrder: { data: adminOrderData },

@@ -5,6 +5,7 @@ import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
+import { serviceMode } from "../kernel/service-mode";
 import { Money, toAmountNumber } from "../pricing/money";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
@@ -72,9 +73,13 @@ export class OrderObject extends DurableObject<Env> {
     this.alarmAt = undefined;
   };
 
+  /** Whether this is a live order: every order of a deployment has the deployment's mode. */
+  private readonly livemode: boolean;
+
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new OrderStore(ctx.storage);
+    this.livemode = serviceMode(env) === "live";
   }
 
   /**
@@ -96,7 +101,7 @@ export class OrderObject extends DurableObject<Env> {
   /** Stores the order with its timers and, for a state a webhook announces, the event; arms the alarm. */
   private async save(order: OrderRecord, previous: OrderRecord["state"] | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
     const event: WebhookMessage | null =
-      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now()) : null;
+      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now(), this.livemode) : null;
     this.store.save(order, timers, event);
     if (event !== null || Object.keys(timers).length > 0) await this.armAlarm();
     return event !== null;
@@ -137,7 +142,7 @@ export class OrderObject extends DurableObject<Env> {
       if (existing.clientId === clientId && existing.requestHash === requestHash) {
         // The first answer may have been lost before its alarm was armed.
         await this.armAlarm();
-        return { ok: true, data: { order: JSON.stringify(createView(existing)), replayed: true } };
+        return { ok: true, data: { order: JSON.stringify(createView(existing, this.livemode)), replayed: true } };
       }
       return failure("reference_already_used", { orderId: existing.id });
     }
@@ -201,7 +206,7 @@ export class OrderObject extends DurableObject<Env> {
       chargeIntentAt: null,
     };
     await this.save(order, null, { expire: expiresAt });
-    return { ok: true, data: { order: JSON.stringify(createView(order)), replayed: false } };
+    return { ok: true, data: { order: JSON.stringify(createView(order, this.livemode)), replayed: false } };
   }
 
   /** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
@@ -288,7 +293,7 @@ export class OrderObject extends DurableObject<Env> {
   async get(clientId: string): Promise<Result<string>> {
     const order = this.owned(clientId);
     if (order === null) return failure("order_not_found");
-    if (this.view?.of !== order) this.view = { of: order, json: JSON.stringify(orderView(order)) };
+    if (this.view?.of !== order) this.view = { of: order, json: JSON.stringify(orderView(order, this.livemode)) };
     return { ok: true, data: this.view.json };
   }
 
@@ -513,6 +518,37 @@ export class OrderObject extends DurableObject<Env> {
     await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(order.id, `order ${order.reference} expired`), this.reset);
     const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
     if (await this.save(rejected, order.state, { settle: null, expire: null })) await this.tryFlushOutbox();
+  }
+
+  /**
+   * The sandbox's expire-now (POST /sandbox/orders/:orderId/expire): the client's own `created` order is
+   * expired at once by the expiry path itself. Its expiresAt is moved to now and stored with the expiry
+   * timer due now before anything else, so an object that dies anywhere after leaves an order the alarm
+   * expires as it would have at its TTL; then expire() runs here (release, void, rejected, event). Asked
+   * again, an order it already rejected answers as it is, so a retry after a lost reply succeeds.
+   * Another client's order is order_not_found, like an unknown one; a confirmed order cannot expire (409).
+   */
+  async expireNow(clientId: string): Promise<Result<string>> {
+    return this.exclusive(async () => {
+      const order = this.owned(clientId);
+      if (order === null) return failure("order_not_found");
+      if (order.state === "created") {
+        const now = Date.now();
+        const due: OrderRecord = { ...order, expiresAt: Math.min(order.expiresAt, now), modifiedAt: now };
+        await this.save(due, order.state, { expire: due.expiresAt });
+        try {
+          await this.expire();
+        } catch (error) {
+          logFailure(error, { step: "sandbox.expire-now", orderId: order.id, clientId });
+          return failure("server_error", { reason: "the order's expiry is under way and completes by itself; retry to see it" });
+        }
+        this.store.clearTimer("expire");
+        await this.armAlarm();
+      }
+      const current = this.store.load()!;
+      if (current.state !== "rejected") return failure("order_already_confirmed", { state: current.state });
+      return { ok: true, data: JSON.stringify(orderView(current, this.livemode)) };
+    });
   }
 
   /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */

@@ -124,3 +124,32 @@ export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapsh
   };
 }
 
+
+/** The values of the sandbox's create header Sandbox-Outcome: how processing of the order ends. */
+export const SANDBOX_OUTCOMES = ["successful", "partial", "failed", "slow"] as const;
+export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
+
+/** The header's value as an outcome, or the 400 for a value it does not know (exact, lowercase). */
+export function readSandboxOutcome(value: string): SandboxOutcome | Failure {
+  const outcome = SANDBOX_OUTCOMES.find((known) => known === value);
+  return outcome ?? failure("invalid_sandbox_outcome", { reason: `${JSON.stringify(value.slice(0, 64))} is not one of ${SANDBOX_OUTCOMES.join(", ")}` });
+}
+
+/** Why the list cannot end as `outcome` (partial needs a line to fail and one to succeed), or null. */
+export function checkSandboxOutcome(request: CreateOrderRequest, outcome: SandboxOutcome): Failure | null {
+  if (outcome === "partial" && request.productList.length < 2) {
+    return failure("invalid_sandbox_outcome", { reason: "partial needs at least two lines: the last fails, the others succeed" });
+  }
+  return null;
+}
+
+/**
+ * The lines with their script: successful issues every line, failed fails every line, partial fails the
+ * last line and issues the others, slow issues every line after a wait (src/fulfilment/sandbox-outcome.ts).
+ */
+export function scriptLines(lines: OrderLine[], outcome: SandboxOutcome): OrderLine[] {
+  return lines.map((line, index): OrderLine => {
+    const fails = outcome === "failed" || (outcome === "partial" && index === lines.length - 1);
+    return { ...line, sandboxOutcome: fails ? "fail" : outcome === "slow" ? "slow" : "issue" };
+  });
+}

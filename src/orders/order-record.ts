@@ -1,4 +1,5 @@
 import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
+import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { InvoiceStatus, OrderState } from "./view-schemas";
 
@@ -49,6 +50,8 @@ export interface OrderLine {
   /** Amount credited back to the wallet for this line when it failed ("0" otherwise). */
   refunded: string;
   failureReason: string | null;
+  /** Sandbox only: how the create's Sandbox-Outcome header scripted this line (absent otherwise). */
+  sandboxOutcome?: ScriptedOutcome;
 }
 
 /** The whole order as its Durable Object stores it. */

@@ -7,7 +7,8 @@ import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { catalogueSnapshot } from "../catalogue/catalogue-cache";
-import { checkProductList, limitsFromEnv, planOrder } from "./order-plan";
+import { checkProductList, checkSandboxOutcome, limitsFromEnv, planOrder, readSandboxOutcome, scriptLines, type SandboxOutcome } from "./order-plan";
+import { serviceMode } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
@@ -24,14 +25,29 @@ async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Resp
   return settled.ok ? toResponse(settled.data) : errorResponse(settled);
 }
 
-/** The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. */
-function canonicalRequest(request: CreateOrderRequest): string {
+/**
+ * The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. A
+ * Sandbox-Outcome is part of it when sent (so a replay with another outcome is another request), and
+ * absent otherwise, so the requests of orders stored before it existed compare as they did.
+ */
+function canonicalRequest(request: CreateOrderRequest, outcome: SandboxOutcome | null): string {
   return JSON.stringify({
     productList: request.productList.map((line) => [line.sku, line.productType, line.quote, line.quantity]),
     wallet: request.wallet,
     reference: request.reference,
     webhookUrl: request.webhookUrl ?? null,
+    ...(outcome !== null ? { sandboxOutcome: outcome } : {}),
   });
+}
+
+/** The create's Sandbox-Outcome header: null when absent; 400 in live, or for a value it does not know. */
+function sandboxOutcomeOf(request: IRequest, env: Env): SandboxOutcome | null {
+  const value = request.headers.get("sandbox-outcome");
+  if (value === null) return null;
+  if (serviceMode(env) !== "sandbox") fail("sandbox_outcome_in_live");
+  const outcome = readSandboxOutcome(value);
+  if (typeof outcome !== "string") throw new ApiError(outcome);
+  return outcome;
 }
 
 /** The create body as its schema parses it: read without zod when it is plainly valid, else 400 with the schema's issues. */
@@ -53,19 +69,21 @@ async function requestedOrderId(input: unknown, schema: "ConfirmOrderRequest" | 
 
 export async function createOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
   const client = await authenticate();
+  const outcome = sandboxOutcomeOf(request, env);
   const body = await createRequestOf(await readJson(request, Number(env.MAX_BODY_BYTES)));
   if (body.webhookUrl !== undefined) {
     const problem = checkWebhookUrl(body.webhookUrl, env.ALLOW_INSECURE_WEBHOOKS === "true");
     if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
   }
-  const listProblem = checkProductList(body, limitsFromEnv(env));
+  const listProblem = checkProductList(body, limitsFromEnv(env)) ?? (outcome !== null ? checkSandboxOutcome(body, outcome) : null);
   if (listProblem !== null) return errorResponse(listProblem);
   const snapshot = await catalogueSnapshot(env, client.id, body.productList.map((line) => line.sku), body.wallet);
   // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
   // its order even when this plan failed.
-  const plan = planOrder(body, snapshot);
+  const planned = planOrder(body, snapshot);
+  const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
-  const requestHash = await sha256Hex(canonicalRequest(body));
+  const requestHash = await sha256Hex(canonicalRequest(body, outcome));
   return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
@@ -112,7 +130,7 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Create an order",
     description:
-      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
+      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
     auth: "apiKey",
     body: async () => (await schemas()).CreateOrderRequest,
     data: async () => (await views()).CreateOrderData,
@@ -130,7 +148,16 @@ export const orderRoutes: Route[] = [
       "reference_already_used",
       "exchange_not_supported",
       "out_of_stock",
+      "invalid_sandbox_outcome",
+      "sandbox_outcome_in_live",
     ],
+    requestHeaders: {
+      "Sandbox-Outcome": {
+        description:
+          "Sandbox only (400 sandbox_outcome_in_live in live): how processing of this order ends, whatever its SKUs' suppliers. `successful`: every line is issued sandbox codes; `failed`: every line fails and is refunded; `partial`: the last line fails and is refunded, the others are issued (needs two lines or more); `slow`: the order stays `processing` for about 3 seconds (two supplier retries), then succeeds. Stock is still reserved and checked at create; scripted lines hand reserved codes back. Part of the request a replay of `reference` compares.",
+        schema: { type: "string", enum: ["successful", "partial", "failed", "slow"] },
+      },
+    },
     headers: { "Idempotent-Replayed": { description: "`true` when the answer is an existing order of this reference.", schema: { type: "string", const: "true" } } },
   },
   {

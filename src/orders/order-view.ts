@@ -113,7 +113,8 @@ function productView(line: OrderLine): OrderProduct {
 /** The states in which `redeem` is filled; while processing, codes already issued are not shown yet. */
 const REDEEM_STATES: ReadonlySet<OrderRecord["state"]> = new Set(["successful", "partial"]);
 
-export function orderView(order: OrderRecord): OrderView {
+/** `livemode`: false in the sandbox (each environment has its own objects, so the deployment's mode is the order's). */
+export function orderView(order: OrderRecord, livemode: boolean): OrderView {
   const redeem: Record<string, RedeemEntry> = {};
   for (const line of order.lines) {
     if (line.redeem === null || !REDEEM_STATES.has(order.state)) continue;
@@ -135,15 +136,17 @@ export function orderView(order: OrderRecord): OrderView {
     modifiedDate: timestamp(order.modifiedAt),
     redeem,
     reference: order.reference,
+    livemode,
   };
 }
 
-export function createView(order: OrderRecord): CreateOrderData {
+export function createView(order: OrderRecord, livemode: boolean): CreateOrderData {
   return {
     id: order.id,
     exchangeRates: order.rates.map(rateView),
     invoice: invoiceView(order),
     retailInvoice: invoiceView(order, true),
     expiresAt: order.expiresAt,
+    livemode,
   };
 }

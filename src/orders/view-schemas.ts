@@ -109,6 +109,7 @@ export const OrderView = z.object({
   modifiedDate: Timestamp,
   redeem: z.record(z.string(), RedeemEntry).describe("Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states."),
   reference: z.string(),
+  livemode: z.boolean().describe("false for an order of the sandbox (sk_test_ keys, no real money), true in live."),
 });
 export type OrderView = z.infer<typeof OrderView>;
 
@@ -118,6 +119,7 @@ export const CreateOrderData = z.object({
   invoice: Invoice,
   retailInvoice: Invoice.describe("The same order at retail price: no fee and no discount."),
   expiresAt: z.number().int().describe("Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected."),
+  livemode: z.boolean().describe("false for an order of the sandbox (sk_test_ keys, no real money), true in live."),
 });
 export type CreateOrderData = z.infer<typeof CreateOrderData>;
 

@@ -24,6 +24,11 @@ export function topUpKey(idempotencyKey: string): string {
   return `top-up:${idempotencyKey}`;
 }
 
+/** A client's own top-up in the sandbox, keyed by the idempotency key the client sent (apart from the operator's). */
+export function sandboxTopUpKey(idempotencyKey: string): string {
+  return `sandbox-top-up:${idempotencyKey}`;
+}
+
 /** An operator adjustment, keyed by the idempotency key the operator sent. */
 export function adjustmentKey(idempotencyKey: string): string {
   return `adjustment:${idempotencyKey}`;

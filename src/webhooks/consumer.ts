@@ -6,20 +6,21 @@
  * fails sends it to the dead-letter queue instead. The Queue's own max_retries/dead_letter_queue is the
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
-import { type DeadLetterMessage, WebhookMessageSchema } from "./schemas";
+import { type DeadLetterMessage, QueuedWebhookMessageSchema } from "./schemas";
+import { serviceMode } from "../kernel/service-mode";
 import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
 import { webhookSigningKey } from "../clients/client-secrets";
 import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/client-store";
-import type { WebhookMessage } from "./events";
+import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
 
-export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS">;
+export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> & Partial<Pick<Env, "SERVICE_MODE">>;
 
 /** The outcome of one delivery attempt. `permanent` failures are dead-lettered without further attempts. */
-type Attempt = { ok: true; status: number } | { ok: false; error: string; permanent?: boolean };
+export type Attempt = { ok: true; status: number } | { ok: false; error: string; status?: number; permanent?: boolean };
 
-interface ClientSecret {
+export interface ClientSecret {
   secret: string;
   /** The secret before the last rotation, and when that rotation was (null if never rotated). */
   previousSecret: string | null;
@@ -30,7 +31,7 @@ interface ClientSecret {
 const log = componentLog("webhooks");
 
 /** Webhook secrets of the batch's clients, read once per batch. Null for a client that does not exist. */
-async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<string, ClientSecret | null>> {
+export async function secretsOf(db: D1Database, clientIds: string[]): Promise<Map<string, ClientSecret | null>> {
   const unique = [...new Set(clientIds)];
   const secrets = new Map<string, ClientSecret | null>(unique.map((id) => [id, null]));
   if (unique.length === 0) return secrets;
@@ -66,28 +67,20 @@ export function signingKeys(client: Pick<ClientSecret, "secret" | "previousSecre
   return previous === null ? [current] : [current, previous];
 }
 
-/** One POST of the event, signed now. */
-async function attemptDelivery(message: WebhookMessage, client: ClientSecret | null | undefined, env: WebhookConsumerEnv): Promise<Attempt> {
-  // Checked again at delivery: the queue must not become a way to reach what create refuses.
-  const problem = checkWebhookUrl(message.url, env.ALLOW_INSECURE_WEBHOOKS === "true");
-  if (problem !== null) return { ok: false, error: `webhookUrl is not allowed: ${problem}`, permanent: true };
-  if (client == null) return { ok: false, error: `unknown client ${message.clientId}`, permanent: true };
-  if (client.disabled) return { ok: false, error: `client ${message.clientId} is disabled`, permanent: true };
-
-  const now = Date.now();
-  const keys = signingKeys(client, now);
-  // Loud, not silent: a secret no Standard Webhooks library can use is dead-lettered, to be replayed after a rotation.
-  if (keys === null) return { ok: false, error: `webhook secret of client ${message.clientId} is not whsec_<base64>; rotate it`, permanent: true };
-
-  const body = JSON.stringify(message.event);
-  const timestamp = Math.floor(now / 1000);
+/**
+ * POSTs the event to `url`, signed now with `keys`: one attempt, redirects not followed, DELIVERY_TIMEOUT_MS
+ * to answer. The queue's deliveries and the sandbox's test webhook (src/sandbox) both send through here.
+ */
+export async function postSignedEvent(url: string, event: OrderEvent, keys: Uint8Array[]): Promise<Attempt> {
+  const body = JSON.stringify(event);
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
-    const response = await fetch(message.url, {
+    const response = await fetch(url, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         "user-agent": "order-service-webhooks/1",
-        ...(await signedHeaders(keys, message.event.id, timestamp, body)),
+        ...(await signedHeaders(keys, event.id, timestamp, body)),
       },
       body,
       redirect: "manual",
@@ -96,10 +89,24 @@ async function attemptDelivery(message: WebhookMessage, client: ClientSecret | n
     // The answer's body is of no interest; let the connection go.
     await response.body?.cancel().catch(() => undefined);
     if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
-    return { ok: false, error: `HTTP ${response.status}` };
+    return { ok: false, error: `HTTP ${response.status}`, status: response.status };
   } catch (error) {
     return { ok: false, error: describeError(error) };
   }
+}
+
+/** One POST of the event, signed now. */
+async function attemptDelivery(message: WebhookMessage, client: ClientSecret | null | undefined, env: WebhookConsumerEnv): Promise<Attempt> {
+  // Checked again at delivery: the queue must not become a way to reach what create refuses.
+  const problem = checkWebhookUrl(message.url, env.ALLOW_INSECURE_WEBHOOKS === "true");
+  if (problem !== null) return { ok: false, error: `webhookUrl is not allowed: ${problem}`, permanent: true };
+  if (client == null) return { ok: false, error: `unknown client ${message.clientId}`, permanent: true };
+  if (client.disabled) return { ok: false, error: `client ${message.clientId} is disabled`, permanent: true };
+
+  const keys = signingKeys(client, Date.now());
+  // Loud, not silent: a secret no Standard Webhooks library can use is dead-lettered, to be replayed after a rotation.
+  if (keys === null) return { ok: false, error: `webhook secret of client ${message.clientId} is not whsec_<base64>; rotate it`, permanent: true };
+  return postSignedEvent(message.url, message.event, keys);
 }
 
 /** Hands a message to the dead-letter queue; false when the queue would not take it. */
@@ -118,10 +125,13 @@ async function deadLetter(env: WebhookConsumerEnv, message: WebhookMessage, atte
 export async function deliverWebhooks(batch: MessageBatch<unknown>, env: WebhookConsumerEnv): Promise<void> {
   const maxAttempts = maxAttemptsFrom(env.WEBHOOK_MAX_ATTEMPTS);
   const valid: { raw: Message<unknown>; message: WebhookMessage }[] = [];
+  // A message queued before events carried livemode is this deployment's: it gets this deployment's mode.
+  const livemode = serviceMode({ SERVICE_MODE: env.SERVICE_MODE ?? "live" }) === "live";
   for (const raw of batch.messages) {
-    const parsed = WebhookMessageSchema.safeParse(raw.body);
+    const parsed = QueuedWebhookMessageSchema.safeParse(raw.body);
     if (parsed.success) {
-      valid.push({ raw, message: parsed.data });
+      const { event } = parsed.data;
+      valid.push({ raw, message: { ...parsed.data, event: { ...event, livemode: event.livemode ?? livemode } } });
     } else {
       log("error", "malformed webhook message dropped", { messageId: raw.id, issues: parsed.error.issues.slice(0, 5) });
       raw.ack();

@@ -1,7 +1,7 @@
 /** Dead-lettered webhooks as the operator API lists and replays them. */
 import * as z from "zod";
 import { ClientIdParam } from "../kernel/primitives";
-import { WebhookMessageSchema } from "./schemas";
+import { QueuedWebhookMessageSchema } from "./schemas";
 
 export const DeadLetterQuery = z.object({
   clientId: ClientIdParam.optional().describe("Only this client's dead letters."),
@@ -17,7 +17,9 @@ export const DeadLetterView = z.object({
   eventId: z.string(),
   clientId: z.string(),
   url: z.string(),
-  message: WebhookMessageSchema.describe("The queue message a replay sends again: the same event id, so receivers dedupe."),
+  message: QueuedWebhookMessageSchema.describe(
+    "The queue message a replay sends again: the same event id, so receivers dedupe. A message dead-lettered before events carried `livemode` has none; it is delivered with the deployment's.",
+  ),
   attempts: z.number().int().nullable().describe("Delivery attempts made; null when the Queue dead-lettered the message by itself."),
   lastError: z.string(),
   failedAt: z.number().int(),

@@ -5,7 +5,7 @@
  */
 import { backoffSeconds } from "./delivery";
 import type { WebhookMessage } from "./events";
-import { DeadLetterMessageSchema, WebhookMessageSchema } from "./schemas";
+import { DeadLetterMessageSchema, QueuedWebhookMessageSchema } from "./schemas";
 import { componentLog } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 
@@ -152,7 +152,7 @@ export async function replayDeadLetter(env: Pick<Env, "DB" | "WEBHOOKS">, id: nu
   const deadLetter = fromRow(row);
   try {
     // Re-validated, so a replay never sends what the consumer would drop as malformed.
-    const message = WebhookMessageSchema.parse(deadLetter.message);
+    const message = QueuedWebhookMessageSchema.parse(deadLetter.message);
     await env.WEBHOOKS.send(message, { contentType: "json" });
   } catch (error) {
     await env.DB.prepare(`UPDATE dead_letters SET replayed_at = NULL WHERE id = ?1 AND replayed_at = ?2`).bind(id, now).run().catch(() => undefined);

@@ -21,6 +21,8 @@ export interface OrderEvent {
   type: OrderEventType;
   createdAt: number;
   data: { orderId: string; state: AnnouncedState; reference: string };
+  /** false for an event of the sandbox. */
+  livemode: boolean;
 }
 
 /** What travels on the webhook queue: the event and where it goes; the secret is read at delivery. */

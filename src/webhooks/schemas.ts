@@ -11,6 +11,7 @@ export const OrderEventSchema = z.object({
     state: z.enum(ANNOUNCED_STATES).describe("The state the order reached: one of the states a webhook announces."),
     reference: z.string().describe("The client's reference of the order."),
   }),
+  livemode: z.boolean().describe("false for an event of the sandbox (sk_test_ keys, no real money), true in live."),
 }) satisfies z.ZodType<OrderEvent>;
 
 export const WebhookMessageSchema = z.object({
@@ -18,6 +19,12 @@ export const WebhookMessageSchema = z.object({
   url: z.string().min(1).max(2048),
   event: OrderEventSchema,
 }) satisfies z.ZodType<WebhookMessage>;
+
+/**
+ * What the consumer accepts from the queue: a WebhookMessage, or one queued (or dead-lettered) before
+ * events carried `livemode`, which the consumer completes with its own deployment's mode.
+ */
+export const QueuedWebhookMessageSchema = WebhookMessageSchema.extend({ event: OrderEventSchema.extend({ livemode: z.boolean().optional() }) });
 
 /** Why and after how many attempts the consumer gave a message up (absent when the Queue moved it itself). */
 export const DeadLetterInfoSchema = z.object({
@@ -27,5 +34,5 @@ export const DeadLetterInfoSchema = z.object({
 export type DeadLetterInfo = z.infer<typeof DeadLetterInfoSchema>;
 
 /** What travels on the dead-letter queue: the original message, plus `deadLetter` when the consumer sent it. */
-export const DeadLetterMessageSchema = WebhookMessageSchema.extend({ deadLetter: DeadLetterInfoSchema.optional() });
+export const DeadLetterMessageSchema = QueuedWebhookMessageSchema.extend({ deadLetter: DeadLetterInfoSchema.optional() });
 export type DeadLetterMessage = z.infer<typeof DeadLetterMessageSchema>;

@@ -36,27 +36,27 @@ const EVENTS: readonly { type: OrderEventType; when: string; signature: string }
   {
     type: "order.confirmed",
     when: "The order was confirmed and its wallet charged; fulfilment has started.",
-    signature: "v1,Ujoe2XXDvnywIg42zJINthB3uUqWslXK7S/ezeORk5I=",
+    signature: "v1,Pk+jNn52DOAP6zI1ObcpDkDRO+hiJwkk15t0jtbD9SE=",
   },
   {
     type: "order.successful",
     when: "Every line was fulfilled: GET /order/get now shows all redeem codes.",
-    signature: "v1,R7FgQyIHCbRCvQlqchYvmyn+E0/gJzsuTAdg4qXqwbQ=",
+    signature: "v1,TMCTWw/Hx9u6ok4liNFvwzq/91Bd9Qk5PXH1Tvgi2yM=",
   },
   {
     type: "order.partial",
     when: "Some lines were fulfilled and the others refunded to the wallet: GET /order/get shows the codes issued.",
-    signature: "v1,UqwA1N6gcs+ZdN5LPHVVDQK1LNQv9/CekGYSmQKjU7o=",
+    signature: "v1,CWpTT4sN6LFg4KM9kqP6QcGgSvywmFa/QjpCazt2QzA=",
   },
   {
     type: "order.failed",
     when: "No line could be fulfilled; the whole charge was refunded to the wallet.",
-    signature: "v1,0fzY2Yg+UNynmLxJ01w73esK0SJisxPfVAlktC4UNXE=",
+    signature: "v1,Yz72x3a4HLoPoRI9QarOL7ybRILZUl4rDniIfoPGvCg=",
   },
   {
     type: "order.rejected",
     when: "The order expired before it was confirmed; nothing was charged and its reserved codes were released.",
-    signature: "v1,LBxS4gIE0vVcROTikxDRf8bDzNOyMymXtBoK/KYp/bE=",
+    signature: "v1,g3v/Rj9/E+fdVIM+U69xCATCjZG4knr+IAT3AZsB7mc=",
   },
 ];
 
@@ -80,6 +80,7 @@ export const webhookDocs: WebhookDoc[] = EVENTS.map(({ type, when, signature }) 
       type,
       createdAt: 1795351330123,
       data: { orderId: "ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f", state, reference: "po-2026-0042" },
+      livemode: false,
     },
     responses: RESPONSES,
   };

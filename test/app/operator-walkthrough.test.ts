@@ -14,7 +14,7 @@ describe("operator walkthrough from an empty database", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await expectConforms("POST", "/admin/clients", created);
     const apiKey: string = created.body.data.apiKey;
-    expect(apiKey).toMatch(/^sk_live_[0-9a-f]{64}$/);
+    expect(apiKey).toMatch(/^sk_test_[0-9a-f]{64}$/);
     expect(created.body.data.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", { amount: "500.00", idempotencyKey: "acme-opening-usd", reason: "opening balance" });

@@ -19,7 +19,8 @@
  *   receiver verifies with the client's secret (the `standardwebhooks` library), and every event handed
  *   to the queue is delivered.
  *
- * The seams are data (src/orders/seams.ts, src/inventory/seams.ts, src/wallets/seams.ts): a seam
+ * The seams are data (src/orders/seams.ts, src/inventory/seams.ts, src/wallets/seams.ts,
+ * src/sandbox/seams.ts): a seam
  * without a case here fails the coverage test, so a new I/O call cannot arrive without its fault case.
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
@@ -32,7 +33,8 @@ import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
-import { chargeKey, refundKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
+import { chargeKey, refundKey, sandboxTopUpKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
+import { ALL_SANDBOX_SEAMS } from "../../src/sandbox/seams";
 import { ALL_WALLET_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
@@ -543,6 +545,44 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "expire now (sandbox)",
+    seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.releaseCodes, "inventory.release", ORDER_SEAMS.walletVoid, ORDER_SEAMS.queueSend],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      const expireNow = () => call("POST", `/sandbox/orders/${orderId}/expire`, { key, headers: { "cf-connecting-ip": addressOfKey.get(key)! } });
+      armFault(seam, fault);
+      await expireNow();
+      await maybeEvict(orderId, fault);
+      // The client retries a 500; a retry after a lost answer finds the order rejected.
+      const retried = await asClient(expireNow);
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(retried.body.data.state).toBe("rejected");
+      await drain(orderId);
+      const late = await confirmOrder(orderId, key);
+      expect(late.status).toBe(419);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" } };
+    },
+  },
+  {
+    name: "a sandbox top-up",
+    seams: ALL_SANDBOX_SEAMS,
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const idempotencyKey = crypto.randomUUID();
+      const topUp = () =>
+        call("POST", "/sandbox/wallets/USD/top-ups", { key, body: { amount: "12.34" }, headers: { "idempotency-key": idempotencyKey, "cf-connecting-ip": addressOfKey.get(key)! } });
+      armFault(seam, fault);
+      await topUp();
+      const retried = await asClient(topUp);
+      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+      expect(retried.body.data.balance).toBe(1012.34);
+      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter((e) => e.key === sandboxTopUpKey(idempotencyKey));
+      expect(entries).toHaveLength(1);
+      return { clientId, currency: "USD", orderIds: [], expect: {} };
+    },
+  },
+  {
     name: "an operator top-up",
     seams: ALL_WALLET_SEAMS,
     async run(seam, fault) {
@@ -631,7 +671,7 @@ afterAll(() => {
 describe("fault matrix: every operation × every seam × each of its calls × before/after × with and without reset", () => {
   it("has a case for every seam the service lists", () => {
     const covered = new Set(CASES.map((c) => c.seam));
-    const listed = [...Object.values(ORDER_SEAMS), ...ALL_INVENTORY_SEAMS, ...ALL_WALLET_SEAMS];
+    const listed = [...Object.values(ORDER_SEAMS), ...ALL_INVENTORY_SEAMS, ...ALL_WALLET_SEAMS, ...ALL_SANDBOX_SEAMS];
     expect(listed.filter((seam) => !covered.has(seam))).toEqual([]);
   });
 

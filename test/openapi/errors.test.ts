@@ -28,6 +28,9 @@ describe("real error answers match the document, details included", () => {
     await seedDemo();
     const create = (body: Record<string, unknown>) => createOrder(body);
     await expectError("POST", "/order/create", await create({ productList: [] }), "product_list_malformed");
+    await expectError("GET", "/wallets", await call("GET", "/wallets", { key: "sk_live_from_the_other_environment" }), "wrong_environment");
+    const outcome = await call("POST", "/order/create", { body: { productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference: "errors-outcome" }, headers: { "sandbox-outcome": "nope" } });
+    await expectError("POST", "/order/create", outcome, "invalid_sandbox_outcome");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10), line("DEMO-US-RANGE", 11)] }), "product_list_malformed");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10, 6)] }), "product_list_too_big");
     await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 1)] }), "quote_out_of_range");

@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import Ajv2020 from "ajv/dist/2020.js";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
@@ -199,6 +199,21 @@ describe("success examples have the shape of real answers", () => {
     });
     await expectLikeExample("adminListStuckOrders", await admin("GET", "/admin/orders/stuck"));
     await clearTimerFailure(env.DB, created.body.data.id);
+  });
+
+  it("sandbox routes: top-up, expire now, test webhook", async () => {
+    await seedDemo();
+    const topUpBody = { amount: "250.00", idempotencyKey: "sbx-top-up-2026-11-25-1" };
+    await expectLikeExample("sandboxTopUp", await client("POST", "/sandbox/wallets/USD/top-ups", topUpBody), topUpBody);
+    const created = await client("POST", "/order/create", { productList: [line("DEMO-US-RANGE", 25)], wallet: "USD", reference: "po-2026-0043" });
+    await expectLikeExample("sandboxExpireOrder", await client("POST", `/sandbox/orders/${created.body.data.id}/expire`));
+    const hookBody = { type: "order.partial", url: "http://127.0.0.1:9797/hooks/orders" };
+    const receiver = vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("ok"));
+    try {
+      await expectLikeExample("sandboxTestWebhook", await client("POST", "/sandbox/webhooks/test", hookBody), hookBody);
+    } finally {
+      receiver.mockRestore();
+    }
   });
 
   it("operator routes", async () => {

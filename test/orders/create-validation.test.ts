@@ -421,11 +421,11 @@ describe("create: authentication → 403", () => {
 });
 
 describe("create: success envelope", () => {
-  it("200 {message, data:{id, exchangeRates, invoice, retailInvoice, expiresAt}} and an X-Request-Id", async () => {
+  it("200 {message, data:{id, exchangeRates, invoice, retailInvoice, expiresAt, livemode}} and an X-Request-Id", async () => {
     const res = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)] });
     const data = expectOk(res);
     expect(res.body.message).toBe("Order created successfully");
-    expect(Object.keys(data).sort()).toEqual(["exchangeRates", "expiresAt", "id", "invoice", "retailInvoice"]);
+    expect(Object.keys(data).sort()).toEqual(["exchangeRates", "expiresAt", "id", "invoice", "livemode", "retailInvoice"]);
     expect(data.id).toMatch(/^ord_[0-9a-f]{64}$/);
   });
 });

@@ -58,7 +58,7 @@ describe("webhook consumer", () => {
     expect(delivery!.headers.get("content-type")).toBe("application/json");
     expect(delivery!.body).toBe(JSON.stringify(message.event));
     expect(JSON.parse(delivery!.body)).toEqual(message.event);
-    expect(Object.keys(JSON.parse(delivery!.body))).toEqual(["id", "type", "createdAt", "data"]);
+    expect(Object.keys(JSON.parse(delivery!.body))).toEqual(["id", "type", "createdAt", "data", "livemode"]);
     // Standard Webhooks headers: the event id, this attempt's unix seconds, one v1 signature.
     expect(delivery!.headers.get("webhook-id")).toBe(message.event.id);
     const timestamp = Number(delivery!.headers.get("webhook-timestamp"));
@@ -70,6 +70,20 @@ describe("webhook consumer", () => {
     expect(delivery!.init?.signal).toBeInstanceOf(AbortSignal);
     expect(delivery!.init?.redirect).toBe("manual");
     expect(dlq.sent).toEqual([]);
+  });
+
+  it("delivers a message queued before events carried livemode with its own deployment's mode", async () => {
+    const hook = listen();
+    const { livemode: _dropped, ...event } = webhookMessage("acme").event;
+    const older = { clientId: "acme", url: webhookMessage("acme").url, event };
+    for (const [mode, expected] of [["sandbox", false], ["live", true]] as const) {
+      const result = await deliver([{ id: `old-${mode}`, body: older }], { SERVICE_MODE: mode });
+      expect(result.explicitAcks).toEqual([`old-${mode}`]);
+      const body = JSON.parse(hook.deliveries.at(-1)!.body);
+      expect(body).toEqual({ ...event, livemode: expected });
+      expect(Object.keys(body)).toEqual(["id", "type", "createdAt", "data", "livemode"]);
+    }
+    expect(hook.deliveries.every((delivery) => delivery.signatureValid)).toBe(true);
   });
 
   it("reads the secret from D1 at delivery time", async () => {

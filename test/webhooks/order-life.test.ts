@@ -143,7 +143,9 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
     expect(delivery.signatureValid, `signature of ${delivery.body} with the secret of ${clientId}`).toBe(true);
     expect(delivery.status).toBe(204);
     const event = delivery.event!;
-    expect(Object.keys(event).sort()).toEqual(["createdAt", "data", "id", "type"]);
+    expect(Object.keys(event).sort()).toEqual(["createdAt", "data", "id", "livemode", "type"]);
+    // The suites run in sandbox mode.
+    expect((event as { livemode?: unknown }).livemode).toBe(false);
     expect(Object.keys(event.data!).sort()).toEqual(["orderId", "reference", "state"]);
     expect(event.id).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(event.createdAt).toEqual(expect.any(Number));

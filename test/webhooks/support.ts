@@ -46,6 +46,7 @@ export function webhookMessage(clientId: string, overrides: { url?: string; even
       type: "order.confirmed",
       createdAt: Date.now(),
       data: { orderId: `ord_${counter}`, state: "confirmed", reference: `ref-${counter}` },
+      livemode: false,
       ...overrides.event,
     },
   };

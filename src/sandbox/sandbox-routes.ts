@@ -1,0 +1,176 @@
+/**
+ * The sandbox's helpers for a client building an integration, under /sandbox/: top up its own wallets,
+ * expire one of its orders now, and have an example of any webhook event sent, signed, to a URL. They
+ * exist only in the sandbox: in live every path under /sandbox/ is 404 (app.ts registers them so), and
+ * they are loaded with the first request there, not when the Worker starts.
+ */
+import type { IRequest } from "itty-router";
+import { parseBody, parseParams } from "../http/params";
+import { errorResponse, ok, okJson } from "../http/responses";
+import { fail } from "../http/errors";
+import type { RequestContext, Route } from "../http/route";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
+import { randomHex } from "../kernel/crypto";
+import { Money, toAmountNumber } from "../pricing/money";
+import { objectIdOf } from "../orders/order-id";
+import type { Result } from "../orders/order-object";
+import { sandboxTopUpKey } from "../wallets/ledger-keys";
+import type { PostingResult } from "../wallets/wallet-object";
+import { openWallet, walletStub } from "../wallets/wallet-registry";
+import type { OrderEvent, OrderEventType } from "../webhooks/events";
+import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
+import { checkWebhookUrl } from "../webhooks/url-policy";
+import { sandboxTopUpAmount, topUpIdempotencyKey } from "./sandbox-rules";
+import { SANDBOX_SEAMS } from "./seams";
+import { SandboxOrderParams, SandboxTopUpData, SandboxTopUpRequest, SandboxWalletParams, TestWebhookData, TestWebhookRequest } from "./schemas";
+import { sandboxExamples } from "./sandbox-examples";
+
+const views = () => import("../orders/view-schemas");
+
+/**
+ * POST /sandbox/wallets/:currency/top-ups: credits the calling client's own wallet (opening it if new) with
+ * play money. Keyed by the client's idempotency key, so a retry after a lost answer adds nothing; every
+ * failure is a 500 that is safe to retry with the same key.
+ */
+async function topUpOwnWallet(request: IRequest, { env, authenticate, requestId }: RequestContext): Promise<Response> {
+  const client = await authenticate();
+  const { currency } = parseParams(SandboxWalletParams, request);
+  const body = await parseBody(SandboxTopUpRequest, request, env);
+  const key = topUpIdempotencyKey(request.headers.get("idempotency-key"), body.idempotencyKey);
+  if (!key.ok) fail("invalid_request_body", { reason: key.reason });
+  const amount = sandboxTopUpAmount(body.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
+  const wallet = walletStub(env, client.id, currency);
+  const retry = { reason: "the top-up may or may not have been written; retry with the same idempotency key" };
+  let result: PostingResult;
+  let balance: Money;
+  try {
+    await io(SANDBOX_SEAMS.topUpOpenWallet, () => openWallet(env.DB, client.id, currency, Date.now()));
+    result = await io(SANDBOX_SEAMS.topUpPost, async (): Promise<PostingResult> =>
+      (await wallet.post({ key: sandboxTopUpKey(key.key), kind: "top_up", amount: amount.amount, reason: "sandbox self-serve top-up" })) as PostingResult,
+    );
+    if (result.ok) balance = new Money(await io(SANDBOX_SEAMS.topUpBalance, () => wallet.balance()));
+  } catch (error) {
+    logFailure(error, { step: "sandbox.top-up", requestId, clientId: client.id });
+    fail("server_error", retry);
+  }
+  if (!result.ok) {
+    if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey: key.key });
+    logFailure(`unexpected ${result.code}`, { step: "sandbox.top-up", requestId, clientId: client.id });
+    fail("server_error", retry);
+  }
+  return ok(result.replayed ? "Top-up already applied" : "Wallet topped up", {
+    currency,
+    amount: toAmountNumber(result.entry.amount),
+    balance: toAmountNumber(balance!),
+    idempotencyKey: key.key,
+    replayed: result.replayed,
+  });
+}
+
+/** POST /sandbox/orders/:orderId/expire: the order's own expiry, now (OrderObject.expireNow). */
+async function expireOrderNow(request: IRequest, { env, authenticate, requestId }: RequestContext): Promise<Response> {
+  const client = await authenticate();
+  const { orderId } = parseParams(SandboxOrderParams, request);
+  const id = objectIdOf(env.ORDERS, orderId);
+  if (id === null) fail("order_not_found");
+  let result: Result<string>;
+  try {
+    result = (await env.ORDERS.get(id).expireNow(client.id)) as Result<string>;
+  } catch (error) {
+    // The order object stored the expiry before anything could fail: its alarm finishes it.
+    logFailure(error, { step: "sandbox.expire-now", requestId, clientId: client.id, orderId });
+    fail("server_error", { reason: "the order's expiry is under way and completes by itself; retry to see it" });
+  }
+  return result.ok ? okJson("Order expired", result.data) : errorResponse(result);
+}
+
+/** An example event of `type`, as an order of the sandbox would send it (its order does not exist). */
+function exampleEvent(type: OrderEventType): OrderEvent {
+  const state = type.slice("order.".length) as OrderEvent["data"]["state"];
+  return {
+    id: `evt_${randomHex(16)}`,
+    type,
+    createdAt: Date.now(),
+    data: { orderId: `ord_${randomHex(32)}`, state, reference: "sandbox-test-webhook" },
+    livemode: false,
+  };
+}
+
+/**
+ * POST /sandbox/webhooks/test: one signed POST of an example event to `url`, now, and what the receiver
+ * answered. Not queued and not retried: it tests a receiver, and its answer says how that went.
+ */
+async function sendTestWebhook(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
+  const client = await authenticate();
+  const body = await parseBody(TestWebhookRequest, request, env);
+  const problem = checkWebhookUrl(body.url, env.ALLOW_INSECURE_WEBHOOKS === "true");
+  if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
+  const secret = (await secretsOf(env.DB, [client.id])).get(client.id);
+  const keys = secret == null ? null : signingKeys(secret, Date.now());
+  const event = exampleEvent(body.type);
+  if (keys === null) {
+    return ok("Test webhook not sent", { event, delivered: false, status: null, error: "the client's webhook secret is not whsec_<base64>: ask the operator to rotate it" });
+  }
+  const attempt = await postSignedEvent(body.url, event, keys);
+  return ok(attempt.ok ? "Test webhook delivered" : "Test webhook not delivered", {
+    event,
+    delivered: attempt.ok,
+    status: attempt.status ?? null,
+    error: attempt.ok ? null : attempt.error,
+  });
+}
+
+const SANDBOX_ONLY = "Sandbox only: in live every path under /sandbox/ is 404.";
+
+/** This file's routes, each with its description in GET /openapi.json. */
+export const sandboxRoutes: Route[] = [
+  {
+    method: "POST",
+    path: "/sandbox/wallets/:currency/top-ups",
+    handler: topUpOwnWallet,
+    operationId: "sandboxTopUp",
+    example: sandboxExamples.sandboxTopUp,
+    tag: "Sandbox",
+    summary: "Top up one of your own wallets (sandbox)",
+    description: `${SANDBOX_ONLY} Credits the calling client's wallet in \`currency\` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or \`idempotencyKey\` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.`,
+    auth: "apiKey",
+    params: SandboxWalletParams,
+    body: SandboxTopUpRequest,
+    requestHeaders: { "Idempotency-Key": { description: "The top-up's idempotency key (or `idempotencyKey` in the body): 1 to 128 visible ASCII characters.", schema: { type: "string", minLength: 1, maxLength: 128 } } },
+    data: SandboxTopUpData,
+    messages: ["Wallet topped up", "Top-up already applied"],
+    errors: ["invalid_parameters", "idempotency_conflict"],
+  },
+  {
+    method: "POST",
+    path: "/sandbox/orders/:orderId/expire",
+    handler: expireOrderNow,
+    operationId: "sandboxExpireOrder",
+    example: sandboxExamples.sandboxExpireOrder,
+    tag: "Sandbox",
+    summary: "Expire one of your created orders now (sandbox)",
+    description: `${SANDBOX_ONLY} Does to a \`created\` order of the calling client what its expiry does at \`expiresAt\`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes \`rejected\` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.`,
+    auth: "apiKey",
+    params: SandboxOrderParams,
+    data: async () => (await views()).OrderView,
+    messages: ["Order expired"],
+    errors: ["invalid_parameters", "order_not_found", "order_already_confirmed"],
+  },
+  {
+    method: "POST",
+    path: "/sandbox/webhooks/test",
+    handler: sendTestWebhook,
+    operationId: "sandboxTestWebhook",
+    example: sandboxExamples.sandboxTestWebhook,
+    tag: "Sandbox",
+    summary: "Send a signed example webhook to a URL (sandbox)",
+    description: `${SANDBOX_ONLY} POSTs an example event of \`type\` to \`url\` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. \`url\` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.`,
+    auth: "apiKey",
+    body: TestWebhookRequest,
+    data: TestWebhookData,
+    messages: ["Test webhook delivered", "Test webhook not delivered", "Test webhook not sent"],
+    errors: ["invalid_webhook_url"],
+  },
+];
