@@ -11,7 +11,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { sandboxTopUpKey, voidKey } from "../../src/wallets/ledger-keys";
-import { balanceOf, call, ledgerSumOf, line, seedDemo } from "../helpers";
+import { balanceOf, call, ledgerSumOf, line, seedDemo, wallet } from "../helpers";
 import { availableCodes, expectError, freshClient, ledgerOf, orderStubOf, timersOf, uid } from "../order-helpers";
 import { FakeReceiver, RECEIVER_URL, testSecret, verifies } from "../webhooks/receiver";
 import { addWebhookClient } from "../webhooks/support";
@@ -97,7 +97,9 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
     expect(expired.body.data).toMatchObject({ uid: orderId, state: "rejected", redeem: {}, livemode: false });
     expect(expired.body.data.invoice.status).toBe("void");
     expect(await availableCodes("DEMO-EU-FIXED", "10")).toBe(before);
-    expect((await ledgerOf(id, "USD")).map((entry) => entry.key)).toContain(voidKey(orderId));
+    // Voided for good: a mark beside the ledger (nothing was charged, so no ledger entry).
+    expect(await wallet(id, "USD").chargeStatus(orderId)).toMatchObject({ status: "voided" });
+    expect((await ledgerOf(id, "USD")).map((entry) => entry.key)).not.toContain(voidKey(orderId));
     expect(await timersOf(orderId)).toEqual([]);
     const events = await runInDurableObject(orderStubOf(orderId), (_instance, state) =>
       new OrderStore(state.storage).outbox().map((entry) => (JSON.parse(entry.message) as WebhookMessage).event.type),
@@ -111,7 +113,8 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
     const again = await call("POST", `/sandbox/orders/${orderId}/expire`, { key });
     expect(again.status).toBe(200);
     expect(again.body.data.state).toBe("rejected");
-    expect((await ledgerOf(id, "USD")).filter((entry) => entry.key === voidKey(orderId))).toHaveLength(1);
+    expect(await wallet(id, "USD").chargeStatus(orderId)).toMatchObject({ status: "voided" });
+    expect(await balanceOf(id, "USD")).toBe("1000");
   });
 
   it("gives back the charge of a confirm cut off after it landed, and refuses it for good, as a real expiry does", async () => {
