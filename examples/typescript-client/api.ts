@@ -924,6 +924,11 @@ export interface components {
             name: string;
             /** @description Label of the first API key. */
             keyLabel?: string;
+            /**
+             * @description Where the client's wallets live: the Durable Object location hint their objects are created with, best the one nearest the client's backend. Absent: no hint (a wallet's object is created near its first use).
+             * @enum {string}
+             */
+            region?: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
         };
         AdminCreateClientResponse: {
             /** @enum {string} */
@@ -1438,6 +1443,8 @@ export interface components {
             name: string;
             createdAt: number;
             disabledAt: number | null;
+            /** @description Where the client's new wallets are created (a Durable Object location hint); null: no hint. */
+            region: ("wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me") | null;
         };
         /** @description HTTP 409: Client already exists. */
         ClientExistsError: components["schemas"]["Error"] & {

@@ -18,7 +18,8 @@ export const auditExamples = {
           details: {
             name: "Acme Gifts Ltd",
             keyId: "key_328bd1c026147932",
-            keyLabel: "production"
+            keyLabel: "production",
+            region: "apac"
           }
         }
       ],

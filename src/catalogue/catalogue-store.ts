@@ -2,7 +2,7 @@ import { fail } from "../http/errors";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";
-import { walletCurrenciesStatement } from "../wallets/wallet-registry";
+import { registeredWallets, walletCurrenciesStatement, type Region } from "../wallets/wallet-registry";
 import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
 
@@ -70,6 +70,8 @@ export function productFromRow(row: ProductRow): CatalogueProduct {
 export interface CatalogueSnapshot {
   products: Map<string, CatalogueProduct>;
   walletCurrencies: Set<string>;
+  /** The region each wallet's object is opened with (wallets.region), by currency; absent: no hint. */
+  walletRegions: Map<string, Region>;
   /** Keyed by `${base}>${target}`. */
   rates: Map<string, ExchangeRate>;
   deals: Map<string, Deal>;
@@ -90,11 +92,15 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
   const snapshot: CatalogueSnapshot = {
     products: new Map(),
     walletCurrencies: new Set(),
+    walletRegions: new Map(),
     rates: new Map(),
     deals: new Map(),
   };
   for (const row of products!.results as unknown as ProductRow[]) snapshot.products.set(row.sku, productFromRow(row));
-  for (const row of wallets!.results as { currency: string }[]) snapshot.walletCurrencies.add(row.currency);
+  for (const { currency, region } of registeredWallets(wallets!.results)) {
+    snapshot.walletCurrencies.add(currency);
+    if (region !== null) snapshot.walletRegions.set(currency, region);
+  }
   for (const row of rates!.results as unknown as RateRow[]) snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
   for (const row of deals!.results as unknown as DealRow[]) snapshot.deals.set(row.sku, dealFromRow(row));
   return snapshot;

@@ -9,14 +9,16 @@ export const clientExamples = {
     request: {
       id: "acme",
       name: "Acme Gifts Ltd",
-      keyLabel: "production"
+      keyLabel: "production",
+      region: "apac"
     },
     data: {
       client: {
         id: "acme",
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
-        disabledAt: null
+        disabledAt: null,
+        region: "apac"
       },
       apiKey: "sk_live_5c796c9b6a261eee63fa8ebd68725f73d65ceddb51167bc16bd0f5eaab879aeb",
       key: {
@@ -35,7 +37,8 @@ export const clientExamples = {
           id: "acme",
           name: "Acme Gifts Ltd",
           createdAt: 1795345078741,
-          disabledAt: null
+          disabledAt: null,
+        region: "apac"
         }
       ],
       next: "acme"
@@ -47,7 +50,8 @@ export const clientExamples = {
         id: "acme",
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
-        disabledAt: null
+        disabledAt: null,
+        region: "apac"
       },
       keys: [
         {

@@ -4,7 +4,7 @@ import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { walletBalances } from "../wallets/wallet-registry";
+import { regionOf, walletBalances } from "../wallets/wallet-registry";
 import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
@@ -42,7 +42,7 @@ import { randomHex } from "../kernel/crypto";
 import { clientExamples } from "./client-examples";
 
 function clientView(row: ClientRow) {
-  return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at };
+  return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at, region: regionOf(row.region) };
 }
 
 function keyView(row: KeyRow) {
@@ -64,18 +64,19 @@ export async function createClient(request: IRequest, context: RequestContext): 
   const webhookSecret = newWebhookSecret();
   const now = Date.now();
   const label = body.keyLabel ?? "";
+  const region = body.region ?? null;
   try {
     await db.batch([
-      insertClientStatement(db, { id, name: body.name, webhookSecret, now }),
+      insertClientStatement(db, { id, name: body.name, webhookSecret, region, now }),
       insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
-      auditStatement(db, actor, "client.create", `client:${id}`, { name: body.name, keyId: key.keyId, keyLabel: label }),
+      auditStatement(db, actor, "client.create", `client:${id}`, { name: body.name, keyId: key.keyId, keyLabel: label, region }),
     ]);
   } catch (error) {
     if (isUniqueViolation(error)) fail("client_exists", { clientId: id });
     throw error;
   }
   return ok("Client created", {
-    client: { id, name: body.name, createdAt: now, disabledAt: null },
+    client: { id, name: body.name, createdAt: now, disabledAt: null, region },
     apiKey: key.apiKey,
     key: { keyId: key.keyId, label, createdAt: now, revokedAt: null },
     webhookSecret,

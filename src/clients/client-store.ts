@@ -8,6 +8,8 @@ export interface ClientRow {
   name: string;
   created_at: number;
   disabled_at: number | null;
+  /** Where the client's new wallet objects are created (a Durable Object location hint), or null. */
+  region: string | null;
 }
 
 export interface KeyRow {
@@ -17,7 +19,7 @@ export interface KeyRow {
   revoked_at: number | null;
 }
 
-const CLIENT_COLUMNS = `id, name, created_at, disabled_at`;
+const CLIENT_COLUMNS = `id, name, created_at, disabled_at, region`;
 const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
 
 /** The client's row (rows: ClientRow, none when it does not exist): a statement for the caller's batch. */
@@ -45,10 +47,13 @@ export async function clientsAfter(db: D1Database, after: string, limit: number)
   return results;
 }
 
-export function insertClientStatement(db: D1Database, client: { id: string; name: string; webhookSecret: string; now: number }): D1PreparedStatement {
+export function insertClientStatement(
+  db: D1Database,
+  client: { id: string; name: string; webhookSecret: string; region: string | null; now: number },
+): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)`)
-    .bind(client.id, client.name, client.webhookSecret, client.now);
+    .prepare(`INSERT INTO clients (id, name, webhook_secret, created_at, region) VALUES (?1, ?2, ?3, ?4, ?5)`)
+    .bind(client.id, client.name, client.webhookSecret, client.now, client.region);
 }
 
 /**

@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import { WalletView } from "../wallets/schemas";
+import { REGIONS } from "../wallets/wallet-registry";
 
 const Label = z.string().max(100);
 
@@ -18,6 +19,12 @@ export const CreateClientRequest = z.strictObject({
   id: ClientIdParam.optional().describe("Chosen by the operator; generated (cli_...) when absent."),
   name: z.string().min(1).max(200),
   keyLabel: Label.optional().describe("Label of the first API key."),
+  region: z
+    .enum(REGIONS)
+    .optional()
+    .describe(
+      "Where the client's wallets live: the Durable Object location hint their objects are created with, best the one nearest the client's backend. Absent: no hint (a wallet's object is created near its first use).",
+    ),
 });
 
 export const ClientView = z.object({
@@ -25,6 +32,7 @@ export const ClientView = z.object({
   name: z.string(),
   createdAt: z.number().int(),
   disabledAt: z.number().int().nullable(),
+  region: z.enum(REGIONS).nullable().describe("Where the client's new wallets are created (a Durable Object location hint); null: no hint."),
 });
 
 export const ApiKeyView = z.object({

@@ -120,8 +120,8 @@ export class OrderObject extends DurableObject<Env> {
     return order !== null && order.clientId === clientId ? order : null;
   }
 
-  private wallet(order: Pick<OrderRecord, "clientId" | "wallet">): DurableObjectStub<WalletObject> {
-    return walletStub(this.env, order.clientId, order.wallet);
+  private wallet(order: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion">): DurableObjectStub<WalletObject> {
+    return walletStub(this.env, order.clientId, order.wallet, order.walletRegion ?? null);
   }
 
   /** Answers the create view as JSON (see get). */
@@ -172,7 +172,7 @@ export class OrderObject extends DurableObject<Env> {
       }
       // Codes held count against the balance together with the client's other open orders that hold
       // codes, so that no client holds stock it could not pay for.
-      const wallet = this.wallet({ clientId, wallet: request.wallet });
+      const wallet = this.wallet({ clientId, wallet: request.wallet, walletRegion: plan.walletRegion });
       const held = await io(ORDER_SEAMS.walletHold, async () => (await wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt })) as HoldResult, this.reset);
       if (!held.ok) {
         await this.releaseHeldCodes();
@@ -184,7 +184,7 @@ export class OrderObject extends DurableObject<Env> {
       // An earlier attempt with another body left timers, so it may have reserved codes this one does not
       // need: give them back (one statement, only on such a retry).
       if (this.store.nextDue() !== null) await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
-      const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet }).balance(), this.reset));
+      const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet, walletRegion: plan.walletRegion }).balance(), this.reset));
       if (balance.lessThan(plan.charge)) return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
     }
     const order: OrderRecord = {
@@ -204,6 +204,8 @@ export class OrderObject extends DurableObject<Env> {
       retailCharge: plan.retailCharge,
       invoiceStatus: "unpaid",
       chargeIntentAt: null,
+      // Only when there is one: an order of a wallet without a region is stored as before regions.
+      ...(plan.walletRegion === null ? {} : { walletRegion: plan.walletRegion }),
     };
     await this.save(order, null, { expire: expiresAt });
     return { ok: true, data: { order: JSON.stringify(createView(order, this.livemode)), replayed: false } };

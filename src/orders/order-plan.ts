@@ -9,6 +9,7 @@ import { failure, type Failure } from "../http/errors";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
 import { Money, isKnownCurrency, sum } from "../pricing/money";
 import type { ExchangeRate } from "../pricing/exchange";
+import type { Region } from "../wallets/wallet-registry";
 import type { OrderLine } from "./order-record";
 import type { CreateOrderRequest } from "./requests";
 
@@ -52,6 +53,8 @@ export interface OrderPlan {
   rates: ExchangeRate[];
   charge: string;
   retailCharge: string;
+  /** The region the order's wallet object is opened with (the registry's, via the snapshot); null: no hint. */
+  walletRegion: Region | null;
 }
 
 /**
@@ -121,6 +124,7 @@ export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapsh
     rates: [...rates.values()],
     charge: sum(lines.map((line) => new Money(line.charge))).toFixed(),
     retailCharge: sum(lines.map((line) => new Money(line.retailCharge))).toFixed(),
+    walletRegion: snapshot.walletRegions.get(wallet) ?? null,
   };
 }
 

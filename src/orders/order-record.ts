@@ -1,6 +1,7 @@
 import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
+import type { Region } from "../wallets/wallet-registry";
 import type { InvoiceStatus, OrderState } from "./view-schemas";
 
 /** What a line's supplier handed over for it. */
@@ -78,4 +79,9 @@ export interface OrderRecord {
    * charge landed and completes or undoes the confirmation.
    */
   chargeIntentAt?: number | null;
+  /**
+   * The region the order's wallet object is opened with (see src/wallets/wallet-registry.ts); absent or
+   * null: no hint (orders stored before wallets had regions).
+   */
+  walletRegion?: Region | null;
 }

@@ -17,7 +17,7 @@ import { objectIdOf } from "../orders/order-id";
 import type { Result } from "../orders/order-object";
 import { sandboxTopUpKey } from "../wallets/ledger-keys";
 import type { PostingResult } from "../wallets/wallet-object";
-import { openWallet, walletStub } from "../wallets/wallet-registry";
+import { openClientWallet, walletStub } from "../wallets/wallet-registry";
 import type { OrderEvent, OrderEventType } from "../webhooks/events";
 import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
 import { checkWebhookUrl } from "../webhooks/url-policy";
@@ -41,12 +41,12 @@ async function topUpOwnWallet(request: IRequest, { env, authenticate, requestId 
   if (!key.ok) fail("invalid_request_body", { reason: key.reason });
   const amount = sandboxTopUpAmount(body.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  const wallet = walletStub(env, client.id, currency);
   const retry = { reason: "the top-up may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
   let balance: Money;
   try {
-    await io(SANDBOX_SEAMS.topUpOpenWallet, () => openWallet(env.DB, client.id, currency, Date.now()));
+    const region = await io(SANDBOX_SEAMS.topUpOpenWallet, () => openClientWallet(env.DB, client.id, currency, Date.now()));
+    const wallet = walletStub(env, client.id, currency, region);
     result = await io(SANDBOX_SEAMS.topUpPost, async (): Promise<PostingResult> =>
       (await wallet.post({ key: sandboxTopUpKey(key.key), kind: "top_up", amount: amount.amount, reason: "sandbox self-serve top-up" })) as PostingResult,
     );

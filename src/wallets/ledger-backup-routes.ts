@@ -36,7 +36,7 @@ const exportWallet = (clientStatement: ClientStatement): Handler => async (reque
   const found = await findWallet(context.env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (!found.wallet) fail("wallet_unknown", { clientId, currency });
-  const exported = (await walletStub(context.env, clientId, currency).exportLedger(clientId, currency)) as LedgerExport;
+  const exported = (await walletStub(context.env, clientId, currency, found.region).exportLedger(clientId, currency)) as LedgerExport;
   return ok("Ledger export", exported);
 };
 
@@ -54,12 +54,13 @@ const restoreWallet = (clientStatement: ClientStatement): Handler => async (requ
   if (body.clientId !== clientId || body.currency !== currency) {
     fail("invalid_request_body", { reason: `the export is of wallet ${body.clientId}/${body.currency}, not ${clientId}/${currency}` });
   }
-  if (!(await findWallet(env.DB, clientStatement, clientId, currency)).client) fail("client_not_found", { clientId });
+  const found = await findWallet(env.DB, clientStatement, clientId, currency);
+  if (!found.client) fail("client_not_found", { clientId });
   const retry = { reason: "the restore may or may not have been written; send the same export again" };
   let result: RestoreResult;
   try {
-    await io(LEDGER_BACKUP_SEAMS.register, () => openWallet(env.DB, clientId, currency, Date.now()));
-    result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await walletStub(env, clientId, currency).restoreLedger(body)) as RestoreResult);
+    const region = await io(LEDGER_BACKUP_SEAMS.register, () => openWallet(env.DB, clientId, currency, found.region, Date.now()));
+    result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await walletStub(env, clientId, currency, region).restoreLedger(body)) as RestoreResult);
   } catch (error) {
     logFailure(error, { step: "wallet.restore", requestId: actor.requestId, clientId });
     fail("server_error", retry);

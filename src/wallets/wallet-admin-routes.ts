@@ -8,7 +8,7 @@ import { Money, toAmountNumber } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletStub, type ClientStatement } from "./wallet-registry";
+import { findWallet, openWallet, walletStub, type ClientStatement, type Region } from "./wallet-registry";
 import { WALLET_SEAMS } from "./seams";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
@@ -21,11 +21,15 @@ function ledgerEntryView(entry: LedgerEntry) {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
 }
 
-/** 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered. */
-async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<void> {
+/**
+ * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers
+ * the region the wallet's object is opened with.
+ */
+async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<Region | null> {
   const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (!found.wallet) fail("wallet_unknown", { clientId, currency });
+  return found.region;
 }
 
 /**
@@ -39,11 +43,12 @@ async function postAndAnswer(
   actor: Actor,
   clientId: string,
   currency: string,
+  region: Region | null,
   posting: Posting & { kind: LedgerKind },
   idempotencyKey: string,
   messages: { done: string; replayed: string },
 ): Promise<Response> {
-  const wallet = walletStub(env, clientId, currency);
+  const wallet = walletStub(env, clientId, currency, region);
   const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
   try {
@@ -101,13 +106,16 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
   const body = await parseBody(TopUpRequest, request, env);
   const amount = topUpAmount(body.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  if (!(await findWallet(env.DB, clientStatement, clientId, currency)).client) fail("client_not_found", { clientId });
-  await openWallet(env.DB, clientId, currency, Date.now());
+  const found = await findWallet(env.DB, clientStatement, clientId, currency);
+  if (!found.client) fail("client_not_found", { clientId });
+  // A new wallet is placed in the client's region; a registered one stays where its object is.
+  const region = found.wallet ? found.region : await openWallet(env.DB, clientId, currency, found.region, Date.now());
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
+    region,
     { key: topUpKey(body.idempotencyKey), exclusiveWith: [adjustmentKey(body.idempotencyKey)], kind: "top_up", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
@@ -125,12 +133,13 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
   const body = await parseBody(AdjustmentRequest, request, env);
   const amount = adjustmentAmount(body.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  await requireWallet(env.DB, clientStatement, clientId, currency);
+  const region = await requireWallet(env.DB, clientStatement, clientId, currency);
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
+    region,
     { key: adjustmentKey(body.idempotencyKey), exclusiveWith: [topUpKey(body.idempotencyKey)], kind: "adjustment", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
@@ -141,8 +150,8 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
 const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
-  await requireWallet(context.env.DB, clientStatement, clientId, currency);
-  const balance = new Money(await walletStub(context.env, clientId, currency).balance());
+  const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
+  const balance = new Money(await walletStub(context.env, clientId, currency, region).balance());
   return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
 };
 
@@ -151,9 +160,9 @@ const getLedger = (clientStatement: ClientStatement): Handler => async (request,
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
-  await requireWallet(context.env.DB, clientStatement, clientId, currency);
+  const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const entries = (await walletStub(context.env, clientId, currency).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
+  const entries = (await walletStub(context.env, clientId, currency, region).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
   const page = pageOf(entries, limit, (entry) => entry.seq);
   return ok("Ledger", { clientId, currency, entries: page.items.map(ledgerEntryView), next: page.next });
 };

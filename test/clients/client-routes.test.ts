@@ -11,7 +11,7 @@ describe("POST /admin/clients", () => {
     expect(response.status).toBe(200);
     await expectConforms("POST", "/admin/clients", response);
     const { client, apiKey, key, webhookSecret } = response.body.data;
-    expect(client).toEqual({ id: "acme", name: "Acme", createdAt: expect.any(Number), disabledAt: null });
+    expect(client).toEqual({ id: "acme", name: "Acme", createdAt: expect.any(Number), disabledAt: null, region: null });
     const hash = await sha256Hex(apiKey);
     expect(key).toEqual({ keyId: `key_${hash.slice(0, 16)}`, label: "prod", createdAt: client.createdAt, revokedAt: null });
     const keys = await env.DB.prepare(`SELECT * FROM api_keys WHERE client_id = 'acme'`).all();

@@ -217,7 +217,7 @@ describe("success examples have the shape of real answers", () => {
   });
 
   it("operator routes", async () => {
-    const createClient = { id: "acme", name: "Acme Gifts Ltd", keyLabel: "production" };
+    const createClient = { id: "acme", name: "Acme Gifts Ltd", keyLabel: "production", region: "apac" };
     await expectLikeExample("adminCreateClient", await admin("POST", "/admin/clients", createClient), createClient);
     const issue = { label: "staging" };
     const issued = await admin("POST", "/admin/clients/acme/keys", issue);

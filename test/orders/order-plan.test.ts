@@ -90,6 +90,7 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
     return {
       products,
       walletCurrencies: new Set(["USD", "EUR"]),
+      walletRegions: new Map(),
       rates: new Map([
         [rateKey("USD", "EUR"), { baseCurrency: "USD", targetCurrency: "EUR", rate: "0.92", modifiedAt: 1 }],
         [rateKey("USD", "GBP"), { baseCurrency: "USD", targetCurrency: "GBP", rate: "0.79", modifiedAt: 1 }],
@@ -121,6 +122,13 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
   it("the wallet error carries the currency in its message", () => {
     const result = planOrder(req([l("US", 1)], "GBP"), snapshot());
     expect(result).toMatchObject({ ok: false, status: 400, message: "No wallet in currency GBP" });
+  });
+
+  it("a plan names the region its wallet's object is opened with: the registry's, or none", () => {
+    const placed = planOrder(req([l("US", 1)], "USD"), snapshot({ walletRegions: new Map([["USD", "apac"], ["EUR", "weur"]]) }));
+    expect(placed).toMatchObject({ ok: true, walletRegion: "apac" });
+    const unplaced = planOrder(req([l("US", 1)], "USD"), snapshot({ walletRegions: new Map([["EUR", "weur"]]) }));
+    expect(unplaced).toMatchObject({ ok: true, walletRegion: null });
   });
 
   it("a plan: lines priced, one rate per currency, charge = sum of the rounded lines", () => {
