@@ -138,7 +138,8 @@ export const clientExamples = {
         id: "acme",
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
-        disabledAt: 1795345079120
+        disabledAt: 1795345079120,
+        region: "apac"
       }
     }
   },
@@ -148,7 +149,8 @@ export const clientExamples = {
         id: "acme",
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
-        disabledAt: null
+        disabledAt: null,
+        region: "apac"
       }
     }
   },
