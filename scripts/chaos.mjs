@@ -191,7 +191,7 @@ await Promise.all([...drivers, killing]);
 
 // Orders whose create reply was lost but that exist: found by reference.
 for (const { client, reference } of references) {
-  const found = await api("GET", `/admin/orders?clientId=${client.id}&reference=${encodeURIComponent(reference)}`);
+  const found = await api("GET", `/admin/orders/by-reference?clientId=${client.id}&reference=${encodeURIComponent(reference)}`);
   const record = (found.json?.data ?? found.json)?.record;
   if (found.status === 200 && record && !orders.has(record.id)) orders.set(record.id, { client, currency: record.wallet });
 }

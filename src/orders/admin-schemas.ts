@@ -20,7 +20,7 @@ export const AdminOrderData = z.object({
 export const TimerFailureView = z.object({
   orderId: z.string(),
   clientId: z.string(),
-  timer: z.enum(["expire", "process", "outbox", "settle"]).describe("The order's timer that keeps failing: expiry, processing, webhook outbox, or settling a cut-off confirm."),
+  timer: z.enum(["expire", "process", "outbox", "settle", "index"]).describe("The order's timer that keeps failing: expiry, processing, webhook outbox, settling a cut-off confirm, or applying the order to the order index."),
   failures: z.number().int().describe("Failed runs in a row; the timer is retried with capped backoff for as long as it takes."),
   lastError: z.string(),
   firstFailedAt: z.number().int().describe("Unix ms of the first failure of this run of failures."),
