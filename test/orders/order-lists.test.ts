@@ -3,8 +3,11 @@
  * GET /order/get by reference, the operator's GET /admin/orders, its CSV export (the rows the list shows,
  * formula-safe), the lookup by reference, reconciliation and the backfill.
  */
+import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { writeIndexRow } from "../../src/orders/order-index";
 import { reconcile, RECONCILE_GRACE_MS } from "../../src/orders/order-reconciliation";
 import { admin } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
@@ -194,5 +197,24 @@ describe("reconciliation and backfill", () => {
     expect(await env.DB.prepare(`SELECT version FROM order_index WHERE id = ?1`).bind(keep).first()).toEqual(before);
     // Run again: nothing left to write.
     expect(expectOk(await admin("POST", "/admin/orders/index/backfill")).written).toBe(0);
+  });
+
+  it("the hourly cron reconciles the last day and logs each mismatch as one structured line; the 5-minute cron does not", async () => {
+    const now = Date.now();
+    const settled = now - 2 * 60 * 60_000;
+    const orderId = `ord_${"9".repeat(64)}`;
+    // An order the index says was charged, with no ledger line anywhere.
+    await writeIndexRow(env.DB, { id: orderId, clientId: "cron-client", reference: "cron-1", state: "successful", wallet: "USD", total: "5", charged: "5", refunded: "0", skus: ["DEMO-US-RANGE"], createdAt: settled, modifiedAt: settled, expiresAt: settled + 600_000, version: 1 });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      await worker.scheduled!(createScheduledController({ scheduledTime: now, cron: "*/5 * * * *" }), env, {} as ExecutionContext);
+      expect(errors.mock.calls.some(([line]) => String(line).includes("reconciliation mismatch"))).toBe(false);
+      await worker.scheduled!(createScheduledController({ scheduledTime: now, cron: "0 * * * *" }), env, {} as ExecutionContext);
+      const lines = errors.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>).filter((line) => line.message === "reconciliation mismatch");
+      expect(lines).toEqual([expect.objectContaining({ level: "error", step: "reconciliation", check: "index_matches_ledger", orderId, clientId: "cron-client", lookAt: expect.stringContaining(orderId) })]);
+    } finally {
+      errors.mockRestore();
+      await env.DB.prepare(`DELETE FROM order_index WHERE id = ?1`).bind(orderId).run();
+    }
   });
 });
