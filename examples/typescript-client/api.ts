@@ -469,7 +469,7 @@ export interface paths {
         };
         /**
          * Reconcile the order index with the ledgers and the sold codes
-         * @description Three checks over a period (`createdFrom`, `createdTo`, Unix ms, inclusive): every ledger movement in the period that names an order matches the indexed order (its wallet, state and the amounts charged and refunded); every indexed order created in the period that is in an end state has ledger lines netting to its charge minus its refunds; every code sold to those orders is in its order's redeem, and in no other order's. Answers the counts checked and every mismatch with where to look. Movements and orders changed in the last 5 minutes are left to the next run (the index lags by seconds). The Worker runs it every hour over the last day and logs each mismatch as one structured line (`message: reconciliation mismatch`).
+         * @description Three checks over a period (`createdFrom`, `createdTo`, Unix ms, inclusive): every ledger movement in the period that names an order matches the indexed order (its wallet, state and the amounts charged and refunded); every indexed order created in the period that is in an end state has ledger lines netting to its charge minus its refunds; every code sold to those orders is in its order's redeem, and in no other order's. Answers the counts checked and every mismatch with where to look. Movements and orders changed in the last `grace` seconds (default 300) are left to the next run (the index lags by seconds); `grace=0` on a quiet system checks everything. The Worker runs it every hour over the last day and logs each mismatch as one structured line (`message: reconciliation mismatch`).
          */
         get: operations["adminReconcile"];
         put?: never;
@@ -3938,6 +3938,8 @@ export interface operations {
                 createdFrom: number;
                 /** @description End of the period (Unix ms, inclusive). */
                 createdTo: number;
+                /** @description Seconds: movements and orders changed this recently are left to a later run (the index lags by seconds). Default 300; 0 on a quiet system checks everything. */
+                grace?: number;
             };
             header?: never;
             path?: never;

@@ -56,6 +56,13 @@ export const AdminOrderList = z.object({
 export const ReconciliationQuery = z.object({
   createdFrom: Millis.describe("Start of the period (Unix ms, inclusive): ledger movements and orders created from then."),
   createdTo: Millis.describe("End of the period (Unix ms, inclusive)."),
+  grace: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .optional()
+    .describe("Seconds: movements and orders changed this recently are left to a later run (the index lags by seconds). Default 300; 0 on a quiet system checks everything."),
 });
 
 export const Mismatch = z.object({

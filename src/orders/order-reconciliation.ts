@@ -75,11 +75,12 @@ const look = (orderId: string) => `GET /admin/orders/${orderId} and the wallet's
  * The three checks over a period: every ledger movement in it that names an order matches the indexed
  * order (its state and amounts); every indexed order created in it that is in an end state has ledger lines
  * netting to its charge minus its refunds; every code sold to those orders is in exactly its order's redeem.
- * Movements and orders younger than RECONCILE_GRACE_MS are left to the next run.
+ * Movements and orders younger than `graceMs` (RECONCILE_GRACE_MS unless asked) are left to the next run.
  */
-export async function reconcile(env: Env, createdFrom: number, createdTo: number, now = Date.now()): Promise<Reconciliation> {
+export async function reconcile(env: Env, createdFrom: number, createdTo: number, now = Date.now(), graceMs = RECONCILE_GRACE_MS): Promise<Reconciliation> {
   const mismatches: Mismatch[] = [];
-  const settledBefore = now - RECONCILE_GRACE_MS;
+  // Strictly before: with no grace, everything up to this moment is checked.
+  const settledBefore = now - graceMs + (graceMs === 0 ? 1 : 0);
   const wallets = await walletsOf(env.DB);
   const ledgers = new Map<string, Map<string, OrderMoney>>();
   let ledgerMovements = 0;
