@@ -12,7 +12,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { drainTimers, freshClient, rewriteStoredOrder, storedAlarm, storedOrder } from "../order-helpers";
+import { drainTimers, freshClient, rewriteStoredOrder, runPendingIndex, storedAlarm, storedOrder } from "../order-helpers";
 
 beforeAll(seedDemo);
 afterEach(clearFaults);
@@ -84,6 +84,7 @@ describe("a confirm that meets the wallet's void", () => {
   it("answers 419 and charges nothing, although the order still reads created and live", async () => {
     const client = await freshClient({ USD: "100" });
     const id = await newOrder(client.key);
+    await runPendingIndex(id);
     // Expiry runs at expiresAt: its void lands in the wallet, but the answer is lost with the instance.
     await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() - 1_000), { expire: Date.now() - 1_000 });
     armFault(ORDER_SEAMS.walletVoid, { when: "after", reset: true });
