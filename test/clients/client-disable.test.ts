@@ -19,7 +19,7 @@ describe("disabling and enabling a client", () => {
     const disabled = await admin("POST", `/admin/clients/${id}/disable`);
     expect(disabled.status).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/disable", disabled);
-    expect(disabled.body).toEqual({ message: "Client disabled", data: { client: { id, name: id, createdAt: expect.any(Number), disabledAt: expect.any(Number) } } });
+    expect(disabled.body).toEqual({ message: "Client disabled", data: { client: { id, name: id, createdAt: expect.any(Number), disabledAt: expect.any(Number), region: null } } });
     const refused = await call("GET", "/wallets", { key });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ message: "Authentication credentials are missing or invalid", code: "unauthenticated" });

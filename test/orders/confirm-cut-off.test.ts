@@ -113,6 +113,8 @@ describe("settling a confirm whose order the wallet has voided since", () => {
   it("treats the void as final: the order is rejected, hands out no codes, and the wallet neither loses nor gains", async () => {
     const client = await freshClient({ USD: "100" });
     const id = await newOrder(client.key);
+    // The order index's write of the new order goes first, so that the timers below are the order's own.
+    await runPendingIndex(id);
     // The charge lands, its reply is lost and the instance dies: the order stays created, with its intent.
     armFault(ORDER_SEAMS.walletCharge, { when: "after", reset: true });
     expect((await confirmOrder(id, client.key)).status).toBe(500);
