@@ -4,6 +4,38 @@
  */
 import type { RouteExample } from "../http/route";
 
+/** A wallet's ledger as GET …/export answers it, and as POST …/restore takes it back. */
+const ledgerExport = {
+  format: "order-service/wallet-ledger/1",
+  clientId: "acme",
+  currency: "USD",
+  exportedAt: 1795345079700,
+  balance: "487.5",
+  entries: [
+    {
+      seq: 1,
+      key: "top-up:acme-topup-2026-11-22",
+      kind: "top_up",
+      amount: "500",
+      balanceAfter: "500",
+      orderId: null,
+      reason: "Bank transfer 2026-11-22",
+      createdAt: 1795345079600
+    },
+    {
+      seq: 2,
+      key: "adjustment:acme-adjust-2026-11-22",
+      kind: "adjustment",
+      amount: "-12.5",
+      balanceAfter: "487.5",
+      orderId: null,
+      reason: "Bank fee charged back",
+      createdAt: 1795345079650
+    }
+  ],
+  voids: []
+};
+
 export const walletExamples = {
   listWallets: {
     data: {
@@ -92,68 +124,10 @@ export const walletExamples = {
     }
   },
   adminExportLedger: {
-    data: {
-      format: "order-service/wallet-ledger/1",
-      clientId: "acme",
-      currency: "USD",
-      exportedAt: 1795345079700,
-      balance: "487.5",
-      entries: [
-        {
-          seq: 1,
-          key: "top-up:acme-topup-2026-11-22",
-          kind: "top_up",
-          amount: "500",
-          balanceAfter: "500",
-          orderId: null,
-          reason: "Bank transfer 2026-11-22",
-          createdAt: 1795345079600
-        },
-        {
-          seq: 2,
-          key: "adjustment:acme-adjust-2026-11-22",
-          kind: "adjustment",
-          amount: "-12.5",
-          balanceAfter: "487.5",
-          orderId: null,
-          reason: "Bank fee charged back",
-          createdAt: 1795345079650
-        }
-      ],
-      voids: []
-    }
+    data: ledgerExport
   },
   adminRestoreLedger: {
-    request: {
-      format: "order-service/wallet-ledger/1",
-      clientId: "acme",
-      currency: "USD",
-      exportedAt: 1795345079700,
-      balance: "487.5",
-      entries: [
-        {
-          seq: 1,
-          key: "top-up:acme-topup-2026-11-22",
-          kind: "top_up",
-          amount: "500",
-          balanceAfter: "500",
-          orderId: null,
-          reason: "Bank transfer 2026-11-22",
-          createdAt: 1795345079600
-        },
-        {
-          seq: 2,
-          key: "adjustment:acme-adjust-2026-11-22",
-          kind: "adjustment",
-          amount: "-12.5",
-          balanceAfter: "487.5",
-          orderId: null,
-          reason: "Bank fee charged back",
-          createdAt: 1795345079650
-        }
-      ],
-      voids: []
-    },
+    request: ledgerExport,
     data: {
       clientId: "acme",
       currency: "USD",
