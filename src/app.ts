@@ -19,21 +19,11 @@ import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { once } from "./kernel/once";
 import { serviceMode } from "./kernel/service-mode";
-import { orderListRoutes } from "./orders/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
-import { indexRowsOf } from "./orders/order-index";
 import { walletRoutes } from "./wallets/wallet-routes";
-import { walletStatementRoutes } from "./wallets/wallet-statement-routes";
 
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
-const CLIENT_ROUTES: readonly Route[] = [
-  ...orderRoutes,
-  ...orderListRoutes,
-  ...productRoutes,
-  ...walletRoutes,
-  // A statement names each order by the client's reference, from the orders' index.
-  ...walletStatementRoutes(clientStatement, async (env, clientId, orderIds) => new Map([...(await indexRowsOf(env.DB, clientId, orderIds))].map(([id, row]) => [id, row.reference]))),
-];
+const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes];
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {

@@ -12,14 +12,8 @@ export { WalletObject } from "./wallets/wallet-object";
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
 
-/** The hourly cron (wrangler.toml): reconciliation of the last day, loaded with its first run. */
-const RECONCILIATION_CRON = "0 * * * *";
-
 export default {
   fetch: handleRequest,
   queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
-  scheduled: async (controller, env) => {
-    if (controller.cron === RECONCILIATION_CRON) await (await import("./orders/order-reconciliation")).reconcileLastDay(env, controller.scheduledTime);
-    else await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime);
-  },
+  scheduled: async (controller, env) => void (await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)),
 } satisfies ExportedHandler<Env>;

@@ -127,27 +127,11 @@ export async function rewriteStoredOrder(
 }
 
 /**
- * Runs the order's alarm while its earliest timer is the order index's (due a second after a change of
- * state), as the passing of that second would: a test that then moves the clock, or fires the alarm for
- * the next timer, finds the index written. Processing started by confirm is waited for first.
- */
-export async function runPendingIndex(orderId: string): Promise<void> {
-  const stub = orderStubOf(orderId);
-  const first = () => runInDurableObject(stub, (_instance, state) => new OrderStore(state.storage).timers()[0]?.kind ?? null);
-  for (let run = 0; run < 10 && (await first()) === "index"; run += 1) {
-    await runDurableObjectAlarm(stub);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
-/**
  * Moves the order's expiresAt into the past "through the clock": the stored document is rewritten and the
  * object's in-memory copy dropped, but the expiry alarm (and its timer row) is left as it was, so the alarm
  * has not run.
  */
 export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<number> {
-  // The order's expiry lies minutes ahead of the order index's write (a second): by then it has run.
-  await runPendingIndex(orderId);
   const doc = await rewriteStoredOrder(orderId, (doc) => {
     doc.expiresAt = Date.now() - msAgo;
   });

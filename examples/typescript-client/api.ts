@@ -280,10 +280,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List every client's orders, newest first
-         * @description Orders from the order index across clients, newest first (createdAt, then id), a page at a time (`limit` 1..100, `after` the `next` of the previous page), each with its client, charged and refunded amounts. Filters combine: `clientId`, `state`, `sku`, `createdFrom` and `createdTo` (Unix ms, inclusive) and `reference` (a prefix; needs `clientId`). The index lags an order by up to a few seconds; GET /admin/orders/{orderId} reads the order itself. One client's order by its reference: GET /admin/orders/by-reference.
+         * Find a client's order by its reference
+         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.
          */
-        get: operations["adminListOrders"];
+        get: operations["adminFindOrder"];
         put?: never;
         post?: never;
         delete?: never;
@@ -306,66 +306,6 @@ export interface paths {
         get: operations["adminGetOrder"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/orders/by-reference": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Find a client's order by its reference
-         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.
-         */
-        get: operations["adminFindOrder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/orders/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Export every matching order as CSV
-         * @description Every order that GET /admin/orders would list for the same filters (`limit` and `after` are ignored: all of them, not one page), in the same order, streamed as CSV: a header line, then one row per order. Amounts are exact decimals in the wallet's currency; times are ISO 8601 UTC; SKUs are separated by spaces. A text cell a client or an operator wrote (reference, client id, SKUs) that starts with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'`, so that a spreadsheet shows it as text and never runs it.
-         */
-        get: operations["adminExportOrders"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/orders/index/backfill": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add orders created before the order index existed
-         * @description Walks every wallet's ledger (every charge names its order), reads each order named there that the index does not hold from the order itself, and writes its row. Safe to run again and while orders are being made: a row it writes never overwrites one an order wrote itself. Orders that were never charged (rejected before a confirm) are not in any ledger and are not added.
-         */
-        post: operations["adminBackfillIndex"];
         delete?: never;
         options?: never;
         head?: never;
@@ -494,26 +434,6 @@ export interface paths {
          * @description Puts a disabled SKU back on sale with its stored settings. Enabling an active SKU changes nothing.
          */
         post: operations["adminEnableProduct"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin/reconciliation": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Reconcile the order index with the ledgers and the sold codes
-         * @description Three checks over a period (`createdFrom`, `createdTo`, Unix ms, inclusive): every ledger movement in the period that names an order matches the indexed order (its wallet, state and the amounts charged and refunded); every indexed order created in the period that is in an end state has ledger lines netting to its charge minus its refunds; every code sold to those orders is in its order's redeem, and in no other order's. Answers the counts checked and every mismatch with where to look. Movements and orders changed in the last `grace` seconds (default 300) are left to the next run (the index lags by seconds); `grace=0` on a quiet system checks everything. The Worker runs it every hour over the last day and logs each mismatch as one structured line (`message: reconciliation mismatch`).
-         */
-        get: operations["adminReconcile"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -749,29 +669,9 @@ export interface paths {
         };
         /**
          * Retrieve an order
-         * @description The order in any state, with its redeem codes once it is `successful` or `partial`, by its `orderId` or by your own `reference` (the one you created it with). Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order or reference is 404, like an unknown one; neither parameter given is 400 invalid_order_query. The order is read from itself, never from the order index, so it is always current.
+         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.
          */
         get: operations["getOrder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * List your orders, newest first
-         * @description Your orders from the order index, newest first (createdAt, then id), a page at a time: pass `next` as `after` for the next page. Filters combine: `state`, `createdFrom` and `createdTo` (Unix ms, inclusive) and `reference` (a prefix). Paging is stable: orders created while you walk the pages appear before the first page and never shift the pages you have not read yet. The index lags an order by up to a few seconds (as Stripe's search does): a list may show an order's previous state, or not yet show an order just created; GET /order/get always answers the order as it is now.
-         */
-        get: operations["listOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -872,46 +772,6 @@ export interface paths {
          * @description Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.
          */
         get: operations["listWallets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/wallets/{currency}/ledger": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your wallet's ledger, oldest first, a page at a time
-         * @description Every movement of money in your wallet in `currency` (top-ups, adjustments, order charges, refunds, and a charge credited back when an order expired), oldest first, each with the balance after it, in the operator ledger's shape. Page with `after` (the `next` of the previous page) and `limit`. A currency you hold no wallet in is 404 wallet_unknown.
-         */
-        get: operations["getLedger"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/wallets/{currency}/statement": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Your wallet's statement for a period, as CSV
-         * @description A CSV statement of your wallet in `currency` from `from` to `to` (Unix ms, inclusive): a header line, an `opening` row with the balance before the period, one `movement` row per ledger movement in it (time, kind, order id, your reference, reason, amount, balance after), and a `closing` row. Opening plus the movements equals closing, to the minor unit. Amounts have the currency's minor units; times are ISO 8601 UTC. A reference or reason that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) is prefixed with `'`. A currency you hold no wallet in is 404 wallet_unknown.
-         */
-        get: operations["getStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1056,17 +916,6 @@ export interface components {
                 balance: number;
                 entry: components["schemas"]["LedgerEntry"];
                 replayed: boolean;
-            };
-        };
-        AdminBackfillIndexResponse: {
-            /** @enum {string} */
-            message: "Order index backfilled";
-            data: {
-                wallets: number;
-                /** @description Orders named by a ledger movement. */
-                orders: number;
-                /** @description Orders the index did not hold, now written. */
-                written: number;
             };
         };
         AdminCreateClientRequest: {
@@ -1277,37 +1126,6 @@ export interface components {
                 deals: components["schemas"]["Deal"][];
             };
         };
-        AdminListOrdersResponse: {
-            /** @enum {string} */
-            message: "Orders";
-            data: {
-                /** @description Newest first (createdAt, then id). */
-                orders: {
-                    id: string;
-                    reference: string;
-                    state: components["schemas"]["OrderState"];
-                    /** @description The currency of the wallet the order is paid from. */
-                    wallet: string;
-                    /** @description The order's total in the wallet's currency. */
-                    total: number;
-                    /** @description Unix ms. */
-                    createdAt: number;
-                    /** @description Unix ms of the last change the index holds. */
-                    modifiedAt: number;
-                    /** @description Unix ms: a `created` order not confirmed by then is rejected. */
-                    expiresAt: number;
-                    /** @description The SKUs of the order's lines. */
-                    skus: string[];
-                    clientId: string;
-                    /** @description What the wallet was charged: the total once confirmed, 0 before and for a rejected order. */
-                    charged: number;
-                    /** @description What failed lines credited back. */
-                    refunded: number;
-                }[];
-                /** @description Pass as `after` for the next page; null on the last page. */
-                next: string | null;
-            };
-        };
         AdminListProductsResponse: {
             /** @enum {string} */
             message: "Products";
@@ -1331,10 +1149,10 @@ export interface components {
                     orderId: string;
                     clientId: string;
                     /**
-                     * @description The order's timer that keeps failing (expiry, processing, webhook outbox, settling a cut-off confirm, or applying the order to the order index), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
+                     * @description The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
                      * @enum {string}
                      */
-                    timer: "expire" | "process" | "outbox" | "settle" | "index" | "supplier";
+                    timer: "expire" | "process" | "outbox" | "settle" | "supplier";
                     /** @description For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer. */
                     skus: string[];
                     /** @description Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes. */
@@ -1374,36 +1192,6 @@ export interface components {
                 reserved: number;
                 sold: number;
             } | null;
-        };
-        AdminReconcileResponse: {
-            /** @enum {string} */
-            message: "Reconciliation";
-            data: {
-                createdFrom: number;
-                createdTo: number;
-                checked: {
-                    wallets: number;
-                    /** @description Ledger movements in the period that name an order. */
-                    ledgerMovements: number;
-                    /** @description Indexed orders created in the period. */
-                    indexedOrders: number;
-                    /** @description Codes sold to orders created in the period. */
-                    soldCodes: number;
-                };
-                mismatches: {
-                    /**
-                     * @description Which of the three checks found it.
-                     * @enum {string}
-                     */
-                    check: "ledger_matches_index" | "index_matches_ledger" | "code_in_one_redeem";
-                    orderId: string | null;
-                    clientId: string | null;
-                    /** @description What does not match. */
-                    problem: string;
-                    /** @description Where to look first. */
-                    lookAt: string;
-                }[];
-            };
         };
         AdminReplayDeadLetterResponse: {
             /** @enum {string} */
@@ -1871,17 +1659,6 @@ export interface components {
             rate: number;
             updatedAt: number;
         };
-        GetLedgerResponse: {
-            /** @enum {string} */
-            message: "Ledger";
-            data: {
-                clientId: string;
-                currency: string;
-                entries: components["schemas"]["LedgerEntry"][];
-                /** @description Pass as `after` for the next page; null on the last page. */
-                next: number | null;
-            };
-        };
         GetOrderResponse: {
             /** @enum {string} */
             message: "Order retrieved";
@@ -2098,32 +1875,6 @@ export interface components {
             orderId: string | null;
             reason: string | null;
             createdAt: number;
-        };
-        ListOrdersResponse: {
-            /** @enum {string} */
-            message: "Orders";
-            data: {
-                /** @description Newest first (createdAt, then id). */
-                orders: {
-                    id: string;
-                    reference: string;
-                    state: components["schemas"]["OrderState"];
-                    /** @description The currency of the wallet the order is paid from. */
-                    wallet: string;
-                    /** @description The order's total in the wallet's currency. */
-                    total: number;
-                    /** @description Unix ms. */
-                    createdAt: number;
-                    /** @description Unix ms of the last change the index holds. */
-                    modifiedAt: number;
-                    /** @description Unix ms: a `created` order not confirmed by then is rejected. */
-                    expiresAt: number;
-                    /** @description The SKUs of the order's lines. */
-                    skus: string[];
-                }[];
-                /** @description Pass as `after` for the next page; null on the last page. */
-                next: string | null;
-            };
         };
         ListProductsResponse: {
             /** @enum {string} */
@@ -3659,141 +3410,6 @@ export interface operations {
             };
         };
     };
-    adminListOrders: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1..100, default 100. */
-                limit?: number;
-                /** @description Cursor: the `next` of the previous page. */
-                after?: string;
-                /** @description Only orders in this state. */
-                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
-                /** @description Only orders created at or after this time (Unix ms). */
-                createdFrom?: number;
-                /** @description Only orders created at or before this time (Unix ms). */
-                createdTo?: number;
-                /** @description Only orders whose reference starts with this; needs `clientId` (references are the client's own). */
-                reference?: string;
-                /**
-                 * @description Only this client's orders.
-                 * @example acme
-                 */
-                clientId?: string;
-                /** @description Only orders with a line of this SKU. */
-                sku?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Orders */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminListOrdersResponse"];
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    adminGetOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e */
-                orderId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Order */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminGetOrderResponse"];
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
-                };
-            };
-            /** @description - `order_not_found`: Not Found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OrderNotFoundError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
     adminFindOrder: {
         parameters: {
             query: {
@@ -3860,43 +3476,26 @@ export interface operations {
             };
         };
     };
-    adminExportOrders: {
+    adminGetOrder: {
         parameters: {
-            query?: {
-                /** @description Page size, 1..100, default 100. */
-                limit?: number;
-                /** @description Cursor: the `next` of the previous page. */
-                after?: string;
-                /** @description Only orders in this state. */
-                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
-                /** @description Only orders created at or after this time (Unix ms). */
-                createdFrom?: number;
-                /** @description Only orders created at or before this time (Unix ms). */
-                createdTo?: number;
-                /** @description Only orders whose reference starts with this; needs `clientId` (references are the client's own). */
-                reference?: string;
-                /**
-                 * @description Only this client's orders.
-                 * @example acme
-                 */
-                clientId?: string;
-                /** @description Only orders with a line of this SKU. */
-                sku?: string;
-            };
+            query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e */
+                orderId: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Export every matching order as CSV */
+            /** @description Order */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/csv": string;
+                    "application/json": components["schemas"]["AdminGetOrderResponse"];
                 };
             };
             /** @description - `invalid_parameters`: Invalid path or query parameters */
@@ -3919,45 +3518,14 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
+            /** @description - `order_not_found`: Not Found */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    adminBackfillIndex: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Order index backfilled */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminBackfillIndexResponse"];
-                };
-            };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4514,64 +4082,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkuNotFoundError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    adminReconcile: {
-        parameters: {
-            query: {
-                /** @description Start of the period (Unix ms, inclusive): ledger movements and orders created from then. */
-                createdFrom: number;
-                /** @description End of the period (Unix ms, inclusive). */
-                createdTo: number;
-                /** @description Seconds: movements and orders changed this recently are left to a later run (the index lags by seconds). Default 300; 0 on a quiet system checks everything. */
-                grace?: number;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Reconciliation */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AdminReconcileResponse"];
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5490,17 +5000,12 @@ export interface operations {
     };
     getOrder: {
         parameters: {
-            query?: {
+            query: {
                 /**
                  * @description The `id` of the create answer.
                  * @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e
                  */
-                orderId?: string;
-                /**
-                 * @description Your own reference of the order (used when `orderId` is not given).
-                 * @example po-2026-0042
-                 */
-                reference?: string;
+                orderId: string;
             };
             header?: never;
             path?: never;
@@ -5549,85 +5054,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
-                };
-            };
-            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    listOrders: {
-        parameters: {
-            query?: {
-                /** @description Page size, 1..100, default 100. */
-                limit?: number;
-                /** @description Cursor: the `next` of the previous page. */
-                after?: string;
-                /** @description Only orders in this state. */
-                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
-                /** @description Only orders created at or after this time (Unix ms). */
-                createdFrom?: number;
-                /** @description Only orders created at or before this time (Unix ms). */
-                createdTo?: number;
-                /** @description Only orders whose reference starts with this. */
-                reference?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Orders */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ListOrdersResponse"];
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /**
-             * @description - `unauthenticated`: Authentication credentials are missing or invalid
-             *     - `wrong_environment`: This API key belongs to another environment
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -6016,174 +5442,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
-                };
-            };
-            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    getLedger: {
-        parameters: {
-            query?: {
-                /** @description Return entries with seq greater than this (the `next` of the previous page). */
-                after?: number;
-                /** @description Page size, 1..500, default 100. */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @example USD */
-                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ledger */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GetLedgerResponse"];
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /**
-             * @description - `unauthenticated`: Authentication credentials are missing or invalid
-             *     - `wrong_environment`: This API key belongs to another environment
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
-                };
-            };
-            /** @description - `wallet_unknown`: Wallet not found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WalletUnknownError"];
-                };
-            };
-            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    /** @description Seconds to wait. */
-                    "Retry-After"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimitedError"];
-                };
-            };
-            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ServerErrorError"];
-                };
-            };
-        };
-    };
-    getStatement: {
-        parameters: {
-            query: {
-                /** @description Start of the period, Unix ms, inclusive. */
-                from: number;
-                /** @description End of the period, Unix ms, inclusive. */
-                to: number;
-            };
-            header?: never;
-            path: {
-                /** @example USD */
-                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Your wallet's statement for a period, as CSV */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            /** @description - `invalid_parameters`: Invalid path or query parameters */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["InvalidParametersError"];
-                };
-            };
-            /**
-             * @description - `unauthenticated`: Authentication credentials are missing or invalid
-             *     - `wrong_environment`: This API key belongs to another environment
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
-                };
-            };
-            /** @description - `wallet_unknown`: Wallet not found */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WalletUnknownError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -209,12 +209,11 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
 }
 
 /** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
-type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query" | "params"> & {
+type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query"> & {
   data: z.core.$ZodType | null;
   example?: RouteExample;
   body?: z.core.$ZodType;
   query?: ObjectSchema;
-  params?: ObjectSchema;
 };
 
 async function loaded<T>(part: Loadable<T>): Promise<T> {
@@ -234,9 +233,8 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.core.$ZodType | null }[] = [];
   const seen = new Set<string>();
   const loadedRoutes = await Promise.all(
-    routes.map(async ({ data, example, body, query, params, ...route }) => ({
+    routes.map(async ({ data, example, body, query, ...route }) => ({
       ...route,
-      ...(params !== undefined ? { params: await loaded(params) } : {}),
       data: data === null ? null : await loaded(data),
       ...(example !== undefined ? { example: await loaded(example) } : {}),
       ...(body !== undefined ? { body: await loaded(body) } : {}),
@@ -284,7 +282,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     const okExamples: Record<string, unknown> = {};
     if (doc.example !== undefined) {
       const messages = doc.messages ?? [];
-      if (okSchema === null && doc.csvAnswer === undefined) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+      if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
       for (const [index, message] of messages.entries()) {
         okExamples[index === 0 ? "ok" : `ok${index + 1}`] = { summary: message, value: { message, data: doc.example.data } };
       }
@@ -292,20 +290,12 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     responses["200"] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
-      content:
-        doc.csvAnswer !== undefined
-          ? {
-              "text/csv": {
-                schema: { type: "string", description: doc.csvAnswer },
-                ...(doc.example?.csv !== undefined ? { examples: { ok: { summary: doc.summary, value: doc.example.csv } } } : {}),
-              },
-            }
-          : {
-              "application/json": {
-                schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) },
-                ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
-              },
-            },
+      content: {
+        "application/json": {
+          schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) },
+          ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
+        },
+      },
     };
     const codes = [...new Set([...doc.errors, ...implicitErrors(doc)])];
     const byStatus = new Map<number, ErrorCode[]>();

@@ -53,8 +53,7 @@ export interface RouteDoc {
   /** The group the document lists the route under; one of the tags given to buildOpenApi. */
   tag: string;
   auth: Auth;
-  /** A loader for a client's route (its schema is not evaluated when the Worker starts). */
-  params?: Loadable<ObjectSchema>;
+  params?: ObjectSchema;
   /** Loaders for a client's route, whose requests are read without zod (src/orders/requests.ts). */
   query?: Loadable<ObjectSchema>;
   body?: Loadable<z.$ZodType>;
@@ -65,11 +64,6 @@ export interface RouteDoc {
   ownBodyErrors?: true;
   /** The body may also be sent as text/csv (described in `description`). */
   csv?: boolean;
-  /**
-   * The success answer is CSV, not a JSON envelope (`data` is then null): what its columns are. The
-   * example's `csv` is its example.
-   */
-  csvAnswer?: string;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
   data: Loadable<z.$ZodType> | null;
   /** Success message(s) of the envelope. */

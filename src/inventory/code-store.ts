@@ -71,18 +71,3 @@ export function availableCodesStatement(db: D1Database, skus: string, binds: unk
     .prepare(`SELECT sku, value, COUNT(*) AS available FROM codes WHERE status = 'available' AND sku IN (${skus}) GROUP BY sku, value`)
     .bind(...binds);
 }
-
-/** The codes sold to these orders (reconciliation: each must be in its order's redeem). */
-export async function soldCodesOf(db: D1Database, orderIds: readonly string[]): Promise<{ orderId: string; sku: string; pin: string }[]> {
-  const sold: { orderId: string; sku: string; pin: string }[] = [];
-  // D1 binds at most 100 parameters per statement.
-  for (let start = 0; start < orderIds.length; start += 90) {
-    const chunk = orderIds.slice(start, start + 90);
-    const { results } = await db
-      .prepare(`SELECT order_id AS orderId, sku, pin FROM codes WHERE status = 'sold' AND order_id IN (${chunk.map((_, at) => `?${at + 1}`).join(", ")})`)
-      .bind(...chunk)
-      .all<{ orderId: string; sku: string; pin: string }>();
-    sold.push(...results);
-  }
-  return sold;
-}

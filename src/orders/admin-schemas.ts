@@ -21,9 +21,9 @@ export const TimerFailureView = z.object({
   orderId: z.string(),
   clientId: z.string(),
   timer: z
-    .enum(["expire", "process", "outbox", "settle", "index", "supplier"])
+    .enum(["expire", "process", "outbox", "settle", "supplier"])
     .describe(
-      "The order's timer that keeps failing (expiry, processing, webhook outbox, settling a cut-off confirm, or applying the order to the order index), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.",
+      "The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.",
     ),
   skus: z.array(z.string()).describe("For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer."),
   failures: z.number().int().describe("Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes."),

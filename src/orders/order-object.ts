@@ -15,7 +15,6 @@ import type { OrderPlan } from "./order-plan";
 import { applyOutcome, finalState, invoiceStatusAfter, linesPastBudget, nextAttemptAt, unknownBudgetMs } from "./fulfilment-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
-import { indexRowOf, writeIndexRow } from "./order-index";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
 import { sameReport, type StuckReport, type Timer, type TimerKind } from "./order-timers";
@@ -341,9 +340,7 @@ export class OrderObject extends DurableObject<Env> {
   private async runDueTimers(also?: TimerKind): Promise<void> {
     const timers = this.store.timers();
     if (timers.length === 0) return;
-    // A run for `also` (confirm starting processing) is not the alarm: it runs only what is due by the
-    // clock, so that the index timer still waits for processing's end state and writes it once.
-    const horizon = also === undefined ? Math.max(Date.now(), timers[0]!.dueAt) : Date.now();
+    const horizon = Math.max(Date.now(), timers[0]!.dueAt);
     for (const timer of timers) {
       // The report timer only brings the alarm back: every run ends with the report (below).
       if (timer.kind === "report" || (timer.dueAt > horizon && timer.kind !== also)) continue;
@@ -373,21 +370,7 @@ export class OrderObject extends DurableObject<Env> {
     if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await this.flushOutbox();
     else if (kind === "process") await this.process();
-    else if (kind === "index") return this.applyIndex();
     return null;
-  }
-
-  /**
-   * Applies the order's latest state to the order index (the `index` timer, set in the write that changed
-   * the state). The upsert passes only a newer version, so a repeat or a late run changes nothing. A state
-   * changed while the write was on its way asks for another run at once.
-   */
-  private async applyIndex(): Promise<number | null> {
-    const order = this.store.load();
-    if (order === null) return null;
-    const version = this.store.indexVersion();
-    await io(ORDER_SEAMS.indexWrite, () => writeIndexRow(this.env.DB, indexRowOf(order, version)), this.reset);
-    return this.store.indexVersion() > version ? Date.now() : null;
   }
 
   /**

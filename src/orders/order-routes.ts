@@ -11,7 +11,7 @@ import { checkProductList, checkSandboxOutcome, limitsFromEnv, planOrder, readSa
 import { serviceMode } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { BOUNDS, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
+import { readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
 // requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
@@ -112,15 +112,6 @@ export async function confirmOrder(request: IRequest, { env, authenticate }: Req
 
 export async function getOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
   const client = await authenticate();
-  // By the client's own reference: the order object is named by client and reference, so another
-  // client's reference names another (empty) object and answers 404 like an unknown one.
-  const { orderId, reference } = request.query as Record<string, unknown>;
-  if (orderId === undefined && reference !== undefined) {
-    if (typeof reference !== "string" || reference.length === 0 || [...reference].length > BOUNDS.reference.max) {
-      return errorResponse(failure("invalid_order_query", { issues: [{ path: "reference", message: `a string of 1 to ${BOUNDS.reference.max} characters` }] }));
-    }
-    return answer<string>(env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, reference))).get(client.id), (json) => okJson("Order retrieved", json));
-  }
   const parsed = await requestedOrderId(request.query, "GetOrderQuery");
   if ("issues" in parsed) return errorResponse(failure("invalid_order_query", parsed.issues));
   const id = objectIdOf(env.ORDERS, parsed.orderId);
@@ -195,9 +186,9 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Retrieve an order",
     description:
-      "The order in any state, with its redeem codes once it is `successful` or `partial`, by its `orderId` or by your own `reference` (the one you created it with). Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order or reference is 404, like an unknown one; neither parameter given is 400 invalid_order_query. The order is read from itself, never from the order index, so it is always current.",
+      "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.",
     auth: "apiKey",
-    query: async () => (await schemas()).GetOrderDocumentQuery,
+    query: async () => (await schemas()).GetOrderQuery,
     data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],
     errors: ["invalid_order_query", "order_not_found"],

@@ -39,20 +39,7 @@ export interface StoredDocument {
    * writes nothing to D1. Absent in a document stored before it was kept: then what D1 holds is unknown.
    */
   reported?: StuckReport | null;
-  /**
-   * The version of the order's row in the D1 order index (src/orders/order-index.ts): raised with every
-   * change of state, in the same write, together with the `index` timer that applies it. Absent in a
-   * document stored before the index existed (0: the operator's backfill writes such an order).
-   */
-  indexVersion?: number;
 }
-
-/**
- * How long a change of state waits before the alarm applies it to the order index. A create confirmed
- * within this time reaches the index once, with its end state, rather than once per state: every D1 row
- * written is billed (docs/benchmarks.md). The lists say the index may lag by seconds.
- */
-export const INDEX_LAG_MS = 1_000;
 
 const DOCUMENT_KEY = "order";
 
@@ -172,29 +159,15 @@ export class OrderStore {
     const doc = this.read();
     let changed = doc.timers;
     for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][]) changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
-    // A change of state is the order index's outbox entry: a new version and the timer that applies it,
-    // in this same write. A timer already waiting keeps its due time, so changes in quick succession
-    // reach the index as one write of the latest.
-    let indexVersion = doc.indexVersion ?? 0;
-    if (doc.order?.state !== order.state) {
-      indexVersion += 1;
-      const waiting = changed.find((timer) => timer.kind === "index");
-      if (waiting === undefined) changed = scheduled(changed, "index", Date.now() + INDEX_LAG_MS);
-    }
     if (event === null) {
-      this.write({ ...doc, order, timers: changed, indexVersion });
+      this.write({ ...doc, order, timers: changed });
       return;
     }
     const seq = doc.outboxCount + 1;
     this.storage.transactionSync(() => {
       this.kv.put(outboxKey(seq), outboxEntry(seq, event));
-      this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq, indexVersion });
+      this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
     });
-  }
-
-  /** The version of the order's row in the order index that the latest change of state asks for. */
-  indexVersion(): number {
-    return this.read().indexVersion ?? 0;
   }
 
   // ---- timers

@@ -6,10 +6,9 @@ import { timerRetryDelayMs } from "./timer-policy";
 
 /**
  * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
- * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck);
- * `index` while the order index in D1 has not yet been given the order's latest state (order-index.ts).
+ * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck).
  */
-export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report" | "index";
+export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
 
 export interface Timer {
   kind: TimerKind;

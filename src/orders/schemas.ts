@@ -58,9 +58,3 @@ export const ConfirmOrderRequest = z.object({ orderId: text(BOUNDS.orderId) });
 export const GetOrderQuery = z.object({
   orderId: text(BOUNDS.orderId).register(z.globalRegistry, { description: "The `id` of the create answer.", examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] }),
 });
-
-/** GET /order/get as the document shows it: by `orderId`, or by the client's own `reference`. */
-export const GetOrderDocumentQuery = z.object({
-  orderId: z.optional(text(BOUNDS.orderId)).register(z.globalRegistry, { description: "The `id` of the create answer.", examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] }),
-  reference: z.optional(text(BOUNDS.reference)).register(z.globalRegistry, { description: "Your own reference of the order (used when `orderId` is not given).", examples: ["po-2026-0042"] }),
-});

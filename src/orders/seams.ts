@@ -28,8 +28,6 @@ export const ORDER_SEAMS = {
   walletVoid: "order.wallet-void",
   /** outbox: hand stored webhook events to the queue. */
   queueSend: "order.queue-send",
-  /** index: apply the order's row to the D1 order index. */
-  indexWrite: "order.index-write",
   /** timers: record or clear a failing timer in D1 for the operator. */
   timerReport: "order.timer-report",
 } as const;

@@ -76,9 +76,9 @@ describe("operator walkthrough from an empty database", () => {
     const wallets = await call("GET", "/wallets", { key: apiKey });
     expect(wallets.body.data).toEqual({ wallets: [{ currency: "USD", balance: 445.65 }] });
 
-    const byReference = await admin("GET", "/admin/orders/by-reference?clientId=acme&reference=acme-0001");
+    const byReference = await admin("GET", "/admin/orders?clientId=acme&reference=acme-0001");
     expect(byReference.status).toBe(200);
-    await expectConforms("GET", "/admin/orders/by-reference", byReference);
+    await expectConforms("GET", "/admin/orders", byReference);
     expect(byReference.body.data.order.uid).toBe(order.body.data.id);
 
     expect(await auditActions()).toEqual(["client.create", "wallet.top_up", "product.create", "inventory.upload", "exchange_rate.set"]);

@@ -28,7 +28,7 @@ describe("a query parameter given twice is refused, whatever its first value", (
   });
 
   it("an operator query with a repeated parameter is 400 invalid_parameters", async () => {
-    const response = await admin("GET", "/admin/orders/by-reference?clientId=&clientId=demo&reference=query-twice");
+    const response = await admin("GET", "/admin/orders?clientId=&clientId=demo&reference=query-twice");
     expect(response.status).toBe(400);
     expect(response.body.code).toBe("invalid_parameters");
   });

@@ -8,9 +8,7 @@ import { env } from "cloudflare:workers";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
-import { writeIndexRow } from "../../src/orders/order-index";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
-import { runPendingIndex } from "../order-helpers";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
@@ -172,21 +170,6 @@ describe("success examples have the shape of real answers", () => {
     checked.add(operationId);
   }
 
-  /** A CSV answer: its header line is the example's, and it has a row for each of the example's. */
-  async function expectCsvLikeExample(operationId: string, answer: ApiCall): Promise<void> {
-    expect(answer.status, `${operationId}: ${String(answer.body)}`).toBe(200);
-    expect(answer.headers.get("content-type")).toMatch(/^text\/csv/);
-    const doc = (await servedDocument()) as Json;
-    const operation = Object.values<Json>(doc.paths)
-      .flatMap((operations) => Object.values<Json>(operations))
-      .find((candidate) => candidate.operationId === operationId);
-    const example = String(operation.responses["200"].content["text/csv"].examples.ok.value);
-    const real = String(answer.body);
-    expect(real.split("\r\n")[0], `${operationId}: ${real}`).toBe(example.split("\r\n")[0]);
-    expect(real.split("\r\n").length, `${operationId}: ${real}`).toBeGreaterThanOrEqual(example.split("\r\n").length);
-    checked.add(operationId);
-  }
-
   it("client routes: create, confirm, get, products, wallets", async () => {
     await seedDemo();
     await topUp("demo", "USD", "1000");
@@ -203,18 +186,7 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("getOrder", got);
     await expectLikeExample("listProducts", await client("GET", "/products"));
     await expectLikeExample("listWallets", await client("GET", "/wallets"));
-    await expectLikeExample("adminFindOrder", await admin("GET", "/admin/orders/by-reference?clientId=demo&reference=po-2026-0042"));
-    await runPendingIndex(created.body.data.id);
-    await expectLikeExample("listOrders", await client("GET", "/orders?reference=po-2026"));
-    await expectLikeExample("adminListOrders", await admin("GET", "/admin/orders?clientId=demo"));
-    await expectCsvLikeExample("adminExportOrders", await admin("GET", "/admin/orders/export?clientId=demo"));
-    await expectLikeExample("getLedger", await client("GET", "/wallets/USD/ledger?after=1"));
-    await expectCsvLikeExample("getStatement", await client("GET", `/wallets/USD/statement?from=0&to=${Date.now()}`));
-    await expectLikeExample("adminBackfillIndex", await admin("POST", "/admin/orders/index/backfill"));
-    // An index row the ledger does not bear out (long settled), so that the answer shows a mismatch.
-    const day = Date.now() - 86_400_000;
-    await writeIndexRow(env.DB, { id: `ord_${"0".repeat(64)}`, clientId: "demo", reference: "po-2026-0001", state: "successful", wallet: "USD", total: "5", charged: "5", refunded: "0", skus: ["DEMO-US-RANGE"], createdAt: day, modifiedAt: day, expiresAt: day + 600_000, version: 1 });
-    await expectLikeExample("adminReconcile", await admin("GET", `/admin/reconciliation?createdFrom=${day - 1}&createdTo=${Date.now()}`));
+    await expectLikeExample("adminFindOrder", await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042"));
     await expectLikeExample("adminGetOrder", await admin("GET", `/admin/orders/${created.body.data.id}`));
     await recordTimerFailure(env.DB, {
       orderId: created.body.data.id,

@@ -12,7 +12,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { drainTimers, freshClient, rewriteStoredOrder, runPendingIndex, storedAlarm, storedOrder } from "../order-helpers";
+import { drainTimers, freshClient, rewriteStoredOrder, storedAlarm, storedOrder } from "../order-helpers";
 
 beforeAll(seedDemo);
 afterEach(clearFaults);
@@ -84,7 +84,6 @@ describe("a confirm that meets the wallet's void", () => {
   it("answers 419 and charges nothing, although the order still reads created and live", async () => {
     const client = await freshClient({ USD: "100" });
     const id = await newOrder(client.key);
-    await runPendingIndex(id);
     // Expiry runs at expiresAt: its void lands in the wallet, but the answer is lost with the instance.
     await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() - 1_000), { expire: Date.now() - 1_000 });
     armFault(ORDER_SEAMS.walletVoid, { when: "after", reset: true });
@@ -113,8 +112,6 @@ describe("settling a confirm whose order the wallet has voided since", () => {
   it("treats the void as final: the order is rejected, hands out no codes, and the wallet neither loses nor gains", async () => {
     const client = await freshClient({ USD: "100" });
     const id = await newOrder(client.key);
-    // The order index's write of the new order goes first, so that the timers below are the order's own.
-    await runPendingIndex(id);
     // The charge lands, its reply is lost and the instance dies: the order stays created, with its intent.
     armFault(ORDER_SEAMS.walletCharge, { when: "after", reset: true });
     expect((await confirmOrder(id, client.key)).status).toBe(500);

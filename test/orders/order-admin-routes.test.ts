@@ -18,21 +18,21 @@ describe("order lookup", () => {
     expect(byId.body.data).toMatchObject({ clientId: "demo", reference: "lookup-1", state: "created" });
     expect(byId.body.data.order.uid).toBe(created.body.data.id);
     expect(byId.body.data.record.id).toBe(created.body.data.id);
-    const byReference = await admin("GET", "/admin/orders/by-reference?clientId=demo&reference=lookup-1");
+    const byReference = await admin("GET", "/admin/orders?clientId=demo&reference=lookup-1");
     expect(byReference.body.data).toEqual(byId.body.data);
   });
 
   it("404 for unknown orders, 400 without the query", async () => {
-    for (const path of [`/admin/orders/ord_${"0".repeat(64)}`, "/admin/orders/ord_nope", "/admin/orders/123", "/admin/orders/by-reference?clientId=demo&reference=never"]) {
+    for (const path of [`/admin/orders/ord_${"0".repeat(64)}`, "/admin/orders/ord_nope", "/admin/orders/123", "/admin/orders?clientId=demo&reference=never"]) {
       const response = await admin("GET", path);
       expect(response.status, path).toBe(404);
       expect(response.body.code).toBe("order_not_found");
     }
     for (const query of ["", "?clientId=demo", "?reference=x", "?clientId=bad%20id&reference=x"]) {
-      const response = await admin("GET", `/admin/orders/by-reference${query}`);
+      const response = await admin("GET", `/admin/orders${query}`);
       expect(response.status, query).toBe(400);
       expect(response.body.code).toBe("invalid_parameters");
-      await expectConforms("GET", "/admin/orders/by-reference", response);
+      await expectConforms("GET", "/admin/orders", response);
     }
   });
 });

@@ -13,7 +13,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, drainTimers, runPendingIndex, storedAlarm, storedOrder } from "../order-helpers";
+import { backdateExpiry, drainTimers, storedAlarm, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
@@ -42,9 +42,6 @@ describe("the retry policy (pure)", () => {
 
 describe("a processing timer that keeps failing", () => {
   it("is retried far past the platform's 6 alarm retries, reported after 3 failures, and cleared when it recovers", async () => {
-    // The operator API's first use loads its modules, which takes seconds on a loaded machine: done before
-    // the clock matters, so that no retry falls due by the clock while the loop below reads the list.
-    expect((await admin("GET", "/admin/orders/stuck")).status).toBe(200);
     const key = await addClient("timers-outage", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], reference: "outage-1" }, key);
     expect(created.status).toBe(200);
@@ -58,8 +55,6 @@ describe("a processing timer that keeps failing", () => {
     )!;
     expect(process.lastError).toMatch(/injected fault at order.supplier-sandbox/);
     expect(process.dueAt - Date.now()).toBeGreaterThan(1_000);
-    // The order index's write of `confirmed` comes first (a second after the change).
-    await runPendingIndex(id);
     for (let run = 2; run <= 10; run += 1) {
       // The alarm itself never throws: a throwing one would be dropped after 6 retries.
       expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
@@ -78,7 +73,6 @@ describe("a processing timer that keeps failing", () => {
     const done = await getOrder(id, key);
     expect(done.body.data.state).toBe("successful");
     expect(Object.keys(done.body.data.redeem)).toEqual(["DEMO-US-RANGE"]);
-    await runPendingIndex(id);
     expect(await timersOf(id)).toEqual([]);
     const stuck = await admin("GET", "/admin/orders/stuck");
     expect(stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === id)).toBeUndefined();
@@ -99,7 +93,6 @@ describe("a processing timer that keeps failing", () => {
     }
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await getOrder(id, key)).body.data.state).toBe("rejected");
-    await runPendingIndex(id);
     expect(await timersOf(id)).toEqual([]);
     const held = await admin("GET", "/admin/orders/stuck");
     expect(held.body.data.orders.map((o: { orderId: string }) => o.orderId)).not.toContain(id);
@@ -137,7 +130,6 @@ describe("an alarm that fires before the order's expiresAt", () => {
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     const { expiresAt } = await storedOrder(id);
-    await runPendingIndex(id);
     const purse = wallet("timers-early-settle", "USD");
     await purse.post({ key: "drain", kind: "adjustment", amount: "-95" });
     // The confirm moves the alarm to its settle time (first alarm write); the wallet answers
@@ -165,7 +157,6 @@ describe("an alarm that fires before the order's expiresAt", () => {
     await backdateExpiry(id);
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await storedOrder(id)).state).toBe("rejected");
-    await runPendingIndex(id);
     expect(await timersOf(id)).toEqual([]);
   });
 });
@@ -181,7 +172,6 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     const key = await addClient("timers-stuck-settle", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-settle" }, key);
     const id = created.body.data.id as string;
-    await runPendingIndex(id);
     armFault(ORDER_SEAMS.walletCharge, { when: "after" });
     expect((await confirmOrder(id, key)).status).toBe(500);
     armFault(ORDER_SEAMS.chargeLookup, { when: "before", times: 3 });
@@ -245,7 +235,6 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     const key = await addClient("timers-stuck-dropped", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-dropped" }, key);
     const id = created.body.data.id as string;
-    await runPendingIndex(id);
     armFault(ORDER_SEAMS.walletCharge, { when: "after" });
     expect((await confirmOrder(id, key)).status).toBe(500);
     // Settling fails 3 times and so does writing it to the stuck list (D1 is down for that write).
@@ -272,7 +261,6 @@ describe("re-arming the alarm at the end of a run", () => {
     armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 2 });
     expect((await confirmOrder(id, key)).status).toBe(200);
     await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
-    await runPendingIndex(id);
     // The second processing failure is stored; the alarm write after it fails.
     armFault(ORDER_SEAMS.setAlarm, { when: "before" });
     await expect(runDurableObjectAlarm(orderStub(id))).rejects.toThrow(/order.set-alarm/);

@@ -12,7 +12,7 @@ import { armFault, clearFaults } from "../../src/kernel/faults";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { sandboxTopUpKey, voidKey } from "../../src/wallets/ledger-keys";
 import { balanceOf, call, ledgerSumOf, line, seedDemo, wallet } from "../helpers";
-import { availableCodes, expectError, freshClient, ledgerOf, orderStubOf, runPendingIndex, timersOf, uid } from "../order-helpers";
+import { availableCodes, expectError, freshClient, ledgerOf, orderStubOf, timersOf, uid } from "../order-helpers";
 import { FakeReceiver, RECEIVER_URL, testSecret, verifies } from "../webhooks/receiver";
 import { addWebhookClient } from "../webhooks/support";
 
@@ -100,8 +100,6 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
     // Voided for good: a mark beside the ledger (nothing was charged, so no ledger entry).
     expect(await wallet(id, "USD").chargeStatus(orderId)).toMatchObject({ status: "voided" });
     expect((await ledgerOf(id, "USD")).map((entry) => entry.key)).not.toContain(voidKey(orderId));
-    // What is left is the order index's write of the rejection; once it has run, no timer remains.
-    await runPendingIndex(orderId);
     expect(await timersOf(orderId)).toEqual([]);
     const events = await runInDurableObject(orderStubOf(orderId), (_instance, state) =>
       new OrderStore(state.storage).outbox().map((entry) => (JSON.parse(entry.message) as WebhookMessage).event.type),
