@@ -267,8 +267,10 @@ for (const { client, reference } of references) {
 }
 
 // --- settle: every order past expiry and out of processing, timers run
-// Lines of unknown outcome are asked again with backoff (up to 32 s after six unknown answers).
-const settleUntil = Date.now() + Math.max(TTL * 1000 + 15_000, 60_000);
+// Lines of unknown outcome are asked again with backoff that doubles up to 5 minutes (a line unknown
+// through several kills can be a minute or more from its next ask): the wait covers that cap, and ends as
+// soon as every order has settled.
+const settleUntil = Date.now() + Math.max(TTL * 1000 + 15_000, 6 * 60_000);
 let records = new Map();
 for (;;) {
   records = new Map();
