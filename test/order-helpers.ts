@@ -235,3 +235,10 @@ export async function addProduct(product: {
     )
     .run();
 }
+
+/** The orders that hold part of the wallet's balance (its `holds` table), by order id. */
+export async function holdsOf(clientId: string, currency: string): Promise<string[]> {
+  return runInDurableObject(wallet(clientId, currency), (_instance, state) =>
+    state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
+  );
+}

@@ -166,8 +166,7 @@ export class OrderObject extends DurableObject<Env> {
       await this.armAlarm();
       const reserved = await io(ORDER_SEAMS.reserveCodes, () => reserveCodes(this.env.DB, id, reservations, expiresAt), this.reset);
       if (!reserved.ok) {
-        this.store.clearTimer("expire");
-        await this.armAlarm();
+        await this.cancelExpiry();
         return failure("out_of_stock", { sku: reserved.sku, quote: Number(reserved.value), quantity: reserved.requested });
       }
       // Codes held count against the balance together with the client's other open orders that hold
@@ -214,6 +213,10 @@ export class OrderObject extends DurableObject<Env> {
   /** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
   private async releaseHeldCodes(): Promise<void> {
     await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, orderIdOf(this.ctx.id)), this.reset);
+    await this.cancelExpiry();
+  }
+
+  private async cancelExpiry(): Promise<void> {
     this.store.clearTimer("expire");
     await this.armAlarm();
   }
@@ -544,8 +547,7 @@ export class OrderObject extends DurableObject<Env> {
           logFailure(error, { step: "sandbox.expire-now", orderId: order.id, clientId });
           return failure("server_error", { reason: "the order's expiry is under way and completes by itself; retry to see it" });
         }
-        this.store.clearTimer("expire");
-        await this.armAlarm();
+        await this.cancelExpiry();
       }
       const current = this.store.load()!;
       if (current.state !== "rejected") return failure("order_already_confirmed", { state: current.state });

@@ -38,7 +38,7 @@ import { ALL_SANDBOX_SEAMS } from "../../src/sandbox/seams";
 import { ALL_WALLET_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, rewriteStoredOrder } from "../order-helpers";
+import { backdateExpiry, holdsOf, rewriteStoredOrder } from "../order-helpers";
 import { testSecret, verifies } from "../webhooks/receiver";
 
 /** Each client's deliveries go to its own path here, checked against its own secret. */
@@ -183,10 +183,6 @@ async function inspect(orderId: string): Promise<{ state: string | null; timers:
     const order = store.load();
     return { state: order?.state ?? null, order, timers: store.timers().map((t) => t.kind), events: store.events() };
   });
-}
-
-async function holdsOf(clientId: string, currency: string): Promise<string[]> {
-  return runInDurableObject(wallet(clientId, currency), (_instance, state) => state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds`).toArray().map((row) => row.order_id));
 }
 
 async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {

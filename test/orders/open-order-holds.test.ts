@@ -3,12 +3,11 @@
  * the wallet's balance until it is confirmed (the charge takes the money) or voided (expiry), and a create
  * whose amount the balance covers only without the client's other open orders is refused, reserving nothing.
  */
-import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clearFaults } from "../../src/kernel/faults";
 import { call, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { addCodes, addProduct, availableCodes, backdateExpiry, drainTimers, expectError, freshClient, MESSAGES, uid } from "../order-helpers";
+import { addCodes, addProduct, availableCodes, backdateExpiry, drainTimers, expectError, freshClient, holdsOf, MESSAGES, uid } from "../order-helpers";
 
 const SKU = "HOLD-INV";
 const SANDBOX_SKU = "HOLD-SANDBOX";
@@ -25,11 +24,7 @@ function create(key: string, quantity: number, reference = uid("ref")) {
   return call("POST", "/order/create", { key, body: { wallet: "USD", reference, productList: [{ sku: SKU, quote: 10, quantity, productType: "fixed" }] } });
 }
 
-async function holds(clientId: string): Promise<string[]> {
-  return runInDurableObject(wallet(clientId, "USD"), (_instance, state) =>
-    state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
-  );
-}
+const holds = (clientId: string) => holdsOf(clientId, "USD");
 
 describe("open orders that hold codes count against the balance", () => {
   it("refuses a create the balance covers only without the other open orders: 400 balance_held, nothing reserved", async () => {
