@@ -1,5 +1,4 @@
 import { adminCaller } from "../http/admin-auth";
-import type { AdminCaller } from "../http/route";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { fail } from "../http/errors";
@@ -14,7 +13,7 @@ import { WALLET_SEAMS } from "./seams";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
-import { auditLedgerEntryOnce } from "../audit/audit-log";
+import { auditLedgerEntryOnce, type AuditedBy } from "../audit/audit-log";
 import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
@@ -41,7 +40,7 @@ async function requireWallet(db: D1Database, clientStatement: ClientStatement, c
  */
 async function postAndAnswer(
   env: Env,
-  actor: AdminCaller,
+  actor: AuditedBy,
   clientId: string,
   currency: string,
   region: Region | null,
