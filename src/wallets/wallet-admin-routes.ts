@@ -1,4 +1,5 @@
 import { adminCaller } from "../http/admin-auth";
+import type { AdminCaller } from "../http/route";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { fail } from "../http/errors";
@@ -13,7 +14,7 @@ import { WALLET_SEAMS } from "./seams";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
-import { auditLedgerEntryOnce, type AuditedBy } from "../audit/audit-log";
+import { auditLedgerEntryOnce } from "../audit/audit-log";
 import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
@@ -40,7 +41,7 @@ async function requireWallet(db: D1Database, clientStatement: ClientStatement, c
  */
 async function postAndAnswer(
   env: Env,
-  actor: AuditedBy,
+  actor: AdminCaller,
   clientId: string,
   currency: string,
   region: Region | null,
