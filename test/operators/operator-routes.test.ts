@@ -103,3 +103,23 @@ describe("/admin/operators", () => {
     expect((await call("GET", "/admin/operators", { key: "sk_test_demo" })).body.code).toBe("unauthenticated");
   });
 });
+
+describe("operator token lookup", () => {
+  it("reads the database only for something shaped like an operator token", async () => {
+    const { liveOperatorOfToken } = await import("../../src/operators/operator-tokens");
+    let reads = 0;
+    const counting = new Proxy(env.DB, {
+      get(target, name) {
+        if (name === "prepare") reads += 1;
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    for (const token of ["sk_test_demo", "opt_short", `opt_${"g".repeat(64)}`, `OPT_${"0".repeat(64)}`, `opt_${"0".repeat(65)}`]) {
+      expect(await liveOperatorOfToken(counting, token)).toBeNull();
+    }
+    expect(reads).toBe(0);
+    expect(await liveOperatorOfToken(counting, `opt_${"0".repeat(64)}`)).toBeNull();
+    expect(reads).toBe(1);
+  });
+});
