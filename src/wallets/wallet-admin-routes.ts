@@ -1,4 +1,5 @@
-import { adminActor, type Actor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
+import type { AdminCaller } from "../http/route";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { fail } from "../http/errors";
@@ -40,7 +41,7 @@ async function requireWallet(db: D1Database, clientStatement: ClientStatement, c
  */
 async function postAndAnswer(
   env: Env,
-  actor: Actor,
+  actor: AdminCaller,
   clientId: string,
   currency: string,
   region: Region | null,
@@ -100,7 +101,7 @@ async function postAndAnswer(
  * The idempotency key makes a retried top-up add nothing; the same key with another amount is 409.
  */
 const topUpWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(TopUpRequest, request, env);
@@ -127,7 +128,7 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
  * reason. Positive credits, negative debits; a debit never takes the balance below zero (400).
  */
 const adjustWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(AdjustmentRequest, request, env);
@@ -148,7 +149,6 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
 
 /** GET /admin/wallets/:clientId/:currency: the balance. */
 const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
   const balance = new Money(await walletStub(context.env, clientId, currency, region).balance());
@@ -157,7 +157,6 @@ const getWallet = (clientStatement: ClientStatement): Handler => async (request,
 
 /** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
 const getLedger = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
   const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
@@ -182,6 +181,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "Credit a wallet (opens it if new)",
     description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
     auth: "admin",
+    role: "operator",
     params: WalletPathParams,
     body: TopUpRequest,
     data: WalletPostingData,
@@ -198,6 +198,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "Correct a wallet by a signed amount, with a reason",
     description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
     auth: "admin",
+    role: "operator",
     params: WalletPathParams,
     body: AdjustmentRequest,
     data: WalletPostingData,
@@ -214,6 +215,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "A wallet's balance",
     description: "The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.",
     auth: "admin",
+    role: "viewer",
     params: WalletPathParams,
     data: WalletBalanceData,
     messages: ["Wallet"],
@@ -229,6 +231,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "A wallet's ledger, oldest first, a page at a time",
     description: "Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
+    role: "viewer",
     params: WalletPathParams,
     query: LedgerQuery,
     data: LedgerPage,
