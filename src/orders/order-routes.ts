@@ -11,7 +11,7 @@ import { checkProductList, checkSandboxOutcome, limitsFromEnv, planOrder, readSa
 import { serviceMode } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
+import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
 // requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
@@ -23,21 +23,6 @@ const schemas = once(() => import("./schemas"));
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
   const settled = (await result) as Result<T>;
   return settled.ok ? toResponse(settled.data) : errorResponse(settled);
-}
-
-/**
- * The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. A
- * Sandbox-Outcome is part of it when sent (so a replay with another outcome is another request), and
- * absent otherwise, so the requests of orders stored before it existed compare as they did.
- */
-function canonicalRequest(request: CreateOrderRequest, outcome: SandboxOutcome | null): string {
-  return JSON.stringify({
-    productList: request.productList.map((line) => [line.sku, line.productType, line.quote, line.quantity]),
-    wallet: request.wallet,
-    reference: request.reference,
-    webhookUrl: request.webhookUrl ?? null,
-    ...(outcome !== null ? { sandboxOutcome: outcome } : {}),
-  });
 }
 
 /** The create's Sandbox-Outcome header: null when absent; 400 in live, or for a value it does not know. */
@@ -83,7 +68,7 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   const planned = planOrder(body, snapshot);
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
-  const requestHash = await sha256Hex(canonicalRequest(body, outcome));
+  const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));
   return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })

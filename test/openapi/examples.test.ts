@@ -8,6 +8,7 @@ import { env } from "cloudflare:workers";
 import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
+import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
@@ -156,6 +157,32 @@ describe("success examples have the shape of real answers", () => {
 
   const checked = new Set<string>();
 
+  /** What an example cannot share with a real answer: ids, times, the codes issued and the request's hash. */
+  const VOLATILE = new Set(["id", "uid", "orderId", "requestHash", "createdAt", "modifiedAt", "expiresAt"]);
+  for (const key of ["createdDate", "modifiedDate"]) VOLATILE.add(key);
+  const ISSUED = new Set(["redeemPin", "redeemLink", "redeemLinks", "pins", "links"]);
+  function settled(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(settled);
+    if (value === null || typeof value !== "object") return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => {
+        if (VOLATILE.has(key)) return [key, typeof item];
+        return [key, ISSUED.has(key) ? shapeOf(item) : settled(item)];
+      }),
+    );
+  }
+
+  /**
+   * The order examples are the fixture's order seen through the service's views: the same create sent to
+   * the service is answered with the same values (prices, invoices, states, lines), ids and times aside.
+   */
+  async function expectSameAsExample(operationId: string, answer: ApiCall): Promise<void> {
+    if (CAPTURE) return;
+    const example = await exampleOf(operationId);
+    const message = `${operationId}: the example differs from what the service answers`;
+    expect(settled(example.body), message).toEqual(settled(answer.body));
+  }
+
   async function expectLikeExample(operationId: string, answer: ApiCall, request?: unknown): Promise<void> {
     expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(200);
     if (CAPTURE) {
@@ -173,21 +200,31 @@ describe("success examples have the shape of real answers", () => {
   it("client routes: create, confirm, get, products, wallets", async () => {
     await seedDemo();
     await topUp("demo", "USD", "1000");
-    const createBody = { productList: [line("DEMO-EU-FIXED", 25, 2), line("DEMO-JP-RANGE", 1000)], wallet: "USD", reference: "po-2026-0042" };
+    // The order examples' fixture, sent as it is.
+    const createBody = EXAMPLE_CREATE;
     const created = await client("POST", "/order/create", createBody);
     await expectLikeExample("createOrder", created, createBody);
+    expect((await exampleOf("createOrder")).request).toEqual(createBody);
+    await expectSameAsExample("createOrder", created);
     const confirmBody = { orderId: created.body.data.id };
-    await expectLikeExample("confirmOrder", await client("PUT", "/order/confirm", confirmBody), confirmBody);
+    const confirmed = await client("PUT", "/order/confirm", confirmBody);
+    await expectLikeExample("confirmOrder", confirmed, confirmBody);
+    await expectSameAsExample("confirmOrder", confirmed);
     let got = await client("GET", `/order/get?orderId=${created.body.data.id}`);
     for (let attempt = 0; attempt < 100 && got.body.data.state !== "successful"; attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       got = await client("GET", `/order/get?orderId=${created.body.data.id}`);
     }
     await expectLikeExample("getOrder", got);
+    await expectSameAsExample("getOrder", got);
     await expectLikeExample("listProducts", await client("GET", "/products"));
     await expectLikeExample("listWallets", await client("GET", "/wallets"));
-    await expectLikeExample("adminFindOrder", await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042"));
-    await expectLikeExample("adminGetOrder", await admin("GET", `/admin/orders/${created.body.data.id}`));
+    const found = await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042");
+    await expectLikeExample("adminFindOrder", found);
+    await expectSameAsExample("adminFindOrder", found);
+    const byId = await admin("GET", `/admin/orders/${created.body.data.id}`);
+    await expectLikeExample("adminGetOrder", byId);
+    await expectSameAsExample("adminGetOrder", byId);
     await recordTimerFailure(env.DB, {
       orderId: created.body.data.id,
       clientId: "demo",
