@@ -630,7 +630,16 @@ export interface paths {
         get?: never;
         /**
          * Confirm an order and charge its wallet
-         * @description Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.
+         * @description Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks.
+         *
+         *     Exactly one of any number of concurrent confirms of an order succeeds.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body has a valid `orderId` (an empty or unreadable body has none): 400 `invalid_order_id`
+         *     - An order of the calling client has that id: 404 `order_not_found`
+         *     - The order: expired (past `expiresAt`, or rejected), or confirmed already: 419 `order_expired`, 409 `order_already_confirmed`
+         *     - The wallet's balance covers the order's total: 400 `insufficient_funds`
          */
         put: operations["confirmOrder"];
         post?: never;
@@ -651,7 +660,22 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected.
+         *
+         *     A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The Sandbox-Outcome header, when sent: sent in live, or a value it does not know: 400 `sandbox_outcome_in_live`, 400 `invalid_sandbox_outcome`
+         *     - The body's shape: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `webhookUrl`, when sent: 400 `invalid_webhook_url`
+         *     - The list: empty, a SKU twice, over a limit; with Sandbox-Outcome `partial`, fewer than two lines: 400 `product_list_malformed`, 400 `product_list_too_big`, 400 `invalid_sandbox_outcome`
+         *     - The reference: an order of the client has it, created with another body: 409 `reference_already_used`
+         *     - Each line in list order: its SKU, then its productType and quote: 404 `product_not_found`, 400 `quote_mismatch`, 400 `quote_out_of_range`
+         *     - The wallet: the client has none in that currency: 400 `wallet_not_found`
+         *     - An exchange rate from the wallet's currency to each line's: 500 `exchange_not_supported`
+         *     - Stock, for lines whose codes come from inventory: 500 `out_of_stock`
+         *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold: 400 `insufficient_funds`, 400 `balance_held`
          */
         post: operations["createOrder"];
         delete?: never;
@@ -669,7 +693,12 @@ export interface paths {
         };
         /**
          * Retrieve an order
-         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.
+         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query has a valid `orderId`: 400 `invalid_order_query`
+         *     - An order of the calling client has that id (another client's order is answered as an unknown one): 404 `order_not_found`
          */
         get: operations["getOrder"];
         put?: never;
