@@ -159,7 +159,7 @@ describe("success examples have the shape of real answers", () => {
 
   /** What an example cannot share with a real answer: ids, times, the codes issued and the request's hash. */
   const VOLATILE = new Set(["id", "uid", "orderId", "requestHash", "createdAt", "modifiedAt", "expiresAt"]);
-  for (const key of ["createdDate", "modifiedDate"]) VOLATILE.add(key);
+  for (const key of ["createdDate", "modifiedDate", "exportedAt"]) VOLATILE.add(key);
   const ISSUED = new Set(["redeemPin", "redeemLink", "redeemLinks", "pins", "links"]);
   function settled(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(settled);
@@ -173,8 +173,9 @@ describe("success examples have the shape of real answers", () => {
   }
 
   /**
-   * The order examples are the fixture's order seen through the service's views: the same create sent to
-   * the service is answered with the same values (prices, invoices, states, lines), ids and times aside.
+   * The order and wallet examples are their fixture seen through the service's views: the same requests
+   * sent to the service are answered with the same values (prices, invoices, states, lines, ledger
+   * entries and balances), ids and times aside.
    */
   async function expectSameAsExample(operationId: string, answer: ApiCall): Promise<void> {
     if (CAPTURE) return;
@@ -289,14 +290,25 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminListDeals", await admin("GET", "/admin/clients/acme/deals"));
     await expectLikeExample("adminDeleteDeal", await admin("DELETE", "/admin/clients/acme/deals/EU-VOUCHER"));
 
-    const topUpBody = { amount: "500.00", idempotencyKey: "acme-topup-2026-11-22", reason: "Bank transfer 2026-11-22" };
-    await expectLikeExample("adminTopUpWallet", await admin("POST", "/admin/wallets/acme/USD/top-ups", topUpBody), topUpBody);
-    const adjustment = { amount: "-12.50", idempotencyKey: "acme-adjust-2026-11-22", reason: "Bank fee charged back" };
-    await expectLikeExample("adminAdjustWallet", await admin("POST", "/admin/wallets/acme/USD/adjustments", adjustment), adjustment);
-    await expectLikeExample("adminGetWallet", await admin("GET", "/admin/wallets/acme/USD"));
-    await expectLikeExample("adminGetLedger", await admin("GET", "/admin/wallets/acme/USD/ledger?limit=1"));
+    // The wallet examples' fixture, sent as it is.
+    const topUpBody = (await exampleOf("adminTopUpWallet")).request;
+    const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", topUpBody);
+    await expectLikeExample("adminTopUpWallet", toppedUp, topUpBody);
+    const adjustment = (await exampleOf("adminAdjustWallet")).request;
+    const adjusted = await admin("POST", "/admin/wallets/acme/USD/adjustments", adjustment);
+    await expectLikeExample("adminAdjustWallet", adjusted, adjustment);
+    const walletAnswers: [string, ApiCall][] = [
+      ["adminTopUpWallet", toppedUp],
+      ["adminAdjustWallet", adjusted],
+      ["adminGetWallet", await admin("GET", "/admin/wallets/acme/USD")],
+      ["adminGetLedger", await admin("GET", "/admin/wallets/acme/USD/ledger?limit=1")],
+    ];
+    for (const [operationId, answer] of walletAnswers.slice(2)) await expectLikeExample(operationId, answer);
     const exported = await admin("GET", "/admin/wallets/acme/USD/export");
     await expectLikeExample("adminExportLedger", exported);
+    for (const [operationId, answer] of [...walletAnswers, ["adminExportLedger", exported] as const]) {
+      await expectSameAsExample(operationId, answer);
+    }
     await admin("POST", "/admin/clients", { id: "acme-restored", name: "Acme Gifts Ltd (restored)" });
     const restore = { ...exported.body.data, clientId: "acme-restored" };
     await expectLikeExample("adminRestoreLedger", await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore), restore);
