@@ -159,7 +159,7 @@ describe("success examples have the shape of real answers", () => {
 
   /** What an example cannot share with a real answer: ids, times, the codes issued and the request's hash. */
   const VOLATILE = new Set(["id", "uid", "orderId", "requestHash", "createdAt", "modifiedAt", "expiresAt"]);
-  for (const key of ["createdDate", "modifiedDate", "exportedAt"]) VOLATILE.add(key);
+  for (const key of ["createdDate", "modifiedDate", "exportedAt", "updatedAt"]) VOLATILE.add(key);
   const ISSUED = new Set(["redeemPin", "redeemLink", "redeemLinks", "pins", "links"]);
   function settled(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(settled);
@@ -173,9 +173,9 @@ describe("success examples have the shape of real answers", () => {
   }
 
   /**
-   * The order and wallet examples are their fixture seen through the service's views: the same requests
-   * sent to the service are answered with the same values (prices, invoices, states, lines, ledger
-   * entries and balances), ids and times aside.
+   * The order, wallet and operator catalogue examples are their fixture seen through the service's views:
+   * the same requests sent to the service are answered with the same values (prices, invoices, states,
+   * lines, ledger entries, balances, SKUs, code counts, deals), ids and times aside.
    */
   async function expectSameAsExample(operationId: string, answer: ApiCall): Promise<void> {
     if (CAPTURE) return;
@@ -267,8 +267,11 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminDisableClient", await admin("POST", "/admin/clients/acme/disable"));
     await expectLikeExample("adminEnableClient", await admin("POST", "/admin/clients/acme/enable"));
 
-    const product = { productType: "fixed", name: "EU voucher", currency: "EUR", country: "DE", region: "Europe", quotes: ["10", "25"], supplier: "inventory" };
-    await expectLikeExample("adminUpsertProduct", await admin("PUT", "/admin/products/EU-VOUCHER", product), product);
+    // The operator catalogue examples' fixture, sent as it is.
+    const product = (await exampleOf("adminUpsertProduct")).request;
+    const upserted = await admin("PUT", "/admin/products/EU-VOUCHER", product);
+    await expectLikeExample("adminUpsertProduct", upserted, product);
+    await expectSameAsExample("adminUpsertProduct", upserted);
     const codes = {
       codes: [
         { value: "25", pin: "EU25-0001-AAAA", link: "https://redeem.example/EU25-0001-AAAA" },
@@ -277,18 +280,30 @@ describe("success examples have the shape of real answers", () => {
     };
     await expectLikeExample("adminUploadCodes", await admin("POST", "/admin/products/EU-VOUCHER/codes", codes), codes);
     await expectLikeExample("adminGetCodeStock", await admin("GET", "/admin/products/EU-VOUCHER/codes"));
-    await expectLikeExample("adminDisableProduct", await admin("POST", "/admin/products/EU-VOUCHER/disable"));
-    await expectLikeExample("adminEnableProduct", await admin("POST", "/admin/products/EU-VOUCHER/enable"));
-    await expectLikeExample("adminGetProduct", await admin("GET", "/admin/products/EU-VOUCHER"));
+    const productAnswers: [string, ApiCall][] = [
+      ["adminDisableProduct", await admin("POST", "/admin/products/EU-VOUCHER/disable")],
+      ["adminEnableProduct", await admin("POST", "/admin/products/EU-VOUCHER/enable")],
+      ["adminGetProduct", await admin("GET", "/admin/products/EU-VOUCHER")],
+    ];
+    for (const [operationId, answer] of productAnswers) {
+      await expectLikeExample(operationId, answer);
+      await expectSameAsExample(operationId, answer);
+    }
     await expectLikeExample("adminListProducts", await admin("GET", "/admin/products?limit=1"));
 
     const rate = { rate: "0.92" };
     await expectLikeExample("adminSetRate", await admin("PUT", "/admin/exchange-rates/USD/EUR", rate), rate);
     await expectLikeExample("adminListRates", await admin("GET", "/admin/exchange-rates"));
-    const deal = { dealState: "active", fee: { amount: "2", adjustmentMode: "percentage" }, discount: { amount: "0.5", adjustmentMode: "fixed" } };
-    await expectLikeExample("adminUpsertDeal", await admin("PUT", "/admin/clients/acme/deals/EU-VOUCHER", deal), deal);
-    await expectLikeExample("adminListDeals", await admin("GET", "/admin/clients/acme/deals"));
-    await expectLikeExample("adminDeleteDeal", await admin("DELETE", "/admin/clients/acme/deals/EU-VOUCHER"));
+    const deal = (await exampleOf("adminUpsertDeal")).request;
+    const dealSaved = await admin("PUT", "/admin/clients/acme/deals/EU-VOUCHER", deal);
+    await expectLikeExample("adminUpsertDeal", dealSaved, deal);
+    const dealAnswers: [string, ApiCall][] = [
+      ["adminUpsertDeal", dealSaved],
+      ["adminListDeals", await admin("GET", "/admin/clients/acme/deals")],
+      ["adminDeleteDeal", await admin("DELETE", "/admin/clients/acme/deals/EU-VOUCHER")],
+    ];
+    for (const [operationId, answer] of dealAnswers.slice(1)) await expectLikeExample(operationId, answer);
+    for (const [operationId, answer] of dealAnswers) await expectSameAsExample(operationId, answer);
 
     // The wallet examples' fixture, sent as it is.
     const topUpBody = (await exampleOf("adminTopUpWallet")).request;
