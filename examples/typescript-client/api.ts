@@ -391,7 +391,16 @@ export interface paths {
         put?: never;
         /**
          * Add redeem codes to an inventory SKU (JSON or CSV)
-         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.
+         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body's media type: JSON or CSV: 415 `unsupported_media_type`
+         *     - The body: its shape, or a CSV row: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The SKU exists: 404 `sku_not_found`
+         *     - Each value is a quote of the SKU: 400 `invalid_request_body`
+         *     - Each pin is new: not repeated in the upload, not stored for the SKU (`details.duplicates` lists each): 409 `duplicate_codes`
+         *     - The SKU's currency, type and supplier did not change while the upload was checked: 409 `sku_changed`
          */
         post: operations["adminUploadCodes"];
         delete?: never;
@@ -740,7 +749,15 @@ export interface paths {
         put?: never;
         /**
          * Expire one of your created orders now (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent.
+         *
+         *     Answers the order as GET /order/get does. Asked again, a rejected order answers as it is.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `orderId`: 400 `invalid_parameters`
+         *     - An order of the calling client has that id (another client's is answered as an unknown one): 404 `order_not_found`
+         *     - The order is `created` (or `rejected` already): 409 `order_already_confirmed`
          */
         post: operations["sandboxExpireOrder"];
         delete?: never;
@@ -760,7 +777,15 @@ export interface paths {
         put?: never;
         /**
          * Top up one of your own wallets (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up.
+         *
+         *     Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied".
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The body, its idempotency key (sent once, or the same twice) and its amount: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The key: used before for another amount: 409 `idempotency_conflict`
          */
         post: operations["sandboxTopUp"];
         delete?: never;
@@ -780,7 +805,14 @@ export interface paths {
         put?: never;
         /**
          * Send a signed example webhook to a URL (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. `url` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did.
+         *
+         *     Not retried and not dead-lettered: send it again to try again.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
          */
         post: operations["sandboxTestWebhook"];
         delete?: never;
