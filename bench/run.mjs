@@ -1,5 +1,5 @@
 // `npm run bench`: the order service on workerd against a floor Worker, side by side, with the cost of an
-// order counted. See the Benchmarks section of README.md. Settings (environment variables):
+// order counted. See docs/benchmarks.md. Settings (environment variables):
 //   BENCH_SECONDS=4          seconds per flow phase (each concurrency, each target; each of its two slices
 //                            is then counted until its orders are evicted, ≈ 10 s more)
 //   BENCH_CONCURRENCY=1,4,16,64
@@ -121,7 +121,7 @@ async function main() {
   // counted until the orders it opened are evicted too, as bench:compare counts (bench/lib/load.mjs
   // drainEvicted). workerd closes an idle object's database seconds after its last event; counted only
   // until quiet, that work fell into a later slice of the same process, or (while another target ran)
-  // into no count at all, and the ratios moved by up to 15 % from run to run (docs/benchmarks.md).
+  // into no count at all, and the ratios moved by up to 15 % from run to run (docs/performance-notes.md).
   const baseline = Object.fromEntries(await Promise.all([P, L, F].map(async (target) => [target.name, await settledOpenFiles(target.pid)])));
 
   const phases = [];

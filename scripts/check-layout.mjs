@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * npm test fails when the Layout section of README.md no longer matches the tree: every folder and file
+ * npm test fails when the Layout section of ARCHITECTURE.md no longer matches the tree: every folder and file
  * directly in src/ has its own line there (`  name/` or `  name.ts`), every folder of test/ is named in the
  * test/ entry, and every top-level entry of the block exists. Its claims are checked too: a folder of src/
  * imports only the folders listed above it (the files directly in src/ import any), and the D1 tables a
@@ -10,10 +10,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { folderOf, importGraph, name, root, tableWriters } from "./source-facts.mjs";
 
-const readme = readFileSync(join(root, "README.md"), "utf8");
-const section = /^## Layout\n+```\n([\s\S]*?)\n```/m.exec(readme);
+const architecture = readFileSync(join(root, "ARCHITECTURE.md"), "utf8");
+const section = /^## Layout\n+```\n([\s\S]*?)\n```/m.exec(architecture);
 if (section === null) {
-  console.error("README.md has no ## Layout section with a ``` block");
+  console.error("ARCHITECTURE.md has no ## Layout section with a ``` block");
   process.exit(1);
 }
 const block = section[1].split("\n");
@@ -84,7 +84,7 @@ for (const { entry, text } of srcEntries.filter(({ entry }) => entry.endsWith("/
 }
 
 if (problems.length > 0) {
-  console.error(`README.md Layout does not match the tree:\n  ${problems.join("\n  ")}`);
+  console.error(`ARCHITECTURE.md Layout does not match the tree:\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`layout: README.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names`);
+console.log(`layout: ARCHITECTURE.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names`);

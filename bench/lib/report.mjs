@@ -3,7 +3,7 @@
 // The bar the service is held to: CPU per flow at most 2.2× the floor over the run, and throughput at least
 // 0.45× the floor at concurrency 16 and 64: the design's measured limit with every guarantee kept (an order
 // takes 5 Durable Object invocations, the order object's and the wallet's, against the floor's 3, and each
-// does platform work the floor's do not; docs/benchmarks.md has the removal ladder that showed it). Judged for both variants of the service: as Miniflare
+// does platform work the floor's do not; docs/performance-notes.md has the removal ladder that showed it). Judged for both variants of the service: as Miniflare
 // simulates it (the rate-limit simulator, a Durable Object with a SQLite write per limit() call, and the
 // asset router's two Workers in front of every request) and as it runs on Cloudflare (local limiters, a
 // counter in memory; requests reach the Worker directly, as `run_worker_first` has them there).

@@ -13,7 +13,7 @@ import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, ty
  * Why the key-value API and not a table of the order's own: workerd creates the key-value table at an
  * object's first write (with its 14 statements prepared, ≈ 0.17 ms of CPU per order), but that is the
  * runtime's work and is not billed, while a CREATE TABLE of our own is billed as 2 SQLite rows written
- * per order. Measured both ways (docs/benchmarks.md): the own table saved 2–3 % of a flow's CPU, worth
+ * per order. Measured both ways (docs/performance-notes.md): the own table saved 2–3 % of a flow's CPU, worth
  * about USD 0.001 per million orders at Cloudflare's prices, and cost USD 2 per million in rows.
  *
  * Orders stored before this layout (versions 0 to 2) sit in SQL tables; the first load moves them here

@@ -1,8 +1,9 @@
 /// <reference types="vite/client" />
 /**
- * The reference in prose (README.md and docs/*.md) against the code: docs/errors.md lists every error code
- * with the status, message and details fields the service answers with, and puts each code in exactly one
- * row of its retry table; every relative link of the reference points at a file of the repository.
+ * The reference in prose (README.md, CONTRIBUTING.md, ARCHITECTURE.md and docs/*.md) against the code:
+ * docs/errors.md lists every error code with the status, message and details fields the service answers
+ * with, and puts each code in exactly one row of its retry table; every relative link of the reference
+ * points at a file of the repository.
  * The Markdown is read through Vite (`?raw`, `import.meta.glob`): the tests run inside workerd, which has
  * no file system.
  */
@@ -11,7 +12,10 @@ import * as z from "zod";
 import { ERROR_DETAILS } from "../../src/http/error-details";
 import { ERRORS, type ErrorCode } from "../../src/http/errors";
 
-const REFERENCE: Record<string, string> = import.meta.glob(["/README.md", "/docs/*.md", "/examples/**/*.md"], { query: "?raw", import: "default", eager: true });
+const REFERENCE: Record<string, string> = import.meta.glob(
+  ["/README.md", "/CONTRIBUTING.md", "/ARCHITECTURE.md", "/docs/*.md", "/examples/**/*.md"],
+  { query: "?raw", import: "default", eager: true },
+);
 /** Every file of the repository outside node_modules and dot-folders, as `/path/from/root`. */
 const FILES = new Set(Object.keys(import.meta.glob(["/**", "!/node_modules/**"])));
 const CODES = Object.keys(ERRORS) as ErrorCode[];
@@ -74,7 +78,7 @@ describe("docs/errors.md", () => {
 
 describe("the reference's relative links", () => {
   it("point at files of the repository", () => {
-    expect(Object.keys(REFERENCE)).toContain("/README.md");
+    expect(Object.keys(REFERENCE)).toEqual(expect.arrayContaining(["/README.md", "/CONTRIBUTING.md", "/ARCHITECTURE.md"]));
     const broken: string[] = [];
     for (const [file, markdown] of Object.entries(REFERENCE)) {
       const prose = markdown.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
