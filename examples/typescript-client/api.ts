@@ -507,9 +507,18 @@ export interface paths {
         put?: never;
         /**
          * Add redeem codes to an inventory SKU (JSON or CSV)
-         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.
+         * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body's media type: JSON or CSV: 415 `unsupported_media_type`
+         *     - The body: its shape, or a CSV row: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The SKU exists: 404 `sku_not_found`
+         *     - Each value is a quote of the SKU: 400 `invalid_request_body`
+         *     - Each pin is new: not repeated in the upload, not stored for the SKU (`details.duplicates` lists each): 409 `duplicate_codes`
+         *     - The SKU's currency, type and supplier did not change while the upload was checked: 409 `sku_changed`
          */
         post: operations["adminUploadCodes"];
         delete?: never;
@@ -768,7 +777,16 @@ export interface paths {
         get?: never;
         /**
          * Confirm an order and charge its wallet
-         * @description Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.
+         * @description Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks.
+         *
+         *     Exactly one of any number of concurrent confirms of an order succeeds.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body has a valid `orderId` (an empty or unreadable body has none): 400 `invalid_order_id`
+         *     - An order of the calling client has that id: 404 `order_not_found`
+         *     - The order: expired (past `expiresAt`, or rejected), or confirmed already: 419 `order_expired`, 409 `order_already_confirmed`
+         *     - The wallet's balance covers the order's total: 400 `insufficient_funds`
          */
         put: operations["confirmOrder"];
         post?: never;
@@ -789,7 +807,22 @@ export interface paths {
         put?: never;
         /**
          * Create an order
-         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.
+         * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected.
+         *
+         *     A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The Sandbox-Outcome header, when sent: sent in live, or a value it does not know: 400 `sandbox_outcome_in_live`, 400 `invalid_sandbox_outcome`
+         *     - The body's shape: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `webhookUrl`, when sent: 400 `invalid_webhook_url`
+         *     - The list: empty, a SKU twice, over a limit; with Sandbox-Outcome `partial`, fewer than two lines: 400 `product_list_malformed`, 400 `product_list_too_big`, 400 `invalid_sandbox_outcome`
+         *     - The reference: an order of the client has it, created with another body: 409 `reference_already_used`
+         *     - Each line in list order: its SKU, then its productType and quote: 404 `product_not_found`, 400 `quote_mismatch`, 400 `quote_out_of_range`
+         *     - The wallet: the client has none in that currency: 400 `wallet_not_found`
+         *     - An exchange rate from the wallet's currency to each line's: 500 `exchange_not_supported`
+         *     - Stock, for lines whose codes come from inventory: 500 `out_of_stock`
+         *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold: 400 `insufficient_funds`, 400 `balance_held`
          */
         post: operations["createOrder"];
         delete?: never;
@@ -807,7 +840,12 @@ export interface paths {
         };
         /**
          * Retrieve an order
-         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.
+         * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query has a valid `orderId`: 400 `invalid_order_query`
+         *     - An order of the calling client has that id (another client's order is answered as an unknown one): 404 `order_not_found`
          */
         get: operations["getOrder"];
         put?: never;
@@ -849,7 +887,15 @@ export interface paths {
         put?: never;
         /**
          * Expire one of your created orders now (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent.
+         *
+         *     Answers the order as GET /order/get does. Asked again, a rejected order answers as it is.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `orderId`: 400 `invalid_parameters`
+         *     - An order of the calling client has that id (another client's is answered as an unknown one): 404 `order_not_found`
+         *     - The order is `created` (or `rejected` already): 409 `order_already_confirmed`
          */
         post: operations["sandboxExpireOrder"];
         delete?: never;
@@ -869,7 +915,15 @@ export interface paths {
         put?: never;
         /**
          * Top up one of your own wallets (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. Credits the calling client's wallet in `currency` (opening it if it is new) with play money: at most 1000000 per top-up.
+         *
+         *     Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied".
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The body, its idempotency key (sent once, or the same twice) and its amount: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The key: used before for another amount: 409 `idempotency_conflict`
          */
         post: operations["sandboxTopUp"];
         delete?: never;
@@ -889,7 +943,14 @@ export interface paths {
         put?: never;
         /**
          * Send a signed example webhook to a URL (sandbox)
-         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. `url` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.
+         * @description Sandbox only: in live every path under /sandbox/ is 404. POSTs an example event of `type` to `url` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did.
+         *
+         *     Not retried and not dead-lettered: send it again to try again.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
          */
         post: operations["sandboxTestWebhook"];
         delete?: never;

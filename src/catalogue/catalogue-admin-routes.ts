@@ -18,7 +18,7 @@ import {
 } from "./catalogue-store";
 import type { CodeCountRow } from "../inventory/code-store";
 import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "./catalogue-rules";
-import { dealView, productFields } from "./catalogue-views";
+import { adminDealView, adminProductView } from "./catalogue-views";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
@@ -39,23 +39,13 @@ import {
 } from "./admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
 
-function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
-  const product = productFromRow(row);
-  const byStatus = { available: 0, reserved: 0, sold: 0 };
-  for (const count of counts) byStatus[count.status] += count.n;
-  return {
-    ...productFields(product),
-    supplier: product.supplier,
-    supplierConfig: product.supplierConfig,
-    active: product.active,
-    updatedAt: row.updated_at,
-    codes: product.supplier === "inventory" ? byStatus : null,
-  };
+function adminProductViewOf(row: StoredProductRow, counts: CodeCountRow[]) {
+  return adminProductView(productFromRow(row), row.updated_at, counts);
 }
 
 
 function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
-  return adminProductView(found.row, found.counts);
+  return adminProductViewOf(found.row, found.counts);
 }
 
 /**
@@ -147,8 +137,8 @@ export async function getAdminProduct(request: IRequest, context: RequestContext
 
 // Deals ------------------------------------------------------------------------------------------------------
 
-function adminDealView(row: DealRow) {
-  return { clientId: row.client_id, sku: row.sku, ...dealView(dealFromRow(row)), updatedAt: row.updated_at };
+function adminDealViewOf(row: DealRow) {
+  return adminDealView(row.client_id, row.sku, dealFromRow(row), row.updated_at);
 }
 
 /** PUT /admin/clients/:clientId/deals/:sku: the client's fee and discount on the SKU (replaces any). */
@@ -167,7 +157,7 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
     upsertDealStatement(db, { clientId, sku, dealState, fee, discount }, Date.now()),
     auditStatement(db, actor, "deal.upsert", `client:${clientId}`, { sku, dealState, fee, discount }),
   ]);
-  return ok("Deal saved", adminDealView((results[0]!.results as unknown as DealRow[])[0]!));
+  return ok("Deal saved", adminDealViewOf((results[0]!.results as unknown as DealRow[])[0]!));
 }
 
 /** DELETE /admin/clients/:clientId/deals/:sku: back to no fee and no discount. */
@@ -181,14 +171,14 @@ export async function deleteDeal(request: IRequest, context: RequestContext): Pr
     deleteDealStatement(db, clientId, sku),
     auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku }),
   ]);
-  return ok("Deal deleted", adminDealView(row));
+  return ok("Deal deleted", adminDealViewOf(row));
 }
 
 /** GET /admin/clients/:clientId/deals. */
 export async function listDeals(request: IRequest, context: RequestContext): Promise<Response> {
   const { clientId } = parseParams(ClientParams, request);
   await requireClient(context.env.DB, clientId);
-  return ok("Deals", { deals: (await dealsOf(context.env.DB, clientId)).map(adminDealView) });
+  return ok("Deals", { deals: (await dealsOf(context.env.DB, clientId)).map(adminDealViewOf) });
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */

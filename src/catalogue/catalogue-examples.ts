@@ -1,8 +1,47 @@
 /**
- * Examples of the catalogue routes (client and operator) and the deal routes in GET /openapi.json: real answers of a test run
- * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
+ * Examples of the catalogue routes (client and operator) and the deal routes in GET /openapi.json. The
+ * product lists are real answers of a test run against the demo seed; the operator's SKU and deal examples
+ * are derived from one fixture (an upsert of EU-VOUCHER, an upload of two codes, a deal) through the views
+ * the routes answer with. test/openapi/examples.test.ts checks that each has exactly the shape of a real
+ * answer, and the derived ones its values too (times aside).
  */
 import type { RouteExample } from "../http/route";
+import type { CodeCountRow } from "../inventory/code-store";
+import { adminDealView, adminProductView } from "./catalogue-views";
+import type { CatalogueProduct, Deal } from "./schemas";
+
+/** The operator's fixture: a SKU as upserted, two codes uploaded to it, then disabled and enabled again. */
+const upsertProduct = {
+  productType: "fixed",
+  name: "EU voucher",
+  currency: "EUR",
+  country: "DE",
+  region: "Europe",
+  quotes: ["10", "25"],
+  supplier: "inventory",
+} as const;
+const euVoucher: CatalogueProduct = {
+  sku: "EU-VOUCHER",
+  ...upsertProduct,
+  quotes: [...upsertProduct.quotes],
+  minQuote: null,
+  maxQuote: null,
+  supplierConfig: {},
+  active: true,
+};
+const UPSERTED_AT = 1795345078836;
+const DISABLED_AT = 1795345079256;
+const ENABLED_AT = 1795345079302;
+const uploaded: CodeCountRow[] = [{ sku: euVoucher.sku, status: "available", n: 2 }];
+
+/** A deal of the client acme on the SKU, as sent and as stored (amounts canonical). */
+const upsertDeal = {
+  dealState: "active",
+  fee: { amount: "2", adjustmentMode: "percentage" },
+  discount: { amount: "0.5", adjustmentMode: "fixed" },
+} as const;
+const deal: Deal = { ...upsertDeal, fee: { ...upsertDeal.fee }, discount: { ...upsertDeal.discount } };
+const dealOfAcme = adminDealView("acme", euVoucher.sku, deal, 1795345079490);
 
 export const catalogueExamples = {
   listProducts: {
@@ -164,179 +203,11 @@ export const catalogueExamples = {
       next: "DEMO-EU-FIXED"
     }
   },
-  adminGetProduct: {
-    data: {
-      sku: "EU-VOUCHER",
-      name: "EU voucher",
-      productType: "fixed",
-      currency: "EUR",
-      country: "DE",
-      region: "Europe",
-      quotes: [
-        10,
-        25
-      ],
-      minQuote: null,
-      maxQuote: null,
-      supplier: "inventory",
-      supplierConfig: {},
-      active: true,
-      updatedAt: 1795345079302,
-      codes: {
-        available: 2,
-        reserved: 0,
-        sold: 0
-      }
-    }
-  },
-  adminUpsertProduct: {
-    request: {
-      productType: "fixed",
-      name: "EU voucher",
-      currency: "EUR",
-      country: "DE",
-      region: "Europe",
-      quotes: [
-        "10",
-        "25"
-      ],
-      supplier: "inventory"
-    },
-    data: {
-      sku: "EU-VOUCHER",
-      name: "EU voucher",
-      productType: "fixed",
-      currency: "EUR",
-      country: "DE",
-      region: "Europe",
-      quotes: [
-        10,
-        25
-      ],
-      minQuote: null,
-      maxQuote: null,
-      supplier: "inventory",
-      supplierConfig: {},
-      active: true,
-      updatedAt: 1795345078836,
-      codes: {
-        available: 0,
-        reserved: 0,
-        sold: 0
-      }
-    }
-  },
-  adminDisableProduct: {
-    data: {
-      sku: "EU-VOUCHER",
-      name: "EU voucher",
-      productType: "fixed",
-      currency: "EUR",
-      country: "DE",
-      region: "Europe",
-      quotes: [
-        10,
-        25
-      ],
-      minQuote: null,
-      maxQuote: null,
-      supplier: "inventory",
-      supplierConfig: {},
-      active: false,
-      updatedAt: 1795345079256,
-      codes: {
-        available: 2,
-        reserved: 0,
-        sold: 0
-      }
-    }
-  },
-  adminEnableProduct: {
-    data: {
-      sku: "EU-VOUCHER",
-      name: "EU voucher",
-      productType: "fixed",
-      currency: "EUR",
-      country: "DE",
-      region: "Europe",
-      quotes: [
-        10,
-        25
-      ],
-      minQuote: null,
-      maxQuote: null,
-      supplier: "inventory",
-      supplierConfig: {},
-      active: true,
-      updatedAt: 1795345079302,
-      codes: {
-        available: 2,
-        reserved: 0,
-        sold: 0
-      }
-    }
-  },
-  adminListDeals: {
-    data: {
-      deals: [
-        {
-          clientId: "acme",
-          sku: "EU-VOUCHER",
-          dealState: "active",
-          fee: {
-            amount: 2,
-            adjustmentMode: "percentage"
-          },
-          discount: {
-            amount: 0.5,
-            adjustmentMode: "fixed"
-          },
-          updatedAt: 1795345079490
-        }
-      ]
-    }
-  },
-  adminUpsertDeal: {
-    request: {
-      dealState: "active",
-      fee: {
-        amount: "2",
-        adjustmentMode: "percentage"
-      },
-      discount: {
-        amount: "0.5",
-        adjustmentMode: "fixed"
-      }
-    },
-    data: {
-      clientId: "acme",
-      sku: "EU-VOUCHER",
-      dealState: "active",
-      fee: {
-        amount: 2,
-        adjustmentMode: "percentage"
-      },
-      discount: {
-        amount: 0.5,
-        adjustmentMode: "fixed"
-      },
-      updatedAt: 1795345079490
-    }
-  },
-  adminDeleteDeal: {
-    data: {
-      clientId: "acme",
-      sku: "EU-VOUCHER",
-      dealState: "active",
-      fee: {
-        amount: 2,
-        adjustmentMode: "percentage"
-      },
-      discount: {
-        amount: 0.5,
-        adjustmentMode: "fixed"
-      },
-      updatedAt: 1795345079490
-    }
-  },
+  adminGetProduct: { data: adminProductView(euVoucher, ENABLED_AT, uploaded) },
+  adminUpsertProduct: { request: upsertProduct, data: adminProductView(euVoucher, UPSERTED_AT, []) },
+  adminDisableProduct: { data: adminProductView({ ...euVoucher, active: false }, DISABLED_AT, uploaded) },
+  adminEnableProduct: { data: adminProductView(euVoucher, ENABLED_AT, uploaded) },
+  adminListDeals: { data: { deals: [dealOfAcme] } },
+  adminUpsertDeal: { request: upsertDeal, data: dealOfAcme },
+  adminDeleteDeal: { data: dealOfAcme },
 } satisfies Record<string, RouteExample>;

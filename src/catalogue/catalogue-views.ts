@@ -1,4 +1,5 @@
 import { toAmountNumber } from "../pricing/money";
+import type { CodeCountRow } from "../inventory/code-store";
 import type { Adjustment, CatalogueProduct, Deal } from "./schemas";
 
 export function adjustmentView(adjustment: Adjustment) {
@@ -25,3 +26,22 @@ export function productFields(product: CatalogueProduct) {
   };
 }
 
+
+/** A SKU as the operator sees it: as stored, with its code counts by status for an inventory SKU. */
+export function adminProductView(product: CatalogueProduct, updatedAt: number, counts: readonly CodeCountRow[]) {
+  const byStatus = { available: 0, reserved: 0, sold: 0 };
+  for (const count of counts) byStatus[count.status] += count.n;
+  return {
+    ...productFields(product),
+    supplier: product.supplier,
+    supplierConfig: product.supplierConfig,
+    active: product.active,
+    updatedAt,
+    codes: product.supplier === "inventory" ? byStatus : null,
+  };
+}
+
+/** A client's deal on a SKU as the operator sees it. */
+export function adminDealView(clientId: string, sku: string, deal: Deal, updatedAt: number) {
+  return { clientId, sku, ...dealView(deal), updatedAt };
+}

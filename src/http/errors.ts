@@ -1,87 +1,75 @@
 /**
- * Every error the service answers with. The messages of the order endpoints are part of the client contract
- * and never change; the code is the stable machine-readable name a client should branch on.
+ * The HTTP side of the service's failures: the status each code is answered with (the codes and their
+ * messages are the domain's, src/kernel/failures.ts), and the error a handler throws to end a request.
+ * The statuses of the order endpoints are part of the client contract and never change.
  */
-export const ERRORS = {
-  invalid_request_body: { status: 400, message: "Invalid request body" },
-  malformed_json: { status: 400, message: "Request body is not valid JSON" },
-  product_list_malformed: { status: 400, message: "Your product list is not formatted well" },
-  product_list_too_big: { status: 400, message: "Requested product list is bigger than allowed" },
-  quote_mismatch: { status: 400, message: "The entered quote doesn't match the SKU." },
-  quote_out_of_range: { status: 400, message: "The entered quote is not in range" },
-  insufficient_funds: { status: 400, message: "You have insufficient funds in your wallet to create this order" },
-  // Not in the interface: the balance covers this order, but not together with the client's other open
-  // orders that hold codes (a client never holds stock it could not pay for).
-  balance_held: { status: 400, message: "Your open orders already hold this wallet's balance" },
-  // The client API's 400 for an order that names a wallet currency the client has no wallet in: a bad request,
-  // not a missing resource. The operator API's 404 for an unknown wallet is wallet_unknown below. Both
-  // codes are public and stay as they are.
-  wallet_not_found: { status: 400, message: "No wallet in currency" },
-  invalid_order_id: { status: 400, message: "Body has no valid orderId" },
-  invalid_order_query: { status: 400, message: "Query has no valid orderId" },
-  invalid_webhook_url: { status: 400, message: "webhookUrl is not allowed" },
-  unauthenticated: { status: 403, message: "Authentication credentials are missing or invalid" },
+import { FAILURES, failure, type Failure, type FailureCode } from "../kernel/failures";
+
+export { failure, type Failure };
+export type ErrorCode = FailureCode;
+
+/** The status of each code's answer; a code without one is a compile error. */
+export const HTTP_STATUS = {
+  invalid_request_body: 400,
+  malformed_json: 400,
+  product_list_malformed: 400,
+  product_list_too_big: 400,
+  quote_mismatch: 400,
+  quote_out_of_range: 400,
+  insufficient_funds: 400,
+  balance_held: 400,
+  // 400 rather than 404: the client named a wallet it has none in (the operator's wallet_unknown is the 404).
+  wallet_not_found: 400,
+  invalid_order_id: 400,
+  invalid_order_query: 400,
+  invalid_webhook_url: 400,
+  unauthenticated: 403,
   // An operator token whose role does not reach the route's (docs/operator-api.md, the role table).
-  forbidden: { status: 403, message: "Your role does not allow this" },
-  // A key of the other environment (sk_test_ against live, sk_live_ against the sandbox); the message
-  // names the environment the key belongs to (docs/sandbox.md).
-  wrong_environment: { status: 403, message: "This API key belongs to another environment" },
-  // The sandbox's create header (Sandbox-Outcome): a value it does not know, or sent to live.
-  invalid_sandbox_outcome: { status: 400, message: "Invalid Sandbox-Outcome header" },
-  sandbox_outcome_in_live: { status: 400, message: "The Sandbox-Outcome header is accepted only in the sandbox" },
-  product_not_found: { status: 404, message: "One or more product in the sent list are not found." },
-  order_not_found: { status: 404, message: "Not Found" },
-  route_not_found: { status: 404, message: "Not Found" },
-  client_not_found: { status: 404, message: "Client not found" },
-  method_not_allowed: { status: 405, message: "Method Not Allowed" },
-  order_already_confirmed: { status: 409, message: "Order already confirmed" },
-  reference_already_used: { status: 409, message: "Reference already used" },
-  idempotency_conflict: { status: 409, message: "Idempotency key already used with another request" },
-  payload_too_large: { status: 413, message: "Request body is too large" },
-  order_expired: { status: 419, message: "Expired" },
-  rate_limited: { status: 429, message: "Too many requests" },
-  exchange_not_supported: { status: 500, message: "Your requested exchange is not supported" },
-  out_of_stock: { status: 500, message: "Requested item is out of stock" },
-  server_error: { status: 500, message: "Server error; try again later" },
-  // Operator API and client catalogue.
-  invalid_parameters: { status: 400, message: "Invalid path or query parameters" },
-  adjustment_below_zero: { status: 400, message: "Adjustment would take the balance below zero" },
-  ledger_chain_broken: { status: 400, message: "Ledger entries do not chain" },
-  api_key_not_found: { status: 404, message: "API key not found" },
-  sku_not_found: { status: 404, message: "SKU not found" },
-  // The operator API's 404: /admin/wallets/:clientId/:currency names a wallet that was never opened.
-  wallet_unknown: { status: 404, message: "Wallet not found" },
-  deal_not_found: { status: 404, message: "Deal not found" },
-  dead_letter_not_found: { status: 404, message: "Dead letter not found" },
-  operator_not_found: { status: 404, message: "Operator not found" },
-  client_exists: { status: 409, message: "Client already exists" },
-  duplicate_codes: { status: 409, message: "Duplicate codes" },
-  sku_has_unsold_codes: { status: 409, message: "SKU has unsold or reserved codes" },
-  sku_changed: { status: 409, message: "SKU changed during the upload" },
-  dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
-  wallet_not_empty: { status: 409, message: "Wallet already has ledger entries" },
-  operator_revoked: { status: 409, message: "Operator is revoked" },
-  unsupported_media_type: { status: 415, message: "Unsupported Media Type" },
-} as const satisfies Record<string, { status: number; message: string }>;
+  forbidden: 403,
+  wrong_environment: 403,
+  invalid_sandbox_outcome: 400,
+  sandbox_outcome_in_live: 400,
+  product_not_found: 404,
+  order_not_found: 404,
+  route_not_found: 404,
+  client_not_found: 404,
+  method_not_allowed: 405,
+  order_already_confirmed: 409,
+  reference_already_used: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  order_expired: 419,
+  rate_limited: 429,
+  // The interface answers these two with 500 although the service is not at fault: kept for the contract.
+  exchange_not_supported: 500,
+  out_of_stock: 500,
+  server_error: 500,
+  invalid_parameters: 400,
+  adjustment_below_zero: 400,
+  ledger_chain_broken: 400,
+  api_key_not_found: 404,
+  sku_not_found: 404,
+  wallet_unknown: 404,
+  deal_not_found: 404,
+  dead_letter_not_found: 404,
+  operator_not_found: 404,
+  client_exists: 409,
+  duplicate_codes: 409,
+  sku_has_unsold_codes: 409,
+  sku_changed: 409,
+  dead_letter_already_replayed: 409,
+  wallet_not_empty: 409,
+  operator_revoked: 409,
+  unsupported_media_type: 415,
+} as const satisfies Record<FailureCode, number>;
 
-export type ErrorCode = keyof typeof ERRORS;
-
-/**
- * A failure as plain data, so that it crosses a Durable Object RPC boundary intact (thrown errors lose
- * their fields there).
- */
-export interface Failure {
-  ok: false;
-  status: number;
-  code: ErrorCode;
-  message: string;
-  details?: Record<string, unknown>;
-}
-
-export function failure(code: ErrorCode, details?: Record<string, unknown>, message?: string): Failure {
-  const spec = ERRORS[code];
-  return { ok: false, status: spec.status, code, message: message ?? spec.message, ...(details ? { details } : {}) };
-}
+/** Each code with its status and message, as the document and the error bodies show them. */
+export const ERRORS = Object.fromEntries(
+  (Object.keys(FAILURES) as FailureCode[]).map((code) => [
+    code,
+    { status: HTTP_STATUS[code], message: FAILURES[code] },
+  ]),
+) as { [Code in FailureCode]: { status: (typeof HTTP_STATUS)[Code]; message: (typeof FAILURES)[Code] } };
 
 /** Thrown inside the Worker to end a request with a failure; the router turns it into the error body. */
 export class ApiError extends Error {

@@ -163,6 +163,23 @@ function describeCodes(codes: ErrorCode[]): string {
     .join("\n");
 }
 
+/**
+ * A route's description with its checks listed after it, from the codes it declares: each check's
+ * condition with the status and code of every error it answers.
+ */
+function describeRoute(doc: LoadedDoc, codes: ErrorCode[]): string | undefined {
+  if (doc.checks === undefined) return doc.description;
+  const named = new Set(doc.checks.flatMap((check) => check.codes));
+  const unknown = [...named].filter((code) => !codes.includes(code));
+  if (unknown.length > 0) throw new Error(`${doc.operationId}: checks name ${unknown.join(", ")}, never answered`);
+  const unnamed = doc.errors.filter((code) => !named.has(code));
+  if (unnamed.length > 0) throw new Error(`${doc.operationId}: no check answers ${unnamed.join(", ")}`);
+  const answered = (answers: ErrorCode[]) => answers.map((code) => `${ERRORS[code].status} \`${code}\``).join(", ");
+  const lines = doc.checks.map(({ when, codes: answers }) => `- ${when}: ${answered(answers)}`);
+  const list = `Checks, in the order they run (the first that fails answers):\n\n${lines.join("\n")}`;
+  return doc.description === undefined ? list : `${doc.description}\n\n${list}`;
+}
+
 function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
   const names = [...itty.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const declared = Object.keys(doc.params?.shape ?? {});
@@ -332,10 +349,12 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
         },
       };
     }
+    const lead = [doc.description, roleSentence(doc.role)].filter(Boolean).join("\n\n");
+    const description = describeRoute({ ...doc, description: lead === "" ? undefined : lead }, codes);
     const operation: Record<string, unknown> = {
       operationId: doc.operationId,
       summary: doc.summary,
-      ...(doc.description !== undefined || doc.role !== undefined ? { description: [doc.description, roleSentence(doc.role)].filter(Boolean).join("\n\n") } : {}),
+      ...(description !== undefined ? { description } : {}),
       tags: [doc.tag],
       security: doc.auth === "none" ? [] : [{ [doc.auth === "admin" ? "adminToken" : "apiKey"]: [] }],
     };

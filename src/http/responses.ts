@@ -1,4 +1,4 @@
-import type { Failure } from "./errors";
+import { HTTP_STATUS, type Failure } from "./errors";
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -22,5 +22,5 @@ export function okJson(message: string, dataJson: string, headers: Record<string
 export function errorResponse(failure: Failure, headers: Record<string, string> = {}): Response {
   const body: Record<string, unknown> = { message: failure.message, code: failure.code };
   if (failure.details !== undefined) body.details = failure.details;
-  return jsonResponse(body, failure.status, headers);
+  return jsonResponse(body, HTTP_STATUS[failure.code], headers);
 }

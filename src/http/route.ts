@@ -59,10 +59,17 @@ export interface RouteExample {
  */
 export type Loadable<T> = T | (() => Promise<T>);
 
+/** One check of a route, for its description: when it fails, and the errors it answers then. */
+export interface Check {
+  when: string;
+  codes: ErrorCode[];
+}
+
 /** A route's description in the OpenAPI document. */
 export interface RouteDoc {
   operationId: string;
   summary: string;
+  /** A short paragraph or two, in Markdown; the errors are listed from `checks` and `errors`, not here. */
   description?: string;
   /** The group the document lists the route under; one of the tags given to buildOpenApi. */
   tag: string;
@@ -92,6 +99,12 @@ export interface RouteDoc {
   messages?: string[];
   /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */
   errors: ErrorCode[];
+  /**
+   * The route's checks in the order they run (the first failure answers), each with the errors it can
+   * answer: the document lists them under the description. They must name every code of `errors`, and
+   * only codes the route answers (its own or those of auth and parsing).
+   */
+  checks?: readonly Check[];
   /** Extra response headers of the success answer. */
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
   /** Request headers the route reads (all optional to send; the description says when one is needed). */

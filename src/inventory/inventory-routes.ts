@@ -110,7 +110,8 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     tag: "Admin: inventory",
     summary: "Add redeem codes to an inventory SKU (JSON or CSV)",
     description:
-      "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.",
+      "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin " +
+      "and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU.",
     auth: "admin",
     role: "operator",
     params: SkuParams,
@@ -119,5 +120,19 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     data: UploadCodesData,
     messages: ["Codes added"],
     errors: ["sku_not_found", "duplicate_codes", "sku_changed", "unsupported_media_type"],
+    checks: [
+      { when: "The body's media type: JSON or CSV", codes: ["unsupported_media_type"] },
+      { when: "The body: its shape, or a CSV row", codes: ["malformed_json", "invalid_request_body"] },
+      { when: "The SKU exists", codes: ["sku_not_found"] },
+      { when: "Each value is a quote of the SKU", codes: ["invalid_request_body"] },
+      {
+        when: "Each pin is new: not repeated in the upload, not stored for the SKU (`details.duplicates` lists each)",
+        codes: ["duplicate_codes"],
+      },
+      {
+        when: "The SKU's currency, type and supplier did not change while the upload was checked",
+        codes: ["sku_changed"],
+      },
+    ],
   },
 ];

@@ -5,8 +5,7 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { orderView } from "./order-view";
-import { adminCaller } from "../http/admin-auth";
+import { adminOrderView } from "./order-view";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
@@ -17,7 +16,7 @@ import { orderExamples } from "./order-examples";
 async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>, env: Env): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
-  return ok("Order", { clientId: record.clientId, reference: record.reference, state: record.state, order: orderView(record, serviceMode(env) === "live"), record });
+  return ok("Order", adminOrderView(record, serviceMode(env) === "live"));
 }
 
 /** GET /admin/orders/:orderId: any client's order by id. */

@@ -1,924 +1,151 @@
 /**
- * Examples of the order routes and the operator order routes in GET /openapi.json: real answers of a test run
- * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
+ * Examples of the order routes and the operator order routes in GET /openapi.json, derived from one fixture:
+ * the create request below, priced against the demo catalogue by the service's own plan (planOrder) and
+ * shown through its own views (createView, confirmView, orderView, adminOrderView), as the order is at
+ * create and once it is successful. test/openapi/examples.test.ts checks that each example has the shape
+ * of a real answer and equals it value for value but for ids, times and codes.
  */
+import type { CatalogueProduct } from "../catalogue/schemas";
+import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import type { RouteExample } from "../http/route";
+import type { ExchangeRate } from "../pricing/exchange";
+import { planOrder } from "./order-plan";
+import type { LineRedeem, OrderRecord } from "./order-record";
+import { adminOrderView, confirmView, createView, orderView } from "./order-view";
+import type { CreateOrderRequest } from "./requests";
 
-/** An order as the operator sees it: the same answer by id (GET /admin/orders/:orderId) and by reference. */
-const adminOrderData = {
-  clientId: "demo",
+/** The fixture: a client's create, as sent. */
+export const EXAMPLE_CREATE: CreateOrderRequest = {
+  productList: [
+    { sku: "DEMO-EU-FIXED", productType: "fixed", quote: 25, quantity: 2 },
+    { sku: "DEMO-JP-RANGE", productType: "range", quote: 1000, quantity: 1 },
+  ],
+  wallet: "USD",
   reference: "po-2026-0042",
-  state: "successful",
-  order: {
-    uid: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
-    state: "successful",
-    products: {
-      "DEMO-EU-FIXED": {
-        request: {
-          quote: 25,
-          quantity: 2
-        },
-        customerDeal: {
-          dealState: "none",
-          fee: {
-            amount: 0,
-            adjustmentMode: "fixed"
-          },
-          discount: {
-            amount: 0,
-            adjustmentMode: "fixed"
-          }
-        },
-        sku: "DEMO-EU-FIXED",
-        shopItem: {
-          country: "DE",
-          quote: 25,
-          name: "Demo EU voucher",
-          region: "Europe",
-          productType: "fixed",
-          baseCurrency: "EUR"
-        }
-      },
-      "DEMO-JP-RANGE": {
-        request: {
-          quote: 1000,
-          quantity: 1
-        },
-        customerDeal: {
-          dealState: "none",
-          fee: {
-            amount: 0,
-            adjustmentMode: "fixed"
-          },
-          discount: {
-            amount: 0,
-            adjustmentMode: "fixed"
-          }
-        },
-        sku: "DEMO-JP-RANGE",
-        shopItem: {
-          country: "JP",
-          quote: 1000,
-          name: "Demo Japan top-up",
-          region: "Asia",
-          productType: "range",
-          baseCurrency: "JPY"
-        }
-      }
-    },
-    exchangeRates: [
-      {
-        baseCurrency: "USD",
-        targetCurrency: "EUR",
-        rate: 0.92,
-        modifiedDate: {
-          _seconds: 1767225600,
-          _nanoseconds: 0
-        }
-      },
-      {
-        baseCurrency: "USD",
-        targetCurrency: "JPY",
-        rate: 150,
-        modifiedDate: {
-          _seconds: 1767225600,
-          _nanoseconds: 0
-        }
-      }
-    ],
-    invoice: {
-      total: 61.02,
-      wallet: "USD",
-      records: [
-        {
-          total: {
-            EUR: 50,
-            USD: 54.35
-          },
-          sku: "DEMO-EU-FIXED",
-          items: [
-            {
-              type: "main-product",
-              description: "2 × Demo EU voucher at 25 EUR",
-              effect: {
-                amount: 50,
-                currency: "EUR"
-              },
-              metaData: {
-                quantity: 2,
-                quote: 25
-              }
-            },
-            {
-              type: "exchange-target-currency",
-              description: "Exchange out of EUR",
-              effect: {
-                amount: -50,
-                currency: "EUR"
-              },
-              metaData: {
-                baseCurrency: "USD",
-                targetCurrency: "EUR",
-                rate: 0.92,
-                modifiedDate: {
-                  _seconds: 1767225600,
-                  _nanoseconds: 0
-                }
-              }
-            },
-            {
-              type: "exchange-base-currency",
-              description: "Payment in USD at 0.92 EUR per USD",
-              effect: {
-                amount: 54.35,
-                currency: "USD"
-              },
-              metaData: {
-                baseCurrency: "USD",
-                targetCurrency: "EUR",
-                rate: 0.92,
-                modifiedDate: {
-                  _seconds: 1767225600,
-                  _nanoseconds: 0
-                }
-              }
-            }
-          ]
-        },
-        {
-          total: {
-            JPY: 1000,
-            USD: 6.67
-          },
-          sku: "DEMO-JP-RANGE",
-          items: [
-            {
-              type: "main-product",
-              description: "1 × Demo Japan top-up at 1000 JPY",
-              effect: {
-                amount: 1000,
-                currency: "JPY"
-              },
-              metaData: {
-                quantity: 1,
-                quote: 1000
-              }
-            },
-            {
-              type: "exchange-target-currency",
-              description: "Exchange out of JPY",
-              effect: {
-                amount: -1000,
-                currency: "JPY"
-              },
-              metaData: {
-                baseCurrency: "USD",
-                targetCurrency: "JPY",
-                rate: 150,
-                modifiedDate: {
-                  _seconds: 1767225600,
-                  _nanoseconds: 0
-                }
-              }
-            },
-            {
-              type: "exchange-base-currency",
-              description: "Payment in USD at 150 JPY per USD",
-              effect: {
-                amount: 6.67,
-                currency: "USD"
-              },
-              metaData: {
-                baseCurrency: "USD",
-                targetCurrency: "JPY",
-                rate: 150,
-                modifiedDate: {
-                  _seconds: 1767225600,
-                  _nanoseconds: 0
-                }
-              }
-            }
-          ]
-        }
-      ],
-      paymentMethod: "wallet",
-      status: "paid"
-    },
-    createdDate: {
-      _seconds: 1795345078,
-      _nanoseconds: 500000000
-    },
-    modifiedDate: {
-      _seconds: 1795345078,
-      _nanoseconds: 620000000
-    },
-    redeem: {
-      "DEMO-EU-FIXED": {
-        redeemPin: [
-          "DEMO-EU-25-0001",
-          "DEMO-EU-25-0002"
-        ],
-        currency: "EUR",
-        redeemLink: "https://redeem.example.com/eu/DEMO-EU-25-0001",
-        redeemLinks: [
-          "https://redeem.example.com/eu/DEMO-EU-25-0001",
-          "https://redeem.example.com/eu/DEMO-EU-25-0002"
-        ],
-        value: 25
-      },
-      "DEMO-JP-RANGE": {
-        redeemPin: [
-          "SBX-0DEA1-85569-96C12-DFF0A"
-        ],
-        currency: "JPY",
-        redeemLink: "https://redeem.example.com/sandbox/SBX-0DEA1-85569-96C12-DFF0A",
-        redeemLinks: [
-          "https://redeem.example.com/sandbox/SBX-0DEA1-85569-96C12-DFF0A"
-        ],
-        value: 1000
-      }
-    },
-    reference: "po-2026-0042",
-    livemode: false
-  },
-  record: {
-    id: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
-    clientId: "demo",
-    reference: "po-2026-0042",
-    requestHash: "9cc52dc751632d8010a0ade3f6f1061607965f40b35a384592735bc2fda6aeee",
-    webhookUrl: null,
-    wallet: "USD",
-    state: "successful",
-    createdAt: 1795345078500,
-    modifiedAt: 1795345078620,
-    expiresAt: 1795345678500,
-    lines: [
-      {
-        sku: "DEMO-EU-FIXED",
-        productType: "fixed",
-        quote: "25",
-        quantity: 2,
-        product: {
-          name: "Demo EU voucher",
-          country: "DE",
-          region: "Europe",
-          currency: "EUR",
-          supplier: "inventory",
-          supplierConfig: {}
-        },
-        deal: {
-          dealState: "none",
-          fee: {
-            amount: "0",
-            adjustmentMode: "fixed"
-          },
-          discount: {
-            amount: "0",
-            adjustmentMode: "fixed"
-          }
-        },
-        faceValue: "50",
-        fee: "0",
-        discount: "0",
-        lineTotal: "50",
-        charge: "54.35",
-        retailCharge: "54.35",
-        rate: {
-          baseCurrency: "USD",
-          targetCurrency: "EUR",
-          rate: "0.92",
-          modifiedAt: 1767225600000
-        },
-        status: "fulfilled",
-        attempts: 1,
-        redeem: {
-          pins: [
-            "DEMO-EU-25-0001",
-            "DEMO-EU-25-0002"
-          ],
-          links: [
-            "https://redeem.example.com/eu/DEMO-EU-25-0001",
-            "https://redeem.example.com/eu/DEMO-EU-25-0002"
-          ],
-          currency: "EUR",
-          value: "25"
-        },
-        refunded: "0",
-        failureReason: null
-      },
-      {
-        sku: "DEMO-JP-RANGE",
-        productType: "range",
-        quote: "1000",
-        quantity: 1,
-        product: {
-          name: "Demo Japan top-up",
-          country: "JP",
-          region: "Asia",
-          currency: "JPY",
-          supplier: "sandbox",
-          supplierConfig: {}
-        },
-        deal: {
-          dealState: "none",
-          fee: {
-            amount: "0",
-            adjustmentMode: "fixed"
-          },
-          discount: {
-            amount: "0",
-            adjustmentMode: "fixed"
-          }
-        },
-        faceValue: "1000",
-        fee: "0",
-        discount: "0",
-        lineTotal: "1000",
-        charge: "6.67",
-        retailCharge: "6.67",
-        rate: {
-          baseCurrency: "USD",
-          targetCurrency: "JPY",
-          rate: "150",
-          modifiedAt: 1767225600000
-        },
-        status: "fulfilled",
-        attempts: 1,
-        redeem: {
-          pins: [
-            "SBX-0DEA1-85569-96C12-DFF0A"
-          ],
-          links: [
-            "https://redeem.example.com/sandbox/SBX-0DEA1-85569-96C12-DFF0A"
-          ],
-          currency: "JPY",
-          value: "1000"
-        },
-        refunded: "0",
-        failureReason: null
-      }
-    ],
-    rates: [
-      {
-        baseCurrency: "USD",
-        targetCurrency: "EUR",
-        rate: "0.92",
-        modifiedAt: 1767225600000
-      },
-      {
-        baseCurrency: "USD",
-        targetCurrency: "JPY",
-        rate: "150",
-        modifiedAt: 1767225600000
-      }
-    ],
-    charge: "61.02",
-    retailCharge: "61.02",
-    invoiceStatus: "paid",
-    chargeIntentAt: null
-  }
 };
 
+/** What the order was created and fulfilled with: the demo seed's SKUs and rates (schema/seed/demo.sql). */
+const SEEDED_AT = 1767225600000;
+const product = (fields: Omit<CatalogueProduct, "supplierConfig" | "active">): [string, CatalogueProduct] => [
+  fields.sku,
+  { ...fields, supplierConfig: {}, active: true },
+];
+const rate = (targetCurrency: string, value: string): [string, ExchangeRate] => [
+  rateKey("USD", targetCurrency),
+  { baseCurrency: "USD", targetCurrency, rate: value, modifiedAt: SEEDED_AT },
+];
+const DEMO_CATALOGUE: CatalogueSnapshot = {
+  products: new Map([
+    product({
+      sku: "DEMO-EU-FIXED",
+      name: "Demo EU voucher",
+      productType: "fixed",
+      currency: "EUR",
+      country: "DE",
+      region: "Europe",
+      quotes: ["10", "25", "50"],
+      minQuote: null,
+      maxQuote: null,
+      supplier: "inventory",
+    }),
+    product({
+      sku: "DEMO-JP-RANGE",
+      name: "Demo Japan top-up",
+      productType: "range",
+      currency: "JPY",
+      country: "JP",
+      region: "Asia",
+      quotes: null,
+      minQuote: "1000",
+      maxQuote: "50000",
+      supplier: "sandbox",
+    }),
+  ]),
+  walletCurrencies: new Set(["USD", "EUR"]),
+  walletRegions: new Map(),
+  rates: new Map([rate("EUR", "0.92"), rate("JPY", "150")]),
+  deals: new Map(),
+};
+
+const ORDER_ID = "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e";
+const CREATED_AT = 1795345078500;
+/** ORDER_TTL_SECONDS as deployed: 10 minutes. */
+const EXPIRES_AT = CREATED_AT + 600_000;
+/** sha256 of the create as its idempotency compares it (canonicalCreateRequest); pinned by a test. */
+export const EXAMPLE_REQUEST_HASH = "9cc52dc751632d8010a0ade3f6f1061607965f40b35a384592735bc2fda6aeee";
+
+const plan = planOrder(EXAMPLE_CREATE, DEMO_CATALOGUE);
+if (!plan.ok) throw new Error(`the example order does not price: ${plan.code}`);
+
+/** The order as create stores it. */
+const created: OrderRecord = {
+  id: ORDER_ID,
+  clientId: "demo",
+  reference: EXAMPLE_CREATE.reference,
+  requestHash: EXAMPLE_REQUEST_HASH,
+  webhookUrl: EXAMPLE_CREATE.webhookUrl ?? null,
+  wallet: EXAMPLE_CREATE.wallet,
+  state: "created",
+  createdAt: CREATED_AT,
+  modifiedAt: CREATED_AT,
+  expiresAt: EXPIRES_AT,
+  lines: plan.lines,
+  rates: plan.rates,
+  charge: plan.charge,
+  retailCharge: plan.retailCharge,
+  invoiceStatus: "unpaid",
+  chargeIntentAt: null,
+};
+
+/** The codes each line's supplier handed over: the seed's first two EU codes, one sandbox code. */
+const SANDBOX_PIN = "SBX-0DEA1-85569-96C12-DFF0A";
+const ISSUED: Record<string, LineRedeem> = {
+  "DEMO-EU-FIXED": {
+    pins: ["DEMO-EU-25-0001", "DEMO-EU-25-0002"],
+    links: ["https://redeem.example.com/eu/DEMO-EU-25-0001", "https://redeem.example.com/eu/DEMO-EU-25-0002"],
+    currency: "EUR",
+    value: "25",
+  },
+  "DEMO-JP-RANGE": {
+    pins: [SANDBOX_PIN],
+    links: [`https://redeem.example.com/sandbox/${SANDBOX_PIN}`],
+    currency: "JPY",
+    value: "1000",
+  },
+};
+
+/** The same order confirmed, charged and fulfilled 120 ms later. */
+const successful: OrderRecord = {
+  ...created,
+  state: "successful",
+  modifiedAt: CREATED_AT + 120,
+  invoiceStatus: "paid",
+  lines: created.lines.map((line) => ({ ...line, status: "fulfilled", attempts: 1, redeem: ISSUED[line.sku]! }) as const),
+};
+
+/** The examples are of the sandbox, where the suites and `npm start` run. */
+const LIVEMODE = false;
+const adminOrderData = adminOrderView(successful, LIVEMODE);
+
 export const orderExamples = {
-  createOrder: {
-    request: {
-      productList: [
-        {
-          sku: "DEMO-EU-FIXED",
-          productType: "fixed",
-          quote: 25,
-          quantity: 2
-        },
-        {
-          sku: "DEMO-JP-RANGE",
-          productType: "range",
-          quote: 1000,
-          quantity: 1
-        }
-      ],
-      wallet: "USD",
-      reference: "po-2026-0042"
-    },
-    data: {
-      id: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
-      exchangeRates: [
-        {
-          baseCurrency: "USD",
-          targetCurrency: "EUR",
-          rate: 0.92,
-          modifiedDate: {
-            _seconds: 1767225600,
-            _nanoseconds: 0
-          }
-        },
-        {
-          baseCurrency: "USD",
-          targetCurrency: "JPY",
-          rate: 150,
-          modifiedDate: {
-            _seconds: 1767225600,
-            _nanoseconds: 0
-          }
-        }
-      ],
-      invoice: {
-        total: 61.02,
-        wallet: "USD",
-        records: [
-          {
-            total: {
-              EUR: 50,
-              USD: 54.35
-            },
-            sku: "DEMO-EU-FIXED",
-            items: [
-              {
-                type: "main-product",
-                description: "2 × Demo EU voucher at 25 EUR",
-                effect: {
-                  amount: 50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  quantity: 2,
-                  quote: 25
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of EUR",
-                effect: {
-                  amount: -50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 0.92 EUR per USD",
-                effect: {
-                  amount: 54.35,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          },
-          {
-            total: {
-              JPY: 1000,
-              USD: 6.67
-            },
-            sku: "DEMO-JP-RANGE",
-            items: [
-              {
-                type: "main-product",
-                description: "1 × Demo Japan top-up at 1000 JPY",
-                effect: {
-                  amount: 1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  quantity: 1,
-                  quote: 1000
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of JPY",
-                effect: {
-                  amount: -1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 150 JPY per USD",
-                effect: {
-                  amount: 6.67,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          }
-        ],
-        paymentMethod: "wallet",
-        status: "unpaid"
-      },
-      retailInvoice: {
-        total: 61.02,
-        wallet: "USD",
-        records: [
-          {
-            total: {
-              EUR: 50,
-              USD: 54.35
-            },
-            sku: "DEMO-EU-FIXED",
-            items: [
-              {
-                type: "main-product",
-                description: "2 × Demo EU voucher at 25 EUR",
-                effect: {
-                  amount: 50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  quantity: 2,
-                  quote: 25
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of EUR",
-                effect: {
-                  amount: -50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 0.92 EUR per USD",
-                effect: {
-                  amount: 54.35,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          },
-          {
-            total: {
-              JPY: 1000,
-              USD: 6.67
-            },
-            sku: "DEMO-JP-RANGE",
-            items: [
-              {
-                type: "main-product",
-                description: "1 × Demo Japan top-up at 1000 JPY",
-                effect: {
-                  amount: 1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  quantity: 1,
-                  quote: 1000
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of JPY",
-                effect: {
-                  amount: -1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 150 JPY per USD",
-                effect: {
-                  amount: 6.67,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          }
-        ],
-        paymentMethod: "wallet",
-        status: "unpaid"
-      },
-      expiresAt: 1795345678500,
-      livemode: false
-    }
-  },
-  confirmOrder: {
-    request: {
-      orderId: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"
-    },
-    data: {
-      id: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
-      state: "confirmed"
-    }
-  },
-  getOrder: {
-    data: {
-      uid: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
-      state: "successful",
-      products: {
-        "DEMO-EU-FIXED": {
-          request: {
-            quote: 25,
-            quantity: 2
-          },
-          customerDeal: {
-            dealState: "none",
-            fee: {
-              amount: 0,
-              adjustmentMode: "fixed"
-            },
-            discount: {
-              amount: 0,
-              adjustmentMode: "fixed"
-            }
-          },
-          sku: "DEMO-EU-FIXED",
-          shopItem: {
-            country: "DE",
-            quote: 25,
-            name: "Demo EU voucher",
-            region: "Europe",
-            productType: "fixed",
-            baseCurrency: "EUR"
-          }
-        },
-        "DEMO-JP-RANGE": {
-          request: {
-            quote: 1000,
-            quantity: 1
-          },
-          customerDeal: {
-            dealState: "none",
-            fee: {
-              amount: 0,
-              adjustmentMode: "fixed"
-            },
-            discount: {
-              amount: 0,
-              adjustmentMode: "fixed"
-            }
-          },
-          sku: "DEMO-JP-RANGE",
-          shopItem: {
-            country: "JP",
-            quote: 1000,
-            name: "Demo Japan top-up",
-            region: "Asia",
-            productType: "range",
-            baseCurrency: "JPY"
-          }
-        }
-      },
-      exchangeRates: [
-        {
-          baseCurrency: "USD",
-          targetCurrency: "EUR",
-          rate: 0.92,
-          modifiedDate: {
-            _seconds: 1767225600,
-            _nanoseconds: 0
-          }
-        },
-        {
-          baseCurrency: "USD",
-          targetCurrency: "JPY",
-          rate: 150,
-          modifiedDate: {
-            _seconds: 1767225600,
-            _nanoseconds: 0
-          }
-        }
-      ],
-      invoice: {
-        total: 61.02,
-        wallet: "USD",
-        records: [
-          {
-            total: {
-              EUR: 50,
-              USD: 54.35
-            },
-            sku: "DEMO-EU-FIXED",
-            items: [
-              {
-                type: "main-product",
-                description: "2 × Demo EU voucher at 25 EUR",
-                effect: {
-                  amount: 50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  quantity: 2,
-                  quote: 25
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of EUR",
-                effect: {
-                  amount: -50,
-                  currency: "EUR"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 0.92 EUR per USD",
-                effect: {
-                  amount: 54.35,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "EUR",
-                  rate: 0.92,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          },
-          {
-            total: {
-              JPY: 1000,
-              USD: 6.67
-            },
-            sku: "DEMO-JP-RANGE",
-            items: [
-              {
-                type: "main-product",
-                description: "1 × Demo Japan top-up at 1000 JPY",
-                effect: {
-                  amount: 1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  quantity: 1,
-                  quote: 1000
-                }
-              },
-              {
-                type: "exchange-target-currency",
-                description: "Exchange out of JPY",
-                effect: {
-                  amount: -1000,
-                  currency: "JPY"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              },
-              {
-                type: "exchange-base-currency",
-                description: "Payment in USD at 150 JPY per USD",
-                effect: {
-                  amount: 6.67,
-                  currency: "USD"
-                },
-                metaData: {
-                  baseCurrency: "USD",
-                  targetCurrency: "JPY",
-                  rate: 150,
-                  modifiedDate: {
-                    _seconds: 1767225600,
-                    _nanoseconds: 0
-                  }
-                }
-              }
-            ]
-          }
-        ],
-        paymentMethod: "wallet",
-        status: "paid"
-      },
-      createdDate: {
-        _seconds: 1795345078,
-        _nanoseconds: 500000000
-      },
-      modifiedDate: {
-        _seconds: 1795345078,
-        _nanoseconds: 620000000
-      },
-      redeem: {
-        "DEMO-EU-FIXED": {
-          redeemPin: [
-            "DEMO-EU-25-0001",
-            "DEMO-EU-25-0002"
-          ],
-          currency: "EUR",
-          redeemLink: "https://redeem.example.com/eu/DEMO-EU-25-0001",
-          redeemLinks: [
-            "https://redeem.example.com/eu/DEMO-EU-25-0001",
-            "https://redeem.example.com/eu/DEMO-EU-25-0002"
-          ],
-          value: 25
-        },
-        "DEMO-JP-RANGE": {
-          redeemPin: [
-            "SBX-0DEA1-85569-96C12-DFF0A"
-          ],
-          currency: "JPY",
-          redeemLink: "https://redeem.example.com/sandbox/SBX-0DEA1-85569-96C12-DFF0A",
-          redeemLinks: [
-            "https://redeem.example.com/sandbox/SBX-0DEA1-85569-96C12-DFF0A"
-          ],
-          value: 1000
-        }
-      },
-      reference: "po-2026-0042",
-      livemode: false
-    }
-  },
+  createOrder: { request: EXAMPLE_CREATE, data: createView(created, LIVEMODE) },
+  confirmOrder: { request: { orderId: ORDER_ID }, data: confirmView(created) },
+  getOrder: { data: orderView(successful, LIVEMODE) },
   adminFindOrder: { data: adminOrderData },
   adminGetOrder: { data: adminOrderData },
   adminListStuckOrders: {
     data: {
       orders: [
         {
-          orderId: "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e",
+          orderId: ORDER_ID,
           clientId: "demo",
           timer: "process",
           skus: [],
           failures: 4,
           lastError: "D1_ERROR: Network connection lost.",
-          firstFailedAt: 1795345078620,
-          lastFailedAt: 1795345092620,
-          nextAttemptAt: 1795345108620,
+          firstFailedAt: successful.modifiedAt,
+          lastFailedAt: successful.modifiedAt + 14_000,
+          nextAttemptAt: successful.modifiedAt + 30_000,
         },
       ],
       next: null,

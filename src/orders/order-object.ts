@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservations";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
-import { failure, type Failure } from "../http/errors";
+import { failure, type Failure } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";

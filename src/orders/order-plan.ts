@@ -5,7 +5,7 @@
  */
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../pricing/deal";
-import { failure, type Failure } from "../http/errors";
+import { failure, type Failure } from "../kernel/failures";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
 import { Money, isKnownCurrency, sum } from "../pricing/money";
 import type { ExchangeRate } from "../pricing/exchange";

@@ -2,6 +2,7 @@ import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { Region } from "../wallets/wallet-registry";
+import type { ShownOrderFields } from "./requests";
 import type { InvoiceStatus, OrderState } from "./view-schemas";
 
 /** What a line's supplier handed over for it. */
@@ -55,8 +56,8 @@ export interface OrderLine {
   sandboxOutcome?: ScriptedOutcome;
 }
 
-/** The whole order as its Durable Object stores it. */
-export interface OrderRecord {
+/** The whole order as its Durable Object stores it: among the rest, each field of the create its view shows. */
+export interface OrderRecord extends ShownOrderFields {
   id: string;
   clientId: string;
   reference: string;

@@ -11,7 +11,7 @@ import { checkProductList, checkSandboxOutcome, limitsFromEnv, planOrder, readSa
 import { serviceMode } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
+import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
 // requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
@@ -23,21 +23,6 @@ const schemas = once(() => import("./schemas"));
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {
   const settled = (await result) as Result<T>;
   return settled.ok ? toResponse(settled.data) : errorResponse(settled);
-}
-
-/**
- * The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. A
- * Sandbox-Outcome is part of it when sent (so a replay with another outcome is another request), and
- * absent otherwise, so the requests of orders stored before it existed compare as they did.
- */
-function canonicalRequest(request: CreateOrderRequest, outcome: SandboxOutcome | null): string {
-  return JSON.stringify({
-    productList: request.productList.map((line) => [line.sku, line.productType, line.quote, line.quantity]),
-    wallet: request.wallet,
-    reference: request.reference,
-    webhookUrl: request.webhookUrl ?? null,
-    ...(outcome !== null ? { sandboxOutcome: outcome } : {}),
-  });
 }
 
 /** The create's Sandbox-Outcome header: null when absent; 400 in live, or for a value it does not know. */
@@ -83,7 +68,7 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   const planned = planOrder(body, snapshot);
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
-  const requestHash = await sha256Hex(canonicalRequest(body, outcome));
+  const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));
   return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
@@ -130,7 +115,10 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Create an order",
     description:
-      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected. Checks run in this order and the first failure wins: the Sandbox-Outcome header when sent (400 sandbox_outcome_in_live in live, invalid_sandbox_outcome for a value it does not know), the body's shape (400 invalid_request_body), webhookUrl (400 invalid_webhook_url), the list (400 product_list_malformed, product_list_too_big; invalid_sandbox_outcome for partial with one line), the reference (a replay, or 409 reference_already_used), each line's SKU, productType and quote (404 product_not_found, 400 quote_mismatch, quote_out_of_range), the wallet (400 wallet_not_found), the exchange rate (500 exchange_not_supported), stock (500 out_of_stock) and the balance (400 insufficient_funds; and, for an order that reserves codes, 400 balance_held when the balance covers it only without what the client's other open orders that reserve codes hold). A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry; with another body it is 409 reference_already_used.",
+      "Prices the order in the wallet's currency and reserves its codes; nothing is charged until " +
+      "PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected.\n\n" +
+      "A create that repeats the `reference` of an existing order of the same client with the same body returns that " +
+      "order (header `Idempotent-Replayed: true`), so a create is safe to retry.",
     auth: "apiKey",
     body: async () => (await schemas()).CreateOrderRequest,
     data: async () => (await views()).CreateOrderData,
@@ -151,6 +139,33 @@ export const orderRoutes: Route[] = [
       "invalid_sandbox_outcome",
       "sandbox_outcome_in_live",
     ],
+    checks: [
+      {
+        when: "The Sandbox-Outcome header, when sent: sent in live, or a value it does not know",
+        codes: ["sandbox_outcome_in_live", "invalid_sandbox_outcome"],
+      },
+      { when: "The body's shape", codes: ["malformed_json", "invalid_request_body"] },
+      { when: "`webhookUrl`, when sent", codes: ["invalid_webhook_url"] },
+      {
+        when: "The list: empty, a SKU twice, over a limit; with Sandbox-Outcome `partial`, fewer than two lines",
+        codes: ["product_list_malformed", "product_list_too_big", "invalid_sandbox_outcome"],
+      },
+      {
+        when: "The reference: an order of the client has it, created with another body",
+        codes: ["reference_already_used"],
+      },
+      {
+        when: "Each line in list order: its SKU, then its productType and quote",
+        codes: ["product_not_found", "quote_mismatch", "quote_out_of_range"],
+      },
+      { when: "The wallet: the client has none in that currency", codes: ["wallet_not_found"] },
+      { when: "An exchange rate from the wallet's currency to each line's", codes: ["exchange_not_supported"] },
+      { when: "Stock, for lines whose codes come from inventory", codes: ["out_of_stock"] },
+      {
+        when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold",
+        codes: ["insufficient_funds", "balance_held"],
+      },
+    ],
     requestHeaders: {
       "Sandbox-Outcome": {
         description:
@@ -169,13 +184,25 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Confirm an order and charge its wallet",
     description:
-      "Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it with GET /order/get or wait for its webhooks. Exactly one of any number of concurrent confirms of an order succeeds; a confirmed order confirmed again is 409 order_already_confirmed, an expired one 419 order_expired.",
+      "Charges the order's total to its wallet and starts fulfilment; the order then moves to `processing` and " +
+      "an end state (`successful`, `partial` or `failed`; lines that cannot be fulfilled are refunded). Read it " +
+      "with GET /order/get or wait for its webhooks.\n\n" +
+      "Exactly one of any number of concurrent confirms of an order succeeds.",
     auth: "apiKey",
     body: async () => (await schemas()).ConfirmOrderRequest,
     ownBodyErrors: true,
     data: async () => (await views()).ConfirmOrderData,
     messages: ["Order confirmed"],
     errors: ["invalid_order_id", "insufficient_funds", "order_not_found", "order_already_confirmed", "order_expired"],
+    checks: [
+      { when: "The body has a valid `orderId` (an empty or unreadable body has none)", codes: ["invalid_order_id"] },
+      { when: "An order of the calling client has that id", codes: ["order_not_found"] },
+      {
+        when: "The order: expired (past `expiresAt`, or rejected), or confirmed already",
+        codes: ["order_expired", "order_already_confirmed"],
+      },
+      { when: "The wallet's balance covers the order's total", codes: ["insufficient_funds"] },
+    ],
   },
   {
     method: "GET",
@@ -186,11 +213,19 @@ export const orderRoutes: Route[] = [
     tag: "Orders",
     summary: "Retrieve an order",
     description:
-      "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook. Another client's order is 404, like an unknown id.",
+      "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state " +
+      "(`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.",
     auth: "apiKey",
     query: async () => (await schemas()).GetOrderQuery,
     data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],
     errors: ["invalid_order_query", "order_not_found"],
+    checks: [
+      { when: "The query has a valid `orderId`", codes: ["invalid_order_query"] },
+      {
+        when: "An order of the calling client has that id (another client's order is answered as an unknown one)",
+        codes: ["order_not_found"],
+      },
+    ],
   },
 ];

@@ -2,7 +2,20 @@ import { adjustmentView, dealView } from "../catalogue/catalogue-views";
 import type { ExchangeRate } from "../pricing/exchange";
 import { Money, toAmountNumber } from "../pricing/money";
 import type { OrderLine, OrderRecord } from "./order-record";
-import type { CreateOrderData, ExchangeRateView, Invoice, InvoiceItem, InvoiceRecord, OrderProduct, OrderView, RedeemEntry, Timestamp } from "./view-schemas";
+import { SHOWN_ORDER_FIELDS, type ShownOrderFields } from "./requests";
+import type {
+  ConfirmOrderData,
+  CreateOrderData,
+  ExchangeRateView,
+  Invoice,
+  InvoiceItem,
+  InvoiceRecord,
+  OrderProduct,
+  OrderState,
+  OrderView,
+  RedeemEntry,
+  Timestamp,
+} from "./view-schemas";
 
 export function timestamp(ms: number): Timestamp {
   const seconds = Math.floor(ms / 1000);
@@ -135,9 +148,32 @@ export function orderView(order: OrderRecord, livemode: boolean): OrderView {
     createdDate: timestamp(order.createdAt),
     modifiedDate: timestamp(order.modifiedAt),
     redeem,
-    reference: order.reference,
+    ...shownFields(order),
     livemode,
   };
+}
+
+/** The create's fields the view shows (ORDER_FIELDS), as the order keeps them. */
+function shownFields(order: OrderRecord): ShownOrderFields {
+  return Object.fromEntries(SHOWN_ORDER_FIELDS.map((field) => [field, order[field]])) as ShownOrderFields;
+}
+
+export function confirmView(order: OrderRecord): ConfirmOrderData {
+  return { id: order.id, state: "confirmed" };
+}
+
+/** An order as the operator sees it (GET /admin/orders/:orderId, and by reference): the client's view, the record. */
+export interface AdminOrderView {
+  clientId: string;
+  reference: string;
+  state: OrderState;
+  order: OrderView;
+  record: OrderRecord;
+}
+
+export function adminOrderView(order: OrderRecord, livemode: boolean): AdminOrderView {
+  const { clientId, reference, state } = order;
+  return { clientId, reference, state, order: orderView(order, livemode), record: order };
 }
 
 export function createView(order: OrderRecord, livemode: boolean): CreateOrderData {

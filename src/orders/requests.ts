@@ -27,6 +27,55 @@ export interface CreateOrderRequest {
   webhookUrl?: string;
 }
 
+/**
+ * What becomes of each field of a create besides productList (which becomes the order's lines): the order
+ * keeps them all as sent, and its client's view (GET /order/get, src/orders/order-view.ts) shows the
+ * "shown" ones under their own names, with their request schema (view-schemas.ts). A new field of the
+ * request must be named here (a compile error otherwise): shown, or hidden with the reason.
+ */
+export const ORDER_FIELDS = {
+  // Shown as the invoice's `wallet`.
+  wallet: "hidden",
+  reference: "shown",
+  // Where the service delivers the order's events: a setting of the delivery, not part of the order.
+  webhookUrl: "hidden",
+} as const satisfies {
+  [Field in keyof Omit<CreateOrderRequest, "productList">]-?: "shown" | "hidden";
+};
+
+export type OrderField = keyof typeof ORDER_FIELDS;
+export type ShownOrderField = {
+  [Field in OrderField]: (typeof ORDER_FIELDS)[Field] extends "shown" ? Field : never;
+}[OrderField];
+
+/** The create's fields the client's view shows, in the order the request declares them. */
+export const SHOWN_ORDER_FIELDS = (Object.keys(ORDER_FIELDS) as OrderField[]).filter(
+  (field): field is ShownOrderField => ORDER_FIELDS[field] === "shown",
+);
+
+/** The fields of a create an order's view shows, as the order keeps them. */
+export type ShownOrderFields = Pick<CreateOrderRequest, ShownOrderField>;
+
+/**
+ * The request as the idempotency of `reference` compares it: parsed, with defaults, in a fixed order. A
+ * Sandbox-Outcome is part of it when sent (so a replay with another outcome is another request), and
+ * absent otherwise, so the requests of orders stored before it existed compare as they did.
+ */
+export function canonicalCreateRequest(request: CreateOrderRequest, outcome: string | null): string {
+  const canonical: Record<string, unknown> = {
+    productList: request.productList.map((line) => [line.sku, line.productType, line.quote, line.quantity]),
+  };
+  // Every field of the request (ORDER_FIELDS). An absent webhookUrl was always compared as null; a field
+  // added since is left out while absent, so that the hash of an order stored before it stays the same.
+  for (const field of Object.keys(ORDER_FIELDS) as OrderField[]) {
+    const value = request[field];
+    if (value !== undefined) canonical[field] = value;
+    else if (field === "webhookUrl") canonical[field] = null;
+  }
+  if (outcome !== null) canonical.sandboxOutcome = outcome;
+  return JSON.stringify(canonical);
+}
+
 /** Lengths of the requests' strings, in code points as zod counts them (a surrogate pair is one). */
 export const BOUNDS = {
   sku: { min: 1, max: 64 },

@@ -1,4 +1,4 @@
-import { failure, type Failure } from "../http/errors";
+import { failure, type Failure } from "../kernel/failures";
 import type { LineStatus, OrderRecord } from "./order-record";
 import type { OrderState } from "./view-schemas";
 

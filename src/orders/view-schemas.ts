@@ -7,6 +7,8 @@
 import * as z from "zod";
 import { AdjustmentMode, ProductType } from "../catalogue/schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
+import { SHOWN_ORDER_FIELDS, type ShownOrderField } from "./requests";
+import { CreateOrderRequest } from "./schemas";
 
 export const OrderState = z.enum(["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"]);
 export type OrderState = z.infer<typeof OrderState>;
@@ -98,6 +100,17 @@ export const RedeemEntry = z.object({
 });
 export type RedeemEntry = z.infer<typeof RedeemEntry>;
 
+/**
+ * A field of the create request the view shows (ORDER_FIELDS in requests.ts) has the schema it was sent
+ * with, unless it is given one of the view's own here: `reference` keeps the one the document gave it.
+ */
+const VIEW_OF_FIELD: Partial<Record<ShownOrderField, z.ZodType>> = { reference: z.string() };
+const shownFields = Object.fromEntries(
+  SHOWN_ORDER_FIELDS.map((field) => [field, VIEW_OF_FIELD[field] ?? CreateOrderRequest.shape[field]]),
+) as {
+  [Field in ShownOrderField]: (typeof CreateOrderRequest.shape)[Field];
+};
+
 /** The order as GET /order/get returns it under `data`. */
 export const OrderView = z.object({
   uid: z.string(),
@@ -108,7 +121,7 @@ export const OrderView = z.object({
   createdDate: Timestamp,
   modifiedDate: Timestamp,
   redeem: z.record(z.string(), RedeemEntry).describe("Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states."),
-  reference: z.string(),
+  ...shownFields,
   livemode: z.boolean().describe("false for an order of the sandbox (sk_test_ keys, no real money), true in live."),
 });
 export type OrderView = z.infer<typeof OrderView>;
@@ -124,3 +137,4 @@ export const CreateOrderData = z.object({
 export type CreateOrderData = z.infer<typeof CreateOrderData>;
 
 export const ConfirmOrderData = z.object({ id: z.string(), state: z.literal("confirmed") });
+export type ConfirmOrderData = z.infer<typeof ConfirmOrderData>;

@@ -134,7 +134,11 @@ export const sandboxRoutes: Route[] = [
     example: sandboxExamples.sandboxTopUp,
     tag: "Sandbox",
     summary: "Top up one of your own wallets (sandbox)",
-    description: `${SANDBOX_ONLY} Credits the calling client's wallet in \`currency\` (opening it if it is new) with play money: at most 1000000 per top-up. Send an idempotency key as the Idempotency-Key header or \`idempotencyKey\` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied"; the same key with another amount is 409 idempotency_conflict.`,
+    description:
+      `${SANDBOX_ONLY} Credits the calling client's wallet in \`currency\` (opening it if it is new) with ` +
+      "play money: at most 1000000 per top-up.\n\n" +
+      "Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): " +
+      'a retry with the same key and amount adds nothing and answers "Top-up already applied".',
     auth: "apiKey",
     params: SandboxWalletParams,
     body: SandboxTopUpRequest,
@@ -142,6 +146,14 @@ export const sandboxRoutes: Route[] = [
     data: SandboxTopUpData,
     messages: ["Wallet topped up", "Top-up already applied"],
     errors: ["invalid_parameters", "idempotency_conflict"],
+    checks: [
+      { when: "`currency`", codes: ["invalid_parameters"] },
+      {
+        when: "The body, its idempotency key (sent once, or the same twice) and its amount",
+        codes: ["malformed_json", "invalid_request_body"],
+      },
+      { when: "The key: used before for another amount", codes: ["idempotency_conflict"] },
+    ],
   },
   {
     method: "POST",
@@ -151,12 +163,24 @@ export const sandboxRoutes: Route[] = [
     example: sandboxExamples.sandboxExpireOrder,
     tag: "Sandbox",
     summary: "Expire one of your created orders now (sandbox)",
-    description: `${SANDBOX_ONLY} Does to a \`created\` order of the calling client what its expiry does at \`expiresAt\`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes \`rejected\` and its order.rejected webhook is sent. Answers the order as GET /order/get does. Asked again, a rejected order answers as it is. Another client's order is 404, like an unknown one; a confirmed order is 409 order_already_confirmed.`,
+    description:
+      `${SANDBOX_ONLY} Does to a \`created\` order of the calling client what its expiry does at ` +
+      "`expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is " +
+      "419 Expired), it becomes `rejected` and its order.rejected webhook is sent.\n\n" +
+      "Answers the order as GET /order/get does. Asked again, a rejected order answers as it is.",
     auth: "apiKey",
     params: SandboxOrderParams,
     data: async () => (await views()).OrderView,
     messages: ["Order expired"],
     errors: ["invalid_parameters", "order_not_found", "order_already_confirmed"],
+    checks: [
+      { when: "`orderId`", codes: ["invalid_parameters"] },
+      {
+        when: "An order of the calling client has that id (another client's is answered as an unknown one)",
+        codes: ["order_not_found"],
+      },
+      { when: "The order is `created` (or `rejected` already)", codes: ["order_already_confirmed"] },
+    ],
   },
   {
     method: "POST",
@@ -166,11 +190,18 @@ export const sandboxRoutes: Route[] = [
     example: sandboxExamples.sandboxTestWebhook,
     tag: "Sandbox",
     summary: "Send a signed example webhook to a URL (sandbox)",
-    description: `${SANDBOX_ONLY} POSTs an example event of \`type\` to \`url\` once, now, signed with the calling client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the receiver did. \`url\` follows the rules of an order's webhookUrl (400 invalid_webhook_url). Not retried and not dead-lettered: send it again to try again.`,
+    description:
+      `${SANDBOX_ONLY} POSTs an example event of \`type\` to \`url\` once, now, signed with the calling ` +
+      "client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the " +
+      "receiver did.\n\nNot retried and not dead-lettered: send it again to try again.",
     auth: "apiKey",
     body: TestWebhookRequest,
     data: TestWebhookData,
     messages: ["Test webhook delivered", "Test webhook not delivered", "Test webhook not sent"],
     errors: ["invalid_webhook_url"],
+    checks: [
+      { when: "The body", codes: ["malformed_json", "invalid_request_body"] },
+      { when: "`url`, by the rules of an order's webhookUrl", codes: ["invalid_webhook_url"] },
+    ],
   },
 ];

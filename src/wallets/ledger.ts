@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { Money, type Money as MoneyT } from "../pricing/money";
+import { Money, toAmountNumber, type Money as MoneyT } from "../pricing/money";
 import type { LedgerKindSchema } from "./schemas";
 
 export type LedgerKind = z.infer<typeof LedgerKindSchema>;
@@ -14,6 +14,11 @@ export interface LedgerEntry {
   orderId: string | null;
   reason: string | null;
   createdAt: number;
+}
+
+/** An entry as the operator's API shows it: amounts as JSON numbers (an export keeps the decimal strings). */
+export function ledgerEntryView(entry: LedgerEntry) {
+  return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
 }
 
 export type DebitDecision = { ok: true; balanceAfter: MoneyT } | { ok: false; balance: MoneyT };

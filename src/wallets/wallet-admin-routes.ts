@@ -6,7 +6,7 @@ import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { Money, toAmountNumber } from "../pricing/money";
-import type { LedgerEntry, LedgerKind } from "./ledger";
+import { ledgerEntryView, type LedgerEntry, type LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import type { Posting, PostingResult } from "./wallet-object";
 import { findWallet, openWallet, walletStub, type ClientStatement, type Region } from "./wallet-registry";
@@ -17,10 +17,6 @@ import { logFailure } from "../kernel/log";
 import { auditLedgerEntryOnce } from "../audit/audit-log";
 import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./admin-schemas";
 import { walletExamples } from "./wallet-examples";
-
-function ledgerEntryView(entry: LedgerEntry) {
-  return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
-}
 
 /**
  * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers

@@ -1,139 +1,85 @@
 /**
- * Examples of the wallet routes (client and operator) in GET /openapi.json: real answers of a test run
- * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
+ * Examples of the wallet routes (client and operator) in GET /openapi.json, derived from one fixture: an
+ * operator's top-up and adjustment of one wallet, chained into its ledger and shown as the routes show
+ * it (ledgerEntryView; an export keeps the stored decimal strings). test/openapi/examples.test.ts checks
+ * that each has exactly the shape of a real answer.
  */
 import type { RouteExample } from "../http/route";
+import { Money, toAmountNumber } from "../pricing/money";
+import type { AdjustmentRequest, TopUpRequest } from "./admin-schemas";
+import { LEDGER_EXPORT_FORMAT, type LedgerExport } from "./ledger-backup";
+import { ledgerEntryView, type LedgerEntry } from "./ledger";
+import { adjustmentKey, topUpKey } from "./ledger-keys";
+
+const wallet = { clientId: "acme", currency: "USD" };
+const topUp: TopUpRequest = {
+  amount: "500.00",
+  idempotencyKey: "acme-topup-2026-11-22",
+  reason: "Bank transfer 2026-11-22",
+};
+const adjustment: AdjustmentRequest = {
+  amount: "-12.50",
+  idempotencyKey: "acme-adjust-2026-11-22",
+  reason: "Bank fee charged back",
+};
+
+/** The wallet's ledger after the two postings, each balance the one before plus the amount. */
+const postings = [
+  { key: topUpKey(topUp.idempotencyKey), kind: "top_up", request: topUp, createdAt: 1795345079600 },
+  { key: adjustmentKey(adjustment.idempotencyKey), kind: "adjustment", request: adjustment, createdAt: 1795345079650 },
+] as const;
+const entries: LedgerEntry[] = [];
+for (const [index, { key, kind, request, createdAt }] of postings.entries()) {
+  const before = entries.at(-1)?.balanceAfter ?? "0";
+  const amount = new Money(request.amount);
+  entries.push({
+    seq: index + 1,
+    key,
+    kind,
+    amount: amount.toFixed(),
+    balanceAfter: amount.plus(before).toFixed(),
+    orderId: null,
+    reason: request.reason,
+    createdAt,
+  });
+}
+const [topUpEntry, adjustmentEntry] = entries as [LedgerEntry, LedgerEntry];
+const balance = adjustmentEntry.balanceAfter;
 
 /** A wallet's ledger as GET …/export answers it, and as POST …/restore takes it back. */
-const ledgerExport = {
-  format: "order-service/wallet-ledger/1",
-  clientId: "acme",
-  currency: "USD",
-  exportedAt: 1795345079700,
-  balance: "487.5",
-  entries: [
-    {
-      seq: 1,
-      key: "top-up:acme-topup-2026-11-22",
-      kind: "top_up",
-      amount: "500",
-      balanceAfter: "500",
-      orderId: null,
-      reason: "Bank transfer 2026-11-22",
-      createdAt: 1795345079600
-    },
-    {
-      seq: 2,
-      key: "adjustment:acme-adjust-2026-11-22",
-      kind: "adjustment",
-      amount: "-12.5",
-      balanceAfter: "487.5",
-      orderId: null,
-      reason: "Bank fee charged back",
-      createdAt: 1795345079650
-    }
-  ],
-  voids: []
+const ledgerExport: LedgerExport = {
+  format: LEDGER_EXPORT_FORMAT,
+  ...wallet,
+  exportedAt: adjustmentEntry.createdAt + 50,
+  balance,
+  entries,
+  voids: [],
 };
+
+const posted = (entry: LedgerEntry) => ({
+  ...wallet,
+  balance: toAmountNumber(entry.balanceAfter),
+  entry: ledgerEntryView(entry),
+  replayed: false,
+});
 
 export const walletExamples = {
   listWallets: {
+    // The demo client's wallets (the client's own route): one it has not paid into yet.
     data: {
       wallets: [
-        {
-          currency: "EUR",
-          balance: 0
-        },
-        {
-          currency: "USD",
-          balance: 938.98
-        }
-      ]
-    }
-  },
-  adminTopUpWallet: {
-    request: {
-      amount: "500.00",
-      idempotencyKey: "acme-topup-2026-11-22",
-      reason: "Bank transfer 2026-11-22"
-    },
-    data: {
-      clientId: "acme",
-      currency: "USD",
-      balance: 500,
-      entry: {
-        seq: 1,
-        key: "top-up:acme-topup-2026-11-22",
-        kind: "top_up",
-        amount: 500,
-        balanceAfter: 500,
-        orderId: null,
-        reason: "Bank transfer 2026-11-22",
-        createdAt: 1795345079600
-      },
-      replayed: false
-    }
-  },
-  adminAdjustWallet: {
-    request: {
-      amount: "-12.50",
-      idempotencyKey: "acme-adjust-2026-11-22",
-      reason: "Bank fee charged back"
-    },
-    data: {
-      clientId: "acme",
-      currency: "USD",
-      balance: 487.5,
-      entry: {
-        seq: 2,
-        key: "adjustment:acme-adjust-2026-11-22",
-        kind: "adjustment",
-        amount: -12.5,
-        balanceAfter: 487.5,
-        orderId: null,
-        reason: "Bank fee charged back",
-        createdAt: 1795345079654
-      },
-      replayed: false
-    }
-  },
-  adminGetWallet: {
-    data: {
-      clientId: "acme",
-      currency: "USD",
-      balance: 487.5
-    }
-  },
-  adminGetLedger: {
-    data: {
-      clientId: "acme",
-      currency: "USD",
-      entries: [
-        {
-          seq: 1,
-          key: "top-up:acme-topup-2026-11-22",
-          kind: "top_up",
-          amount: 500,
-          balanceAfter: 500,
-          orderId: null,
-          reason: "Bank transfer 2026-11-22",
-          createdAt: 1795345079600
-        }
+        { currency: "EUR", balance: 0 },
+        { currency: "USD", balance: 938.98 },
       ],
-      next: 1
-    }
+    },
   },
-  adminExportLedger: {
-    data: ledgerExport
-  },
+  adminTopUpWallet: { request: topUp, data: posted(topUpEntry) },
+  adminAdjustWallet: { request: adjustment, data: posted(adjustmentEntry) },
+  adminGetWallet: { data: { ...wallet, balance: toAmountNumber(balance) } },
+  adminGetLedger: { data: { ...wallet, entries: [ledgerEntryView(topUpEntry)], next: topUpEntry.seq } },
+  adminExportLedger: { data: ledgerExport },
   adminRestoreLedger: {
     request: ledgerExport,
-    data: {
-      clientId: "acme",
-      currency: "USD",
-      entries: 2,
-      balance: "487.5",
-      replayed: false
-    }
+    data: { ...wallet, entries: entries.length, balance, replayed: false },
   },
 } satisfies Record<string, RouteExample>;

@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import type { IRequest } from "itty-router";
 import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
 import { upsertProduct } from "../../src/catalogue/catalogue-admin-routes";
-import { ApiError } from "../../src/http/errors";
+import { ApiError, HTTP_STATUS } from "../../src/http/errors";
 import type { RequestContext } from "../../src/http/route";
 import { addCodes } from "../order-helpers";
 import { findStoredProduct, productFromRow, upsertProductStatement } from "../../src/catalogue/catalogue-store";
@@ -189,7 +189,8 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).failure).toMatchObject({ status: 409, code: "sku_has_unsold_codes", details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 } });
+    expect((refused as ApiError).failure).toMatchObject({ code: "sku_has_unsold_codes", details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 } });
+    expect(HTTP_STATUS[(refused as ApiError).failure.code]).toBe(409);
     expect(batches).toBe(3);
     expect((await findStoredProduct(env.DB, "CAT-RACED-PUT"))!.currency).toBe("EUR");
     expect(await auditActions()).toEqual(auditsBefore);

@@ -61,6 +61,21 @@ describe("GET /openapi.json", () => {
     await expect(buildOpenApi([{ ...getOrder, tag: "Ordres" }], parts)).rejects.toThrow(/getOrder: tag Ordres is not one of the document's tags/);
   });
 
+  it("lists a route's checks under its description, from the codes it declares, and refuses checks that drift from them", async () => {
+    const doc = (await servedDocument()) as any;
+    const create: string = doc.paths["/order/create"].post.description;
+    const [prose, checks] = create.split("\n\nChecks, in the order they run (the first that fails answers):\n\n");
+    expect(prose).not.toMatch(/\b(400|404|409|500)\b/);
+    expect(checks!.split("\n")[0]).toBe("- The Sandbox-Outcome header, when sent: sent in live, or a value it does not know: 400 `sandbox_outcome_in_live`, 400 `invalid_sandbox_outcome`");
+    expect(checks).toContain("- Stock, for lines whose codes come from inventory: 500 `out_of_stock`");
+    const confirm = ROUTES.find(({ operationId }) => operationId === "confirmOrder")!;
+    const parts = { named: [], tags: [{ name: confirm.tag, description: "" }], description: "" };
+    const dropped = confirm.checks!.filter(({ codes }) => !codes.includes("insufficient_funds"));
+    await expect(buildOpenApi([{ ...confirm, checks: dropped }], parts)).rejects.toThrow(/confirmOrder: no check answers insufficient_funds/);
+    const foreign = [...confirm.checks!, { when: "The SKU", codes: ["sku_not_found" as const] }];
+    await expect(buildOpenApi([{ ...confirm, checks: foreign }], parts)).rejects.toThrow(/confirmOrder: checks name sku_not_found, never answered/);
+  });
+
   it("documents every error code a route answers with the error body shape", async () => {
     const doc = (await servedDocument()) as any;
     const create = doc.paths["/order/create"].post.responses;

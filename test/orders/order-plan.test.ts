@@ -33,7 +33,7 @@ describe("checkProductList", () => {
   it("total 25 is allowed, 26 is too big (with per-SKU 10 so the total limit is reached alone)", () => {
     expect(checkProductList(req([l("A", 10), l("B", 10), l("C", 5)]), wide)).toBeNull();
     const over = checkProductList(req([l("A", 10), l("B", 10), l("C", 6)]), wide);
-    expect(over).toMatchObject({ ok: false, status: 400, code: "product_list_too_big", message: "Requested product list is bigger than allowed" });
+    expect(over).toMatchObject({ ok: false, code: "product_list_too_big", message: "Requested product list is bigger than allowed" });
     expect(over?.details).toMatchObject({ limit: "totalQuantity", max: 25, requested: 26 });
   });
 
@@ -71,7 +71,7 @@ describe("checkProductList", () => {
 
   it("empty list and duplicate SKUs: not formatted well, and that comes before the limits", () => {
     const empty = checkProductList(req([]), spec);
-    expect(empty).toMatchObject({ status: 400, code: "product_list_malformed", message: "Your product list is not formatted well" });
+    expect(empty).toMatchObject({ code: "product_list_malformed", message: "Your product list is not formatted well" });
     expect(codeOf(checkProductList(req([l("A", 1), l("A", 1)]), spec))).toBe("product_list_malformed");
     expect(codeOf(checkProductList(req([l("A", 9), l("B", 1), l("C", 1), l("D", 1), l("E", 1), l("F", 1), l("A", 9)]), spec))).toBe("product_list_malformed");
   });
@@ -121,7 +121,7 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
 
   it("the wallet error carries the currency in its message", () => {
     const result = planOrder(req([l("US", 1)], "GBP"), snapshot());
-    expect(result).toMatchObject({ ok: false, status: 400, message: "No wallet in currency GBP" });
+    expect(result).toMatchObject({ ok: false, code: "wallet_not_found", message: "No wallet in currency GBP" });
   });
 
   it("a plan names the region its wallet's object is opened with: the registry's, or none", () => {
@@ -168,14 +168,14 @@ describe("order life cycle rules (transitions.ts)", () => {
     expect(moved.modifiedAt).toBe(5_000);
   });
 
-  it("confirmable: created and unexpired ok; expired → 419; rejected → 419; anything later → 409", () => {
+  it("confirmable: created and unexpired ok; expired → order_expired; rejected → order_expired; anything later → order_already_confirmed", () => {
     const now = Date.now();
     expect(confirmable(order("created", now + 1), now)).toBeNull();
-    expect(confirmable(order("created", now), now)).toMatchObject({ status: 419, message: "Expired" });
-    expect(confirmable(order("created", now - 1), now)).toMatchObject({ status: 419, code: "order_expired" });
-    expect(confirmable(order("rejected", now + 60_000), now)).toMatchObject({ status: 419 });
+    expect(confirmable(order("created", now), now)).toMatchObject({ code: "order_expired", message: "Expired" });
+    expect(confirmable(order("created", now - 1), now)).toMatchObject({ code: "order_expired" });
+    expect(confirmable(order("rejected", now + 60_000), now)).toMatchObject({ code: "order_expired" });
     for (const state of ["confirmed", "processing", "successful", "partial", "failed"] as const) {
-      expect(confirmable(order(state, now - 1), now), state).toMatchObject({ status: 409, message: "Order already confirmed" });
+      expect(confirmable(order(state, now - 1), now), state).toMatchObject({ code: "order_already_confirmed", message: "Order already confirmed" });
     }
   });
 
