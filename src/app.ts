@@ -27,7 +27,7 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
+  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, attention] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-routes"),
     import("./clients/client-routes"),
@@ -37,6 +37,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./orders/order-admin-routes"),
     import("./webhooks/dead-letter-routes"),
     import("./audit/audit-routes"),
+    import("./attention/attention-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -48,6 +49,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...orders.adminOrderRoutes,
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,
+    ...attention.attentionRoutes,
   ];
 });
 
