@@ -3,15 +3,17 @@
  * PUT /admin/wallets/:clientId/:currency/low-balance-threshold run, and what the console's forms run, so
  * both write the same rows under the operator who acted. Each change and its audit row are one D1 batch.
  */
-import type { Actor } from "../http/admin-auth";
-import { fail } from "../http/errors";
 import { auditStatement } from "../audit/audit-log";
+import { fail } from "../http/errors";
 import { requireProduct } from "../catalogue/catalogue-store";
 import { clientStatement } from "../clients/client-store";
 import { stockOf } from "../inventory/code-store";
 import { toAmountNumber } from "../pricing/money";
 import { findWallet, walletStub } from "../wallets/wallet-registry";
 import { lowBalanceThreshold, setStockThresholdStatement, setWalletThresholdStatement } from "./thresholds";
+
+/** Who a change's audit row names, as the audit log takes it. */
+export type Actor = Parameters<typeof auditStatement>[1];
 
 /**
  * The SKU's low-stock threshold (null removes it). 404 sku_not_found for an unknown SKU; 400 for a SKU

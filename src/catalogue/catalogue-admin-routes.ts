@@ -10,7 +10,6 @@ import {
   productsAfter,
   requireProduct,
   productWithCodeCounts,
-  setActiveStatement,
   upsertDealStatement,
   upsertProductStatement,
   type DealRow,
@@ -38,6 +37,7 @@ import {
   UpsertProductRequest,
 } from "./admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
+import { setProductActive } from "./operator-catalogue";
 
 function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
   const product = productFromRow(row);
@@ -109,13 +109,7 @@ async function setActive(request: IRequest, context: RequestContext, active: boo
   const actor = await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   const db = context.env.DB;
-  const product = await requireProduct(db, sku);
-  if (product.active !== active) {
-    await db.batch([
-      setActiveStatement(db, sku, active, Date.now()),
-      auditStatement(db, actor, active ? "product.enable" : "product.disable", `product:${sku}`, {}),
-    ]);
-  }
+  await setProductActive(db, actor, sku, active);
   return ok(active ? "Product enabled" : "Product disabled", viewOf((await productWithCodeCounts(db, sku))!));
 }
 
