@@ -23,5 +23,10 @@ export interface PageEntry {
 }
 
 export const PAGES: readonly PageEntry[] = [
-  { path: "/console", minRole: "viewer", nav: "Home", load: () => import("./home") },
+  { path: "/console", minRole: "viewer", postRole: "operator", nav: "Needs attention", load: () => import("./attention") },
+  { path: "/console/catalogue", minRole: "viewer", postRole: "admin", nav: "Catalogue and stock", load: () => import("./catalogue") },
+  { path: "/console/catalogue/:sku", minRole: "viewer", postRole: "operator", load: () => import("./product") },
+  { path: "/console/dead-letters", minRole: "viewer", postRole: "operator", nav: "Dead letters", load: () => import("./dead-letters") },
+  { path: "/console/audit", minRole: "viewer", nav: "Audit log", load: () => import("./audit") },
+  { path: "/console/audit/export", minRole: "viewer", load: () => import("./audit-export") },
 ];
