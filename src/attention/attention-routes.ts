@@ -1,6 +1,6 @@
 /** Operator API: the Needs attention list and the thresholds it is judged by. */
 import type { IRequest } from "itty-router";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
@@ -13,13 +13,12 @@ import { setStockThreshold, setWalletThreshold } from "./set-thresholds";
 
 /** GET /admin/attention. */
 export async function getAttention(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   return ok("Needs attention", await needsAttention(context.env));
 }
 
 /** PUT /admin/products/:sku/low-stock-threshold. */
 export async function putStockThreshold(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const { threshold } = await parseBody(StockThresholdRequest, request, context.env);
   return ok(threshold === null ? "Low-stock threshold removed" : "Low-stock threshold set", await setStockThreshold(context.env.DB, actor, sku, threshold));
@@ -27,7 +26,7 @@ export async function putStockThreshold(request: IRequest, context: RequestConte
 
 /** PUT /admin/wallets/:clientId/:currency/low-balance-threshold. */
 export async function putWalletThreshold(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const { threshold } = await parseBody(WalletThresholdRequest, request, context.env);
   const data = await setWalletThreshold(context.env, actor, clientId, currency, threshold);
@@ -43,6 +42,7 @@ export const attentionRoutes: Route[] = [
     operationId: "adminGetAttention",
     example: attentionExamples.adminGetAttention,
     tag: "Admin: attention",
+    role: "viewer",
     summary: "What needs an operator: stuck orders, dead letters, low stock, low balances",
     description:
       "The console's home page as JSON: the first 50 stuck orders (GET /admin/orders/stuck), the newest 50 dead letters not replayed yet (GET /admin/webhooks/dead-letters), each with `more` when its own list holds more; active inventory SKUs with fewer available codes than their low-stock threshold, with their counts per value; and wallets whose balance is below their low-balance threshold, with the balance. It reads one wallet object per wallet with a threshold.",
@@ -58,6 +58,7 @@ export const attentionRoutes: Route[] = [
     operationId: "adminSetStockThreshold",
     example: attentionExamples.adminSetStockThreshold,
     tag: "Admin: attention",
+    role: "operator",
     summary: "Set or remove an inventory SKU's low-stock threshold",
     description:
       "The SKU is listed in GET /admin/attention while it is active and fewer of its codes than `threshold` are available (all values together). `null` removes the threshold. Only SKUs supplied from uploaded codes (`inventory`) take one: any other is 400.",
@@ -75,6 +76,7 @@ export const attentionRoutes: Route[] = [
     operationId: "adminSetWalletThreshold",
     example: attentionExamples.adminSetWalletThreshold,
     tag: "Admin: attention",
+    role: "operator",
     summary: "Set or remove a wallet's low-balance threshold",
     description:
       "The wallet is listed in GET /admin/attention while its balance is below `threshold` (in the wallet's currency, positive, with at most its minor units). `null` removes the threshold. The wallet must exist (its first top-up opens it).",

@@ -6,7 +6,7 @@ import type { Handler, Route } from "../http/route";
 import { uploadCodes, type RequireProduct } from "./code-upload";
 import { stockOf } from "./code-store";
 import { SkuParams } from "../kernel/primitives";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseParams } from "../http/params";
 import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
 import { inventoryExamples } from "./inventory-examples";
@@ -19,7 +19,7 @@ export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
  * value,pin,link): src/inventory/code-upload.ts checks and writes it, all or nothing.
  */
 const uploadCodesRoute = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const mediaType = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json" && mediaType !== "text/csv") {
@@ -31,7 +31,6 @@ const uploadCodesRoute = (requireProduct: RequireProduct): Handler => async (req
 
 /** GET /admin/products/:sku/codes: code counts per value and status (pins are never listed). */
 const getCodeStock = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   await requireProduct(context.env.DB, sku);
   return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
@@ -49,6 +48,7 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     summary: "Code counts of a SKU per value and status",
     description: "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
     auth: "admin",
+    role: "viewer",
     params: SkuParams,
     data: CodeStock,
     messages: ["Code stock"],
@@ -65,6 +65,7 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     description:
       "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.",
     auth: "admin",
+    role: "operator",
     params: SkuParams,
     body: UploadCodesRequest,
     csv: true,

@@ -63,7 +63,7 @@ export async function get(ctx: PageContext) {
       : html`<table>
           <thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
           <tbody>${listed.items.map(
-            (row) => html`<tr><td>${when(row.at)}</td><td>${row.actor}</td><td>${row.action}</td><td>${row.target}</td>
+            (row) => html`<tr><td>${when(row.at)}</td><td>${row.actor_name !== null ? html`${row.actor_name} <span class="hint mono">${row.actor}</span>` : row.actor}</td><td>${row.action}</td><td>${row.target}</td>
               <td class="mono">${detailsText(row)}</td></tr>`,
           )}</tbody></table>`}
     ${listed.next !== null ? html`<p><a href="${withQuery("/console/audit", { ...query, before: listed.next })}">Older rows</a></p>` : ""}`;

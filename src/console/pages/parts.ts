@@ -12,7 +12,10 @@ import type { PageContext } from "../page";
 export type ConsoleActor = Parameters<typeof auditStatement>[1];
 
 export function actorOf({ operator, request }: PageContext): ConsoleActor {
-  return { label: `operator:${operator.operatorId}:${operator.name}`, requestId: request.headers.get("cf-ray") ?? `console:${crypto.randomUUID()}` };
+  return {
+    actor: { kind: "operator", id: operator.operatorId, name: operator.name },
+    requestId: request.headers.get("cf-ray") ?? `console:${crypto.randomUUID()}`,
+  };
 }
 
 /** A form's text fields (files are read by the page that takes them). */
