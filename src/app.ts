@@ -27,7 +27,7 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit] = await Promise.all([
+  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, operators] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-routes"),
     import("./clients/client-routes"),
@@ -37,6 +37,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./orders/order-admin-routes"),
     import("./webhooks/dead-letter-routes"),
     import("./audit/audit-routes"),
+    import("./operators/operator-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -48,6 +49,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...orders.adminOrderRoutes,
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,
+    ...operators.operatorRoutes,
   ];
 });
 
@@ -68,8 +70,18 @@ export async function allRoutes(): Promise<readonly Route[]> {
 /** The client behind a request's API key: http's caches and limits, the clients' store's lookup. */
 export const authenticate = apiKeyAuthentication(clientOfKey);
 
+/**
+ * The caller of an operator route: http's check of ADMIN_TOKEN and of the route's role, the operators'
+ * store's token lookup. Loaded with the first operator request, as the operator's routes are.
+ */
+const operatorAuthorizer = once(async () => {
+  const [{ operatorAuthorization }, { liveOperatorOfToken }] = await Promise.all([import("./http/admin-auth"), import("./operators/operator-tokens")]);
+  return operatorAuthorization(liveOperatorOfToken);
+});
+
 export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
   authenticate,
+  authorizeOperator: async (request, env, requestId, needed) => (await operatorAuthorizer())(request, env, requestId, needed),
   afterOperatorWrite: () => {
     forgetCachedKeys();
     forgetCatalogueCache();

@@ -45,6 +45,7 @@ const TAGS: DocumentParts["tags"] = [
   { name: "Admin: orders", description: "Operator: any client's order with its stored record, and the orders whose timers keep failing." },
   { name: "Admin: audit", description: "Operator: the log of every operator change." },
   { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
+  { name: "Admin: operators", description: "Operator: the people who run the service, each with a role and a token of their own." },
   { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
 ];
 

@@ -14,6 +14,8 @@ export interface paths {
         /**
          * Operator actions, oldest first
          * @description Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListAudit"];
         put?: never;
@@ -34,12 +36,16 @@ export interface paths {
         /**
          * List clients by id
          * @description Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListClients"];
         put?: never;
         /**
          * Create a client with its first API key and webhook secret
          * @description The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminCreateClient"];
         delete?: never;
@@ -58,6 +64,8 @@ export interface paths {
         /**
          * A client, its API keys (ids, never keys) and its wallets
          * @description The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetClient"];
         put?: never;
@@ -78,6 +86,8 @@ export interface paths {
         /**
          * A client's deals
          * @description Every deal of the client, one per SKU, including deals switched to `dealState: none`. A SKU without a deal has no fee and no discount.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListDeals"];
         put?: never;
@@ -99,12 +109,16 @@ export interface paths {
         /**
          * Set a client's fee and discount on a SKU
          * @description A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         put: operations["adminUpsertDeal"];
         post?: never;
         /**
          * Remove a client's deal on a SKU
          * @description Deletes the deal: new orders of the client for this SKU have no fee and no discount. Answers the deal as it was. Orders already created keep the prices they were created with.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         delete: operations["adminDeleteDeal"];
         options?: never;
@@ -124,6 +138,8 @@ export interface paths {
         /**
          * Disable a client (offboarding): its API keys stop, its open orders run to their end
          * @description Every API key of the client gets 403 `unauthenticated`: at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere. Nothing is revoked or deleted: orders already confirmed are fulfilled as usual, created orders expire and release their codes, and webhook deliveries for the client go to the dead letters (replay them after enabling it). Disabling a disabled client changes nothing and keeps its `disabledAt`.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminDisableClient"];
         delete?: never;
@@ -144,6 +160,8 @@ export interface paths {
         /**
          * Enable a disabled client again: its API keys work as before
          * @description Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminEnableClient"];
         delete?: never;
@@ -164,6 +182,8 @@ export interface paths {
         /**
          * Issue another API key (rotation without downtime: issue, deploy, revoke the old one)
          * @description Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminIssueKey"];
         delete?: never;
@@ -184,6 +204,8 @@ export interface paths {
         /**
          * Revoke an API key
          * @description Effective within API_KEY_CACHE_SECONDS (30 s). Revoking a revoked key changes nothing.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminRevokeKey"];
         delete?: never;
@@ -204,6 +226,8 @@ export interface paths {
         /**
          * Issue a new API key and revoke every other key of the client
          * @description Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminRotateKeys"];
         delete?: never;
@@ -224,6 +248,8 @@ export interface paths {
         /**
          * Replace the client's webhook signing secret
          * @description Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminRotateWebhookSecret"];
         delete?: never;
@@ -242,6 +268,8 @@ export interface paths {
         /**
          * Every exchange rate
          * @description Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListRates"];
         put?: never;
@@ -263,9 +291,83 @@ export interface paths {
         /**
          * Set the rate from a wallet currency (base) to a product currency (target)
          * @description 1 unit of base buys `rate` units of target. Orders already created keep the rate they froze.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         put: operations["adminSetRate"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operators by id
+         * @description Every operator, revoked ones included (with `revokedAt`), by id. Page with `after` (the `next` of the previous page) and `limit`. Tokens are never shown again.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminListOperators"];
+        put?: never;
+        /**
+         * Create a named operator and its token
+         * @description A person who runs the service, with one role. Answers 201 with the operator's token, in this answer only (the service keeps its SHA-256): it works as `Authorization: Bearer` on every `/admin` route the role allows, and signs the operator in to the console. Audited as `operator.create`.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminCreateOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{operatorId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an operator
+         * @description The operator's token is refused from the next request on (403 `unauthenticated`) and its console sessions end, in one write with the audit row (`operator.revoke`). Revoking again changes nothing (`changed: false`). There is no un-revoke: create the operator again, with a new token.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminRevokeOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{operatorId}/role": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an operator's role
+         * @description Takes effect on the operator's next request, console sessions included. The same role again changes nothing (`changed: false`, no audit row); a revoked operator is 409. Audited as `operator.role` with `from` and `to`.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminChangeOperatorRole"];
         delete?: never;
         options?: never;
         head?: never;
@@ -282,6 +384,8 @@ export interface paths {
         /**
          * Find a client's order by its reference
          * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminFindOrder"];
         put?: never;
@@ -302,6 +406,8 @@ export interface paths {
         /**
          * Any client's order by id, with its stored record
          * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetOrder"];
         put?: never;
@@ -322,6 +428,8 @@ export interface paths {
         /**
          * Orders whose timers keep failing
          * @description Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line's last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListStuckOrders"];
         put?: never;
@@ -342,6 +450,8 @@ export interface paths {
         /**
          * Every SKU, disabled ones too, with code counts
          * @description Every SKU ordered by SKU, active and disabled, with its supplier, settings and, for inventory SKUs, code counts. Page with `after` (the `next` of the previous page) and `limit`.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListProducts"];
         put?: never;
@@ -362,11 +472,15 @@ export interface paths {
         /**
          * One SKU
          * @description A SKU as stored, active or disabled, with code counts for an inventory SKU.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetProduct"];
         /**
          * Create or replace a SKU
          * @description The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze. While the SKU has codes on sale or reserved, its currency, product type and supplier cannot change (409 sku_has_unsold_codes with the counts); its name, quotes, country, region, settings and `active` can.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         put: operations["adminUpsertProduct"];
         post?: never;
@@ -386,12 +500,16 @@ export interface paths {
         /**
          * Code counts of a SKU per value and status
          * @description How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetCodeStock"];
         put?: never;
         /**
          * Add redeem codes to an inventory SKU (JSON or CSV)
          * @description All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminUploadCodes"];
         delete?: never;
@@ -412,6 +530,8 @@ export interface paths {
         /**
          * Stop selling a SKU (new orders get 404; existing orders are kept)
          * @description Takes the SKU out of GET /products; a new order naming it is 404 product_not_found. Orders already created are fulfilled as usual. Disabling a disabled SKU changes nothing.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminDisableProduct"];
         delete?: never;
@@ -432,6 +552,8 @@ export interface paths {
         /**
          * Sell a disabled SKU again
          * @description Puts a disabled SKU back on sale with its stored settings. Enabling an active SKU changes nothing.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminEnableProduct"];
         delete?: never;
@@ -450,6 +572,8 @@ export interface paths {
         /**
          * A wallet's balance
          * @description The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetWallet"];
         put?: never;
@@ -472,6 +596,8 @@ export interface paths {
         /**
          * Correct a wallet by a signed amount, with a reason
          * @description Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminAdjustWallet"];
         delete?: never;
@@ -490,6 +616,8 @@ export interface paths {
         /**
          * A wallet's whole ledger as a backup, amounts as exact decimal strings
          * @description Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups).
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminExportLedger"];
         put?: never;
@@ -510,6 +638,8 @@ export interface paths {
         /**
          * A wallet's ledger, oldest first, a page at a time
          * @description Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetLedger"];
         put?: never;
@@ -532,6 +662,8 @@ export interface paths {
         /**
          * Restore a ledger export into a wallet that has no entry
          * @description Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminRestoreLedger"];
         delete?: never;
@@ -552,6 +684,8 @@ export interface paths {
         /**
          * Credit a wallet (opens it if new)
          * @description One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminTopUpWallet"];
         delete?: never;
@@ -570,6 +704,8 @@ export interface paths {
         /**
          * Webhooks that could not be delivered, newest first
          * @description Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminListDeadLetters"];
         put?: never;
@@ -592,6 +728,8 @@ export interface paths {
         /**
          * Send a dead-lettered webhook again
          * @description Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminReplayDeadLetter"];
         delete?: never;
@@ -918,6 +1056,33 @@ export interface components {
                 replayed: boolean;
             };
         };
+        AdminChangeOperatorRoleRequest: {
+            /**
+             * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+             * @enum {string}
+             */
+            role: "viewer" | "operator" | "admin";
+        };
+        AdminChangeOperatorRoleResponse: {
+            /** @enum {string} */
+            message: "Operator role changed";
+            data: {
+                operator: {
+                    id: string;
+                    name: string;
+                    /**
+                     * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                    createdAt: number;
+                    /** @description When the operator was revoked (its token and sessions stopped); null while live. */
+                    revokedAt: number | null;
+                };
+                /** @description false when the operator already was so (no audit row written). */
+                changed: boolean;
+            };
+        };
         AdminCreateClientRequest: {
             /** @description Chosen by the operator; generated (cli_...) when absent. */
             id?: string;
@@ -940,6 +1105,35 @@ export interface components {
                 key: components["schemas"]["ApiKey"];
                 /** @description whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again. */
                 webhookSecret: string;
+            };
+        };
+        AdminCreateOperatorRequest: {
+            /** @description The person's name, as audit rows and the console show it. */
+            name: string;
+            /**
+             * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+             * @enum {string}
+             */
+            role: "viewer" | "operator" | "admin";
+        };
+        AdminCreateOperatorResponse: {
+            /** @enum {string} */
+            message: "Operator created";
+            data: {
+                operator: {
+                    id: string;
+                    name: string;
+                    /**
+                     * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                    createdAt: number;
+                    /** @description When the operator was revoked (its token and sessions stopped); null while live. */
+                    revokedAt: number | null;
+                };
+                /** @description The operator's token (opt_ and 64 hex digits), in this answer only: the service keeps its SHA-256. */
+                token: string;
             };
         };
         AdminDeleteDealResponse: {
@@ -1126,6 +1320,25 @@ export interface components {
                 deals: components["schemas"]["Deal"][];
             };
         };
+        AdminListOperatorsResponse: {
+            /** @enum {string} */
+            message: "Operators";
+            data: {
+                operators: {
+                    id: string;
+                    name: string;
+                    /**
+                     * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                    createdAt: number;
+                    /** @description When the operator was revoked (its token and sessions stopped); null while live. */
+                    revokedAt: number | null;
+                }[];
+                next: string | null;
+            };
+        };
         AdminListProductsResponse: {
             /** @enum {string} */
             message: "Products";
@@ -1252,6 +1465,26 @@ export interface components {
             data: {
                 clientId: string;
                 key: components["schemas"]["ApiKey"];
+            };
+        };
+        AdminRevokeOperatorResponse: {
+            /** @enum {string} */
+            message: "Operator revoked";
+            data: {
+                operator: {
+                    id: string;
+                    name: string;
+                    /**
+                     * @description viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.
+                     * @enum {string}
+                     */
+                    role: "viewer" | "operator" | "admin";
+                    createdAt: number;
+                    /** @description When the operator was revoked (its token and sessions stopped); null while live. */
+                    revokedAt: number | null;
+                };
+                /** @description false when the operator already was so (no audit row written). */
+                changed: boolean;
             };
         };
         AdminRotateKeysRequest: {
@@ -1411,7 +1644,10 @@ export interface components {
         AuditEntry: {
             id: number;
             at: number;
+            /** @description operator:<id> for a named operator, admin:<8 hex of its SHA-256> for the break-glass ADMIN_TOKEN, system:<name> for the service itself. */
             actor: string;
+            /** @description The operator's name when the change was made; null for the break-glass token and the service. */
+            actorName: string | null;
             action: string;
             target: string;
             requestId: string;
@@ -1659,6 +1895,29 @@ export interface components {
             rate: number;
             updatedAt: number;
         };
+        /** @description HTTP 403: Your role does not allow this. */
+        ForbiddenError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "forbidden";
+            details: {
+                /**
+                 * @description The caller's role.
+                 * @enum {string}
+                 */
+                role: "viewer" | "operator" | "admin";
+                /**
+                 * @description The least role the route needs.
+                 * @enum {string}
+                 */
+                needed: "viewer" | "operator" | "admin";
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "forbidden";
+        };
         GetOrderResponse: {
             /** @enum {string} */
             message: "Order retrieved";
@@ -1903,6 +2162,22 @@ export interface components {
              * @enum {string}
              */
             code: "malformed_json";
+        };
+        /** @description HTTP 404: Operator not found. */
+        OperatorNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "operator_not_found";
+            details: {
+                operatorId: string;
+            };
+        };
+        /** @description HTTP 409: Operator is revoked. */
+        OperatorRevokedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "operator_revoked";
+            details: {
+                operatorId: string;
+            };
         };
         Order: {
             uid: string;
@@ -2547,14 +2822,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_exists`: Client already exists */
@@ -2759,14 +3037,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /**
@@ -2838,14 +3119,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `deal_not_found`: Deal not found */
@@ -2902,14 +3186,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -2966,14 +3253,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -3038,14 +3328,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -3114,14 +3407,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /**
@@ -3189,14 +3485,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -3263,14 +3562,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -3378,6 +3680,75 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminListOperators: {
+        parameters: {
+            query?: {
+                /** @description Cursor: the `next` of the previous page. */
+                after?: string;
+                /** @description Page size, 1..500, default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Operators */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListOperatorsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
             /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
             403: {
                 headers: {
@@ -3386,6 +3757,229 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminCreateOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCreateOperatorRequest"];
+            };
+        };
+        responses: {
+            /** @description Operator created */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminCreateOperatorResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRevokeOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example opr_5c1f0e2a9b7d4e61 */
+                operatorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Operator revoked */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRevokeOperatorResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `operator_not_found`: Operator not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminChangeOperatorRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example opr_5c1f0e2a9b7d4e61 */
+                operatorId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminChangeOperatorRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description Operator role changed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminChangeOperatorRoleResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `operator_not_found`: Operator not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotFoundError"];
+                };
+            };
+            /** @description - `operator_revoked`: Operator is revoked */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorRevokedError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -3756,14 +4350,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `sku_has_unsold_codes`: SKU has unsold or reserved codes */
@@ -3903,14 +4500,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `sku_not_found`: SKU not found */
@@ -4000,14 +4600,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `sku_not_found`: SKU not found */
@@ -4064,14 +4667,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `sku_not_found`: SKU not found */
@@ -4208,14 +4814,17 @@ export interface operations {
                     "application/json": components["schemas"]["AdjustmentBelowZeroError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /**
@@ -4449,14 +5058,17 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerChainBrokenError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -4543,14 +5155,17 @@ export interface operations {
                     "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `client_not_found`: Client not found */
@@ -4690,14 +5305,17 @@ export interface operations {
                     "application/json": components["schemas"]["InvalidParametersError"];
                 };
             };
-            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `dead_letter_not_found`: Dead letter not found */

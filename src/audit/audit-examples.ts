@@ -12,6 +12,7 @@ export const auditExamples = {
           id: 1,
           at: 1795345078741,
           actor: "admin:17d6bfe0",
+          actorName: null,
           action: "client.create",
           target: "client:acme",
           requestId: "req_99aaba761ebd4c10bae719f96ccfec29",

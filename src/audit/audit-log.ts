@@ -1,16 +1,59 @@
 /** The audit log of operator actions: the one module that writes or reads the audit_log table. */
-import type { Actor } from "../http/admin-auth";
 import { rowsToFetch } from "../kernel/paging";
+import type { Actor } from "../kernel/roles";
 
-/** The audit row of an action, to run in the same D1 batch as the change it records. */
-export function auditStatement(db: D1Database, actor: Actor, action: string, target: string, details: unknown): D1PreparedStatement {
-  return db
-    .prepare(`INSERT INTO audit_log (at, actor, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`)
-    .bind(Date.now(), actor.label, action, target, actor.requestId, JSON.stringify(details ?? {}));
+/** A change the service makes on its own (the reservation sweep), named `system:<name>`. */
+export interface SystemActor {
+  kind: "system";
+  name: string;
 }
 
-export async function audit(db: D1Database, actor: Actor, action: string, target: string, details: unknown): Promise<void> {
-  await auditStatement(db, actor, action, target, details).run();
+/** Who made a change and in which request: what every audit row records. */
+export interface AuditedBy {
+  actor: Actor | SystemActor;
+  requestId: string;
+}
+
+/**
+ * The actor column: `operator:<id>` for a named operator, the break-glass token's label (`admin:<8 hex>`,
+ * as rows before named operators were written), `system:<name>`; and the operator's name as it was then.
+ */
+export function actorColumns(actor: Actor | SystemActor): { actor: string; name: string | null } {
+  switch (actor.kind) {
+    case "operator":
+      return { actor: `operator:${actor.id}`, name: actor.name };
+    case "break-glass":
+      return { actor: actor.label ?? "admin", name: null };
+    case "system":
+      return { actor: `system:${actor.name}`, name: null };
+  }
+}
+
+/** The audit row of an action, to run in the same D1 batch as the change it records. */
+export function auditStatement(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): D1PreparedStatement {
+  const actor = actorColumns(by.actor);
+  return db
+    .prepare(`INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`)
+    .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
+}
+
+/**
+ * The audit row of an action whose change is the statement just before it in the same D1 batch: written
+ * only if that statement changed a row (SQLite's changes()), so a change that found nothing to do, or lost
+ * a race, leaves no row claiming it happened.
+ */
+export function auditStatementIfChanged(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): D1PreparedStatement {
+  const actor = actorColumns(by.actor);
+  return db
+    .prepare(
+      `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() > 0`,
+    )
+    .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
+}
+
+export async function audit(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): Promise<void> {
+  await auditStatement(db, by, action, target, details).run();
 }
 
 /**
@@ -18,14 +61,15 @@ export async function audit(db: D1Database, actor: Actor, action: string, target
  * the entry without its row (the entry lives in the wallet object, the row in D1, so no one batch holds
  * both). The entry's `seq` in `details` is what makes it once.
  */
-export async function auditLedgerEntryOnce(db: D1Database, actor: Actor, action: string, target: string, details: { seq: number } & Record<string, unknown>): Promise<void> {
+export async function auditLedgerEntryOnce(db: D1Database, by: AuditedBy, action: string, target: string, details: { seq: number } & Record<string, unknown>): Promise<void> {
+  const actor = actorColumns(by.actor);
   await db
     .prepare(
-      `INSERT INTO audit_log (at, actor, action, target, request_id, details)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6
+      `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details)
+       SELECT ?1, ?2, ?8, ?3, ?4, ?5, ?6
         WHERE NOT EXISTS (SELECT 1 FROM audit_log WHERE target = ?4 AND action = ?3 AND json_extract(details, '$.seq') = ?7)`,
     )
-    .bind(Date.now(), actor.label, action, target, actor.requestId, JSON.stringify(details), details.seq)
+    .bind(Date.now(), actor.actor, action, target, by.requestId, JSON.stringify(details), details.seq, actor.name)
     .run();
 }
 
@@ -33,6 +77,7 @@ export interface AuditRow {
   id: number;
   at: number;
   actor: string;
+  actor_name: string | null;
   action: string;
   target: string;
   request_id: string;
@@ -43,7 +88,7 @@ export interface AuditRow {
 export async function auditEntriesAfter(db: D1Database, after: number, target: string | null, limit: number): Promise<AuditRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, at, actor, action, target, request_id, details FROM audit_log
+      `SELECT id, at, actor, actor_name, action, target, request_id, details FROM audit_log
         WHERE id > ?1 AND (?2 IS NULL OR target = ?2) ORDER BY id LIMIT ?3`,
     )
     .bind(after, target, rowsToFetch(limit))

@@ -5,14 +5,13 @@ import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import { auditEntriesAfter } from "./audit-log";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseQuery } from "../http/params";
 import { AuditPage, AuditQuery } from "./schemas";
 import { auditExamples } from "./audit-examples";
 
 /** GET /admin/audit?after=&limit=&target=: oldest first; `next` continues after the last entry. */
 export async function listAudit(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const query = parseQuery(AuditQuery, request);
   const after = query.after === undefined ? 0 : Number(query.after);
   if (!Number.isSafeInteger(after) || after < 0) fail("invalid_parameters", { issues: [{ path: "after", message: "an entry id" }] });
@@ -22,6 +21,7 @@ export async function listAudit(request: IRequest, context: RequestContext): Pro
     id: row.id,
     at: row.at,
     actor: row.actor,
+    actorName: row.actor_name,
     action: row.action,
     target: row.target,
     requestId: row.request_id,
@@ -42,6 +42,7 @@ export const auditRoutes: Route[] = [
     summary: "Operator actions, oldest first",
     description: "Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.",
     auth: "admin",
+    role: "viewer",
     query: AuditQuery,
     data: AuditPage,
     messages: ["Audit log"],

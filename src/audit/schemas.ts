@@ -9,7 +9,8 @@ export const AuditQuery = PageQuery.extend({
 export const AuditEntryView = z.object({
   id: z.number().int(),
   at: z.number().int(),
-  actor: z.string(),
+  actor: z.string().describe("operator:<id> for a named operator, admin:<8 hex of its SHA-256> for the break-glass ADMIN_TOKEN, system:<name> for the service itself."),
+  actorName: z.string().nullable().describe("The operator's name when the change was made; null for the break-glass token and the service."),
   action: z.string(),
   target: z.string(),
   requestId: z.string(),

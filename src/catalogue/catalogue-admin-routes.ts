@@ -25,7 +25,7 @@ import type { RequestContext, Route } from "../http/route";
 import { requireClient } from "../clients/client-store";
 import { auditStatement } from "../audit/audit-log";
 import { ClientParams } from "../clients/schemas";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { SkuParams } from "../kernel/primitives";
 import {
@@ -79,7 +79,7 @@ async function refuseStockTermsChange(db: D1Database, sku: string, next: { curre
  * codes arrived in between (a trigger), and that refusal is answered as the same 409.
  */
 export async function upsertProduct(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const body = await parseBody(UpsertProductRequest, request, context.env);
   const checked = canonicalQuotes(body);
@@ -106,7 +106,7 @@ export async function upsertProduct(request: IRequest, context: RequestContext):
 }
 
 async function setActive(request: IRequest, context: RequestContext, active: boolean): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const db = context.env.DB;
   const product = await requireProduct(db, sku);
@@ -131,7 +131,6 @@ export function enableProduct(request: IRequest, context: RequestContext): Promi
 
 /** GET /admin/products?after=&limit=: every SKU, disabled ones too, with code counts. */
 export async function listAdminProducts(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const query = parseQuery(PageQuery, request);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const page = pageOf(await productsAfter(context.env.DB, query.after ?? "", limit), limit, ({ row }) => row.sku);
@@ -140,7 +139,6 @@ export async function listAdminProducts(request: IRequest, context: RequestConte
 
 /** GET /admin/products/:sku. */
 export async function getAdminProduct(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   const found = await productWithCodeCounts(context.env.DB, sku);
   if (found === undefined) fail("sku_not_found", { sku });
@@ -155,7 +153,7 @@ function adminDealView(row: DealRow) {
 
 /** PUT /admin/clients/:clientId/deals/:sku: the client's fee and discount on the SKU (replaces any). */
 export async function upsertDeal(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
   const body = await parseBody(UpsertDealRequest, request, context.env);
   const db = context.env.DB;
@@ -174,7 +172,7 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
 
 /** DELETE /admin/clients/:clientId/deals/:sku: back to no fee and no discount. */
 export async function deleteDeal(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
   const db = context.env.DB;
   const row = await findDeal(db, clientId, sku);
@@ -188,7 +186,6 @@ export async function deleteDeal(request: IRequest, context: RequestContext): Pr
 
 /** GET /admin/clients/:clientId/deals. */
 export async function listDeals(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
   await requireClient(context.env.DB, clientId);
   return ok("Deals", { deals: (await dealsOf(context.env.DB, clientId)).map(adminDealView) });
@@ -206,6 +203,7 @@ export const catalogueRoutes: Route[] = [
     summary: "A client's deals",
     description: "Every deal of the client, one per SKU, including deals switched to `dealState: none`. A SKU without a deal has no fee and no discount.",
     auth: "admin",
+    role: "viewer",
     params: ClientParams,
     data: DealList,
     messages: ["Deals"],
@@ -221,6 +219,7 @@ export const catalogueRoutes: Route[] = [
     summary: "Set a client's fee and discount on a SKU",
     description: "A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.",
     auth: "admin",
+    role: "admin",
     params: DealParams,
     body: UpsertDealRequest,
     data: AdminDealView,
@@ -237,6 +236,7 @@ export const catalogueRoutes: Route[] = [
     summary: "Remove a client's deal on a SKU",
     description: "Deletes the deal: new orders of the client for this SKU have no fee and no discount. Answers the deal as it was. Orders already created keep the prices they were created with.",
     auth: "admin",
+    role: "admin",
     params: DealParams,
     data: AdminDealView,
     messages: ["Deal deleted"],
@@ -252,6 +252,7 @@ export const catalogueRoutes: Route[] = [
     summary: "Every SKU, disabled ones too, with code counts",
     description: "Every SKU ordered by SKU, active and disabled, with its supplier, settings and, for inventory SKUs, code counts. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
+    role: "viewer",
     query: PageQuery,
     data: AdminProductList,
     messages: ["Products"],
@@ -267,6 +268,7 @@ export const catalogueRoutes: Route[] = [
     summary: "One SKU",
     description: "A SKU as stored, active or disabled, with code counts for an inventory SKU.",
     auth: "admin",
+    role: "viewer",
     params: SkuParams,
     data: AdminProductView,
     messages: ["Product"],
@@ -283,6 +285,7 @@ export const catalogueRoutes: Route[] = [
     description:
       "The whole SKU, not a patch. Quotes and bounds must be positive with at most the currency's minor units; they are stored canonically (10.50 as 10.5), which is how stock is matched to quotes. Orders already created keep what they froze. While the SKU has codes on sale or reserved, its currency, product type and supplier cannot change (409 sku_has_unsold_codes with the counts); its name, quotes, country, region, settings and `active` can.",
     auth: "admin",
+    role: "admin",
     params: SkuParams,
     body: UpsertProductRequest,
     data: AdminProductView,
@@ -299,6 +302,7 @@ export const catalogueRoutes: Route[] = [
     summary: "Stop selling a SKU (new orders get 404; existing orders are kept)",
     description: "Takes the SKU out of GET /products; a new order naming it is 404 product_not_found. Orders already created are fulfilled as usual. Disabling a disabled SKU changes nothing.",
     auth: "admin",
+    role: "operator",
     params: SkuParams,
     data: AdminProductView,
     messages: ["Product disabled"],
@@ -314,6 +318,7 @@ export const catalogueRoutes: Route[] = [
     summary: "Sell a disabled SKU again",
     description: "Puts a disabled SKU back on sale with its stored settings. Enabling an active SKU changes nothing.",
     auth: "admin",
+    role: "operator",
     params: SkuParams,
     data: AdminProductView,
     messages: ["Product enabled"],

@@ -3,7 +3,7 @@ import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { regionOf, walletBalances } from "../wallets/wallet-registry";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import * as actions from "./client-actions";
@@ -35,7 +35,7 @@ function keyView(row: KeyRow) {
 
 /** POST /admin/clients: a client, its first API key and its webhook secret, both shown only in this answer. */
 export async function createClient(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const body = await parseBody(CreateClientRequest, request, context.env);
   const { client, key, webhookSecret } = await actions.createClient(context.env, actor, body);
   return ok("Client created", {
@@ -48,7 +48,6 @@ export async function createClient(request: IRequest, context: RequestContext): 
 
 /** GET /admin/clients?after=&limit=: clients by id. */
 export async function listClients(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const query = parseQuery(PageQuery, request);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const page = pageOf(await clientsAfter(context.env.DB, query.after ?? "", limit), limit, (row) => row.id);
@@ -57,7 +56,6 @@ export async function listClients(request: IRequest, context: RequestContext): P
 
 /** GET /admin/clients/:clientId: the client, its keys (ids only) and its wallets with balances. */
 export async function getClient(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const { clientId } = parseParams(ClientParams, request);
   const db = context.env.DB;
   const client = await requireClient(db, clientId);
@@ -66,7 +64,7 @@ export async function getClient(request: IRequest, context: RequestContext): Pro
 }
 
 async function issueOrRotateKey(request: IRequest, context: RequestContext, rotate: boolean): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const body = await parseBody(IssueKeyRequest, request, context.env);
   const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate);
@@ -96,7 +94,7 @@ export function rotateKeys(request: IRequest, context: RequestContext): Promise<
  * API_KEY_CACHE_SECONDS everywhere. Revoking a revoked key changes nothing and answers the key as it is.
  */
 export async function revokeKey(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, keyId } = parseParams(KeyParams, request);
   const { key, revoked } = await actions.revokeKey(context.env, actor, clientId, keyId);
   return ok(revoked ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
@@ -108,7 +106,7 @@ export async function revokeKey(request: IRequest, context: RequestContext): Pro
  * receiver can switch without dropping an event; a second rotation within those 24 h drops the oldest.
  */
 export async function rotateWebhookSecret(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const webhookSecret = await actions.rotateWebhookSecret(context.env, actor, clientId);
   return ok("Webhook secret rotated", { clientId, webhookSecret });
@@ -121,7 +119,7 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
  * created orders expire. Enabling restores its keys as they were. Either, repeated, changes nothing.
  */
 async function setDisabled(request: IRequest, context: RequestContext, disable: boolean): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const client = await actions.setClientDisabled(context.env, actor, clientId, disable);
   return ok(disable ? "Client disabled" : "Client enabled", { client: clientView(client) });
@@ -147,6 +145,7 @@ export const clientRoutes: Route[] = [
     summary: "Create a client with its first API key and webhook secret",
     description: "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
     auth: "admin",
+    role: "admin",
     body: CreateClientRequest,
     data: CreateClientData,
     messages: ["Client created"],
@@ -162,6 +161,7 @@ export const clientRoutes: Route[] = [
     summary: "List clients by id",
     description: "Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).",
     auth: "admin",
+    role: "viewer",
     query: PageQuery,
     data: ClientList,
     messages: ["Clients"],
@@ -177,6 +177,7 @@ export const clientRoutes: Route[] = [
     summary: "A client, its API keys (ids, never keys) and its wallets",
     description: "The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.",
     auth: "admin",
+    role: "viewer",
     params: ClientParams,
     data: ClientDetail,
     messages: ["Client"],
@@ -192,6 +193,7 @@ export const clientRoutes: Route[] = [
     summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
     description: "Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.",
     auth: "admin",
+    role: "admin",
     params: ClientParams,
     body: IssueKeyRequest,
     data: IssuedKeyData,
@@ -208,6 +210,7 @@ export const clientRoutes: Route[] = [
     summary: "Issue a new API key and revoke every other key of the client",
     description: "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
     auth: "admin",
+    role: "admin",
     params: ClientParams,
     body: IssueKeyRequest,
     data: IssuedKeyData,
@@ -224,6 +227,7 @@ export const clientRoutes: Route[] = [
     summary: "Revoke an API key",
     description: "Effective within API_KEY_CACHE_SECONDS (30 s). Revoking a revoked key changes nothing.",
     auth: "admin",
+    role: "admin",
     params: KeyParams,
     data: RevokedKeyData,
     messages: ["API key revoked", "API key already revoked"],
@@ -239,6 +243,7 @@ export const clientRoutes: Route[] = [
     summary: "Replace the client's webhook signing secret",
     description: "Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.",
     auth: "admin",
+    role: "admin",
     params: ClientParams,
     data: WebhookSecretData,
     messages: ["Webhook secret rotated"],
@@ -255,6 +260,7 @@ export const clientRoutes: Route[] = [
     description:
       "Every API key of the client gets 403 `unauthenticated`: at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere. Nothing is revoked or deleted: orders already confirmed are fulfilled as usual, created orders expire and release their codes, and webhook deliveries for the client go to the dead letters (replay them after enabling it). Disabling a disabled client changes nothing and keeps its `disabledAt`.",
     auth: "admin",
+    role: "admin",
     params: ClientParams,
     data: ClientStateData,
     messages: ["Client disabled"],
@@ -270,6 +276,7 @@ export const clientRoutes: Route[] = [
     summary: "Enable a disabled client again: its API keys work as before",
     description: "Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.",
     auth: "admin",
+    role: "admin",
     params: ClientParams,
     data: ClientStateData,
     messages: ["Client enabled"],

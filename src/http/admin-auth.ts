@@ -1,9 +1,14 @@
-import type { IRequest } from "itty-router";
+/**
+ * Operator authentication: the break-glass ADMIN_TOKEN (and its previous value within a rotation's window),
+ * compared here in constant time, and named operators' tokens, looked up by the operators' store (an
+ * OperatorLookup handed in by the composition root, src/app.ts), so this module knows no table.
+ */
 import { sha256Hex } from "../kernel/crypto";
+import { roleAllows, type Role } from "../kernel/roles";
 import { bearerToken } from "./auth";
 import { fail } from "./errors";
 import { log } from "../kernel/log";
-import type { RequestContext } from "./route";
+import type { AdminCaller, RequestContext } from "./route";
 
 /** Compares in time that depends only on the lengths, so the token cannot be guessed byte by byte. */
 export function timingSafeEqualText(given: string, expected: string): boolean {
@@ -44,38 +49,42 @@ export function previousTokenOpen(env: Pick<Env, "ADMIN_TOKEN_PREVIOUS" | "ADMIN
   return Number.isFinite(until) && now < until && until - now <= MAX_ADMIN_TOKEN_OVERLAP_MS;
 }
 
-/**
- * Operator routes: `Authorization: Bearer <ADMIN_TOKEN>`, or the previous token during its overlap window;
- * anything else is 403. Answers which of the two it was. Both comparisons always run, in constant time.
- */
-export function requireAdmin(request: Request, env: Env, now = Date.now()): "current" | "previous" {
-  const token = bearerToken(request);
-  if (token === null) fail("unauthenticated");
-  const current = usableToken(env.ADMIN_TOKEN) && timingSafeEqualText(token, env.ADMIN_TOKEN);
-  const previous = usableToken(env.ADMIN_TOKEN_PREVIOUS) && timingSafeEqualText(token, env.ADMIN_TOKEN_PREVIOUS);
-  if (current) return "current";
-  if (previous && previousTokenOpen(env, now)) return "previous";
-  fail("unauthenticated");
-}
+/** The live operator holding a token, or null (unknown, or revoked). */
+export type OperatorLookup = (db: D1Database, token: string) => Promise<{ id: string; name: string; role: Role } | null>;
 
-/** Who did an operator action: a label of the admin token (never the token) and the request it came in. */
-export interface Actor {
-  label: string;
-  requestId: string;
-}
+/** The caller of an operator route if its role allows `needed`; else 403 unauthenticated or forbidden. */
+export type AuthorizeOperator = (request: Request, env: Env, requestId: string, needed: Role) => Promise<AdminCaller>;
 
 /**
- * `Authorization: Bearer <ADMIN_TOKEN>` or 403 (constant-time compare in requireAdmin). The label is
- * "admin:" and the first 8 hex digits of the token's SHA-256: it tells tokens apart across a rotation of
- * ADMIN_TOKEN without saying anything usable about the token.
+ * `Authorization: Bearer <token>`: ADMIN_TOKEN (or the previous one in its window) is the break-glass admin,
+ * labelled "admin:" and the first 8 hex digits of its SHA-256 (which tells the tokens apart across a
+ * rotation without saying anything usable about them); any other token must be a live operator's, whose
+ * role must allow `needed` (403 forbidden otherwise, which says which role was needed). Unknown, revoked
+ * and missing tokens are all 403 unauthenticated.
  */
-export async function adminActor(request: IRequest, { env, requestId }: RequestContext): Promise<Actor> {
-  const which = requireAdmin(request, env);
-  const token = bearerToken(request)!;
-  const label = `admin:${(await sha256Hex(token)).slice(0, 8)}`;
-  if (which === "previous") {
-    // The runbook's signal that something still uses the old token before its window closes.
-    log("warn", "previous admin token used", { component: "admin-auth", actor: label, requestId, until: env.ADMIN_TOKEN_PREVIOUS_UNTIL });
-  }
-  return { label, requestId };
+export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator {
+  return async (request, env, requestId, needed) => {
+    const token = bearerToken(request);
+    if (token === null) fail("unauthenticated");
+    const current = usableToken(env.ADMIN_TOKEN) && timingSafeEqualText(token, env.ADMIN_TOKEN);
+    const previous = usableToken(env.ADMIN_TOKEN_PREVIOUS) && timingSafeEqualText(token, env.ADMIN_TOKEN_PREVIOUS);
+    if (current || (previous && previousTokenOpen(env, Date.now()))) {
+      const label = `admin:${(await sha256Hex(token)).slice(0, 8)}`;
+      if (!current) {
+        // The runbook's signal that something still uses the old token before its window closes.
+        log("warn", "previous admin token used", { component: "admin-auth", actor: label, requestId, until: env.ADMIN_TOKEN_PREVIOUS_UNTIL });
+      }
+      return { actor: { kind: "break-glass", label }, role: "admin", requestId };
+    }
+    const operator = await lookup(env.DB, token);
+    if (operator === null) fail("unauthenticated");
+    if (!roleAllows(operator.role, needed)) fail("forbidden", { role: operator.role, needed });
+    return { actor: { kind: "operator", id: operator.id, name: operator.name }, role: operator.role, requestId };
+  };
+}
+
+/** The caller of an operator route, as the router checked it; a route without `auth: "admin"` and a role has none. */
+export function adminCaller(context: RequestContext): AdminCaller {
+  if (context.admin === undefined) throw new Error('an operator route ran without its role check: describe it with auth "admin" and a role');
+  return context.admin;
 }

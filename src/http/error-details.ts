@@ -82,6 +82,14 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     message: "webhookUrl is not allowed: scheme must be https",
   },
   unauthenticated: {},
+  forbidden: {
+    schema: z.object({
+      role: z.enum(["viewer", "operator", "admin"]).describe("The caller's role."),
+      needed: z.enum(["viewer", "operator", "admin"]).describe("The least role the route needs."),
+    }),
+    always: true,
+    example: { role: "viewer", needed: "operator" },
+  },
   invalid_sandbox_outcome: {
     schema: Reason,
     always: true,
@@ -136,6 +144,8 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   wallet_unknown: { schema: z.object({ clientId: z.string(), currency: z.string() }), always: true, example: { clientId: "acme", currency: "EUR" } },
   deal_not_found: { schema: z.object({ clientId: z.string(), sku: z.string() }), always: true, example: { clientId: "acme", sku: "EU-VOUCHER" } },
   dead_letter_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 7 } },
+  operator_not_found: { schema: z.object({ operatorId: z.string() }), always: true, example: { operatorId: "opr_5c1f0e2a9b7d4e61" } },
+  operator_revoked: { schema: z.object({ operatorId: z.string() }), always: true, example: { operatorId: "opr_5c1f0e2a9b7d4e61" } },
   client_exists: { schema: z.object({ clientId: z.string() }), always: true, example: { clientId: "acme" } },
   duplicate_codes: {
     schema: z.object({

@@ -21,6 +21,8 @@ export const ERRORS = {
   invalid_order_query: { status: 400, message: "Query has no valid orderId" },
   invalid_webhook_url: { status: 400, message: "webhookUrl is not allowed" },
   unauthenticated: { status: 403, message: "Authentication credentials are missing or invalid" },
+  // An operator token whose role does not reach the route's (docs/operator-api.md, the role table).
+  forbidden: { status: 403, message: "Your role does not allow this" },
   // A key of the other environment (sk_test_ against live, sk_live_ against the sandbox); the message
   // names the environment the key belongs to (docs/sandbox.md).
   wrong_environment: { status: 403, message: "This API key belongs to another environment" },
@@ -51,12 +53,14 @@ export const ERRORS = {
   wallet_unknown: { status: 404, message: "Wallet not found" },
   deal_not_found: { status: 404, message: "Deal not found" },
   dead_letter_not_found: { status: 404, message: "Dead letter not found" },
+  operator_not_found: { status: 404, message: "Operator not found" },
   client_exists: { status: 409, message: "Client already exists" },
   duplicate_codes: { status: 409, message: "Duplicate codes" },
   sku_has_unsold_codes: { status: 409, message: "SKU has unsold or reserved codes" },
   sku_changed: { status: 409, message: "SKU changed during the upload" },
   dead_letter_already_replayed: { status: 409, message: "Dead letter already replayed" },
   wallet_not_empty: { status: 409, message: "Wallet already has ledger entries" },
+  operator_revoked: { status: 409, message: "Operator is revoked" },
   unsupported_media_type: { status: 415, message: "Unsupported Media Type" },
 } as const satisfies Record<string, { status: number; message: string }>;
 

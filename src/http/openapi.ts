@@ -138,11 +138,20 @@ function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "rate_limited");
   if (doc.auth === "admin") codes.push("unauthenticated");
+  if (doc.auth === "admin" && doc.role !== "viewer") codes.push("forbidden");
   if (doc.body !== undefined) codes.push("payload_too_large");
   if (doc.body !== undefined && doc.ownBodyErrors !== true) codes.push("malformed_json", "invalid_request_body");
   if ((doc.params !== undefined || doc.query !== undefined) && doc.auth === "admin") codes.push("invalid_parameters");
   codes.push("server_error");
   return codes;
+}
+
+/** What an operator route's description says of who may call it. */
+function roleSentence(role: RouteDoc["role"]): string | undefined {
+  if (role === undefined) return undefined;
+  const who = { viewer: "any operator (role `viewer` or above)", operator: "an operator with the role `operator` or `admin`", admin: "an operator with the role `admin`" }[role];
+  const lesser = role === "viewer" ? "" : " A lesser role is 403 `forbidden`.";
+  return `**Role:** ${who}, or ADMIN_TOKEN (break-glass).${lesser}`;
 }
 
 function describeCodes(codes: ErrorCode[]): string {
@@ -244,6 +253,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   for (const route of loadedRoutes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
     if (!tags.some((tag) => tag.name === doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
+    if ((doc.auth === "admin") !== (doc.role !== undefined)) throw new Error(`${doc.operationId}: an operator route, and only one, names the role it needs`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -287,7 +297,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
         okExamples[index === 0 ? "ok" : `ok${index + 1}`] = { summary: message, value: { message, data: doc.example.data } };
       }
     }
-    responses["200"] = {
+    responses[String(doc.status ?? 200)] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
       content: {
@@ -325,7 +335,7 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     const operation: Record<string, unknown> = {
       operationId: doc.operationId,
       summary: doc.summary,
-      ...(doc.description !== undefined ? { description: doc.description } : {}),
+      ...(doc.description !== undefined || doc.role !== undefined ? { description: [doc.description, roleSentence(doc.role)].filter(Boolean).join("\n\n") } : {}),
       tags: [doc.tag],
       security: doc.auth === "none" ? [] : [{ [doc.auth === "admin" ? "adminToken" : "apiKey"]: [] }],
     };
@@ -374,7 +384,12 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
       headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
       securitySchemes: {
         apiKey: { type: "http", scheme: "bearer", description: "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment." },
-        adminToken: { type: "http", scheme: "bearer", description: "The ADMIN_TOKEN Worker secret (.dev.vars locally)." },
+        adminToken: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A named operator's token (opt_..., made by POST /admin/operators and shown once), whose role (viewer, operator or admin) must reach the route's; or the ADMIN_TOKEN Worker secret (.dev.vars locally), the break-glass admin that creates the first operators. Every change is audited under the operator's id and name.",
+        },
       },
     },
   };

@@ -5,8 +5,20 @@
  */
 import type { IRequest } from "itty-router";
 import type * as z from "zod/v4/core";
+import type { Actor, Role } from "../kernel/roles";
 import type { Client } from "./auth";
 import type { ErrorCode } from "./errors";
+
+/**
+ * The caller of an operator route, found and checked against the route's role by the router before the
+ * handler runs: a named operator with its role, or the break-glass ADMIN_TOKEN (role admin). It is what an
+ * audit row names (src/audit/audit-log.ts AuditedBy).
+ */
+export interface AdminCaller {
+  actor: Actor;
+  role: Role;
+  requestId: string;
+}
 
 /** A schema with its fields at hand: zod's classic and mini objects both have `shape`. */
 export type ObjectSchema = z.$ZodObject & { shape: Record<string, z.$ZodType> };
@@ -17,13 +29,15 @@ export interface RequestContext {
   requestId: string;
   /** The client behind the request's API key, or 403 unauthenticated (429 rate_limited): for `auth: "apiKey"` routes. */
   authenticate(): Promise<Client>;
+  /** For `auth: "admin"` routes: the caller, set by the router once its role allows the route. */
+  admin?: AdminCaller;
 }
 
 export type Handler = (request: IRequest, context: RequestContext) => Promise<Response>;
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
-/** Who may call a route: a client API key, the operator token, or anyone. */
+/** Who may call a route: a client API key, an operator token (or ADMIN_TOKEN; the route's `role` says which), or anyone. */
 export type Auth = "apiKey" | "admin" | "none";
 
 /**
@@ -53,6 +67,14 @@ export interface RouteDoc {
   /** The group the document lists the route under; one of the tags given to buildOpenApi. */
   tag: string;
   auth: Auth;
+  /**
+   * For `auth: "admin"`: the least role that may call the route (viewer < operator < admin). The router
+   * checks it before the handler runs; docs/operator-api.md's role table lists it, and a test walks every
+   * route with every role against that table.
+   */
+  role?: Role;
+  /** The success status, when not 200 (201 for a route that creates something with an id of its own). */
+  status?: 201;
   params?: ObjectSchema;
   /** Loaders for a client's route, whose requests are read without zod (src/orders/requests.ts). */
   query?: Loadable<ObjectSchema>;

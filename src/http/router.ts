@@ -3,8 +3,9 @@ import { logFailure } from "../kernel/log";
 import { once } from "../kernel/once";
 import { ApiError, failure } from "./errors";
 import { errorResponse } from "./responses";
+import type { AuthorizeOperator } from "./admin-auth";
 import type { Authenticate } from "./auth";
-import type { Page, RequestContext, Route } from "./route";
+import type { Handler, Page, RequestContext, Route } from "./route";
 
 /**
  * Query parameters by name, a repeated one as an array of all its values. itty-router's own parsing folds a
@@ -27,8 +28,8 @@ function requestIdOf(request: Request): string {
 
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
 
-/** What the router needs of a route or a page: where it is, and what answers there. */
-export type Routed = Pick<Route | Page, "method" | "path" | "handler">;
+/** What the router needs of a route or a page: where it is, what answers there, and who may call it. */
+export type Routed = Pick<Route | Page, "method" | "path" | "handler"> & Partial<Pick<Route, "auth" | "role">>;
 
 /**
  * Routes loaded on the first request whose path starts with `prefix` (or that another part of the Worker
@@ -52,6 +53,8 @@ export interface LazyRoutes {
 export interface RouterParts {
   /** How a client route learns its client (RequestContext.authenticate). */
   authenticate: Authenticate;
+  /** How an operator route (`auth: "admin"`) learns its caller and checks the caller's role against the route's. */
+  authorizeOperator: AuthorizeOperator;
   /** Runs after every successful non-GET /admin/ request, for the caches an operator write makes stale. */
   afterOperatorWrite: () => void;
   /** Routes (and pages for people) loaded on first use, by the prefix of their paths. */
@@ -80,10 +83,23 @@ function strayRoute(prefix: string, list: readonly Routed[]): string | null {
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
  * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
  */
-export function createRouter(routes: readonly Routed[], { authenticate, afterOperatorWrite, lazy = [] }: RouterParts): FetchHandler {
+export function createRouter(routes: readonly Routed[], { authenticate, authorizeOperator, afterOperatorWrite, lazy = [] }: RouterParts): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
+  /**
+   * An operator route's handler runs only after its caller's role was checked against the route's, here
+   * for every route at once: no handler can forget it, and the role the document and the role table show
+   * is the one enforced.
+   */
+  const guarded = ({ method, path, handler, auth, role }: Routed): Handler => {
+    if (auth !== "admin") return handler;
+    if (role === undefined) throw new Error(`${method} ${path} is an operator route without a role`);
+    return async (request, context) => {
+      context.admin = await authorizeOperator(request, context.env, context.requestId, role);
+      return handler(request, context);
+    };
+  };
   const add = (list: readonly Routed[]) => {
-    for (const { method, path, handler } of list) router[method.toLowerCase() as "get"](path, handler);
+    for (const route of list) router[route.method.toLowerCase() as "get"](route.path, guarded(route));
   };
   add(routes);
 

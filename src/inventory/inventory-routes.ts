@@ -7,7 +7,7 @@ import { canonicalCodes, changedCodeTerms, codesFromCsv, duplicatesOf, uploadRef
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { auditStatement } from "../audit/audit-log";
 import { SkuParams } from "../kernel/primitives";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseParams } from "../http/params";
 import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
 import { inventoryExamples } from "./inventory-examples";
@@ -25,7 +25,7 @@ export type RequireProduct = (db: D1Database, sku: string) => Promise<CodeProduc
  * write adds nothing if the SKU's currency, type or supplier changed after the check (409 sku_changed).
  */
 const uploadCodes = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const mediaType = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json" && mediaType !== "text/csv") {
@@ -78,7 +78,6 @@ const uploadCodes = (requireProduct: RequireProduct): Handler => async (request,
 
 /** GET /admin/products/:sku/codes: code counts per value and status (pins are never listed). */
 const getCodeStock = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { sku } = parseParams(SkuParams, request);
   await requireProduct(context.env.DB, sku);
   return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
@@ -96,6 +95,7 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     summary: "Code counts of a SKU per value and status",
     description: "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
     auth: "admin",
+    role: "viewer",
     params: SkuParams,
     data: CodeStock,
     messages: ["Code stock"],
@@ -112,6 +112,7 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     description:
       "All or nothing, up to 10,000 codes in 1 MiB. As `text/csv`: a header row naming the columns value, pin and link (any order), then one code per row; fields may be double-quoted. Values must be quotes of the SKU. Any pin repeated in the upload or already stored for the SKU is 409 duplicate_codes with `details.duplicates` listing each ({pin, reason: repeated_in_upload | already_stored, indexes}). If the SKU's currency, type or supplier changed while the upload was checked, nothing is added: 409 sku_changed.",
     auth: "admin",
+    role: "operator",
     params: SkuParams,
     body: UploadCodesRequest,
     csv: true,

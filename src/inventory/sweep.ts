@@ -99,7 +99,7 @@ export async function sweepReservations(env: Pick<Env, "DB">, askHolder: AskHold
   if (report.released > 0) {
     try {
       await io(SWEEP_SEAMS.audit, () =>
-        audit(env.DB, { label: "system:sweep", requestId: runId }, "inventory.reservations_released", "codes", {
+        audit(env.DB, { actor: { kind: "system", name: "sweep" }, requestId: runId }, "inventory.reservations_released", "codes", {
           cutoff,
           released: report.released,
           orders: report.orders,

@@ -6,7 +6,7 @@ import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
@@ -22,7 +22,6 @@ async function answer(stub: DurableObjectStub<import("./order-object").OrderObje
 
 /** GET /admin/orders/:orderId: any client's order by id. */
 export async function getAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const { orderId } = parseParams(OrderParams, request);
   const id = objectIdOf(context.env.ORDERS, orderId);
   if (id === null) fail("order_not_found");
@@ -31,7 +30,6 @@ export async function getAdminOrder(request: IRequest, context: RequestContext):
 
 /** GET /admin/orders?clientId=&reference=: the order a client created with that reference. */
 export async function findAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const { clientId, reference } = parseQuery(OrderLookupQuery, request);
   return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))), context.env);
 }
@@ -43,7 +41,6 @@ export async function findAdminOrder(request: IRequest, context: RequestContext)
  * timer succeeds again or its lines are settled.
  */
 export async function listStuckOrders(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const query = parseQuery(PageQuery, request);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
   const rows = await listTimerFailures(context.env.DB, query.after ?? null, rowsToFetch(limit));
@@ -63,6 +60,7 @@ export const adminOrderRoutes: Route[] = [
     summary: "Find a client's order by its reference",
     description: "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.",
     auth: "admin",
+    role: "viewer",
     query: OrderLookupQuery,
     data: AdminOrderData,
     messages: ["Order"],
@@ -80,6 +78,7 @@ export const adminOrderRoutes: Route[] = [
     description:
       "Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line's last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.",
     auth: "admin",
+    role: "viewer",
     query: PageQuery,
     data: StuckOrdersData,
     messages: ["Stuck orders"],
@@ -95,6 +94,7 @@ export const adminOrderRoutes: Route[] = [
     summary: "Any client's order by id, with its stored record",
     description: "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).",
     auth: "admin",
+    role: "viewer",
     params: OrderParams,
     data: AdminOrderData,
     messages: ["Order"],

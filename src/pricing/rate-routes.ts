@@ -6,7 +6,7 @@ import type { RequestContext, Route } from "../http/route";
 import { canonicalRate, pairProblem } from "./rate-rules";
 import { allRates, setRateStatement, type RateRow } from "./rate-store";
 import { auditStatement } from "../audit/audit-log";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseBody, parseParams } from "../http/params";
 import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
 import { rateExamples } from "./rate-examples";
@@ -20,7 +20,7 @@ function rateView(row: RateRow) {
  * Orders already created keep the rate they froze; new orders use this one.
  */
 export async function setRate(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { base, target } = parseParams(RateParams, request);
   const problem = pairProblem(base, target);
   if (problem !== null) fail("invalid_parameters", { reason: problem });
@@ -38,7 +38,6 @@ export async function setRate(request: IRequest, context: RequestContext): Promi
 
 /** GET /admin/exchange-rates: every rate, by base then target. */
 export async function listRates(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   return ok("Exchange rates", { rates: (await allRates(context.env.DB)).map(rateView) });
 }
 
@@ -54,6 +53,7 @@ export const rateRoutes: Route[] = [
     summary: "Every exchange rate",
     description: "Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.",
     auth: "admin",
+    role: "viewer",
     data: RateList,
     messages: ["Exchange rates"],
     errors: [],
@@ -68,6 +68,7 @@ export const rateRoutes: Route[] = [
     summary: "Set the rate from a wallet currency (base) to a product currency (target)",
     description: "1 unit of base buys `rate` units of target. Orders already created keep the rate they froze.",
     auth: "admin",
+    role: "admin",
     params: RateParams,
     body: SetRateRequest,
     data: AdminRateView,

@@ -4,7 +4,7 @@
  * (docs/operations.md, "Backups") exports every wallet and restores into a new deployment.
  */
 import { auditLedgerEntryOnce } from "../audit/audit-log";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { fail } from "../http/errors";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
@@ -31,7 +31,6 @@ export const LEDGER_BACKUP_SEAMS = {
 
 /** GET /admin/wallets/:clientId/:currency/export: every entry, exact, oldest first. */
 const exportWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const found = await findWallet(context.env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
@@ -47,7 +46,7 @@ const exportWallet = (clientStatement: ClientStatement): Handler => async (reque
  * row is written once (keyed by the last entry's seq).
  */
 const restoreWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { env } = context;
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(LedgerExportData, request, env, LEDGER_RESTORE_MAX_BYTES);
@@ -103,6 +102,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
     description:
       "Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups).",
     auth: "admin",
+    role: "viewer",
     params: WalletPathParams,
     data: LedgerExportData,
     messages: ["Ledger export"],
@@ -119,6 +119,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
     description:
       "Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.",
     auth: "admin",
+    role: "admin",
     params: WalletPathParams,
     body: LedgerExportData,
     data: LedgerRestoreData,

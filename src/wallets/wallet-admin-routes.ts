@@ -1,4 +1,4 @@
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE } from "../kernel/paging";
 import { ok } from "../http/responses";
@@ -24,7 +24,7 @@ function postingAnswer(outcome: PostingOutcome, messages: { done: string; replay
  * The idempotency key makes a retried top-up add nothing; the same key with another amount is 409.
  */
 const topUp = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(TopUpRequest, request, context.env);
   const outcome = await topUpWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
@@ -36,7 +36,7 @@ const topUp = (clientStatement: ClientStatement): Handler => async (request, con
  * reason. Positive credits, negative debits; a debit never takes the balance below zero (400).
  */
 const adjust = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const body = await parseBody(AdjustmentRequest, request, context.env);
   const outcome = await adjustWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
@@ -45,7 +45,6 @@ const adjust = (clientStatement: ClientStatement): Handler => async (request, co
 
 /** GET /admin/wallets/:clientId/:currency: the balance. */
 const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const balance = await walletBalance(context.env, clientStatement, clientId, currency);
   return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
@@ -53,7 +52,6 @@ const getWallet = (clientStatement: ClientStatement): Handler => async (request,
 
 /** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
 const getLedger = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
   const page = await ledgerPage(context.env, clientStatement, clientId, currency, query.after ?? 0, query.limit ?? DEFAULT_PAGE_SIZE);
@@ -75,6 +73,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "Credit a wallet (opens it if new)",
     description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
     auth: "admin",
+    role: "operator",
     params: WalletPathParams,
     body: TopUpRequest,
     data: WalletPostingData,
@@ -91,6 +90,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "Correct a wallet by a signed amount, with a reason",
     description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
     auth: "admin",
+    role: "operator",
     params: WalletPathParams,
     body: AdjustmentRequest,
     data: WalletPostingData,
@@ -107,6 +107,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "A wallet's balance",
     description: "The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.",
     auth: "admin",
+    role: "viewer",
     params: WalletPathParams,
     data: WalletBalanceData,
     messages: ["Wallet"],
@@ -122,6 +123,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     summary: "A wallet's ledger, oldest first, a page at a time",
     description: "Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
+    role: "viewer",
     params: WalletPathParams,
     query: LedgerQuery,
     data: LedgerPage,

@@ -5,14 +5,13 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { listDeadLetters, replayDeadLetter } from "./dead-letters";
 import { audit } from "../audit/audit-log";
-import { adminActor } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { parseParams, parseQuery } from "../http/params";
 import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-schemas";
 import { deadLetterExamples } from "./dead-letter-examples";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */
 export async function listDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
-  await adminActor(request, context);
   const query = parseQuery(DeadLetterQuery, request);
   return ok("Dead letters", await listDeadLetters(context.env.DB, query));
 }
@@ -22,7 +21,7 @@ export async function listDeadLetterRoute(request: IRequest, context: RequestCon
  * afresh, same event id). A dead letter is replayed once: again is 409.
  */
 export async function replayDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
-  const actor = await adminActor(request, context);
+  const actor = adminCaller(context);
   const { id } = parseParams(DeadLetterParams, request);
   const result = await replayDeadLetter(context.env, id);
   if (!result.ok) fail(result.reason === "not_found" ? "dead_letter_not_found" : "dead_letter_already_replayed", { id });
@@ -42,6 +41,7 @@ export const deadLetterRoutes: Route[] = [
     summary: "Webhooks that could not be delivered, newest first",
     description: "Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).",
     auth: "admin",
+    role: "viewer",
     query: DeadLetterQuery,
     data: DeadLetterPage,
     messages: ["Dead letters"],
@@ -57,6 +57,7 @@ export const deadLetterRoutes: Route[] = [
     summary: "Send a dead-lettered webhook again",
     description: "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",
     auth: "admin",
+    role: "operator",
     params: DeadLetterParams,
     data: ReplayedDeadLetter,
     messages: ["Dead letter replayed"],

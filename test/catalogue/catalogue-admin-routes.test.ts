@@ -180,7 +180,10 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
       }),
       { params: { sku: "CAT-RACED-PUT" } },
     );
-    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")) };
+    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")),
+      // What the router sets once the caller's role allows the route.
+      admin: { actor: { kind: "break-glass" as const, label: "admin:race" }, role: "admin" as const, requestId: "race" },
+    };
     const refused = await upsertProduct(request as unknown as IRequest, context as RequestContext).then(
       () => null,
       (error: unknown) => error,

@@ -25,7 +25,7 @@ function setUp(load: LazyRoutes["load"]) {
     },
   };
   const eager: Routed[] = [{ method: "GET", path: "/wallets", handler: answer("wallets") }];
-  const handle = createRouter(eager, { authenticate: client, afterOperatorWrite: () => {}, lazy: [group] });
+  const handle = createRouter(eager, { authenticate: client, authorizeOperator: client, afterOperatorWrite: () => {}, lazy: [group] });
   const fetch = async (method: string, path: string) => {
     const response = await handle(new Request(`http://orders.test${path}`, { method }), env, exec);
     return { status: response.status, allow: response.headers.get("allow"), text: await response.text() };

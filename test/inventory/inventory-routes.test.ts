@@ -156,7 +156,10 @@ describe("an upload racing a change of the SKU", () => {
       }),
       { params: { sku: "INV-RELABELLED" } },
     );
-    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")) };
+    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")),
+      // What the router sets once the caller's role allows the route.
+      admin: { actor: { kind: "break-glass" as const, label: "admin:race" }, role: "admin" as const, requestId: "race" },
+    };
     const refused = await upload(request as unknown as IRequest, context as RequestContext).then(
       () => null,
       (error: unknown) => error,

@@ -120,6 +120,14 @@ describe("real error answers match the document, details included", () => {
     const [kept] = (await admin("GET", "/admin/webhooks/dead-letters")).body.data.deadLetters;
     expect((await admin("POST", `/admin/webhooks/dead-letters/${kept.id}/replay`)).status).toBe(200);
     await expectError("POST", "/admin/webhooks/dead-letters/{id}/replay", await admin("POST", `/admin/webhooks/dead-letters/${kept.id}/replay`), "dead_letter_already_replayed");
+
+    const viewer = (await admin("POST", "/admin/operators", { name: "Vera Viewer", role: "viewer" })).body.data;
+    const asViewer = await call("POST", "/admin/clients", { key: viewer.token, body: { name: "Not allowed" } });
+    await expectError("POST", "/admin/clients", asViewer, "forbidden");
+    expect(asViewer.body.details).toEqual({ role: "viewer", needed: "admin" });
+    await expectError("POST", "/admin/operators/{operatorId}/revoke", await admin("POST", "/admin/operators/opr_0000000000000000/revoke"), "operator_not_found");
+    expect((await admin("POST", `/admin/operators/${viewer.operator.id}/revoke`)).status).toBe(200);
+    await expectError("POST", "/admin/operators/{operatorId}/role", await admin("POST", `/admin/operators/${viewer.operator.id}/role`, { role: "admin" }), "operator_revoked");
   });
 
   it("covered every code with details but server_error and method_not_allowed", () => {

@@ -147,7 +147,7 @@ describe("success examples have the shape of real answers", () => {
     for (const operations of Object.values<Json>(doc.paths)) {
       for (const operation of Object.values<Json>(operations)) {
         if (operation.operationId !== operationId) continue;
-        const ok = operation.responses["200"].content["application/json"].examples;
+        const ok = (operation.responses["200"] ?? operation.responses["201"]).content["application/json"].examples;
         return { request: operation.requestBody?.content["application/json"].examples.example.value, body: Object.values<Json>(ok)[0].value };
       }
     }
@@ -157,7 +157,7 @@ describe("success examples have the shape of real answers", () => {
   const checked = new Set<string>();
 
   async function expectLikeExample(operationId: string, answer: ApiCall, request?: unknown): Promise<void> {
-    expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(200);
+    expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(operationId === "adminCreateOperator" ? 201 : 200);
     if (CAPTURE) {
       console.log(`CAPTURE ${operationId} ${JSON.stringify({ request, data: answer.body.data })}`);
       checked.add(operationId);
@@ -279,6 +279,15 @@ describe("success examples have the shape of real answers", () => {
     const listed = await admin("GET", "/admin/webhooks/dead-letters");
     await expectLikeExample("adminListDeadLetters", listed);
     await expectLikeExample("adminReplayDeadLetter", await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`));
+
+    const operator = { name: "Dana Support", role: "operator" };
+    const created = await admin("POST", "/admin/operators", operator);
+    await expectLikeExample("adminCreateOperator", created, operator);
+    await admin("POST", "/admin/operators", { name: "Sam Admin", role: "admin" });
+    await expectLikeExample("adminListOperators", await admin("GET", "/admin/operators?limit=1"));
+    const role = { role: "viewer" };
+    await expectLikeExample("adminChangeOperatorRole", await admin("POST", `/admin/operators/${created.body.data.operator.id}/role`, role), role);
+    await expectLikeExample("adminRevokeOperator", await admin("POST", `/admin/operators/${created.body.data.operator.id}/revoke`));
   });
 
   it("covers every operation but GET /openapi.json", () => {
