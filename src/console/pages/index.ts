@@ -24,4 +24,10 @@ export interface PageEntry {
 
 export const PAGES: readonly PageEntry[] = [
   { path: "/console", minRole: "viewer", nav: "Home", load: () => import("./home") },
+  { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
+  { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
+  { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
+  { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
+  { path: "/console/wallets", minRole: "viewer", nav: "Wallets", load: () => import("./wallets") },
+  { path: "/console/wallets/:clientId/:currency", minRole: "viewer", postRole: "operator", load: () => import("./wallet") },
 ];
