@@ -95,5 +95,7 @@ export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
     { prefix: "/openapi.json", load: async () => [await documentRoute()] },
     // The rendered API reference: a page for people, so beside the routes and out of /openapi.json.
     { prefix: "/docs", load: async () => (await import("./docs/docs-routes")).docsPages },
+    // The operator console: pages for people, signed in with a session (src/console/console-routes.ts).
+    { prefix: "/console", load: async () => (await import("./console/console-routes")).consolePages },
   ],
 });

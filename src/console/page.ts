@@ -2,19 +2,10 @@
  * What a console page is given and what it answers. The router (console-routes.ts) has checked the session,
  * the role the page's entry asks for and, for a POST, the Origin, before a page module runs.
  */
-import type { Role } from "../operators/roles";
+import type { SessionOperator } from "../operators/sessions";
 import type { Html } from "./html";
 
-/**
- * The signed-in operator, as src/operators/sessions.ts (the operators' branch) answers it; declared here
- * until that module is merged, then imported from it.
- */
-export interface SessionOperator {
-  operatorId: string;
-  name: string;
-  role: Role;
-  sessionId: string;
-}
+export type { SessionOperator };
 
 export interface PageContext {
   request: Request;
@@ -24,6 +15,8 @@ export interface PageContext {
   url: URL;
   /** The path's `:name` parameters, decoded. */
   params: Record<string, string>;
+  /** The request's id, which audit rows and logs carry. */
+  requestId: string;
 }
 
 /**

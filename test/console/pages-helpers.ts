@@ -1,12 +1,12 @@
 import { env } from "cloudflare:workers";
 import type { Role } from "../../src/operators/roles";
-import type { PageAnswer, PageContext, PageModule } from "../../src/console/page";
+import type { PageAnswer, PageContext, PageModule, SessionOperator } from "../../src/console/page";
 
 /** The probe every escaping test writes into fields a client or an operator chose. */
 export const PROBE = "<img src=x onerror=alert(1)>";
 export const PROBE_ESCAPED = "&lt;img src=x onerror=alert(1)&gt;";
 
-export function operatorOf(role: Role, name = `Test ${role}`) {
+export function operatorOf(role: Role, name = `Test ${role}`): SessionOperator {
   return { operatorId: `op_${role}`, name, role, sessionId: `ses_${role}` };
 }
 
@@ -23,7 +23,7 @@ export async function callPage(
     for (const [name, value] of Object.entries(options.form)) body.set(name, value);
   }
   const request = new Request(`http://orders.test${url}`, { method, body, headers: { origin: "http://orders.test" } });
-  const ctx: PageContext = { request, env, operator: operatorOf(options.role ?? "admin", options.name), url: new URL(request.url), params: options.params ?? {} };
+  const ctx: PageContext = { request, env, operator: operatorOf(options.role ?? "admin", options.name), url: new URL(request.url), params: options.params ?? {}, requestId: `test-${crypto.randomUUID()}` };
   const answer: PageAnswer = method === "GET" ? await module.get(ctx) : await module.post!(ctx);
   if (answer instanceof Response) return { status: answer.status, text: await answer.text(), headers: answer.headers };
   return { status: 200, text: answer.toString(), headers: new Headers({ "content-type": "text/html; charset=utf-8" }) };

@@ -111,6 +111,7 @@ export function get(ctx: PageContext) {
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
   const form = await formOf(ctx.request);
+  if (form === null) return page(ctx, { error: "The form could not be read; reload the page and try again." });
   const clientId = field(form, "clientId");
   const currency = field(form, "currency").toUpperCase();
   const threshold = field(form, "threshold");

@@ -77,6 +77,7 @@ export function get(ctx: PageContext) {
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "admin")) return refusedByRole(ctx, "admin");
   const form = await formOf(ctx.request);
+  if (form === null) return page(ctx, { error: "The form could not be read; reload the page and try again." });
   const base = field(form, "base").toUpperCase();
   const target = field(form, "target").toUpperCase();
   const rate = field(form, "rate");

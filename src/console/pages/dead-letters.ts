@@ -67,6 +67,7 @@ export function get(ctx: PageContext) {
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
   const form = await formOf(ctx.request);
+  if (form === null) return page(ctx, notice("bad", "The form could not be read; reload the page and try again."));
   const idText = field(form, "id");
   if (!/^\d{1,15}$/.test(idText) || Number(idText) < 1) return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
   const id = Number(idText);

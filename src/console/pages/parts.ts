@@ -2,25 +2,30 @@
  * What the Needs attention, catalogue, dead-letter and audit pages share: the actor a console change is
  * audited under, form reading, the notice after a change, times, and errors shown beside their field.
  */
-import type { auditStatement } from "../../audit/audit-log";
+import { auditedBy } from "../actor";
+import { MAX_FORM_BYTES } from "../forms";
 import { ApiError } from "../../http/errors";
 import { html, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 
-/** Who a console change's audit row names: the signed-in operator, never a shared label. */
-export type ConsoleActor = Parameters<typeof auditStatement>[1];
+/** Who a console change's audit row names: the signed-in operator (src/console/actor.ts). */
+export const actorOf = auditedBy;
 
-export function actorOf({ operator, request }: PageContext): ConsoleActor {
-  return {
-    actor: { kind: "operator", id: operator.operatorId, name: operator.name },
-    requestId: request.headers.get("cf-ray") ?? `console:${crypto.randomUUID()}`,
-  };
-}
-
-/** A form's text fields (files are read by the page that takes them). */
-export async function formOf(request: Request): Promise<FormData> {
-  return request.formData();
+/**
+ * A posted form (urlencoded or multipart) of at most `maxBytes`, or null when it is larger or not a form:
+ * measured before it is parsed, so a page never parses more than it takes.
+ */
+export async function formOf(request: Request, maxBytes = MAX_FORM_BYTES): Promise<FormData | null> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (!Number.isFinite(declared) || declared > maxBytes) return null;
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > maxBytes) return null;
+  try {
+    return await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+  } catch {
+    return null;
+  }
 }
 
 export function field(form: FormData, name: string): string {

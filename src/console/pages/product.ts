@@ -149,7 +149,9 @@ export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
   const sku = ctx.params.sku!;
   const here = path("/console/catalogue", sku);
-  const form = await formOf(ctx.request);
+  // An upload's CSV may be up to 1 MiB, with room for the multipart framing and the other fields.
+  const form = await formOf(ctx.request, UPLOAD_MAX_BYTES + 16 * 1024);
+  if (form === null) return page(ctx, { message: notice("bad", "The form could not be read, or the file is larger than 1 MiB.") });
   const action = field(form, "action");
   try {
     if (action === "upload") {
