@@ -4,7 +4,7 @@
  * neither the Worker's start-up nor a client's request pays for any of it.
  *
  * Every answer under /console carries the console's security headers (a strict Content-Security-Policy:
- * this origin's files only, no inline script or style, no framing; nosniff; no referrer; not stored),
+ * this origin's files only, no inline script or style, no framing; nosniff; no referrer to other sites; not stored),
  * whatever answered it. The order of checks for a page: a session (else 303 to the sign-in page), for a
  * POST an Origin equal to this origin (else 403), then the role the page's entry asks (else 403).
  */
@@ -39,7 +39,9 @@ export const CONTENT_SECURITY_POLICY = [
 const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy": CONTENT_SECURITY_POLICY,
   "x-content-type-options": "nosniff",
-  "referrer-policy": "no-referrer",
+  // Not no-referrer: under it a browser sends `Origin: null` with a form's POST, which the Origin check
+  // must refuse. same-origin keeps the Origin (and the referrer) on this site's requests only.
+  "referrer-policy": "same-origin",
   "x-frame-options": "DENY",
   "cross-origin-opener-policy": "same-origin",
 };

@@ -19,7 +19,7 @@ const EXPECTED_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'
 function expectSecured(page: Page, cache = "no-store") {
   expect(page.headers.get("content-security-policy")).toBe(EXPECTED_POLICY);
   expect(page.headers.get("x-content-type-options")).toBe("nosniff");
-  expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+  expect(page.headers.get("referrer-policy")).toBe("same-origin");
   expect(page.headers.get("cache-control")).toBe(cache);
 }
 
