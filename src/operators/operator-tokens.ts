@@ -7,6 +7,8 @@ import { operatorByTokenHash } from "./operator-store";
 /** The prefix of every operator token: tells one apart from a client key (sk_…) in a log or a paste. */
 export const OPERATOR_TOKEN_PREFIX = "opt_";
 
+const OPERATOR_TOKEN = /^opt_[0-9a-f]{64}$/;
+
 /** A new token: 256 random bits. */
 export function newOperatorToken(): string {
   return `${OPERATOR_TOKEN_PREFIX}${randomHex(32)}`;
@@ -23,7 +25,8 @@ export interface LiveOperator {
  * traffic is light, and a revocation or a role change then holds from the next request on.
  */
 export async function liveOperatorOfToken(db: D1Database, token: string): Promise<LiveOperator | null> {
-  if (!token.startsWith(OPERATOR_TOKEN_PREFIX)) return null;
+  // Only something shaped like a token costs a database read.
+  if (!OPERATOR_TOKEN.test(token)) return null;
   const hash = await sha256Hex(token);
   const row = await operatorByTokenHash(db, hash);
   // The row was found by its hash; the compare in constant time keeps that lookup the only test of it.
