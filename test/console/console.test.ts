@@ -178,6 +178,20 @@ describe("the wallet form", () => {
     expect(again.text).toContain("That form was already posted: nothing more was written.");
   });
 
+  it("opens a client's new wallet with a first top-up", async () => {
+    const cookie = await signedIn("operator");
+    const led = await fetchConsole("GET", "/console/wallets?clientId=demo&currency=gbp", { cookie });
+    expect(led.status).toBe(303);
+    expect(led.headers.get("location")).toBe("/console/wallets/demo/GBP");
+    const page = await fetchConsole("GET", "/console/wallets/demo/GBP", { cookie });
+    expect(page.text).toContain("has no GBP wallet yet; a top-up opens it.");
+    const formKey = formKeyOf(page.text, "top-up");
+    const posted = await fetchConsole("POST", "/console/wallets/demo/GBP", { cookie, form: { action: "top-up", formKey, amount: "20", reason: "first" } });
+    expect(posted.status).toBe(303);
+    expect(await balanceOf("demo", "GBP")).toBe("20");
+    expect((await fetchConsole("GET", "/console/wallets?clientId=demo", { cookie })).text).toContain('<a href="/console/wallets/demo/GBP">GBP</a>');
+  });
+
   it("shows a refused amount at its field and writes nothing", async () => {
     const cookie = await signedIn("operator");
     const page = await fetchConsole("GET", "/console/wallets/demo/EUR", { cookie });
