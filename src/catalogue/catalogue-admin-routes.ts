@@ -4,19 +4,16 @@ import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import {
   dealFromRow,
   dealsOf,
-  deleteDealStatement,
-  findDeal,
   productFromRow,
   productsAfter,
   requireProduct,
   productWithCodeCounts,
-  upsertDealStatement,
   upsertProductStatement,
   type DealRow,
   type StoredProductRow,
 } from "./catalogue-store";
 import type { CodeCountRow } from "../inventory/code-store";
-import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "./catalogue-rules";
+import { canonicalQuotes, changedStockTerms } from "./catalogue-rules";
 import { dealView, productFields } from "./catalogue-views";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -38,6 +35,7 @@ import {
 } from "./admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
 import { setProductActive } from "./operator-catalogue";
+import * as deals from "./deal-actions";
 
 function adminProductView(row: StoredProductRow, counts: CodeCountRow[]) {
   const product = productFromRow(row);
@@ -150,32 +148,14 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
   const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
   const body = await parseBody(UpsertDealRequest, request, context.env);
-  const db = context.env.DB;
-  await requireClient(db, clientId);
-  const product = await requireProduct(db, sku);
-  const terms = canonicalDealTerms(body, product.currency);
-  if (!terms.ok) fail("invalid_request_body", { issues: terms.issues });
-  const { fee, discount } = terms;
-  const dealState = body.dealState ?? "active";
-  const results = await db.batch([
-    upsertDealStatement(db, { clientId, sku, dealState, fee, discount }, Date.now()),
-    auditStatement(db, actor, "deal.upsert", `client:${clientId}`, { sku, dealState, fee, discount }),
-  ]);
-  return ok("Deal saved", adminDealView((results[0]!.results as unknown as DealRow[])[0]!));
+  return ok("Deal saved", adminDealView(await deals.upsertDeal(context.env, actor, clientId, sku, body)));
 }
 
 /** DELETE /admin/clients/:clientId/deals/:sku: back to no fee and no discount. */
 export async function deleteDeal(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
-  const db = context.env.DB;
-  const row = await findDeal(db, clientId, sku);
-  if (row === null) fail("deal_not_found", { clientId, sku });
-  await db.batch([
-    deleteDealStatement(db, clientId, sku),
-    auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku }),
-  ]);
-  return ok("Deal deleted", adminDealView(row));
+  return ok("Deal deleted", adminDealView(await deals.deleteDeal(context.env, actor, clientId, sku)));
 }
 
 /** GET /admin/clients/:clientId/deals. */

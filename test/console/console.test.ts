@@ -178,6 +178,20 @@ describe("the wallet form", () => {
     expect(again.text).toContain("That form was already posted: nothing more was written.");
   });
 
+  it("opens a client's new wallet with a first top-up", async () => {
+    const cookie = await signedIn("operator");
+    const led = await fetchConsole("GET", "/console/wallets?clientId=demo&currency=gbp", { cookie });
+    expect(led.status).toBe(303);
+    expect(led.headers.get("location")).toBe("/console/wallets/demo/GBP");
+    const page = await fetchConsole("GET", "/console/wallets/demo/GBP", { cookie });
+    expect(page.text).toContain("has no GBP wallet yet; a top-up opens it.");
+    const formKey = formKeyOf(page.text, "top-up");
+    const posted = await fetchConsole("POST", "/console/wallets/demo/GBP", { cookie, form: { action: "top-up", formKey, amount: "20", reason: "first" } });
+    expect(posted.status).toBe(303);
+    expect(await balanceOf("demo", "GBP")).toBe("20");
+    expect((await fetchConsole("GET", "/console/wallets?clientId=demo", { cookie })).text).toContain('<a href="/console/wallets/demo/GBP">GBP</a>');
+  });
+
   it("shows a refused amount at its field and writes nothing", async () => {
     const cookie = await signedIn("operator");
     const page = await fetchConsole("GET", "/console/wallets/demo/EUR", { cookie });
@@ -278,5 +292,48 @@ describe("the order page's webhook deliveries", () => {
     expect(page.text).toContain(events[0]!.eventId);
     expect(page.text).toContain(`failed after 8 attempts`);
     expect(page.text).toContain(`HTTP 500: ${PROBE_ESCAPED}`);
+  });
+});
+
+describe("the client page", () => {
+  it("runs a client's keys, webhook secret, deals and state under the admin's name", async () => {
+    const cookie = await signedIn("admin", "Ada Admin");
+    const made = await fetchConsole("POST", "/console/clients", { cookie, form: { id: "acme-console", name: "Acme", region: "" } });
+    expect(made.status).toBe(200);
+    const firstKey = /<dt>API key<\/dt><dd class="mono">(sk_test_[^<]+)<\/dd>/.exec(made.text)![1]!;
+    expect((await call("GET", "/wallets", { key: firstKey })).status).toBe(200);
+    // A form sent twice meets "already exists", not a second client.
+    const again = await fetchConsole("POST", "/console/clients", { cookie, form: { id: "acme-console", name: "Acme" } });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('id="field-id-error" class="error">A client with this id already exists.');
+
+    const here = "/console/clients/acme-console";
+    const issued = await fetchConsole("POST", here, { cookie, form: { action: "issue", label: "second" } });
+    expect(issued.status).toBe(200);
+    const secondKey = /<p class="mono">(sk_test_[^<]+)<\/p>/.exec(issued.text)![1]!;
+    expect((await call("GET", "/wallets", { key: secondKey })).status).toBe(200);
+    expect((await fetchConsole("GET", here, { cookie })).text).not.toContain(secondKey);
+
+    const secret = await fetchConsole("POST", here, { cookie, form: { action: "webhook-secret" } });
+    expect(secret.text).toMatch(/<p class="mono">whsec_[^<]+<\/p>/);
+
+    const badSku = await fetchConsole("POST", here, { cookie, form: { action: "deal", sku: "NOPE", dealState: "active", fee: "1", feeMode: "fixed", discount: "0", discountMode: "fixed" } });
+    expect(badSku.status).toBe(400);
+    expect(badSku.text).toContain('id="field-sku-error" class="error">No SKU has this name.');
+    const deal = await fetchConsole("POST", here, { cookie, form: { action: "deal", sku: "DEMO-US-RANGE", dealState: "active", fee: "2.5", feeMode: "percentage", discount: "0", discountMode: "fixed" } });
+    expect(deal.status).toBe(303);
+    expect((await fetchConsole("GET", here, { cookie })).text).toContain("<td>DEMO-US-RANGE</td><td>active</td><td>2.5 (percentage)</td>");
+
+    const disabled = await fetchConsole("POST", here, { cookie, form: { action: "disable" } });
+    expect(disabled.headers.get("location")).toBe(`${here}?notice=disabled`);
+    expect((await call("GET", "/wallets", { key: firstKey })).status).toBe(403);
+    const rotated = await fetchConsole("POST", here, { cookie, form: { action: "enable" } });
+    expect(rotated.status).toBe(303);
+    expect((await call("GET", "/wallets", { key: firstKey })).status).toBe(200);
+
+    const { results } = await env.DB.prepare(`SELECT action, actor_name FROM audit_log WHERE target = 'client:acme-console' ORDER BY id`).all();
+    expect(results).toEqual(
+      ["client.create", "client.keys.issue", "client.webhook_secret.rotate", "deal.upsert", "client.disable", "client.enable"].map((action) => ({ action, actor_name: "Ada Admin" })),
+    );
   });
 });

@@ -1,8 +1,11 @@
 /**
  * /console/clients/:clientId: a client, its API keys (ids and labels, never the keys), its wallets, and
  * (admin) its actions: issue a key, rotate every key, revoke one, rotate the webhook secret, disable or
- * enable. A new key or secret is shown once, on the answer to its form. Deals are on the catalogue's pages.
+ * enable, set or delete a deal (its fee and discount on a SKU). A new key or secret is shown once, on the
+ * answer to its form.
  */
+import { dealsOf, type DealRow } from "../../catalogue/catalogue-store";
+import { deleteDeal, upsertDeal } from "../../catalogue/deal-actions";
 import { issueKey, revokeKey, rotateWebhookSecret, setClientDisabled } from "../../clients/client-actions";
 import { keyIdOf } from "../../clients/client-secrets";
 import { findClient, keysOf } from "../../clients/client-store";
@@ -19,6 +22,8 @@ import type { PageContext } from "../page";
 const NOTICES = {
   revoked: "The key was revoked.",
   "already-revoked": "That key was already revoked.",
+  "deal-saved": "The deal was saved: the client's next orders are priced with it.",
+  "deal-deleted": "The deal was deleted: no fee and no discount on that SKU.",
   disabled: "The client is disabled: its keys are refused.",
   enabled: "The client is enabled again.",
 };
@@ -29,12 +34,53 @@ function button(action: string, label: string, extra: Html = html``, quiet = fal
     <button type="submit" ${quiet ? html`class="quiet"` : ""}>${label}</button></form>`;
 }
 
-async function draw(ctx: PageContext, shown: Html | null, error: FormError | null = null): Promise<Html | null> {
+const MODES = ["fixed", "percentage"] as const;
+
+function modeSelect(name: string, label: string, chosen: string): Html {
+  const options = MODES.map((mode) => html`<option value="${mode}" ${mode === chosen ? html`selected` : ""}>${mode}</option>`);
+  return html`<div class="field"><label for="field-${name}">${label}</label><select id="field-${name}" name="${name}">${options}</select></div>`;
+}
+
+/** The client's deals, and (admin) the form that sets one and the buttons that delete them. */
+function dealSection(deals: DealRow[], admin: boolean, error: FormError | null, values: Map<string, string>): Html {
+  const rows = deals.map(
+    (deal) => html`<tr><td>${deal.sku}</td><td>${deal.deal_state}</td><td>${deal.fee_amount} (${deal.fee_mode})</td>
+      <td>${deal.discount_amount} (${deal.discount_mode})</td><td>${when(deal.updated_at)}</td>
+      <td>${admin ? button("deal-delete", `Delete the deal on ${deal.sku}`, html`<input type="hidden" name="sku" value="${deal.sku}" />`, true) : ""}</td></tr>`,
+  );
+  const table =
+    deals.length === 0
+      ? html`<p>No deal: retail terms on every SKU.</p>`
+      : html`<table><thead><tr><th scope="col">SKU</th><th scope="col">State</th><th scope="col">Fee</th><th scope="col">Discount</th>
+          <th scope="col">Updated</th><th scope="col">Delete</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const value = (name: string, fallback = "") => values.get(name) ?? fallback;
+  const form = admin
+    ? html`<form method="post" class="card" aria-labelledby="deal-title"><h3 id="deal-title">Set a deal</h3>
+        <input type="hidden" name="action" value="deal" />
+        ${input("sku", "SKU", { value: value("sku"), error })}
+        <div class="field"><label for="field-dealState">State</label><select id="field-dealState" name="dealState">
+          <option value="active" ${value("dealState") !== "none" ? html`selected` : ""}>active</option>
+          <option value="none" ${value("dealState") === "none" ? html`selected` : ""}>none</option></select></div>
+        ${input("fee", "Fee", { value: value("fee", "0"), error, hint: "Per unit in the SKU's currency, or a percentage of face value." })}
+        ${modeSelect("feeMode", "Fee is", value("feeMode", "fixed"))}
+        ${input("discount", "Discount", { value: value("discount", "0"), error })}
+        ${modeSelect("discountMode", "Discount is", value("discountMode", "fixed"))}
+        <button type="submit">Save the deal</button></form>`
+    : html``;
+  return html`<section aria-labelledby="deals-title"><h2 id="deals-title">Deals</h2>${table}${form}</section>`;
+}
+
+async function draw(
+  ctx: PageContext,
+  shown: Html | null,
+  error: FormError | null = null,
+  values: Map<string, string> = new Map(),
+): Promise<Html | null> {
   const { env, operator, params, url } = ctx;
   const client = await findClient(env.DB, params.clientId!);
   if (client === null) return null;
   const admin = roleAllows(operator.role, "admin");
-  const [keys, wallets] = await Promise.all([keysOf(env.DB, client.id), walletBalances(env, client.id)]);
+  const [keys, wallets, deals] = await Promise.all([keysOf(env.DB, client.id), walletBalances(env, client.id), dealsOf(env.DB, client.id)]);
   const keyRows = keys.map((key) => {
     const keyId = keyIdOf(key.key_hash);
     const revoke =
@@ -68,6 +114,7 @@ async function draw(ctx: PageContext, shown: Html | null, error: FormError | nul
       <tbody>${keyRows}</tbody></table></section>
     <section aria-labelledby="wallets-title"><h2 id="wallets-title">Wallets</h2>
       ${walletRows.length === 0 ? html`<p>No wallet yet.</p>` : html`<ul>${walletRows}</ul>`}</section>
+    ${dealSection(deals, admin, error, values)}
     ${actions}`;
   return layout({ title: `Client ${client.name}`, operator, current: "/console/clients", body });
 }
@@ -90,8 +137,9 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   const clientId = ctx.params.clientId!;
   const here = path("/console/clients", clientId);
   const actor = auditedBy(ctx);
+  let form = new Map<string, string>();
   try {
-    const form = await readForm(ctx.request);
+    form = await readForm(ctx.request);
     let shown: Html;
     switch (form.get("action")) {
       case "issue":
@@ -115,15 +163,56 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
         await setClientDisabled(ctx.env, actor, clientId, disable);
         return seeOther(withQuery(here, { notice: disable ? "disabled" : "enabled" }));
       }
+      case "deal": {
+        const sku = field(form, "sku", { max: 64 });
+        const amountOf = (name: string) => {
+          const given = field(form, name, { max: 30 });
+          if (!/^\d{1,15}(\.\d{1,12})?$/.test(given)) throw new FormError(name, "A decimal like 0, 2 or 2.5.");
+          return given;
+        };
+        const modeOf = (name: string) => (form.get(name) === "percentage" ? "percentage" : "fixed");
+        await upsertDeal(ctx.env, actor, clientId, sku, {
+          dealState: form.get("dealState") === "none" ? "none" : "active",
+          fee: { amount: amountOf("fee"), adjustmentMode: modeOf("feeMode") },
+          discount: { amount: amountOf("discount"), adjustmentMode: modeOf("discountMode") },
+        });
+        return seeOther(withQuery(here, { notice: "deal-saved" }));
+      }
+      case "deal-delete":
+        await deleteDeal(ctx.env, actor, clientId, field(form, "sku", { max: 64 }));
+        return seeOther(withQuery(here, { notice: "deal-deleted" }));
       default:
         throw new FormError("form", "That action is not one this page knows.");
     }
     return (await draw(ctx, shown)) ?? notFound(ctx);
   } catch (error) {
-    if (error instanceof ApiError && (error.failure.code === "client_not_found" || error.failure.code === "api_key_not_found")) return notFound(ctx);
-    if (!(error instanceof FormError)) throw error;
-    const page = await draw(ctx, null, error);
+    if (error instanceof ApiError && error.failure.code === "client_not_found") return notFound(ctx);
+    const refusal = refusalOf(error);
+    if (refusal === null) throw error;
+    const page = await draw(ctx, null, refusal, form);
     if (page === null) return notFound(ctx);
     return new Response(page.toString(), { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+}
+
+/** A domain refusal of one of this page's forms, as the field it concerns. */
+function refusalOf(error: unknown): FormError | null {
+  if (error instanceof FormError) return error;
+  if (!(error instanceof ApiError)) return null;
+  switch (error.failure.code) {
+    case "sku_not_found":
+      return new FormError("sku", "No SKU has this name.");
+    case "deal_not_found":
+      return new FormError("form", "That deal was already deleted.");
+    case "api_key_not_found":
+      return new FormError("form", "The client has no such key.");
+    case "invalid_request_body": {
+      const issues = (error.failure.details?.issues ?? []) as { path?: string; message?: string }[];
+      const first = issues[0];
+      const name = first?.path?.startsWith("discount") ? "discount" : "fee";
+      return new FormError(name, first?.message ?? error.failure.message);
+    }
+    default:
+      return null;
   }
 }
