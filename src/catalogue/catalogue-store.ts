@@ -184,8 +184,9 @@ export function upsertProductStatement(
     );
 }
 
+/** Starts or stops the SKU's sale; changes no row when it is already so (for auditStatementIfChanged). */
 export function setActiveStatement(db: D1Database, sku: string, active: boolean, now: number): D1PreparedStatement {
-  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1`).bind(sku, active ? 1 : 0, now);
+  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1 AND active != ?2`).bind(sku, active ? 1 : 0, now);
 }
 
 // Deals ------------------------------------------------------------------------------------------------------
