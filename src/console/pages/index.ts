@@ -29,5 +29,10 @@ export const PAGES: readonly PageEntry[] = [
   { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
   { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
   { path: "/console/wallets", minRole: "viewer", nav: "Wallets", load: () => import("./wallets") },
-  { path: "/console/wallets/:clientId/:currency", minRole: "viewer", postRole: "operator", load: () => import("./wallet") },
+  {
+    path: "/console/wallets/:clientId/:currency",
+    minRole: "viewer",
+    postRole: "operator",
+    load: () => import("./wallet"),
+  },
 ];
