@@ -25,7 +25,13 @@ export interface DealTermsRequest {
  * The client's fee and discount on the SKU, replacing any (404 client_not_found or sku_not_found; 400
  * invalid_request_body for terms the SKU's currency cannot take). Answers the stored row.
  */
-export async function upsertDeal(env: Env, actor: DealActor, clientId: string, sku: string, body: DealTermsRequest): Promise<DealRow> {
+export async function upsertDeal(
+  env: Env,
+  actor: DealActor,
+  clientId: string,
+  sku: string,
+  body: DealTermsRequest,
+): Promise<DealRow> {
   const db = env.DB;
   await requireClient(db, clientId);
   const product = await requireProduct(db, sku);
@@ -47,7 +53,10 @@ export async function deleteDeal(env: Env, actor: DealActor, clientId: string, s
   const db = env.DB;
   const row = await findDeal(db, clientId, sku);
   if (row === null) fail("deal_not_found", { clientId, sku });
-  await db.batch([deleteDealStatement(db, clientId, sku), auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku })]);
+  await db.batch([
+    deleteDealStatement(db, clientId, sku),
+    auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku }),
+  ]);
   forgetCatalogueCache();
   return row;
 }

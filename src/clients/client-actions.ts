@@ -55,7 +55,12 @@ export async function createClient(
     await db.batch([
       insertClientStatement(db, { id, name: request.name, webhookSecret, region, now }),
       insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
-      auditStatement(db, actor, "client.create", `client:${id}`, { name: request.name, keyId: key.keyId, keyLabel: label, region }),
+      auditStatement(db, actor, "client.create", `client:${id}`, {
+        name: request.name,
+        keyId: key.keyId,
+        keyLabel: label,
+        region,
+      }),
     ]);
   } catch (error) {
     if (isUniqueViolation(error)) fail("client_exists", { clientId: id });
@@ -86,9 +91,14 @@ export async function issueKey(
   statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now }));
   const results = await db.batch([
     ...statements,
-    auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, { keyId: key.keyId, label }),
+    auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, {
+      keyId: key.keyId,
+      label,
+    }),
   ]);
-  const revokedKeyIds = rotate ? (results[0]!.results as { key_hash: string }[]).map((row) => keyIdOf(row.key_hash)) : [];
+  const revokedKeyIds = rotate
+    ? (results[0]!.results as { key_hash: string }[]).map((row) => keyIdOf(row.key_hash))
+    : [];
   // Other isolates keep a revoked key for at most API_KEY_CACHE_SECONDS; this one forgets it now.
   if (rotate) forgetCachedKeys();
   return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now }, revokedKeyIds };
@@ -99,14 +109,22 @@ export async function issueKey(
  * API_KEY_CACHE_SECONDS everywhere. Revoking a revoked key changes nothing; answers the key as it is now
  * and whether this call revoked it.
  */
-export async function revokeKey(env: Env, actor: ClientActor, clientId: string, keyId: string): Promise<{ key: KeyRow; revoked: boolean }> {
+export async function revokeKey(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  keyId: string,
+): Promise<{ key: KeyRow; revoked: boolean }> {
   const db = env.DB;
   await requireClient(db, clientId);
   const prefix = keyId.slice("key_".length);
   const existing = await findKey(db, clientId, prefix);
   if (existing === null) fail("api_key_not_found", { clientId, keyId });
   if (existing.revoked_at === null) {
-    await db.batch([revokeKeyStatement(db, existing.key_hash, Date.now()), auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId })]);
+    await db.batch([
+      revokeKeyStatement(db, existing.key_hash, Date.now()),
+      auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId }),
+    ]);
     forgetCachedKeys();
   }
   return { key: (await findKey(db, clientId, prefix))!, revoked: existing.revoked_at === null };
@@ -131,7 +149,12 @@ export async function rotateWebhookSecret(env: Env, actor: ClientActor, clientId
  * Disables the client (its keys get 403 at once here, within API_KEY_CACHE_SECONDS everywhere; its
  * confirmed orders run to their end) or enables it again. Repeated, changes nothing. Answers the client now.
  */
-export async function setClientDisabled(env: Env, actor: ClientActor, clientId: string, disable: boolean): Promise<ClientRow> {
+export async function setClientDisabled(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  disable: boolean,
+): Promise<ClientRow> {
   const db = env.DB;
   const before = await requireClient(db, clientId);
   if ((before.disabled_at !== null) !== disable) {

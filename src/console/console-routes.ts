@@ -22,7 +22,11 @@ import type { PageContext, SessionOperator } from "./page";
 import { PAGES, type PageEntry } from "./pages/index";
 import { MAX_FORM_BYTES, seeOther } from "./forms";
 
-setNavigation(PAGES.flatMap((page) => (page.nav === undefined ? [] : [{ path: page.path, label: page.nav, minRole: page.minRole }])));
+setNavigation(
+  PAGES.flatMap((page) =>
+    page.nav === undefined ? [] : [{ path: page.path, label: page.nav, minRole: page.minRole }],
+  ),
+);
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -50,12 +54,16 @@ const SECURITY_HEADERS: Record<string, string> = {
 function secured(response: Response, cacheControl = "no-store"): Response {
   const answer = new Response(response.body, response);
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) answer.headers.set(name, value);
-  if (!answer.headers.has("cache-control") || cacheControl === "no-store") answer.headers.set("cache-control", cacheControl);
+  if (!answer.headers.has("cache-control") || cacheControl === "no-store")
+    answer.headers.set("cache-control", cacheControl);
   return answer;
 }
 
 function document(markup: Html, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(markup.toString(), { status, headers: { "content-type": "text/html; charset=utf-8", ...headers } });
+  return new Response(markup.toString(), {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", ...headers },
+  });
 }
 
 /** A page of its own for a refusal or a failure, inside the layout when someone is signed in. */
@@ -126,7 +134,12 @@ async function servePage(request: Request, context: RequestContext, url: URL): P
   const needed = posting ? entry.postRole : entry.minRole;
   if (needed === undefined) return problem(405, "Not allowed", "This page takes no changes.", operator);
   if (!roleAllows(operator.role, needed)) {
-    return problem(403, "Not allowed", `Your role (${operator.role}) may not ${posting ? "make this change" : "see this page"}; it needs ${needed}.`, operator);
+    return problem(
+      403,
+      "Not allowed",
+      `Your role (${operator.role}) may not ${posting ? "make this change" : "see this page"}; it needs ${needed}.`,
+      operator,
+    );
   }
   const module = await entry.load();
   const ctx: PageContext = { request, env, operator, url, params, requestId: context.requestId };
@@ -136,7 +149,8 @@ async function servePage(request: Request, context: RequestContext, url: URL): P
     const answer = await handler(ctx);
     return answer instanceof Response ? answer : document(answer);
   } catch (error) {
-    if (error instanceof ApiError) return problem(error.failure.status, "Could not do that", error.failure.message, operator);
+    if (error instanceof ApiError)
+      return problem(error.failure.status, "Could not do that", error.failure.message, operator);
     throw error;
   }
 }
@@ -147,16 +161,32 @@ async function handleConsole(request: IRequest, context: RequestContext): Promis
   const { env } = context;
   try {
     if (request.method === "GET" && url.pathname === `/console/${STYLESHEET_FILE}`) {
-      return secured(new Response(STYLESHEET, { headers: { "content-type": "text/css; charset=utf-8" } }), "public, max-age=31536000, immutable");
+      return secured(
+        new Response(STYLESHEET, { headers: { "content-type": "text/css; charset=utf-8" } }),
+        "public, max-age=31536000, immutable",
+      );
     }
     if (request.method === "GET" && url.pathname === `/console/${HTMX_FILE}`) {
       const file = await env.ASSETS.fetch(new URL(HTMX_ASSET, request.url));
-      if (!file.ok) throw new Error(`htmx is missing from the static assets (${file.status}): run npm ci or node scripts/docs-renderer.mjs`);
-      return secured(new Response(file.body, { headers: { "content-type": "text/javascript; charset=utf-8" } }), "public, max-age=31536000, immutable");
+      if (!file.ok)
+        throw new Error(
+          `htmx is missing from the static assets (${file.status}): run npm ci or node scripts/docs-renderer.mjs`,
+        );
+      return secured(
+        new Response(file.body, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
+        "public, max-age=31536000, immutable",
+      );
     }
     // A change of any kind, signing in and out included, only from a page of this origin.
     if (request.method === "POST" && !originAllowed(request)) {
-      return secured(problem(403, "Not allowed", "This change did not come from a console page (its Origin is not this site's).", null));
+      return secured(
+        problem(
+          403,
+          "Not allowed",
+          "This change did not come from a console page (its Origin is not this site's).",
+          null,
+        ),
+      );
     }
     if (url.pathname === "/console/sign-in") {
       if (request.method === "POST") return secured(await signIn(request, env));
@@ -164,18 +194,36 @@ async function handleConsole(request: IRequest, context: RequestContext): Promis
       return secured(signInPage(false));
     }
     if (url.pathname === "/console/sign-out") {
-      if (request.method !== "POST") return secured(problem(405, "Not allowed", "Sign out with the Sign out button.", null));
+      if (request.method !== "POST")
+        return secured(problem(405, "Not allowed", "Sign out with the Sign out button.", null));
       return secured(seeOther("/console/sign-in", { "set-cookie": await endSession(request, env) }));
     }
     return secured(await servePage(request, context, url));
   } catch (error) {
     logFailure(error, { step: "console", requestId: context.requestId, route: `${request.method} ${url.pathname}` });
-    return secured(problem(500, "Something went wrong", "The console could not answer. Try again; a form sent twice is applied once.", null));
+    return secured(
+      problem(
+        500,
+        "Something went wrong",
+        "The console could not answer. Try again; a form sent twice is applied once.",
+        null,
+      ),
+    );
   }
 }
 
 /** The console's routes: every GET and POST under /console (other methods answer 405 from the router). */
 export const consolePages: readonly Page[] = [
-  { method: "GET", path: "/console/*", handler: handleConsole, summary: "The operator console (pages for people, signed in)" },
-  { method: "POST", path: "/console/*", handler: handleConsole, summary: "The operator console's forms (signed in, same origin)" },
+  {
+    method: "GET",
+    path: "/console/*",
+    handler: handleConsole,
+    summary: "The operator console (pages for people, signed in)",
+  },
+  {
+    method: "POST",
+    path: "/console/*",
+    handler: handleConsole,
+    summary: "The operator console's forms (signed in, same origin)",
+  },
 ];

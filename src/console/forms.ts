@@ -51,7 +51,8 @@ export function newFormKey(): string {
 /** A form key as posted: the shape newFormKey makes, or a FormError. */
 export function formKey(form: Map<string, string>): string {
   const key = form.get("formKey") ?? "";
-  if (!/^console-[0-9a-f-]{36}$/.test(key)) throw new FormError("form", "The form is missing its key; reload the page and try again.");
+  if (!/^console-[0-9a-f-]{36}$/.test(key))
+    throw new FormError("form", "The form is missing its key; reload the page and try again.");
   return key;
 }
 
@@ -59,7 +60,21 @@ export function formKey(form: Map<string, string>): string {
 export function input(
   name: string,
   label: string,
-  { type = "text", value = "", error, hint, required = true, attributes }: { type?: string; value?: string; error?: FormError | null; hint?: string; required?: boolean; attributes?: Html } = {},
+  {
+    type = "text",
+    value = "",
+    error,
+    hint,
+    required = true,
+    attributes,
+  }: {
+    type?: string;
+    value?: string;
+    error?: FormError | null;
+    hint?: string;
+    required?: boolean;
+    attributes?: Html;
+  } = {},
 ): Html {
   const id = `field-${name}`;
   const failed = error?.field === name;

@@ -20,7 +20,14 @@ export class Html {
   }
 }
 
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;", "`": "&#96;" };
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+  "`": "&#96;",
+};
 
 /** Text as HTML text or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -55,7 +62,8 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   for (let index = 0; index < values.length; index += 1) {
     const before = strings[index]!;
     const value = values[index];
-    if (UNQUOTED_ATTRIBUTE.test(before)) throw new Error(`html: an interpolation after "${before.slice(-24)}" is an unquoted attribute value`);
+    if (UNQUOTED_ATTRIBUTE.test(before))
+      throw new Error(`html: an interpolation after "${before.slice(-24)}" is an unquoted attribute value`);
     if (URL_ATTRIBUTE.test(before) && !(value instanceof Html) && !SAME_ORIGIN_REFERENCE.test(String(value))) {
       throw new Error("html: a URL attribute takes a path of this origin only");
     }

@@ -14,7 +14,12 @@ import type { SessionOperator } from "./page";
  * htmx's settings: no eval (hx-on and js: values would need it, and the policy forbids it anyway), no
  * inline indicator style, no script tags from swapped content, requests to this origin only.
  */
-const HTMX_CONFIG = JSON.stringify({ allowEval: false, includeIndicatorStyles: false, allowScriptTags: false, selfRequestsOnly: true });
+const HTMX_CONFIG = JSON.stringify({
+  allowEval: false,
+  includeIndicatorStyles: false,
+  allowScriptTags: false,
+  selfRequestsOnly: true,
+});
 
 export interface LayoutParts {
   title: string;
@@ -30,7 +35,10 @@ export interface LayoutParts {
 function navigation(operator: SessionOperator, current: string | undefined): Html {
   const items = navigationEntries()
     .filter((entry) => roleAllows(operator.role, entry.minRole))
-    .map((entry) => html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ""}>${entry.label}</a></li>`);
+    .map(
+      (entry) =>
+        html`<li><a href="${entry.path}" ${entry.path === current ? html`aria-current="page"` : ""}>${entry.label}</a></li>`,
+    );
   return html`<nav aria-label="Console"><ul>${items}</ul></nav>
     <div class="who">
       <span>Signed in as <strong>${operator.name}</strong> (${operator.role})</span>

@@ -41,7 +41,12 @@ export interface PostingOutcome {
  * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers
  * the region the wallet's object is opened with.
  */
-export async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<Region | null> {
+export async function requireWallet(
+  db: D1Database,
+  clientStatement: ClientStatement,
+  clientId: string,
+  currency: string,
+): Promise<Region | null> {
   const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (!found.wallet) fail("wallet_unknown", { clientId, currency });
@@ -67,14 +72,18 @@ async function post(
   const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
   try {
-    result = await io(WALLET_SEAMS.operatorPost, async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult);
+    result = await io(
+      WALLET_SEAMS.operatorPost,
+      async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult,
+    );
   } catch (error) {
     logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
     fail("server_error", retry);
   }
   if (!result.ok) {
     if (result.code === "idempotency_conflict") fail("idempotency_conflict", { idempotencyKey });
-    if (result.code === "insufficient_funds") fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
+    if (result.code === "insufficient_funds")
+      fail("adjustment_below_zero", { balance: toAmountNumber(result.balance) });
     // order_voided answers only order charges, which no operator posts.
     logFailure(`unexpected ${result.code}`, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
     fail("server_error", retry);
@@ -108,7 +117,12 @@ async function post(
  * Credits a client's wallet, opening it if it is new (400 invalid_request_body for a bad amount). The
  * idempotency key makes a repeated top-up add nothing; the same key with another amount is 409.
  */
-export async function topUpWallet(env: Env, clientStatement: ClientStatement, actor: PostingActor, request: PostingRequest): Promise<PostingOutcome> {
+export async function topUpWallet(
+  env: Env,
+  clientStatement: ClientStatement,
+  actor: PostingActor,
+  request: PostingRequest,
+): Promise<PostingOutcome> {
   const { clientId, currency, idempotencyKey } = request;
   const amount = topUpAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
@@ -116,7 +130,13 @@ export async function topUpWallet(env: Env, clientStatement: ClientStatement, ac
   if (!found.client) fail("client_not_found", { clientId });
   // A new wallet is placed in the client's region; a registered one stays where its object is.
   const region = found.wallet ? found.region : await openWallet(env.DB, clientId, currency, found.region, Date.now());
-  const posting = { key: topUpKey(idempotencyKey), exclusiveWith: [adjustmentKey(idempotencyKey)], kind: "top_up" as const, amount: amount.amount, reason: request.reason };
+  const posting = {
+    key: topUpKey(idempotencyKey),
+    exclusiveWith: [adjustmentKey(idempotencyKey)],
+    kind: "top_up" as const,
+    amount: amount.amount,
+    reason: request.reason,
+  };
   return post(env, actor, clientId, currency, region, posting, idempotencyKey);
 }
 
@@ -124,17 +144,33 @@ export async function topUpWallet(env: Env, clientStatement: ClientStatement, ac
  * A signed correction of an existing wallet with a reason: positive credits, negative debits; a debit
  * never takes the balance below zero (400 adjustment_below_zero).
  */
-export async function adjustWallet(env: Env, clientStatement: ClientStatement, actor: PostingActor, request: PostingRequest): Promise<PostingOutcome> {
+export async function adjustWallet(
+  env: Env,
+  clientStatement: ClientStatement,
+  actor: PostingActor,
+  request: PostingRequest,
+): Promise<PostingOutcome> {
   const { clientId, currency, idempotencyKey } = request;
   const amount = adjustmentAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   const region = await requireWallet(env.DB, clientStatement, clientId, currency);
-  const posting = { key: adjustmentKey(idempotencyKey), exclusiveWith: [topUpKey(idempotencyKey)], kind: "adjustment" as const, amount: amount.amount, reason: request.reason };
+  const posting = {
+    key: adjustmentKey(idempotencyKey),
+    exclusiveWith: [topUpKey(idempotencyKey)],
+    kind: "adjustment" as const,
+    amount: amount.amount,
+    reason: request.reason,
+  };
   return post(env, actor, clientId, currency, region, posting, idempotencyKey);
 }
 
 /** A registered wallet's balance (404 client_not_found or wallet_unknown). */
-export async function walletBalance(env: Env, clientStatement: ClientStatement, clientId: string, currency: string): Promise<Money> {
+export async function walletBalance(
+  env: Env,
+  clientStatement: ClientStatement,
+  clientId: string,
+  currency: string,
+): Promise<Money> {
   const region = await requireWallet(env.DB, clientStatement, clientId, currency);
   return new Money(await walletStub(env, clientId, currency, region).balance());
 }
@@ -149,7 +185,10 @@ export async function ledgerPage(
   limit: number,
 ): Promise<{ entries: LedgerEntry[]; next: number | null }> {
   const region = await requireWallet(env.DB, clientStatement, clientId, currency);
-  const entries = (await walletStub(env, clientId, currency, region).entries(after, rowsToFetch(limit))) as LedgerEntry[];
+  const entries = (await walletStub(env, clientId, currency, region).entries(
+    after,
+    rowsToFetch(limit),
+  )) as LedgerEntry[];
   const page = pageOf(entries, limit, (entry) => entry.seq);
   return { entries: page.items, next: page.next };
 }

@@ -31,12 +31,17 @@ export async function fetchConsole(
     headers["content-type"] = "application/x-www-form-urlencoded";
     body = new URLSearchParams(options.form ?? {}).toString();
   }
-  const response = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body, redirect: "manual" }));
+  const response = await exports.default.fetch(
+    new Request(`${BASE}${path}`, { method, headers, body, redirect: "manual" }),
+  );
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 /** A new operator of that role (made through the operator API with the break-glass token) and its token. */
-export async function newOperator(role: "viewer" | "operator" | "admin", name = `${role} ${crypto.randomUUID().slice(0, 8)}`): Promise<string> {
+export async function newOperator(
+  role: "viewer" | "operator" | "admin",
+  name = `${role} ${crypto.randomUUID().slice(0, 8)}`,
+): Promise<string> {
   const made = await admin("POST", "/admin/operators", { name, role });
   if (made.status !== 201) throw new Error(`operator not made: ${made.status} ${JSON.stringify(made.body)}`);
   return made.body.data.token as string;
@@ -56,7 +61,9 @@ export async function signedIn(role: "viewer" | "operator" | "admin", name?: str
 
 /** The hidden form key of the form whose action field is `action` (wallet forms). */
 export function formKeyOf(text: string, action: string): string {
-  const form = new RegExp(`name="action" value="${action}" />\\s*<input type="hidden" name="formKey" value="([^"]+)"`).exec(text);
+  const form = new RegExp(
+    `name="action" value="${action}" />\\s*<input type="hidden" name="formKey" value="([^"]+)"`,
+  ).exec(text);
   if (form === null) throw new Error(`no ${action} form with a key on the page`);
   return form[1]!;
 }

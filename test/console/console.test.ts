@@ -11,10 +11,31 @@ import htmxPackage from "../../node_modules/htmx.org/package.json";
 import projectPackage from "../../package.json";
 import { HTMX_FILE, HTMX_VERSION, STYLESHEET_FILE } from "../../src/console/assets";
 import { CONTENT_SECURITY_POLICY } from "../../src/console/console-routes";
-import { call, confirmOrder, createOrder, DEMO_KEY, ledgerSumOf, balanceOf, line, orderStub as orderStubOf, seedDemo, topUp } from "../helpers";
-import { fetchConsole, formKeyOf, newOperator, PROBE, PROBE_ESCAPED, signedIn, signIn, type Page } from "./console-helpers";
+import {
+  call,
+  confirmOrder,
+  createOrder,
+  DEMO_KEY,
+  ledgerSumOf,
+  balanceOf,
+  line,
+  orderStub as orderStubOf,
+  seedDemo,
+  topUp,
+} from "../helpers";
+import {
+  fetchConsole,
+  formKeyOf,
+  newOperator,
+  PROBE,
+  PROBE_ESCAPED,
+  signedIn,
+  signIn,
+  type Page,
+} from "./console-helpers";
 
-const EXPECTED_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+const EXPECTED_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 function expectSecured(page: Page, cache = "no-store") {
   expect(page.headers.get("content-security-policy")).toBe(EXPECTED_POLICY);
@@ -55,7 +76,15 @@ describe("the console's files", () => {
   });
 });
 
-const PAGES = ["/console", "/console/orders", "/console/clients", "/console/clients/demo", "/console/wallets", "/console/wallets?clientId=demo", "/console/wallets/demo/USD"];
+const PAGES = [
+  "/console",
+  "/console/orders",
+  "/console/clients",
+  "/console/clients/demo",
+  "/console/wallets",
+  "/console/wallets?clientId=demo",
+  "/console/wallets/demo/USD",
+];
 
 describe("sessions", () => {
   it("sends every page without a session to sign-in (303), with the security headers", async () => {
@@ -121,11 +150,18 @@ describe("changes", () => {
     const formKey = formKeyOf(page.text, "top-up");
     const before = await balanceOf("demo", "USD");
     for (const origin of [null, "https://evil.example", "null", "http://orders.test:8080"]) {
-      const answer = await fetchConsole("POST", "/console/wallets/demo/USD", { cookie, origin, form: { action: "top-up", formKey, amount: "5", reason: "x" } });
+      const answer = await fetchConsole("POST", "/console/wallets/demo/USD", {
+        cookie,
+        origin,
+        form: { action: "top-up", formKey, amount: "5", reason: "x" },
+      });
       expect([origin, answer.status]).toEqual([origin, 403]);
       expectSecured(answer);
     }
-    const signInFromElsewhere = await fetchConsole("POST", "/console/sign-in", { origin: "https://evil.example", form: { token: await newOperator("admin") } });
+    const signInFromElsewhere = await fetchConsole("POST", "/console/sign-in", {
+      origin: "https://evil.example",
+      form: { token: await newOperator("admin") },
+    });
     expect(signInFromElsewhere.status).toBe(403);
     expect(signInFromElsewhere.headers.get("set-cookie")).toBeNull();
     expect(await balanceOf("demo", "USD")).toBe(before);
@@ -146,9 +182,12 @@ describe("changes", () => {
 
     // An operator posts to wallets, but clients are the admin's.
     const operator = await signedIn("operator");
-    const create = await fetchConsole("POST", "/console/clients", { cookie: operator, form: { id: "by-operator", name: "x" } });
+    const create = await fetchConsole("POST", "/console/clients", {
+      cookie: operator,
+      form: { id: "by-operator", name: "x" },
+    });
     expect(create.status).toBe(403);
-    expect((await env.DB.prepare(`SELECT id FROM clients WHERE id = 'by-operator'`).first())).toBeNull();
+    expect(await env.DB.prepare(`SELECT id FROM clients WHERE id = 'by-operator'`).first()).toBeNull();
   });
 });
 
@@ -168,7 +207,11 @@ describe("the wallet form", () => {
     expect(second.headers.get("location")).toBe("/console/wallets/demo/EUR?notice=replayed");
     expect(Number(await balanceOf("demo", "EUR")) - Number(before)).toBe(12.5);
     expect(await balanceOf("demo", "EUR")).toBe(await ledgerSumOf("demo", "EUR"));
-    const { results } = await env.DB.prepare(`SELECT * FROM audit_log WHERE action = 'wallet.top_up' AND details LIKE ?1`).bind(`%${formKey}%`).all();
+    const { results } = await env.DB.prepare(
+      `SELECT * FROM audit_log WHERE action = 'wallet.top_up' AND details LIKE ?1`,
+    )
+      .bind(`%${formKey}%`)
+      .all();
     expect(results).toHaveLength(1);
     expect(JSON.stringify(results[0])).toContain("Olga Operator");
 
@@ -186,10 +229,15 @@ describe("the wallet form", () => {
     const page = await fetchConsole("GET", "/console/wallets/demo/GBP", { cookie });
     expect(page.text).toContain("has no GBP wallet yet; a top-up opens it.");
     const formKey = formKeyOf(page.text, "top-up");
-    const posted = await fetchConsole("POST", "/console/wallets/demo/GBP", { cookie, form: { action: "top-up", formKey, amount: "20", reason: "first" } });
+    const posted = await fetchConsole("POST", "/console/wallets/demo/GBP", {
+      cookie,
+      form: { action: "top-up", formKey, amount: "20", reason: "first" },
+    });
     expect(posted.status).toBe(303);
     expect(await balanceOf("demo", "GBP")).toBe("20");
-    expect((await fetchConsole("GET", "/console/wallets?clientId=demo", { cookie })).text).toContain('<a href="/console/wallets/demo/GBP">GBP</a>');
+    expect((await fetchConsole("GET", "/console/wallets?clientId=demo", { cookie })).text).toContain(
+      '<a href="/console/wallets/demo/GBP">GBP</a>',
+    );
   });
 
   it("shows a refused amount at its field and writes nothing", async () => {
@@ -197,7 +245,10 @@ describe("the wallet form", () => {
     const page = await fetchConsole("GET", "/console/wallets/demo/EUR", { cookie });
     const formKey = formKeyOf(page.text, "adjustment");
     const before = await balanceOf("demo", "EUR");
-    const answer = await fetchConsole("POST", "/console/wallets/demo/EUR", { cookie, form: { action: "adjustment", formKey, amount: "-99999999", reason: "too much" } });
+    const answer = await fetchConsole("POST", "/console/wallets/demo/EUR", {
+      cookie,
+      form: { action: "adjustment", formKey, amount: "-99999999", reason: "too much" },
+    });
     expect(answer.status).toBe(400);
     expect(answer.text).toContain('aria-invalid="true"');
     expect(answer.text).toMatch(/id="field-amount-error" class="error">That would take the balance below zero/);
@@ -214,7 +265,10 @@ describe("escaping", () => {
     expect(named.text).toContain(`Signed in as <strong>${PROBE_ESCAPED}</strong>`);
 
     const cookie = await signedIn("admin", "Plain Admin");
-    const created = await fetchConsole("POST", "/console/clients", { cookie, form: { id: "probe", name: PROBE, keyLabel: PROBE, region: "weur" } });
+    const created = await fetchConsole("POST", "/console/clients", {
+      cookie,
+      form: { id: "probe", name: PROBE, keyLabel: PROBE, region: "weur" },
+    });
     expect(created.status).toBe(200);
     expectInert(created);
     expect(created.text).toContain(PROBE_ESCAPED);
@@ -222,16 +276,31 @@ describe("escaping", () => {
 
     const wallet = await fetchConsole("GET", "/console/wallets/probe/USD", { cookie });
     const formKey = formKeyOf(wallet.text, "top-up");
-    expect((await fetchConsole("POST", "/console/wallets/probe/USD", { cookie, form: { action: "top-up", formKey, amount: "100", reason: PROBE } })).status).toBe(303);
+    expect(
+      (
+        await fetchConsole("POST", "/console/wallets/probe/USD", {
+          cookie,
+          form: { action: "top-up", formKey, amount: "100", reason: PROBE },
+        })
+      ).status,
+    ).toBe(303);
 
     const order = await createOrder({ reference: PROBE, productList: [line("DEMO-US-RANGE", 5)] }, apiKey);
     expect(order.status).toBe(200);
     const orderId = order.body.data.id as string;
-    const found = await fetchConsole("GET", `/console/orders?clientId=probe&reference=${encodeURIComponent(PROBE)}`, { cookie });
+    const found = await fetchConsole("GET", `/console/orders?clientId=probe&reference=${encodeURIComponent(PROBE)}`, {
+      cookie,
+    });
     expect(found.status).toBe(303);
     expect(found.headers.get("location")).toBe(`/console/orders/${orderId}`);
 
-    for (const path of ["/console/clients", "/console/clients/probe", "/console/wallets?clientId=probe", "/console/wallets/probe/USD", `/console/orders/${orderId}`]) {
+    for (const path of [
+      "/console/clients",
+      "/console/clients/probe",
+      "/console/wallets?clientId=probe",
+      "/console/wallets/probe/USD",
+      `/console/orders/${orderId}`,
+    ]) {
       const page = await fetchConsole("GET", path, { cookie });
       expect([path, page.status]).toEqual([path, 200]);
       expectInert(page);
@@ -245,8 +314,11 @@ describe("the order page", () => {
     const order = await createOrder({ productList: [line("DEMO-EU-FIXED", 10)], wallet: "EUR" }, DEMO_KEY);
     const orderId = order.body.data.id as string;
     expect((await confirmOrder(orderId)).status).toBe(200);
-    await expect.poll(async () => (await call("GET", `/order/get?orderId=${orderId}`)).body.data.state, { timeout: 10_000 }).toBe("successful");
-    const pin = (await call("GET", `/order/get?orderId=${orderId}`)).body.data.redeem["DEMO-EU-FIXED"].redeemPin[0] as string;
+    await expect
+      .poll(async () => (await call("GET", `/order/get?orderId=${orderId}`)).body.data.state, { timeout: 10_000 })
+      .toBe("successful");
+    const pin = (await call("GET", `/order/get?orderId=${orderId}`)).body.data.redeem["DEMO-EU-FIXED"]
+      .redeemPin[0] as string;
 
     const viewer = await signedIn("viewer");
     const byId = await fetchConsole("GET", `/console/orders?orderId=${orderId}`, { cookie: viewer });
@@ -258,14 +330,22 @@ describe("the order page", () => {
     expect(page.text).toContain("<strong>successful</strong>");
     expect(page.text).not.toContain(pin);
     expect(page.text).toContain(`•••• ${pin.slice(-4)}`);
-    expect((await fetchConsole("POST", `/console/orders/${orderId}`, { cookie: viewer, form: { line: "0", pin: "0" } })).status).toBe(403);
+    expect(
+      (await fetchConsole("POST", `/console/orders/${orderId}`, { cookie: viewer, form: { line: "0", pin: "0" } }))
+        .status,
+    ).toBe(403);
 
     const cookie = await signedIn("operator", "Rita Revealer");
-    const revealed = await fetchConsole("POST", `/console/orders/${orderId}`, { cookie, form: { line: "0", pin: "0" } });
+    const revealed = await fetchConsole("POST", `/console/orders/${orderId}`, {
+      cookie,
+      form: { line: "0", pin: "0" },
+    });
     expect(revealed.status).toBe(200);
     expectSecured(revealed);
     expect(revealed.text).toContain(pin);
-    const row = await env.DB.prepare(`SELECT * FROM audit_log WHERE action = 'order.code_revealed' AND target = ?1`).bind(`order:${orderId}`).first();
+    const row = await env.DB.prepare(`SELECT * FROM audit_log WHERE action = 'order.code_revealed' AND target = ?1`)
+      .bind(`order:${orderId}`)
+      .first();
     expect(JSON.stringify(row)).toContain("Rita Revealer");
   });
 
@@ -277,14 +357,26 @@ describe("the order page", () => {
 
 describe("the order page's webhook deliveries", () => {
   it("lists each event of an order with a webhook URL, and the receiver's last answer when delivery gave up", async () => {
-    const order = await createOrder({ productList: [line("DEMO-US-RANGE", 5)], webhookUrl: "http://127.0.0.1:9/hook" }, DEMO_KEY);
+    const order = await createOrder(
+      { productList: [line("DEMO-US-RANGE", 5)], webhookUrl: "http://127.0.0.1:9/hook" },
+      DEMO_KEY,
+    );
     expect(order.body).toMatchObject({ data: { id: expect.any(String) } });
     const orderId = order.body.data.id as string;
     expect((await confirmOrder(orderId)).status).toBe(200);
-    await expect.poll(async () => (await orderStubOf(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 }).toEqual(["confirmed", "successful"]);
+    await expect
+      .poll(async () => (await orderStubOf(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 })
+      .toEqual(["confirmed", "successful"]);
     const events = await orderStubOf(orderId).webhookEvents();
-    await env.DB.prepare(`INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, 'demo', 'http://127.0.0.1:9/hook', ?2, 8, ?3, ?4)`)
-      .bind(events[0]!.eventId, JSON.stringify({ clientId: "demo", url: "http://127.0.0.1:9/hook", event: { id: events[0]!.eventId } }), `HTTP 500: ${PROBE}`, Date.now())
+    await env.DB.prepare(
+      `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, 'demo', 'http://127.0.0.1:9/hook', ?2, 8, ?3, ?4)`,
+    )
+      .bind(
+        events[0]!.eventId,
+        JSON.stringify({ clientId: "demo", url: "http://127.0.0.1:9/hook", event: { id: events[0]!.eventId } }),
+        `HTTP 500: ${PROBE}`,
+        Date.now(),
+      )
       .run();
     const page = await fetchConsole("GET", `/console/orders/${orderId}`, { cookie: await signedIn("viewer") });
     expect(page.status).toBe(200);
@@ -298,12 +390,18 @@ describe("the order page's webhook deliveries", () => {
 describe("the client page", () => {
   it("runs a client's keys, webhook secret, deals and state under the admin's name", async () => {
     const cookie = await signedIn("admin", "Ada Admin");
-    const made = await fetchConsole("POST", "/console/clients", { cookie, form: { id: "acme-console", name: "Acme", region: "" } });
+    const made = await fetchConsole("POST", "/console/clients", {
+      cookie,
+      form: { id: "acme-console", name: "Acme", region: "" },
+    });
     expect(made.status).toBe(200);
     const firstKey = /<dt>API key<\/dt><dd class="mono">(sk_test_[^<]+)<\/dd>/.exec(made.text)![1]!;
     expect((await call("GET", "/wallets", { key: firstKey })).status).toBe(200);
     // A form sent twice meets "already exists", not a second client.
-    const again = await fetchConsole("POST", "/console/clients", { cookie, form: { id: "acme-console", name: "Acme" } });
+    const again = await fetchConsole("POST", "/console/clients", {
+      cookie,
+      form: { id: "acme-console", name: "Acme" },
+    });
     expect(again.status).toBe(400);
     expect(again.text).toContain('id="field-id-error" class="error">A client with this id already exists.');
 
@@ -317,12 +415,36 @@ describe("the client page", () => {
     const secret = await fetchConsole("POST", here, { cookie, form: { action: "webhook-secret" } });
     expect(secret.text).toMatch(/<p class="mono">whsec_[^<]+<\/p>/);
 
-    const badSku = await fetchConsole("POST", here, { cookie, form: { action: "deal", sku: "NOPE", dealState: "active", fee: "1", feeMode: "fixed", discount: "0", discountMode: "fixed" } });
+    const badSku = await fetchConsole("POST", here, {
+      cookie,
+      form: {
+        action: "deal",
+        sku: "NOPE",
+        dealState: "active",
+        fee: "1",
+        feeMode: "fixed",
+        discount: "0",
+        discountMode: "fixed",
+      },
+    });
     expect(badSku.status).toBe(400);
     expect(badSku.text).toContain('id="field-sku-error" class="error">No SKU has this name.');
-    const deal = await fetchConsole("POST", here, { cookie, form: { action: "deal", sku: "DEMO-US-RANGE", dealState: "active", fee: "2.5", feeMode: "percentage", discount: "0", discountMode: "fixed" } });
+    const deal = await fetchConsole("POST", here, {
+      cookie,
+      form: {
+        action: "deal",
+        sku: "DEMO-US-RANGE",
+        dealState: "active",
+        fee: "2.5",
+        feeMode: "percentage",
+        discount: "0",
+        discountMode: "fixed",
+      },
+    });
     expect(deal.status).toBe(303);
-    expect((await fetchConsole("GET", here, { cookie })).text).toContain("<td>DEMO-US-RANGE</td><td>active</td><td>2.5 (percentage)</td>");
+    expect((await fetchConsole("GET", here, { cookie })).text).toContain(
+      "<td>DEMO-US-RANGE</td><td>active</td><td>2.5 (percentage)</td>",
+    );
 
     const disabled = await fetchConsole("POST", here, { cookie, form: { action: "disable" } });
     expect(disabled.headers.get("location")).toBe(`${here}?notice=disabled`);
@@ -331,9 +453,18 @@ describe("the client page", () => {
     expect(rotated.status).toBe(303);
     expect((await call("GET", "/wallets", { key: firstKey })).status).toBe(200);
 
-    const { results } = await env.DB.prepare(`SELECT action, actor_name FROM audit_log WHERE target = 'client:acme-console' ORDER BY id`).all();
+    const { results } = await env.DB.prepare(
+      `SELECT action, actor_name FROM audit_log WHERE target = 'client:acme-console' ORDER BY id`,
+    ).all();
     expect(results).toEqual(
-      ["client.create", "client.keys.issue", "client.webhook_secret.rotate", "deal.upsert", "client.disable", "client.enable"].map((action) => ({ action, actor_name: "Ada Admin" })),
+      [
+        "client.create",
+        "client.keys.issue",
+        "client.webhook_secret.rotate",
+        "deal.upsert",
+        "client.disable",
+        "client.enable",
+      ].map((action) => ({ action, actor_name: "Ada Admin" })),
     );
   });
 });

@@ -44,7 +44,9 @@ describe("html", () => {
 
   it("builds paths whose segments a client chose without leaving the path", () => {
     expect(path("/console/clients", "a/../b?c#d")).toBe("/console/clients/a%2F..%2Fb%3Fc%23d");
-    expect(withQuery("/console/orders", { orderId: "ord_1 2", clientId: undefined })).toBe("/console/orders?orderId=ord_1+2");
+    expect(withQuery("/console/orders", { orderId: "ord_1 2", clientId: undefined })).toBe(
+      "/console/orders?orderId=ord_1+2",
+    );
     expect(withQuery("/x", {})).toBe("/x");
   });
 });
@@ -58,7 +60,12 @@ describe("layout", () => {
       { path: "/console/clients", label: "Clients", minRole: "viewer" },
       { path: "/console/operators", label: "Operators", minRole: "admin" },
     ]);
-    const page = layout({ title: PROBE, operator, current: "/console/clients", body: html`<p>${PROBE}</p>` }).toString();
+    const page = layout({
+      title: PROBE,
+      operator,
+      current: "/console/clients",
+      body: html`<p>${PROBE}</p>`,
+    }).toString();
     expect(page).toMatch(/^<!doctype html>\n<html lang="en">/);
     expect(page).toContain('<a class="skip" href="#main">Skip to content</a>');
     expect(page).toContain('<main id="main" tabindex="-1">');

@@ -115,3 +115,13 @@ describe("the actor of a change", () => {
     expect(listed.body.data.entries[0]).toMatchObject({ actor: `operator:${operator.id}`, actorName: "Olga Operator" });
   });
 });
+
+describe("the router's role check", () => {
+  it("refuses to route an operator route that names no role", async () => {
+    const { createRouter } = await import("../../src/http/router");
+    const parts = { authenticate: async () => Promise.reject(new Error("unused")), authorizeOperator: async () => Promise.reject(new Error("unused")), afterOperatorWrite: () => {} };
+    const handler = async () => new Response("ran");
+    expect(() => createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin" }], parts)).toThrow(/without a role/);
+    expect(() => createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin", role: "operator" }], parts)).not.toThrow();
+  });
+});

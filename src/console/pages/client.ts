@@ -37,7 +37,9 @@ function button(action: string, label: string, extra: Html = html``, quiet = fal
 const MODES = ["fixed", "percentage"] as const;
 
 function modeSelect(name: string, label: string, chosen: string): Html {
-  const options = MODES.map((mode) => html`<option value="${mode}" ${mode === chosen ? html`selected` : ""}>${mode}</option>`);
+  const options = MODES.map(
+    (mode) => html`<option value="${mode}" ${mode === chosen ? html`selected` : ""}>${mode}</option>`,
+  );
   return html`<div class="field"><label for="field-${name}">${label}</label><select id="field-${name}" name="${name}">${options}</select></div>`;
 }
 
@@ -80,7 +82,11 @@ async function draw(
   const client = await findClient(env.DB, params.clientId!);
   if (client === null) return null;
   const admin = roleAllows(operator.role, "admin");
-  const [keys, wallets, deals] = await Promise.all([keysOf(env.DB, client.id), walletBalances(env, client.id), dealsOf(env.DB, client.id)]);
+  const [keys, wallets, deals] = await Promise.all([
+    keysOf(env.DB, client.id),
+    walletBalances(env, client.id),
+    dealsOf(env.DB, client.id),
+  ]);
   const keyRows = keys.map((key) => {
     const keyId = keyIdOf(key.key_hash);
     const revoke =
@@ -91,7 +97,8 @@ async function draw(
       <td>${key.revoked_at === null ? "active" : html`revoked ${when(key.revoked_at)}`}</td><td>${revoke}</td></tr>`;
   });
   const walletRows = wallets.map(
-    (wallet) => html`<li><a href="${path("/console/wallets", client.id, wallet.currency)}">${wallet.currency}</a>: ${wallet.balance}</li>`,
+    (wallet) =>
+      html`<li><a href="${path("/console/wallets", client.id, wallet.currency)}">${wallet.currency}</a>: ${wallet.balance}</li>`,
   );
   const actions = admin
     ? html`<section aria-labelledby="actions-title" class="card"><h2 id="actions-title">Actions</h2>
@@ -120,7 +127,12 @@ async function draw(
 }
 
 function notFound(ctx: PageContext): Response {
-  const page = layout({ title: "Client not found", operator: ctx.operator, current: "/console/clients", body: html`<p class="notice bad" role="alert">No client has this id.</p>` });
+  const page = layout({
+    title: "Client not found",
+    operator: ctx.operator,
+    current: "/console/clients",
+    body: html`<p class="notice bad" role="alert">No client has this id.</p>`,
+  });
   return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
@@ -147,7 +159,10 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
         const rotate = form.get("action") === "rotate";
         const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
         const { key, revokedKeyIds } = await issueKey(ctx.env, actor, clientId, label, rotate);
-        shown = once(`New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`, key.apiKey);
+        shown = once(
+          `New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`,
+          key.apiKey,
+        );
         break;
       }
       case "revoke": {
@@ -155,7 +170,10 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
         return seeOther(withQuery(here, { notice: revoked ? "revoked" : "already-revoked" }));
       }
       case "webhook-secret":
-        shown = once("New webhook secret (the old one signs alongside it for 24 hours)", await rotateWebhookSecret(ctx.env, actor, clientId));
+        shown = once(
+          "New webhook secret (the old one signs alongside it for 24 hours)",
+          await rotateWebhookSecret(ctx.env, actor, clientId),
+        );
         break;
       case "disable":
       case "enable": {

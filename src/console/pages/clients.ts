@@ -19,7 +19,9 @@ import type { PageContext } from "../page";
 
 function createForm(values: Map<string, string>, error: FormError | null): Html {
   const region = values.get("region") ?? "";
-  const options = REGIONS.map((hint) => html`<option value="${hint}" ${hint === region ? html`selected` : ""}>${hint}</option>`);
+  const options = REGIONS.map(
+    (hint) => html`<option value="${hint}" ${hint === region ? html`selected` : ""}>${hint}</option>`,
+  );
   const regionFailed = error?.field === "region";
   return html`<form method="post" class="card" aria-labelledby="create-title">
       <h2 id="create-title">Create a client</h2>
@@ -47,7 +49,9 @@ async function draw(ctx: PageContext, form: Html | null): Promise<Html> {
   const table = html`<table><caption>Clients by id</caption>
     <thead><tr><th scope="col">Id</th><th scope="col">Name</th><th scope="col">Region</th><th scope="col">Created</th><th scope="col">State</th></tr></thead>
     <tbody>${page.items.map(
-      (row) => html`<tr><td><a href="${path("/console/clients", row.id)}">${row.id}</a></td><td>${row.name}</td><td>${regionOf(row.region) ?? "no hint"}</td>
+      (
+        row,
+      ) => html`<tr><td><a href="${path("/console/clients", row.id)}">${row.id}</a></td><td>${row.name}</td><td>${regionOf(row.region) ?? "no hint"}</td>
         <td>${when(row.created_at)}</td><td>${row.disabled_at === null ? "enabled" : html`<strong>disabled</strong> since ${when(row.disabled_at)}`}</td></tr>`,
     )}</tbody></table>
     ${page.next !== null ? html`<p><a href="${withQuery("/console/clients", { after: page.next })}">More clients</a></p>` : ""}`;
@@ -82,7 +86,8 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     return layout({ title: "Client created", operator: ctx.operator, current: "/console/clients", body });
   } catch (error) {
     let refusal: FormError | null = error instanceof FormError ? error : null;
-    if (error instanceof ApiError && error.failure.code === "client_exists") refusal = new FormError("id", "A client with this id already exists.");
+    if (error instanceof ApiError && error.failure.code === "client_exists")
+      refusal = new FormError("id", "A client with this id already exists.");
     if (refusal === null) throw error;
     const page = await draw(ctx, createForm(values, refusal));
     return new Response(page.toString(), { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });

@@ -23,16 +23,39 @@ export interface PageEntry {
 }
 
 export const PAGES: readonly PageEntry[] = [
-  { path: "/console", minRole: "viewer", postRole: "operator", nav: "Needs attention", load: () => import("./attention") },
+  {
+    path: "/console",
+    minRole: "viewer",
+    postRole: "operator",
+    nav: "Needs attention",
+    load: () => import("./attention"),
+  },
   { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
   { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
   { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
   { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
   { path: "/console/wallets", minRole: "viewer", nav: "Wallets", load: () => import("./wallets") },
-  { path: "/console/wallets/:clientId/:currency", minRole: "viewer", postRole: "operator", load: () => import("./wallet") },
-  { path: "/console/catalogue", minRole: "viewer", postRole: "admin", nav: "Catalogue and stock", load: () => import("./catalogue") },
+  {
+    path: "/console/wallets/:clientId/:currency",
+    minRole: "viewer",
+    postRole: "operator",
+    load: () => import("./wallet"),
+  },
+  {
+    path: "/console/catalogue",
+    minRole: "viewer",
+    postRole: "admin",
+    nav: "Catalogue and stock",
+    load: () => import("./catalogue"),
+  },
   { path: "/console/catalogue/:sku", minRole: "viewer", postRole: "operator", load: () => import("./product") },
-  { path: "/console/dead-letters", minRole: "viewer", postRole: "operator", nav: "Dead letters", load: () => import("./dead-letters") },
+  {
+    path: "/console/dead-letters",
+    minRole: "viewer",
+    postRole: "operator",
+    nav: "Dead letters",
+    load: () => import("./dead-letters"),
+  },
   { path: "/console/audit", minRole: "viewer", nav: "Audit log", load: () => import("./audit") },
   { path: "/console/audit/export", minRole: "viewer", load: () => import("./audit-export") },
 ];

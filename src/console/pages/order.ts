@@ -30,7 +30,11 @@ async function recordOf(env: Env, orderId: string): Promise<OrderRecord | null> 
 /** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
 async function movementsOf(env: Env, record: OrderRecord): Promise<LedgerEntry[]> {
   const wallet = walletStub(env, record.clientId, record.wallet, record.walletRegion ?? null);
-  const keys = [chargeKey(record.id), ...record.lines.map((line) => refundKey(record.id, line.sku)), voidKey(record.id)];
+  const keys = [
+    chargeKey(record.id),
+    ...record.lines.map((line) => refundKey(record.id, line.sku)),
+    voidKey(record.id),
+  ];
   const entries = await Promise.all(keys.map((key) => wallet.entry(key) as Promise<LedgerEntry | null>));
   return entries.filter((entry): entry is LedgerEntry => entry !== null).sort((a, b) => a.seq - b.seq);
 }
@@ -66,7 +70,11 @@ function codes(record: OrderRecord, mayReveal: boolean, revealed: Revealed | nul
 }
 
 /** Each event's delivery: handed to the queue or not, and the receiver's last answer if it gave up. */
-function webhookDeliveries(record: OrderRecord, events: { eventId: string; state: string; at: number; sent: boolean }[], deadLetters: DeadLetter[]): Html {
+function webhookDeliveries(
+  record: OrderRecord,
+  events: { eventId: string; state: string; at: number; sent: boolean }[],
+  deadLetters: DeadLetter[],
+): Html {
   if (record.webhookUrl === null) return html`<p>The order has no webhook URL: no events are sent.</p>`;
   if (events.length === 0) return html`<p>No event yet.</p>`;
   const rows = events.map((event) => {
@@ -77,7 +85,9 @@ function webhookDeliveries(record: OrderRecord, events: { eventId: string; state
           ? "handed to the queue; no failed delivery recorded"
           : "waiting to be handed to the queue"
         : letters.map(
-            (letter) => html`<div>failed after ${letter.attempts ?? "the queue's"} attempts at ${when(letter.failedAt)}: ${letter.lastError}
+            (
+              letter,
+            ) => html`<div>failed after ${letter.attempts ?? "the queue's"} attempts at ${when(letter.failedAt)}: ${letter.lastError}
               ${letter.replayedAt !== null ? html` (replayed ${when(letter.replayedAt)})` : " (a dead letter waiting)"}</div>`,
           );
     return html`<tr><td class="mono">${event.eventId}</td><td>${event.state}</td><td>${when(event.at)}</td><td>${outcome}</td></tr>`;
@@ -91,17 +101,33 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   const record = await recordOf(env, params.orderId!);
   if (record === null) return null;
   const stub = env.ORDERS.get(objectIdOf(env.ORDERS, record.id)!);
-  const [movements, failure, events] = await Promise.all([movementsOf(env, record), timerFailureOfOrder(env.DB, record.id), stub.webhookEvents()]);
-  const deadLetters = await deadLettersOfEvents(env.DB, events.map((event) => event.eventId));
+  const [movements, failure, events] = await Promise.all([
+    movementsOf(env, record),
+    timerFailureOfOrder(env.DB, record.id),
+    stub.webhookEvents(),
+  ]);
+  const deadLetters = await deadLettersOfEvents(
+    env.DB,
+    events.map((event) => event.eventId),
+  );
   // What happened, in time order: created, the ledger's movements, each announced state, the state now.
   const moments: { at: number; item: Html }[] = [
     { at: record.createdAt, item: html`<strong>created</strong> (expires unconfirmed at ${when(record.expiresAt)})` },
   ];
   for (const entry of movements) {
-    const text = entry.kind === "order_charge" ? "charged" : entry.kind === "order_void" ? "voided (expired unconfirmed)" : entry.kind.replace("order_", "");
-    moments.push({ at: entry.createdAt, item: html`<strong>${text}</strong>: ${amount(entry.amount, record.wallet)} (ledger #${entry.seq})` });
+    const text =
+      entry.kind === "order_charge"
+        ? "charged"
+        : entry.kind === "order_void"
+          ? "voided (expired unconfirmed)"
+          : entry.kind.replace("order_", "");
+    moments.push({
+      at: entry.createdAt,
+      item: html`<strong>${text}</strong>: ${amount(entry.amount, record.wallet)} (ledger #${entry.seq})`,
+    });
   }
-  for (const event of events) moments.push({ at: event.at, item: html`<strong>${event.state}</strong> (webhook event ${event.eventId})` });
+  for (const event of events)
+    moments.push({ at: event.at, item: html`<strong>${event.state}</strong> (webhook event ${event.eventId})` });
   if (!events.some((event) => event.state === record.state) && record.state !== "created") {
     moments.push({ at: record.modifiedAt, item: html`<strong>${record.state}</strong>` });
   }
@@ -112,7 +138,9 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   ];
   const deliveries = webhookDeliveries(record, events, deadLetters);
   const lines = record.lines.map(
-    (line) => html`<tr><td>${line.sku}</td><td>${line.product.name}</td><td class="num">${line.quantity} × ${amount(line.quote, line.product.currency)}</td>
+    (
+      line,
+    ) => html`<tr><td>${line.sku}</td><td>${line.product.name}</td><td class="num">${line.quantity} × ${amount(line.quote, line.product.currency)}</td>
       <td class="num">${amount(line.charge, record.wallet)}</td><td>${line.product.supplier}</td><td>${line.status}</td><td class="num">${line.attempts}</td>
       <td>${line.failureReason ?? ""}</td><td class="num">${amount(line.refunded, record.wallet)}</td></tr>`,
   );
@@ -140,7 +168,12 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
 }
 
 function notFound(ctx: PageContext): Response {
-  const page = layout({ title: "Order not found", operator: ctx.operator, current: "/console/orders", body: html`<p class="notice bad" role="alert">No order has this id.</p>` });
+  const page = layout({
+    title: "Order not found",
+    operator: ctx.operator,
+    current: "/console/orders",
+    body: html`<p class="notice bad" role="alert">No order has this id.</p>`,
+  });
   return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
 }
 
@@ -157,6 +190,9 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   if (record === null) return notFound(ctx);
   const code = Number.isInteger(line) && Number.isInteger(pin) ? record.lines[line]?.redeem?.pins[pin] : undefined;
   if (code === undefined) return (await draw(ctx, null)) ?? notFound(ctx);
-  await audit(ctx.env.DB, auditedBy(ctx), "order.code_revealed", `order:${record.id}`, { sku: record.lines[line]!.sku, index: pin });
+  await audit(ctx.env.DB, auditedBy(ctx), "order.code_revealed", `order:${record.id}`, {
+    sku: record.lines[line]!.sku,
+    index: pin,
+  });
   return (await draw(ctx, { line, pin })) ?? notFound(ctx);
 }

@@ -15,7 +15,9 @@ import type { PageContext } from "../page";
 
 /** The order a client created with `reference`, or null. */
 async function orderOfReference(env: Env, clientId: string, reference: string): Promise<OrderRecord | null> {
-  return (await env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(clientId, reference))).record()) as OrderRecord | null;
+  return (await env.ORDERS.get(
+    env.ORDERS.idFromName(orderObjectName(clientId, reference)),
+  ).record()) as OrderRecord | null;
 }
 
 export async function get({ env, operator, url }: PageContext) {
@@ -28,11 +30,18 @@ export async function get({ env, operator, url }: PageContext) {
   } else if (clientId !== "" || reference !== "") {
     const record = clientId !== "" && reference !== "" ? await orderOfReference(env, clientId, reference) : null;
     if (record !== null) return seeOther(path("/console/orders", record.id));
-    problem = { field: "reference", text: clientId === "" || reference === "" ? "Give both the client id and the reference." : "That client has no order with this reference." };
+    problem = {
+      field: "reference",
+      text:
+        clientId === "" || reference === ""
+          ? "Give both the client id and the reference."
+          : "That client has no order with this reference.",
+    };
   }
   const error = (field: string) =>
     problem?.field === field ? html`<p id="${field}-error" class="error">${problem.text}</p>` : "";
-  const invalid = (field: string) => (problem?.field === field ? html`aria-invalid="true" aria-describedby="${field}-error"` : "");
+  const invalid = (field: string) =>
+    problem?.field === field ? html`aria-invalid="true" aria-describedby="${field}-error"` : "";
 
   const after = query("after");
   const rows = await listTimerFailures(env.DB, after === "" ? null : after, rowsToFetch(DEFAULT_PAGE_SIZE));
@@ -44,7 +53,9 @@ export async function get({ env, operator, url }: PageContext) {
           <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Timer</th><th scope="col" class="num">Failures</th>
           <th scope="col">Last error</th><th scope="col">Since</th><th scope="col">Next attempt</th></tr></thead>
           <tbody>${page.items.map(
-            (row) => html`<tr><td><a href="${path("/console/orders", row.orderId)}">${row.orderId}</a></td><td>${row.clientId}</td>
+            (
+              row,
+            ) => html`<tr><td><a href="${path("/console/orders", row.orderId)}">${row.orderId}</a></td><td>${row.clientId}</td>
               <td>${row.timer}${row.skus.length > 0 ? html` (${row.skus.join(", ")})` : ""}</td><td class="num">${row.failures}</td>
               <td>${row.lastError}</td><td>${when(row.firstFailedAt)}</td><td>${when(row.nextAttemptAt)}</td></tr>`,
           )}</tbody></table>

@@ -35,7 +35,10 @@ function postingForm(kind: "top-up" | "adjustment", currency: string, refused: R
   const error = mine?.error ?? null;
   const value = (name: string) => mine?.values.get(name) ?? "";
   const title = kind === "top-up" ? "Top up" : "Adjust";
-  const hint = kind === "top-up" ? `A positive amount in ${currency}.` : `Positive credits, negative debits (never below zero), in ${currency}.`;
+  const hint =
+    kind === "top-up"
+      ? `A positive amount in ${currency}.`
+      : `Positive credits, negative debits (never below zero), in ${currency}.`;
   // A refused form keeps its key: nothing was written under it, and a re-send must still post once.
   const key = mine?.values.get("formKey") ?? newFormKey();
   return html`<form method="post" class="card" aria-labelledby="${kind}-title">
@@ -70,7 +73,13 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
   const { clientId, currency } = params as { clientId: string; currency: string };
   const title = `Wallet ${clientId} · ${currency}`;
   const client = await findClient(env.DB, clientId);
-  if (client === null) return layout({ title, operator, current: "/console/wallets", body: html`<p class="notice bad" role="alert">No client has this id.</p>` });
+  if (client === null)
+    return layout({
+      title,
+      operator,
+      current: "/console/wallets",
+      body: html`<p class="notice bad" role="alert">No client has this id.</p>`,
+    });
   const may = roleAllows(operator.role, "operator");
   const forms = may
     ? html`${postingForm("top-up", currency, refused)}${postingForm("adjustment", currency, refused)}`
@@ -82,7 +91,10 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
       walletBalance(env, clientStatement, clientId, currency),
       ledgerPage(env, clientStatement, clientId, currency, after, DEFAULT_PAGE_SIZE),
     ]);
-    const more = page.next !== null ? html`<p><a href="${withQuery(path("/console/wallets", clientId, currency), { after: page.next })}">Next entries</a></p>` : "";
+    const more =
+      page.next !== null
+        ? html`<p><a href="${withQuery(path("/console/wallets", clientId, currency), { after: page.next })}">Next entries</a></p>`
+        : "";
     summary = html`<dl class="facts"><dt>Client</dt><dd><a href="${path("/console/clients", clientId)}">${client.name}</a> (${clientId})</dd>
         <dt>Balance</dt><dd>${amount(balance, currency)}</dd></dl>
       ${ledgerTable(page.entries, currency)}${more}`;
@@ -90,7 +102,12 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
     if (!(error instanceof ApiError) || error.failure.code !== "wallet_unknown") throw error;
     summary = html`<p>${client.name} has no ${currency} wallet yet; a top-up opens it.</p>`;
   }
-  return layout({ title, operator, current: "/console/wallets", body: html`${notice(url, NOTICES)}${summary}${forms}` });
+  return layout({
+    title,
+    operator,
+    current: "/console/wallets",
+    body: html`${notice(url, NOTICES)}${summary}${forms}`,
+  });
 }
 
 export function get(ctx: PageContext): Promise<Html> {
@@ -112,7 +129,9 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     const posting = { clientId, currency, amount: given, reason, idempotencyKey };
     const post = kind(values) === "adjustment" ? adjustWallet : topUpWallet;
     const outcome = await post(env, clientStatement, auditedBy(ctx), posting);
-    return seeOther(withQuery(path("/console/wallets", clientId, currency), { notice: outcome.replayed ? "replayed" : kind(values) }));
+    return seeOther(
+      withQuery(path("/console/wallets", clientId, currency), { notice: outcome.replayed ? "replayed" : kind(values) }),
+    );
   } catch (error) {
     const refusal = refusalOf(error);
     if (refusal === null) throw error;
@@ -128,7 +147,10 @@ function refusalOf(error: unknown): FormError | null {
     case "invalid_request_body":
       return new FormError("amount", String(error.failure.details?.reason ?? error.failure.message));
     case "adjustment_below_zero":
-      return new FormError("amount", `That would take the balance below zero (it is ${String(error.failure.details?.balance ?? "")}).`);
+      return new FormError(
+        "amount",
+        `That would take the balance below zero (it is ${String(error.failure.details?.balance ?? "")}).`,
+      );
     case "idempotency_conflict":
       return new FormError("form", "This form was already posted with other values; reload the page for a new form.");
     default:

@@ -26,7 +26,12 @@ export async function get({ env, operator, url }: PageContext) {
   if (clientId === "") return layout({ title: "Wallets", operator, current: "/console/wallets", body: search });
   const client = await findClient(env.DB, clientId);
   if (client === null) {
-    return layout({ title: "Wallets", operator, current: "/console/wallets", body: html`${search}<p class="notice bad" role="alert">No client has the id ${clientId}.</p>` });
+    return layout({
+      title: "Wallets",
+      operator,
+      current: "/console/wallets",
+      body: html`${search}<p class="notice bad" role="alert">No client has the id ${clientId}.</p>`,
+    });
   }
   const wallets = await walletCurrencies(env.DB, clientId);
   const rows = await Promise.all(
