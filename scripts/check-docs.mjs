@@ -31,7 +31,7 @@ async function freePort() {
   return port;
 }
 
-if (!existsSync(join(root, "src/docs/generated/renderer.js")) || !existsSync(join(root, "src/docs/generated/assets/docs"))) {
+if (!existsSync(join(root, "src/docs/generated/renderer.js")) || !existsSync(join(root, "src/docs/generated/assets/docs")) || !existsSync(join(root, "src/docs/generated/assets/console"))) {
   spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
 }
 

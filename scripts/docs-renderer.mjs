@@ -27,4 +27,10 @@ writeFileSync(
     `export const RENDERER_VERSION = ${JSON.stringify(version)};\n` +
     `export const RENDERER_HASH = ${JSON.stringify(hash)};\n`,
 );
+// The console's htmx (src/console/assets.ts), from the same static assets: pinned to an exact version in
+// package.json, and named by it, so the console can serve it with an immutable cache header.
+const htmx = JSON.parse(readFileSync(`${root}/node_modules/htmx.org/package.json`, "utf8")).version;
+mkdirSync(`${generated}/assets/console`, { recursive: true });
+copyFileSync(`${root}/node_modules/htmx.org/dist/htmx.min.js`, `${generated}/assets/console/htmx-${htmx}.min.js`);
+console.log(`src/docs/generated: htmx ${htmx} for the console, served as a static asset`);
 console.log(`src/docs/generated: @scalar/api-reference ${version}, ${bundle.length} bytes, sha256 ${hash}…, served as a static asset`);

@@ -26,7 +26,7 @@ function run(args) {
 }
 
 // The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).
-if (!existsSync(`${root}/src/docs/generated/renderer.js`) || !existsSync(`${root}/src/docs/generated/assets/docs`)) {
+if (!existsSync(`${root}/src/docs/generated/renderer.js`) || !existsSync(`${root}/src/docs/generated/assets/docs`) || !existsSync(`${root}/src/docs/generated/assets/console`)) {
   const made = spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
   if (made.status !== 0) process.exit(made.status ?? 1);
 }

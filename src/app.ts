@@ -27,7 +27,7 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, operators] = await Promise.all([
+  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, operators, attention] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-routes"),
     import("./clients/client-routes"),
@@ -38,6 +38,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./webhooks/dead-letter-routes"),
     import("./audit/audit-routes"),
     import("./operators/operator-routes"),
+    import("./attention/attention-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -50,6 +51,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,
     ...operators.operatorRoutes,
+    ...attention.attentionRoutes,
   ];
 });
 
@@ -93,5 +95,7 @@ export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
     { prefix: "/openapi.json", load: async () => [await documentRoute()] },
     // The rendered API reference: a page for people, so beside the routes and out of /openapi.json.
     { prefix: "/docs", load: async () => (await import("./docs/docs-routes")).docsPages },
+    // The operator console: pages for people, signed in with a session (src/console/console-routes.ts).
+    { prefix: "/console", load: async () => (await import("./console/console-routes")).consolePages },
   ],
 });

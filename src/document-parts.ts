@@ -46,6 +46,7 @@ const TAGS: DocumentParts["tags"] = [
   { name: "Admin: audit", description: "Operator: the log of every operator change." },
   { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
   { name: "Admin: operators", description: "Operator: the people who run the service, each with a role and a token of their own." },
+  { name: "Admin: attention", description: "Operator: what needs attention (stuck orders, dead letters, low stock, low balances) and the thresholds it is judged by." },
   { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
 ];
 

@@ -4,6 +4,28 @@
  */
 
 export interface paths {
+    "/admin/attention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What needs an operator: stuck orders, dead letters, low stock, low balances
+         * @description The console's home page as JSON: the first 50 stuck orders (GET /admin/orders/stuck), the newest 50 dead letters not replayed yet (GET /admin/webhooks/dead-letters), each with `more` when its own list holds more; active inventory SKUs with fewer available codes than their low-stock threshold, with their counts per value; and wallets whose balance is below their low-balance threshold, with the balance. It reads one wallet object per wallet with a threshold.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminGetAttention"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/audit": {
         parameters: {
             query?: never;
@@ -571,6 +593,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/products/{sku}/low-stock-threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or remove an inventory SKU's low-stock threshold
+         * @description The SKU is listed in GET /admin/attention while it is active and fewer of its codes than `threshold` are available (all values together). `null` removes the threshold. Only SKUs supplied from uploaded codes (`inventory`) take one: any other is 400.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        put: operations["adminSetStockThreshold"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/wallets/{clientId}/{currency}": {
         parameters: {
             query?: never;
@@ -652,6 +696,28 @@ export interface paths {
          */
         get: operations["adminGetLedger"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/wallets/{clientId}/{currency}/low-balance-threshold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set or remove a wallet's low-balance threshold
+         * @description The wallet is listed in GET /admin/attention while its balance is below `threshold` (in the wallet's currency, positive, with at most its minor units). `null` removes the threshold. The wallet must exist (its first top-up opens it).
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        put: operations["adminSetWalletThreshold"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1277,6 +1343,63 @@ export interface components {
                 };
             };
         };
+        AdminGetAttentionResponse: {
+            /** @enum {string} */
+            message: "Needs attention";
+            data: {
+                stuckOrders: {
+                    /** @description The first 50 of GET /admin/orders/stuck. */
+                    orders: {
+                        orderId: string;
+                        clientId: string;
+                        /**
+                         * @description The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
+                         * @enum {string}
+                         */
+                        timer: "expire" | "process" | "outbox" | "settle" | "supplier";
+                        /** @description For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer. */
+                        skus: string[];
+                        /** @description Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes. */
+                        failures: number;
+                        /** @description The last error, or for `supplier` each line's last answer (`<sku>: <answer>`). */
+                        lastError: string;
+                        /** @description Unix ms of the first failure of this run of failures; for `supplier`, since when the longest unknown line's outcome is unknown. */
+                        firstFailedAt: number;
+                        lastFailedAt: number;
+                        /** @description Unix ms of the next retry. */
+                        nextAttemptAt: number;
+                    }[];
+                    /** @description Whether GET /admin/orders/stuck lists more. */
+                    more: boolean;
+                };
+                deadLetters: {
+                    /** @description The newest 50 dead letters not replayed yet. */
+                    deadLetters: components["schemas"]["DeadLetter"][];
+                    /** @description Whether GET /admin/webhooks/dead-letters lists more pending ones. */
+                    more: boolean;
+                };
+                /** @description Active inventory SKUs with fewer available codes than their low-stock threshold, by SKU. */
+                lowStock: {
+                    sku: string;
+                    name: string;
+                    threshold: number;
+                    /** @description Codes available (unsold, unreserved), all values together. */
+                    available: number;
+                    /** @description Available codes per value: every quote of a fixed SKU (0 included), the values in stock of a range SKU. */
+                    byValue: {
+                        value: number;
+                        available: number;
+                    }[];
+                }[];
+                /** @description Wallets whose balance is below their low-balance threshold, by client and currency. */
+                lowBalance: {
+                    clientId: string;
+                    currency: string;
+                    threshold: number;
+                    balance: number;
+                }[];
+            };
+        };
         AdminGetClientResponse: {
             /** @enum {string} */
             message: "Client";
@@ -1580,6 +1703,34 @@ export interface components {
             /** @enum {string} */
             message: "Exchange rate set";
             data: components["schemas"]["ExchangeRateSetting"];
+        };
+        AdminSetStockThresholdRequest: {
+            /** @description Listed as low while fewer codes than this are available, all values together; null removes the threshold. */
+            threshold: number | null;
+        };
+        AdminSetStockThresholdResponse: {
+            /** @enum {string} */
+            message: "Low-stock threshold set" | "Low-stock threshold removed";
+            data: {
+                sku: string;
+                threshold: number | null;
+                /** @description Codes available now (unsold, unreserved), all values together. */
+                available: number;
+            };
+        };
+        AdminSetWalletThresholdRequest: {
+            /** @description Listed as low while the balance is below this, in the wallet's currency with at most its minor units; null removes the threshold. */
+            threshold: (string | number) | null;
+        };
+        AdminSetWalletThresholdResponse: {
+            /** @enum {string} */
+            message: "Low-balance threshold set" | "Low-balance threshold removed";
+            data: {
+                clientId: string;
+                currency: string;
+                threshold: number | null;
+                balance: number;
+            };
         };
         AdminTopUpWalletRequest: {
             amount: string | number;
@@ -2733,6 +2884,47 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminGetAttention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Needs attention */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGetAttentionResponse"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminListAudit: {
         parameters: {
             query?: {
@@ -4763,6 +4955,91 @@ export interface operations {
             };
         };
     };
+    adminSetStockThreshold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example EU-VOUCHER */
+                sku: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetStockThresholdRequest"];
+            };
+        };
+        responses: {
+            /** @description Low-stock threshold set | Low-stock threshold removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetStockThresholdResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `sku_not_found`: SKU not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkuNotFoundError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminGetWallet: {
         parameters: {
             query?: never;
@@ -5062,6 +5339,96 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSetWalletThreshold: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetWalletThresholdRequest"];
+            };
+        };
+        responses: {
+            /** @description Low-balance threshold set | Low-balance threshold removed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetWalletThresholdResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `wallet_unknown`: Wallet not found
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

@@ -95,3 +95,38 @@ export async function auditEntriesAfter(db: D1Database, after: number, target: s
     .all<AuditRow>();
   return results;
 }
+
+/** What the console's audit page filters by; each absent filter lets every row through. */
+export interface AuditFilters {
+  /** Rows whose actor (`operator:<id>`, `admin:<8 hex>`, `system:<name>`) or operator name contains this text. */
+  actor?: string;
+  /** Rows whose action starts with this (`wallet.` for every wallet action). */
+  action?: string;
+  /** Rows about exactly this target (`client:acme`). */
+  target?: string;
+  /** Rows at or after this time (Unix ms). */
+  from?: number;
+  /** Rows before this time (Unix ms). */
+  to?: number;
+}
+
+/**
+ * Rows matching `filters` with an id below `before` (null: from the newest), newest first, at most
+ * `rows` of them. Every filter is bound as a parameter, never spliced into the SQL.
+ */
+export async function auditEntriesBefore(db: D1Database, filters: AuditFilters, before: number | null, rows: number): Promise<AuditRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, at, actor, actor_name, action, target, request_id, details FROM audit_log
+        WHERE (?1 IS NULL OR id < ?1)
+          AND (?2 IS NULL OR instr(actor, ?2) > 0 OR instr(coalesce(actor_name, ''), ?2) > 0)
+          AND (?3 IS NULL OR substr(action, 1, length(?3)) = ?3)
+          AND (?4 IS NULL OR target = ?4)
+          AND (?5 IS NULL OR at >= ?5)
+          AND (?6 IS NULL OR at < ?6)
+        ORDER BY id DESC LIMIT ?7`,
+    )
+    .bind(before, filters.actor ?? null, filters.action ?? null, filters.target ?? null, filters.from ?? null, filters.to ?? null, rows)
+    .all<AuditRow>();
+  return results;
+}

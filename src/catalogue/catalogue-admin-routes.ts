@@ -4,20 +4,16 @@ import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import {
   dealFromRow,
   dealsOf,
-  deleteDealStatement,
-  findDeal,
   productFromRow,
   productsAfter,
   requireProduct,
   productWithCodeCounts,
-  setActiveStatement,
-  upsertDealStatement,
   upsertProductStatement,
   type DealRow,
   type StoredProductRow,
 } from "./catalogue-store";
 import type { CodeCountRow } from "../inventory/code-store";
-import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "./catalogue-rules";
+import { canonicalQuotes, changedStockTerms } from "./catalogue-rules";
 import { adminDealView, adminProductView } from "./catalogue-views";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
@@ -38,6 +34,8 @@ import {
   UpsertProductRequest,
 } from "./admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
+import { setProductActive } from "./operator-catalogue";
+import * as deals from "./deal-actions";
 
 function adminProductViewOf(row: StoredProductRow, counts: CodeCountRow[]) {
   return adminProductView(productFromRow(row), row.updated_at, counts);
@@ -99,13 +97,7 @@ async function setActive(request: IRequest, context: RequestContext, active: boo
   const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const db = context.env.DB;
-  const product = await requireProduct(db, sku);
-  if (product.active !== active) {
-    await db.batch([
-      setActiveStatement(db, sku, active, Date.now()),
-      auditStatement(db, actor, active ? "product.enable" : "product.disable", `product:${sku}`, {}),
-    ]);
-  }
+  await setProductActive(db, actor, sku, active);
   return ok(active ? "Product enabled" : "Product disabled", viewOf((await productWithCodeCounts(db, sku))!));
 }
 
@@ -146,32 +138,14 @@ export async function upsertDeal(request: IRequest, context: RequestContext): Pr
   const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
   const body = await parseBody(UpsertDealRequest, request, context.env);
-  const db = context.env.DB;
-  await requireClient(db, clientId);
-  const product = await requireProduct(db, sku);
-  const terms = canonicalDealTerms(body, product.currency);
-  if (!terms.ok) fail("invalid_request_body", { issues: terms.issues });
-  const { fee, discount } = terms;
-  const dealState = body.dealState ?? "active";
-  const results = await db.batch([
-    upsertDealStatement(db, { clientId, sku, dealState, fee, discount }, Date.now()),
-    auditStatement(db, actor, "deal.upsert", `client:${clientId}`, { sku, dealState, fee, discount }),
-  ]);
-  return ok("Deal saved", adminDealViewOf((results[0]!.results as unknown as DealRow[])[0]!));
+  return ok("Deal saved", adminDealViewOf(await deals.upsertDeal(context.env, actor, clientId, sku, body)));
 }
 
 /** DELETE /admin/clients/:clientId/deals/:sku: back to no fee and no discount. */
 export async function deleteDeal(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const { clientId, sku } = parseParams(DealParams, request);
-  const db = context.env.DB;
-  const row = await findDeal(db, clientId, sku);
-  if (row === null) fail("deal_not_found", { clientId, sku });
-  await db.batch([
-    deleteDealStatement(db, clientId, sku),
-    auditStatement(db, actor, "deal.delete", `client:${clientId}`, { sku }),
-  ]);
-  return ok("Deal deleted", adminDealViewOf(row));
+  return ok("Deal deleted", adminDealViewOf(await deals.deleteDeal(context.env, actor, clientId, sku)));
 }
 
 /** GET /admin/clients/:clientId/deals. */

@@ -138,6 +138,14 @@ export async function productWithCodeCounts(db: D1Database, sku: string) {
   return found;
 }
 
+/**
+ * The SKUs that `skus` selects (a one-column SELECT of SKUs, bound to `binds`) as {sku, name, supplier,
+ * active, quotes} rows: a statement for the caller's batch (the Needs attention list names its SKUs with it).
+ */
+export function productSummariesStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
+  return db.prepare(`SELECT sku, name, supplier, active, quotes FROM products WHERE sku IN (${skus}) ORDER BY sku`).bind(...binds);
+}
+
 /** The stored SKU, or 404 sku_not_found. */
 export async function requireProduct(db: D1Database, sku: string): Promise<CatalogueProduct & { updatedAt: number }> {
   const row = await findStoredProduct(db, sku);
@@ -176,8 +184,9 @@ export function upsertProductStatement(
     );
 }
 
+/** Starts or stops the SKU's sale; changes no row when it is already so (for auditStatementIfChanged). */
 export function setActiveStatement(db: D1Database, sku: string, active: boolean, now: number): D1PreparedStatement {
-  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1`).bind(sku, active ? 1 : 0, now);
+  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1 AND active != ?2`).bind(sku, active ? 1 : 0, now);
 }
 
 // Deals ------------------------------------------------------------------------------------------------------

@@ -1,28 +1,13 @@
 /** Operator API: clients, their API keys and webhook secrets. */
 import type { IRequest } from "itty-router";
-import { forgetCachedKeys } from "../http/auth";
-import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { regionOf, walletBalances } from "../wallets/wallet-registry";
-import { auditStatement } from "../audit/audit-log";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
-import {
-  clientsAfter,
-  findKey,
-  insertClientStatement,
-  insertKeyStatement,
-  keysOf,
-  revokeAllKeysStatement,
-  requireClient,
-  revokeKeyStatement,
-  rotateWebhookSecretStatement,
-  setClientDisabledStatement,
-  type ClientRow,
-  type KeyRow,
-} from "./client-store";
+import * as actions from "./client-actions";
+import { clientsAfter, keysOf, requireClient, type ClientRow, type KeyRow } from "./client-store";
 import {
   ClientDetail,
   ClientList,
@@ -36,9 +21,7 @@ import {
   RevokedKeyData,
   WebhookSecretData,
 } from "./schemas";
-import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
-import { serviceMode } from "../kernel/service-mode";
-import { randomHex } from "../kernel/crypto";
+import { keyIdOf } from "./client-secrets";
 import { clientExamples } from "./client-examples";
 
 function clientView(row: ClientRow) {
@@ -50,35 +33,15 @@ function keyView(row: KeyRow) {
 }
 
 
-function isUniqueViolation(error: unknown): boolean {
-  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/i.test(error.message);
-}
-
 /** POST /admin/clients: a client, its first API key and its webhook secret, both shown only in this answer. */
 export async function createClient(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const body = await parseBody(CreateClientRequest, request, context.env);
-  const db = context.env.DB;
-  const id = body.id ?? `cli_${randomHex(12)}`;
-  const key = await newApiKey(serviceMode(context.env));
-  const webhookSecret = newWebhookSecret();
-  const now = Date.now();
-  const label = body.keyLabel ?? "";
-  const region = body.region ?? null;
-  try {
-    await db.batch([
-      insertClientStatement(db, { id, name: body.name, webhookSecret, region, now }),
-      insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
-      auditStatement(db, actor, "client.create", `client:${id}`, { name: body.name, keyId: key.keyId, keyLabel: label, region }),
-    ]);
-  } catch (error) {
-    if (isUniqueViolation(error)) fail("client_exists", { clientId: id });
-    throw error;
-  }
+  const { client, key, webhookSecret } = await actions.createClient(context.env, actor, body);
   return ok("Client created", {
-    client: { id, name: body.name, createdAt: now, disabledAt: null, region },
+    client: clientView(client),
     apiKey: key.apiKey,
-    key: { keyId: key.keyId, label, createdAt: now, revokedAt: null },
+    key: { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null },
     webhookSecret,
   });
 }
@@ -104,30 +67,11 @@ async function issueOrRotateKey(request: IRequest, context: RequestContext, rota
   const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const body = await parseBody(IssueKeyRequest, request, context.env);
-  const db = context.env.DB;
-  await requireClient(db, clientId);
-  const key = await newApiKey(serviceMode(context.env));
-  const label = body.label ?? "";
-  const now = Date.now();
-  const statements: D1PreparedStatement[] = [];
-  // Revoke first, then insert: the new key is never among the revoked ones.
-  if (rotate) {
-    statements.push(revokeAllKeysStatement(db, clientId, now));
-  }
-  statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now }));
-  const results = await db.batch([
-    ...statements,
-    auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, { keyId: key.keyId, label }),
-  ]);
-  const revokedKeyIds = rotate ? (results[0]!.results as { key_hash: string }[]).map((row) => keyIdOf(row.key_hash)) : [];
-  if (rotate) {
-    // Other isolates keep a revoked key for at most API_KEY_CACHE_SECONDS; this one forgets it now.
-    forgetCachedKeys();
-  }
+  const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate);
   return ok(rotate ? "API keys rotated" : "API key issued", {
     clientId,
     apiKey: key.apiKey,
-    key: { keyId: key.keyId, label, createdAt: now, revokedAt: null },
+    key: { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null },
     revokedKeyIds,
   });
 }
@@ -152,20 +96,8 @@ export function rotateKeys(request: IRequest, context: RequestContext): Promise<
 export async function revokeKey(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const { clientId, keyId } = parseParams(KeyParams, request);
-  const db = context.env.DB;
-  await requireClient(db, clientId);
-  const prefix = keyId.slice("key_".length);
-  const existing = await findKey(db, clientId, prefix);
-  if (existing === null) fail("api_key_not_found", { clientId, keyId });
-  if (existing.revoked_at === null) {
-    await db.batch([
-      revokeKeyStatement(db, existing.key_hash, Date.now()),
-      auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId }),
-    ]);
-    forgetCachedKeys();
-  }
-  const key = (await findKey(db, clientId, prefix))!;
-  return ok(existing.revoked_at === null ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
+  const { key, revoked } = await actions.revokeKey(context.env, actor, clientId, keyId);
+  return ok(revoked ? "API key revoked" : "API key already revoked", { clientId, key: keyView(key) });
 }
 
 /**
@@ -176,13 +108,7 @@ export async function revokeKey(request: IRequest, context: RequestContext): Pro
 export async function rotateWebhookSecret(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
-  const db = context.env.DB;
-  await requireClient(db, clientId);
-  const webhookSecret = newWebhookSecret();
-  await db.batch([
-    rotateWebhookSecretStatement(db, clientId, webhookSecret, Date.now()),
-    auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
-  ]);
+  const webhookSecret = await actions.rotateWebhookSecret(context.env, actor, clientId);
   return ok("Webhook secret rotated", { clientId, webhookSecret });
 }
 
@@ -195,16 +121,8 @@ export async function rotateWebhookSecret(request: IRequest, context: RequestCon
 async function setDisabled(request: IRequest, context: RequestContext, disable: boolean): Promise<Response> {
   const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
-  const db = context.env.DB;
-  const before = await requireClient(db, clientId);
-  if ((before.disabled_at !== null) !== disable) {
-    await db.batch([
-      setClientDisabledStatement(db, clientId, disable ? Date.now() : null),
-      auditStatement(db, actor, disable ? "client.disable" : "client.enable", `client:${clientId}`, {}),
-    ]);
-    forgetCachedKeys();
-  }
-  return ok(disable ? "Client disabled" : "Client enabled", { client: clientView(await requireClient(db, clientId)) });
+  const client = await actions.setClientDisabled(context.env, actor, clientId, disable);
+  return ok(disable ? "Client disabled" : "Client enabled", { client: clientView(client) });
 }
 
 export function disableClient(request: IRequest, context: RequestContext): Promise<Response> {

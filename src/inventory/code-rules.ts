@@ -99,3 +99,49 @@ export function duplicatesOf(codes: CanonicalCode[], alreadyStored: Iterable<str
   }
   return duplicates;
 }
+
+/** What a refused upload says about its rows: the problems of each row (by 0-based index) and the rest. */
+export interface RowReport {
+  rows: Map<number, string[]>;
+  general: string[];
+}
+
+/**
+ * The rows a refusal of an upload names (its error code and details as uploadCodes throws them): the
+ * `codes.<index>` paths of validation issues, the row of a CSV row with the wrong number of fields, and the
+ * positions of duplicate pins. Whatever names no row (a bad header, a SKU that takes no codes) is general.
+ */
+export function refusedRows(code: string, details: Record<string, unknown> | undefined): RowReport {
+  const report: RowReport = { rows: new Map(), general: [] };
+  const note = (index: number, problem: string) => report.rows.set(index, [...(report.rows.get(index) ?? []), problem]);
+  if (code === "duplicate_codes" && Array.isArray(details?.duplicates)) {
+    for (const duplicate of details.duplicates as Duplicate[]) {
+      for (const index of duplicate.indexes) {
+        note(
+          index,
+          duplicate.reason === "already_stored"
+            ? `pin ${duplicate.pin} is already stored for this SKU`
+            : `pin ${duplicate.pin} is repeated in the upload (rows ${duplicate.indexes.map((other) => other + 1).join(", ")})`,
+        );
+      }
+    }
+    return report;
+  }
+  if (Array.isArray(details?.issues)) {
+    for (const issue of details.issues as { path: string; message: string }[]) {
+      const match = /^codes\.(\d+)(?:\.(\w+))?/.exec(issue.path);
+      if (match === null) report.general.push(`${issue.path}: ${issue.message}`);
+      else note(Number(match[1]), match[2] === undefined ? issue.message : `${match[2]}: ${issue.message}`);
+    }
+    if (typeof details?.count === "number" && details.count > details.issues.length) {
+      report.general.push(`${details.count - details.issues.length} more problems not listed`);
+    }
+    return report;
+  }
+  if (typeof details?.index === "number" && typeof details.reason === "string") {
+    note(details.index, details.reason);
+    return report;
+  }
+  report.general.push(typeof details?.reason === "string" ? details.reason : code);
+  return report;
+}

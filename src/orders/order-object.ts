@@ -307,6 +307,17 @@ export class OrderObject extends DurableObject<Env> {
     return this.store.load();
   }
 
+  /**
+   * The webhook events the order stored, in order: each announces a state at a time, and says whether it
+   * was handed to the queue (the operator's order timeline).
+   */
+  async webhookEvents(): Promise<{ eventId: string; state: string; at: number; sent: boolean }[]> {
+    return this.store.outbox().map((entry) => {
+      const { event } = JSON.parse(entry.message) as WebhookMessage;
+      return { eventId: entry.eventId, state: event.data.state, at: event.createdAt, sent: entry.sent };
+    });
+  }
+
   /** Drops what this instance holds in memory, as an evicted one would; the next call reads storage. */
   async evict(): Promise<void> {
     this.reset();

@@ -62,7 +62,23 @@ export async function listTimerFailures(db: D1Database, after: string | null, ro
     )
     .bind(after ?? "", rows)
     .all<Record<string, string | number | null>>();
-  return results.map((row) => ({
+  return results.map(timerFailureOf);
+}
+
+/** The order's row of the stuck list, or null when none of its timers is failing. */
+export async function timerFailureOfOrder(db: D1Database, orderId: string): Promise<TimerFailure | null> {
+  const row = await db
+    .prepare(
+      `SELECT order_id, client_id, timer, skus, failures, last_error, first_failed_at, last_failed_at, next_attempt_at
+         FROM timer_failures WHERE order_id = ?1`,
+    )
+    .bind(orderId)
+    .first<Record<string, string | number | null>>();
+  return row === null ? null : timerFailureOf(row);
+}
+
+function timerFailureOf(row: Record<string, string | number | null>): TimerFailure {
+  return {
     orderId: String(row.order_id),
     clientId: String(row.client_id),
     timer: String(row.timer),
@@ -72,5 +88,5 @@ export async function listTimerFailures(db: D1Database, after: string | null, ro
     firstFailedAt: Number(row.first_failed_at),
     lastFailedAt: Number(row.last_failed_at),
     nextAttemptAt: Number(row.next_attempt_at),
-  }));
+  };
 }

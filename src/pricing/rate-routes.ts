@@ -2,10 +2,10 @@
 import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
+import { setExchangeRate } from "./rate-flows";
 import type { RequestContext, Route } from "../http/route";
-import { canonicalRate, pairProblem } from "./rate-rules";
-import { allRates, setRateStatement, type RateRow } from "./rate-store";
-import { auditStatement } from "../audit/audit-log";
+import { pairProblem } from "./rate-rules";
+import { allRates, type RateRow } from "./rate-store";
 import { adminCaller } from "../http/admin-auth";
 import { parseBody, parseParams } from "../http/params";
 import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
@@ -25,15 +25,7 @@ export async function setRate(request: IRequest, context: RequestContext): Promi
   const problem = pairProblem(base, target);
   if (problem !== null) fail("invalid_parameters", { reason: problem });
   const body = await parseBody(SetRateRequest, request, context.env);
-  const checked = canonicalRate(body.rate);
-  if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
-  const { rate } = checked;
-  const db = context.env.DB;
-  const [saved] = await db.batch([
-    setRateStatement(db, base, target, rate, Date.now()),
-    auditStatement(db, actor, "exchange_rate.set", `rate:${base}>${target}`, { rate }),
-  ]);
-  return ok("Exchange rate set", rateView((saved!.results as unknown as RateRow[])[0]!));
+  return ok("Exchange rate set", rateView(await setExchangeRate(context.env.DB, actor, base, target, body.rate)));
 }
 
 /** GET /admin/exchange-rates: every rate, by base then target. */

@@ -52,6 +52,14 @@ export function registeredWallets(rows: readonly unknown[]): RegisteredWallet[] 
   return (rows as { currency: string; region: string | null }[]).map((row) => ({ currency: row.currency, region: regionOf(row.region) }));
 }
 
+/**
+ * The registry rows ({client_id, currency, region}) of the wallets that `pairs` selects (a SELECT of
+ * client_id, currency): a statement for the caller's batch.
+ */
+export function registeredWalletsStatement(db: D1Database, pairs: string, binds: unknown[] = []): D1PreparedStatement {
+  return db.prepare(`SELECT client_id, currency, region FROM wallets WHERE (client_id, currency) IN (${pairs}) ORDER BY client_id, currency`).bind(...binds);
+}
+
 /** The client's wallets, by currency. */
 export async function walletCurrencies(db: D1Database, clientId: string): Promise<RegisteredWallet[]> {
   return registeredWallets((await walletCurrenciesStatement(db, clientId).all()).results);

@@ -3,8 +3,8 @@ import type { IRequest } from "itty-router";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { listDeadLetters, replayDeadLetter } from "./dead-letters";
-import { audit } from "../audit/audit-log";
+import { listDeadLetters } from "./dead-letters";
+import { replayAudited } from "./operator-replay";
 import { adminCaller } from "../http/admin-auth";
 import { parseParams, parseQuery } from "../http/params";
 import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-schemas";
@@ -23,9 +23,8 @@ export async function listDeadLetterRoute(request: IRequest, context: RequestCon
 export async function replayDeadLetterRoute(request: IRequest, context: RequestContext): Promise<Response> {
   const actor = adminCaller(context);
   const { id } = parseParams(DeadLetterParams, request);
-  const result = await replayDeadLetter(context.env, id);
+  const result = await replayAudited(context.env, actor, id);
   if (!result.ok) fail(result.reason === "not_found" ? "dead_letter_not_found" : "dead_letter_already_replayed", { id });
-  await audit(context.env.DB, actor, "webhook.dead_letter.replay", `dead_letter:${id}`, { eventId: result.deadLetter.eventId, clientId: result.deadLetter.clientId });
   return ok("Dead letter replayed", { deadLetter: result.deadLetter });
 }
 

@@ -127,6 +127,14 @@ export async function listDeadLetters(db: D1Database, options: ListDeadLettersOp
   return { deadLetters: page.items.map(fromRow), nextBefore: page.next };
 }
 
+/** The dead letters of these events (a few: one order's), oldest first. */
+export async function deadLettersOfEvents(db: D1Database, eventIds: readonly string[]): Promise<DeadLetter[]> {
+  if (eventIds.length === 0) return [];
+  const marks = eventIds.map((_, index) => `?${index + 1}`).join(", ");
+  const { results } = await db.prepare(`SELECT * FROM dead_letters WHERE event_id IN (${marks}) ORDER BY id`).bind(...eventIds).all<DeadLetterRow>();
+  return results.map(fromRow);
+}
+
 /** One dead letter, or null. */
 export async function getDeadLetter(db: D1Database, id: number): Promise<DeadLetter | null> {
   const row = await db.prepare(`SELECT * FROM dead_letters WHERE id = ?1`).bind(id).first<DeadLetterRow>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, changedCodeTerms } from "../../src/inventory/code-rules";
+import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, changedCodeTerms, refusedRows } from "../../src/inventory/code-rules";
 
 const fixedSku = { sku: "CARD-10", productType: "fixed" as const, currency: "USD", quotes: ["10", "25.5"], minQuote: null, maxQuote: null };
 const rangeSku = { sku: "CARD-R", productType: "range" as const, currency: "JPY", quotes: null, minQuote: "500", maxQuote: "5000" };
@@ -86,5 +86,44 @@ describe("changedCodeTerms", () => {
     expect(changedCodeTerms(checked, { ...checked })).toEqual([]);
     expect(changedCodeTerms(checked, { ...checked, currency: "JPY" })).toEqual(["currency"]);
     expect(changedCodeTerms(checked, { currency: "EUR", productType: "range", supplier: "sandbox" })).toEqual(["productType", "supplier"]);
+  });
+});
+
+describe("refusedRows: the rows a refused upload names", () => {
+  it("reads each row from validation paths, CSV row errors and duplicate positions", () => {
+    const issues = refusedRows("invalid_request_body", {
+      issues: [
+        { path: "codes.2.value", message: "7 is not one of the quotes" },
+        { path: "codes.2.link", message: "Invalid URL" },
+        { path: "codes.0", message: "Required" },
+        { path: "codes", message: "Too big" },
+      ],
+      count: 6,
+    });
+    expect([...issues.rows]).toEqual([
+      [2, ["value: 7 is not one of the quotes", "link: Invalid URL"]],
+      [0, ["Required"]],
+    ]);
+    expect(issues.general).toEqual(["codes: Too big", "2 more problems not listed"]);
+
+    const duplicates = refusedRows("duplicate_codes", {
+      duplicates: [
+        { pin: "A", reason: "repeated_in_upload", indexes: [0, 3] },
+        { pin: "B", reason: "already_stored", indexes: [1] },
+      ],
+    });
+    expect([...duplicates.rows].sort(([a], [b]) => a - b)).toEqual([
+      [0, ["pin A is repeated in the upload (rows 1, 4)"]],
+      [1, ["pin B is already stored for this SKU"]],
+      [3, ["pin A is repeated in the upload (rows 1, 4)"]],
+    ]);
+
+    const csvRow = refusedRows("invalid_request_body", { reason: "CSV data row 5 has 2 fields, the header 3", index: 4 });
+    expect([...csvRow.rows]).toEqual([[4, ["CSV data row 5 has 2 fields, the header 3"]]]);
+
+    const header = refusedRows("invalid_request_body", { reason: "the first CSV row must name the columns value, pin and link, each once" });
+    expect(header.rows.size).toBe(0);
+    expect(header.general).toEqual(["the first CSV row must name the columns value, pin and link, each once"]);
+    expect(refusedRows("sku_changed", undefined).general).toEqual(["sku_changed"]);
   });
 });

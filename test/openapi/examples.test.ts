@@ -342,6 +342,21 @@ describe("success examples have the shape of real answers", () => {
     await keepDeadLetters({ queue: "webhooks-dlq", messages: [raw], ackAll: () => {}, retryAll: () => {} } as unknown as MessageBatch<unknown>, env);
     const listed = await admin("GET", "/admin/webhooks/dead-letters");
     await expectLikeExample("adminListDeadLetters", listed);
+
+    // The Needs attention list with a row in each part: a stuck order, the dead letter, a SKU and a wallet
+    // below their thresholds.
+    const stockThreshold = { threshold: 20 };
+    await expectLikeExample("adminSetStockThreshold", await admin("PUT", "/admin/products/EU-VOUCHER/low-stock-threshold", stockThreshold), stockThreshold);
+    const walletThreshold = { threshold: "1000.00" };
+    await expectLikeExample(
+      "adminSetWalletThreshold",
+      await admin("PUT", "/admin/wallets/acme/USD/low-balance-threshold", walletThreshold),
+      walletThreshold,
+    );
+    const stuckOrderId = `ord_${"2".repeat(64)}`;
+    await recordTimerFailure(env.DB, { orderId: stuckOrderId, clientId: "acme", timer: "outbox", failures: 4, lastError: "Queue send failed", lastFailedAt: Date.now(), nextAttemptAt: Date.now() + 16_000 });
+    await expectLikeExample("adminGetAttention", await admin("GET", "/admin/attention"));
+    await clearTimerFailure(env.DB, stuckOrderId);
     await expectLikeExample("adminReplayDeadLetter", await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`));
 
     const operator = { name: "Dana Support", role: "operator" };

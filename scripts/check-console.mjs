@@ -1,0 +1,315 @@
+// `npm run check:console`: the operator console in a real browser. Starts the service as `npm start` does
+// (its own temporary state, a free loopback port), makes a viewer, an operator and an admin through the
+// break-glass ADMIN_TOKEN that `npm start` uses (read from .dev.vars, never printed), and as each of them
+// drives Debian's Chromium through playwright-core over issue 25's eight steps:
+//   1. signs in; 2. finds an order (by client and exact reference: the order index that would find it by a
+//   reference prefix is not on main) and opens its timeline; 3. tops up a wallet twice with one drawn form,
+//   and one posting lands; 4. uploads a CSV of codes with one bad row, and the report names that row;
+//   5. replays a dead letter; 6. checks that a change the role may not make is refused; 7. checks that the
+//   XSS probe, written into every free-text field the pages show, runs nothing; 8. signs out.
+// A viewer's steps 3 to 5 are refusals (the forms are not drawn for them, and a post is answered 403).
+// axe-core is run in every page visited: any serious or critical violation fails the check. Screenshots of
+// each page go to docs/console/ (docs/console.md shows them). Loopback only; exits non-zero on a failure.
+//
+// The browser is the system's Chromium (Debian: `apt-get install -y chromium`); CHROMIUM_PATH picks another.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const shots = join(root, "docs", "console");
+const PROBE = "<img src=x onerror=alert(1)>";
+const axeSource = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
+const executablePath = process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+if (executablePath === undefined) {
+  console.error("check:console: no Chromium found; install Debian's `chromium` package or set CHROMIUM_PATH.");
+  process.exit(2);
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+if (!existsSync(join(root, "src/docs/generated/assets/console"))) spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const state = mkdtempSync(join(tmpdir(), "order-service-console-"));
+const server = spawn(process.execPath, ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
+  cwd: root,
+  stdio: ["ignore", "pipe", "pipe"],
+});
+let output = "";
+server.stdout.on("data", (chunk) => (output += chunk));
+server.stderr.on("data", (chunk) => (output += chunk));
+
+const failures = [];
+const passed = [];
+function check(what, ok, detail = "") {
+  if (ok) passed.push(what);
+  else failures.push(`${what}${detail === "" ? "" : `: ${detail}`}`);
+  console.log(`${ok ? "ok  " : "FAIL"} ${what}${!ok && detail !== "" ? ` (${detail})` : ""}`);
+}
+
+/** The break-glass token npm start uses; kept in this process, never printed. */
+function adminToken() {
+  const token = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(join(root, ".dev.vars"), "utf8"))?.[1]?.trim();
+  if (token === undefined || token === "") throw new Error(".dev.vars has no ADMIN_TOKEN");
+  return token;
+}
+
+/** fetch, tried again while the connection itself fails (wrangler dev may still be swapping its Worker in). */
+async function send(url, init) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await fetch(url, init);
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+async function api(method, path, body, token) {
+  const response = await send(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status} ${answer?.code ?? ""}`);
+  return answer.data;
+}
+
+/** A row in the local D1 database, as the dead-letter queue's consumer keeps one (no queue runs out of retries in a minute). */
+function insertDeadLetter(eventId, lastError) {
+  const message = { clientId: "demo", url: "https://hooks.example.com/orders", event: { id: eventId, type: "order.successful", createdAt: Date.now(), data: { orderId: "ord_console_check", state: "successful", reference: PROBE } } };
+  const quote = (text) => `'${text.replaceAll("'", "''")}'`;
+  const sql = `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (${quote(eventId)}, 'demo', ${quote(message.url)}, ${quote(JSON.stringify(message))}, 8, ${quote(lastError)}, ${Date.now()})`;
+  const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  const result = spawnSync(process.execPath, [wrangler, "d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql], { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  if (result.status !== 0) throw new Error(`could not add a dead letter: ${result.stderr.slice(-500)}`);
+}
+
+let browser;
+try {
+  const started = Date.now();
+  while (!output.includes("Demo ready")) {
+    if (Date.now() - started > 180_000 || server.exitCode !== null) {
+      console.error(output);
+      throw new Error("the service did not get ready in 180 s");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const token = adminToken();
+  const run = Date.now().toString(36);
+
+  // What the steps need, made through the operator and client APIs.
+  const operators = {};
+  for (const role of ["viewer", "operator", "admin"]) {
+    operators[role] = await api("POST", "/admin/operators", { name: `${role[0].toUpperCase()}${role.slice(1)} of the console check`, role }, token);
+  }
+  const client = await send(`${base}/order/create`, {
+    method: "POST",
+    headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
+    body: JSON.stringify({ productList: [{ sku: "DEMO-EU-FIXED", productType: "fixed", quote: 10, quantity: 1 }], wallet: "USD", reference: `check-${run}` }),
+  });
+  const order = (await client.json()).data;
+  await send(`${base}/order/confirm`, { method: "PUT", headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" }, body: JSON.stringify({ orderId: order.id }) });
+  // The probe in every free text a client or an operator writes that the pages show.
+  await send(`${base}/order/create`, {
+    method: "POST",
+    headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
+    body: JSON.stringify({ productList: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 5, quantity: 1 }], wallet: "USD", reference: PROBE }),
+  });
+  await api("POST", "/admin/clients", { id: `probe-${run}`, name: PROBE }, token);
+  await api("PUT", "/admin/products/PROBE-SKU", { productType: "fixed", name: PROBE, currency: "EUR", country: "DE", region: PROBE, quotes: ["10"], supplier: "inventory" }, token);
+  await api("PUT", "/admin/products/PROBE-SKU/low-stock-threshold", { threshold: 5 }, token);
+  await api("PUT", "/admin/products/DEMO-GB-FIXED/low-stock-threshold", { threshold: 20 }, token);
+  await api("PUT", "/admin/wallets/demo/EUR/low-balance-threshold", { threshold: "500" }, token);
+  await api("POST", "/admin/wallets/demo/USD/adjustments", { amount: "-0.01", idempotencyKey: `probe-${run}`, reason: PROBE }, token);
+  for (const role of ["viewer", "operator", "admin"]) insertDeadLetter(`evt_check_${role}_${run}`, `HTTP 503 ${PROBE}`);
+  const letters = (await api("GET", "/admin/webhooks/dead-letters?clientId=demo&limit=200", undefined, token)).deadLetters;
+  const letterOf = (role) => letters.find((letter) => letter.eventId === `evt_check_${role}_${run}`).id;
+
+  browser = await chromium.launch({ executablePath, headless: true, args: ["--no-sandbox"] });
+  mkdirSync(shots, { recursive: true });
+  const shot = new Set();
+
+  for (const role of ["viewer", "operator", "admin"]) {
+    console.log(`\nas ${role}:`);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const dialogs = [];
+    const elsewhere = [];
+    const errors = [];
+    page.on("dialog", async (dialog) => {
+      dialogs.push(dialog.message());
+      await dialog.dismiss();
+    });
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (url.origin !== base && url.protocol !== "data:") elsewhere.push(request.url());
+    });
+    page.on("pageerror", (error) => errors.push(String(error)));
+
+    /** axe-core in the page (evaluated through the driver: the page's policy allows no inline script). */
+    async function accessible(name) {
+      await page.evaluate(axeSource);
+      const violations = await page.evaluate(async () => (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })));
+      const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+      check(`${role}: ${name} has no serious or critical axe violation`, bad.length === 0, bad.map((v) => `${v.id} (${v.impact}, ${v.nodes} nodes)`).join(", "));
+    }
+    async function visit(path, name, file) {
+      const response = await page.goto(`${base}${path}`);
+      check(`${role}: GET ${path.split("?")[0]} answers 200`, response?.status() === 200, String(response?.status()));
+      await accessible(name);
+      if (file !== undefined && !shot.has(file) && role === "admin") {
+        await page.screenshot({ path: join(shots, `${file}.png`), fullPage: true });
+        shot.add(file);
+      }
+    }
+    async function shoot(file) {
+      if (!shot.has(file) && role === "admin") {
+        await page.screenshot({ path: join(shots, `${file}.png`), fullPage: true });
+        shot.add(file);
+      }
+    }
+    /** A form post from this page's origin with the session's cookie, as a re-sent or forged form would arrive. */
+    const post = (path, form) => page.request.post(`${base}${path}`, { form, headers: { origin: base }, maxRedirects: 0 });
+
+    // 1. Sign in.
+    await visit("/console/sign-in", "sign-in", "sign-in");
+    await page.fill("#token", operators[role].token);
+    await Promise.all([page.waitForURL(`${base}/console`), page.click("button[type=submit]")]);
+    check(`${role}: 1. signs in and lands on Needs attention`, (await page.textContent("h1"))?.includes("Needs attention") === true);
+    await accessible("Needs attention");
+    await shoot("needs-attention");
+
+    // 2. Find the order by client and exact reference, and open its timeline.
+    await visit("/console/orders", "orders", "orders");
+    await page.fill("#clientId", "demo");
+    await page.fill("#reference", `check-${run}`);
+    await Promise.all([page.waitForURL(new RegExp(`/console/orders/${order.id}`)), page.click("text=Find the order")]);
+    const timeline = await page.textContent("main");
+    check(`${role}: 2. finds the order by client and reference and opens its timeline`, timeline?.includes("Timeline") === true && timeline.includes(`check-${run}`));
+    await accessible("order");
+    await shoot("order");
+
+    // 3. A top-up posted twice from one drawn form lands once.
+    await visit("/console/wallets/demo/USD", "wallet", "wallet");
+    const ledgerBefore = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
+    const topUpForm = page.locator("form:has(input[name=action][value=top-up])");
+    if (role === "viewer") {
+      const refused = await post("/console/wallets/demo/USD", { action: "top-up", formKey: `console-${crypto.randomUUID()}`, amount: "5", reason: "viewer" });
+      check(`${role}: 3. is shown no top-up form, and a posted one is refused`, (await topUpForm.count()) === 0 && refused.status() === 403, String(refused.status()));
+    } else {
+      await topUpForm.locator("input[name=amount]").fill("12.34");
+      await topUpForm.locator("input[name=reason]").fill(`console check ${role}`);
+      const fields = Object.fromEntries(await topUpForm.locator("input").evaluateAll((inputs) => inputs.map((input) => [input.name, input.value])));
+      await Promise.all([page.waitForResponse((answer) => answer.request().method() === "POST"), topUpForm.locator("button[type=submit]").click()]);
+      await page.waitForLoadState("load");
+      const again = await post("/console/wallets/demo/USD", fields);
+      const ledger = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries;
+      const mine = ledger.filter((entry) => entry.reason === `console check ${role}`);
+      check(`${role}: 3. one form sent twice posts once`, ledger.length === ledgerBefore + 1 && mine.length === 1 && mine[0].amount === 12.34, `entries +${ledger.length - ledgerBefore}, second answer ${again.status()}`);
+    }
+
+    // 4. A CSV with one bad row is refused, and the report names that row.
+    await visit("/console/catalogue", "catalogue", "catalogue");
+    await visit("/console/catalogue/DEMO-EU-FIXED", "SKU", "sku");
+    const stockBefore = await api("GET", "/admin/products/DEMO-EU-FIXED/codes", undefined, token);
+    if (role === "viewer") {
+      const refused = await post("/console/catalogue/DEMO-EU-FIXED", { action: "threshold", threshold: "3" });
+      check(`${role}: 4. is shown no upload form, and a posted change is refused`, (await page.locator("#upload-file").count()) === 0 && refused.status() === 403, String(refused.status()));
+    } else {
+      const csv = `value,pin,link\n10,CHECK-${role}-${run}-1,https://redeem.example.com/1\n7,CHECK-${role}-${run}-2,https://redeem.example.com/2\n25,CHECK-${role}-${run}-3,https://redeem.example.com/3\n`;
+      await page.setInputFiles("#upload-file", { name: "codes.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+      await Promise.all([page.waitForResponse((answer) => answer.request().method() === "POST"), page.click("button:has-text(\"Upload codes\")")]);
+      await page.waitForLoadState("load");
+      const report = (await page.textContent("#report-heading + p, main")) ?? "";
+      const row = await page.locator("tr", { hasText: `CHECK-${role}-${run}-2` }).textContent().catch(() => "");
+      const stockAfter = await api("GET", "/admin/products/DEMO-EU-FIXED/codes", undefined, token);
+      check(
+        `${role}: 4. the upload report names the bad row and nothing is added`,
+        report.includes("nothing was added") && row?.includes("Row 2") === true && row.includes("7 is not one of the quotes") && JSON.stringify(stockAfter) === JSON.stringify(stockBefore),
+        row ?? "",
+      );
+      await accessible("upload report");
+      await shoot("upload-report");
+    }
+
+    // 5. Replay a dead letter.
+    await visit("/console/dead-letters", "dead letters", "dead-letters");
+    const letter = letterOf(role);
+    if (role === "viewer") {
+      const refused = await post("/console/dead-letters", { id: String(letter) });
+      check(`${role}: 5. is shown no replay button, and a posted replay is refused`, (await page.locator(`button[aria-label="Replay dead letter ${letter}"]`).count()) === 0 && refused.status() === 403, String(refused.status()));
+    } else {
+      await Promise.all([page.waitForURL(new RegExp(`replayed=${letter}`)), page.click(`button[aria-label="Replay dead letter ${letter}"]`)]);
+      const replayed = (await api("GET", "/admin/webhooks/dead-letters?status=replayed&clientId=demo&limit=200", undefined, token)).deadLetters.some((entry) => entry.id === letter);
+      check(`${role}: 5. replays a dead letter`, replayed);
+      await accessible("dead letters after a replay");
+    }
+
+    // 6. A change the role may not make is refused and changes nothing.
+    const before = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
+    if (role === "viewer") {
+      const refused = await post("/console/wallets/demo/USD", { action: "adjustment", formKey: `console-${crypto.randomUUID()}`, amount: "-1", reason: "viewer" });
+      const after = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
+      check(`${role}: 6. a viewer's change is refused`, refused.status() === 403 && after === before, String(refused.status()));
+    } else if (role === "operator") {
+      const refused = await post("/console/catalogue", { base: "USD", target: "SEK", rate: "10" });
+      check(`${role}: 6. an admin's change (an exchange rate) is refused`, refused.status() === 403, String(refused.status()));
+    } else {
+      const refused = await post("/console/catalogue", { base: "USD", target: "SEK", rate: "10" });
+      check(`${role}: 6. an admin's change is allowed (the refusals are the viewer's and the operator's)`, refused.status() === 303, String(refused.status()));
+    }
+
+    // 7. The probe, wherever it was written, is text: nothing runs, no image is made.
+    const probePages = [
+      ["/console", "Needs attention"],
+      [`/console/orders?clientId=demo&reference=${encodeURIComponent(PROBE)}`, "order with the probe reference"],
+      [`/console/clients/probe-${run}`, "client with the probe name"],
+      ["/console/catalogue/PROBE-SKU", "SKU with the probe name"],
+      ["/console/wallets/demo/USD", "wallet with the probe reason"],
+      ["/console/dead-letters", "dead letters with the probe error"],
+      ["/console/audit", "audit log"],
+    ];
+    for (const [path, name] of probePages) {
+      await visit(path, name, path === "/console/audit" ? "audit" : undefined);
+      const shown = (await page.textContent("main")) ?? "";
+      const images = await page.evaluate(() => document.querySelectorAll("img").length);
+      check(`${role}: 7. ${name}: the probe is shown as text and made no element`, shown.includes(PROBE) && images === 0, `images ${images}`);
+    }
+    check(`${role}: 7. no script ran (no dialog)`, dialogs.length === 0, dialogs.join(", "));
+
+    // 8. Sign out: the session ends on the server.
+    await Promise.all([page.waitForURL(`${base}/console/sign-in`), page.click("text=Sign out")]);
+    await page.goto(`${base}/console`);
+    check(`${role}: 8. signs out, and /console asks to sign in again`, page.url() === `${base}/console/sign-in`, page.url());
+
+    check(`${role}: every request stayed on this Worker`, elsewhere.length === 0, [...new Set(elsewhere)].join(", "));
+    if (errors.length > 0) console.log(`browser errors (not fatal):\n  ${errors.join("\n  ")}`);
+    await context.close();
+  }
+} catch (error) {
+  failures.push(error instanceof Error ? error.message : String(error));
+  console.error(`FAIL ${error instanceof Error ? error.stack : error}${error?.cause ? ` (cause: ${error.cause})` : ""}`);
+  console.error(output.slice(-3000));
+} finally {
+  await browser?.close();
+  server.kill("SIGINT");
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  rmSync(state, { recursive: true, force: true });
+}
+console.log(`\ncheck:console: ${passed.length} checks passed, ${failures.length} failed${failures.length > 0 ? `:\n  ${failures.join("\n  ")}` : ""}`);
+process.exit(failures.length > 0 ? 1 : 0);

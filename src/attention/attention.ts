@@ -1,0 +1,112 @@
+/**
+ * What needs an operator's attention, read from every domain that knows: orders whose timers keep failing
+ * (the stuck list), webhooks waiting in the dead letters, inventory SKUs below their low-stock threshold
+ * and wallets below their low-balance threshold. GET /admin/attention answers it and the console's home
+ * page shows it; each part links to where it is fixed. Reconciliation mismatches are not part of it yet.
+ */
+import { productSummariesStatement } from "../catalogue/catalogue-store";
+import { availableCodesStatement } from "../inventory/code-store";
+import { rowsToFetch } from "../kernel/paging";
+import { Money, toAmountNumber } from "../pricing/money";
+import { listTimerFailures, type TimerFailure } from "../orders/timer-failures";
+import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letters";
+import { regionOf, registeredWalletsStatement, walletStub } from "../wallets/wallet-registry";
+import {
+  balanceBelow,
+  SKUS_WITH_THRESHOLD,
+  stockBelow,
+  stockThresholdsStatement,
+  WALLETS_WITH_THRESHOLD,
+  walletThresholdsStatement,
+} from "./thresholds";
+
+/** How many stuck orders and dead letters the list shows; `more` says when their own lists hold more. */
+export const ATTENTION_PAGE = 50;
+
+export interface LowStock {
+  sku: string;
+  name: string;
+  threshold: number;
+  /** Codes available (unsold, unreserved), all values together. */
+  available: number;
+  /** Available codes per value: every quote of a fixed SKU (0 included), the values in stock of a range SKU. */
+  byValue: { value: number; available: number }[];
+}
+
+export interface LowBalance {
+  clientId: string;
+  currency: string;
+  threshold: number;
+  balance: number;
+}
+
+export interface Attention {
+  stuckOrders: { orders: TimerFailure[]; more: boolean };
+  deadLetters: { deadLetters: DeadLetter[]; more: boolean };
+  lowStock: LowStock[];
+  lowBalance: LowBalance[];
+}
+
+/**
+ * Active inventory SKUs with fewer available codes than their threshold, by SKU: one D1 batch. A disabled
+ * SKU is not sold, and a SKU supplied otherwise has no stock, so neither is listed.
+ */
+export async function skusBelowThreshold(db: D1Database): Promise<LowStock[]> {
+  const [thresholds, products, available] = await db.batch([
+    stockThresholdsStatement(db),
+    productSummariesStatement(db, SKUS_WITH_THRESHOLD),
+    availableCodesStatement(db, SKUS_WITH_THRESHOLD),
+  ]);
+  const thresholdOf = new Map((thresholds!.results as { sku: string; threshold: number }[]).map((row) => [row.sku, row.threshold]));
+  const stock = available!.results as { sku: string; value: string; available: number }[];
+  const below: LowStock[] = [];
+  for (const product of products!.results as { sku: string; name: string; supplier: string; active: number; quotes: string | null }[]) {
+    const threshold = thresholdOf.get(product.sku);
+    if (threshold === undefined || product.active !== 1 || product.supplier !== "inventory") continue;
+    const counts = new Map<string, number>();
+    for (const quote of product.quotes === null ? [] : (JSON.parse(product.quotes) as string[])) counts.set(new Money(quote).toFixed(), 0);
+    for (const row of stock.filter((row) => row.sku === product.sku)) counts.set(row.value, (counts.get(row.value) ?? 0) + row.available);
+    const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
+    if (!stockBelow(total, threshold)) continue;
+    const byValue = [...counts].map(([value, count]) => ({ value: toAmountNumber(value), available: count })).sort((a, b) => a.value - b.value);
+    below.push({ sku: product.sku, name: product.name, threshold, available: total, byValue });
+  }
+  return below;
+}
+
+/**
+ * Wallets whose balance is below their threshold, by client and currency: one D1 batch, then one call to
+ * each wallet object with a threshold (in parallel), since the balance lives there.
+ */
+export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): Promise<LowBalance[]> {
+  const [thresholds, wallets] = await env.DB.batch([walletThresholdsStatement(env.DB), registeredWalletsStatement(env.DB, WALLETS_WITH_THRESHOLD)]);
+  const regionOfWallet = new Map(
+    (wallets!.results as { client_id: string; currency: string; region: string | null }[]).map((row) => [`${row.client_id}:${row.currency}`, regionOf(row.region)]),
+  );
+  const checked = await Promise.all(
+    (thresholds!.results as { client_id: string; currency: string; threshold: string }[]).map(async (row) => {
+      const stub = walletStub(env, row.client_id, row.currency, regionOfWallet.get(`${row.client_id}:${row.currency}`) ?? null);
+      const balance = await stub.balance();
+      return { row, balance };
+    }),
+  );
+  return checked
+    .filter(({ row, balance }) => balanceBelow(balance, row.threshold))
+    .map(({ row, balance }) => ({ clientId: row.client_id, currency: row.currency, threshold: toAmountNumber(row.threshold), balance: toAmountNumber(balance) }));
+}
+
+/** The whole list: its four parts read in parallel. */
+export async function needsAttention(env: Pick<Env, "DB" | "WALLETS">): Promise<Attention> {
+  const [stuck, letters, lowStock, lowBalance] = await Promise.all([
+    listTimerFailures(env.DB, null, rowsToFetch(ATTENTION_PAGE)),
+    listDeadLetters(env.DB, { status: "pending", limit: ATTENTION_PAGE }),
+    skusBelowThreshold(env.DB),
+    walletsBelowThreshold(env),
+  ]);
+  return {
+    stuckOrders: { orders: stuck.slice(0, ATTENTION_PAGE), more: stuck.length > ATTENTION_PAGE },
+    deadLetters: { deadLetters: letters.deadLetters, more: letters.nextBefore !== null },
+    lowStock,
+    lowBalance,
+  };
+}

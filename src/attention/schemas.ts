@@ -1,0 +1,62 @@
+/** Requests and answers of the thresholds and of GET /admin/attention. */
+import * as z from "zod";
+import { TimerFailureView } from "../orders/admin-schemas";
+import { CurrencyCode } from "../pricing/amount-schemas";
+import { DeadLetterView } from "../webhooks/dead-letter-schemas";
+import { AmountInput } from "../wallets/admin-schemas";
+
+/** PUT /admin/products/:sku/low-stock-threshold. */
+export const StockThresholdRequest = z.strictObject({
+  threshold: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .nullable()
+    .describe("Listed as low while fewer codes than this are available, all values together; null removes the threshold."),
+});
+
+export const StockThresholdData = z.object({
+  sku: z.string(),
+  threshold: z.number().int().nullable(),
+  available: z.number().int().describe("Codes available now (unsold, unreserved), all values together."),
+});
+
+/** PUT /admin/wallets/:clientId/:currency/low-balance-threshold. */
+export const WalletThresholdRequest = z.strictObject({
+  threshold: AmountInput.nullable().describe(
+    "Listed as low while the balance is below this, in the wallet's currency with at most its minor units; null removes the threshold.",
+  ),
+});
+
+export const WalletThresholdData = z.object({
+  clientId: z.string(),
+  currency: CurrencyCode,
+  threshold: z.number().nullable(),
+  balance: z.number(),
+});
+
+export const LowStockView = z.object({
+  sku: z.string(),
+  name: z.string(),
+  threshold: z.number().int(),
+  available: z.number().int().describe("Codes available (unsold, unreserved), all values together."),
+  byValue: z
+    .array(z.object({ value: z.number(), available: z.number().int() }))
+    .describe("Available codes per value: every quote of a fixed SKU (0 included), the values in stock of a range SKU."),
+});
+
+export const LowBalanceView = z.object({ clientId: z.string(), currency: CurrencyCode, threshold: z.number(), balance: z.number() });
+
+export const AttentionData = z.object({
+  stuckOrders: z.object({
+    orders: z.array(TimerFailureView).describe("The first 50 of GET /admin/orders/stuck."),
+    more: z.boolean().describe("Whether GET /admin/orders/stuck lists more."),
+  }),
+  deadLetters: z.object({
+    deadLetters: z.array(DeadLetterView).describe("The newest 50 dead letters not replayed yet."),
+    more: z.boolean().describe("Whether GET /admin/webhooks/dead-letters lists more pending ones."),
+  }),
+  lowStock: z.array(LowStockView).describe("Active inventory SKUs with fewer available codes than their low-stock threshold, by SKU."),
+  lowBalance: z.array(LowBalanceView).describe("Wallets whose balance is below their low-balance threshold, by client and currency."),
+});

@@ -1,0 +1,168 @@
+/**
+ * What an operator does to a client, whichever way they asked (the /admin routes in client-routes.ts, or
+ * the console's client pages): create it with its first key and webhook secret, issue, rotate and revoke
+ * keys, rotate the webhook secret, disable and enable it. Each change is written in one D1 batch with its
+ * audit row, under the actor it is given. New secrets are answered once and never stored in clear.
+ */
+import { auditStatement } from "../audit/audit-log";
+import { forgetCachedKeys } from "../http/auth";
+import { fail } from "../http/errors";
+import { randomHex } from "../kernel/crypto";
+import { serviceMode } from "../kernel/service-mode";
+import type { Region } from "../wallets/wallet-registry";
+import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
+import {
+  findKey,
+  insertClientStatement,
+  insertKeyStatement,
+  requireClient,
+  revokeAllKeysStatement,
+  revokeKeyStatement,
+  rotateWebhookSecretStatement,
+  setClientDisabledStatement,
+  type ClientRow,
+  type KeyRow,
+} from "./client-store";
+
+/** Who a change's audit row names, and the request it came in: as the audit log takes it. */
+export type ClientActor = Parameters<typeof auditStatement>[1];
+
+export interface IssuedKey {
+  apiKey: string;
+  keyId: string;
+  label: string;
+  createdAt: number;
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Error && /UNIQUE constraint failed|SQLITE_CONSTRAINT/i.test(error.message);
+}
+
+/** A client, its first API key and its webhook secret (409 client_exists when the id is taken). */
+export async function createClient(
+  env: Env,
+  actor: ClientActor,
+  request: { id?: string; name: string; keyLabel?: string; region?: Region | null },
+): Promise<{ client: ClientRow; key: IssuedKey; webhookSecret: string }> {
+  const db = env.DB;
+  const id = request.id ?? `cli_${randomHex(12)}`;
+  const key = await newApiKey(serviceMode(env));
+  const webhookSecret = newWebhookSecret();
+  const now = Date.now();
+  const label = request.keyLabel ?? "";
+  const region = request.region ?? null;
+  try {
+    await db.batch([
+      insertClientStatement(db, { id, name: request.name, webhookSecret, region, now }),
+      insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
+      auditStatement(db, actor, "client.create", `client:${id}`, {
+        name: request.name,
+        keyId: key.keyId,
+        keyLabel: label,
+        region,
+      }),
+    ]);
+  } catch (error) {
+    if (isUniqueViolation(error)) fail("client_exists", { clientId: id });
+    throw error;
+  }
+  return {
+    client: { id, name: request.name, created_at: now, disabled_at: null, region },
+    key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now },
+    webhookSecret,
+  };
+}
+
+/** One more key for the client, or (rotate) a new key with every other key of the client revoked. */
+export async function issueKey(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  label: string,
+  rotate: boolean,
+): Promise<{ key: IssuedKey; revokedKeyIds: string[] }> {
+  const db = env.DB;
+  await requireClient(db, clientId);
+  const key = await newApiKey(serviceMode(env));
+  const now = Date.now();
+  const statements: D1PreparedStatement[] = [];
+  // Revoke first, then insert: the new key is never among the revoked ones.
+  if (rotate) statements.push(revokeAllKeysStatement(db, clientId, now));
+  statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now }));
+  const results = await db.batch([
+    ...statements,
+    auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, {
+      keyId: key.keyId,
+      label,
+    }),
+  ]);
+  const revokedKeyIds = rotate
+    ? (results[0]!.results as { key_hash: string }[]).map((row) => keyIdOf(row.key_hash))
+    : [];
+  // Other isolates keep a revoked key for at most API_KEY_CACHE_SECONDS; this one forgets it now.
+  if (rotate) forgetCachedKeys();
+  return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now }, revokedKeyIds };
+}
+
+/**
+ * Revokes one key (404 api_key_not_found). Takes effect at once in this isolate and within
+ * API_KEY_CACHE_SECONDS everywhere. Revoking a revoked key changes nothing; answers the key as it is now
+ * and whether this call revoked it.
+ */
+export async function revokeKey(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  keyId: string,
+): Promise<{ key: KeyRow; revoked: boolean }> {
+  const db = env.DB;
+  await requireClient(db, clientId);
+  const prefix = keyId.slice("key_".length);
+  const existing = await findKey(db, clientId, prefix);
+  if (existing === null) fail("api_key_not_found", { clientId, keyId });
+  if (existing.revoked_at === null) {
+    await db.batch([
+      revokeKeyStatement(db, existing.key_hash, Date.now()),
+      auditStatement(db, actor, "client.keys.revoke", `client:${clientId}`, { keyId }),
+    ]);
+    forgetCachedKeys();
+  }
+  return { key: (await findKey(db, clientId, prefix))!, revoked: existing.revoked_at === null };
+}
+
+/**
+ * A new webhook signing secret, in effect for the next delivery; the one it replaces signs alongside it
+ * for 24 h (a second rotation within those 24 h drops the oldest).
+ */
+export async function rotateWebhookSecret(env: Env, actor: ClientActor, clientId: string): Promise<string> {
+  const db = env.DB;
+  await requireClient(db, clientId);
+  const webhookSecret = newWebhookSecret();
+  await db.batch([
+    rotateWebhookSecretStatement(db, clientId, webhookSecret, Date.now()),
+    auditStatement(db, actor, "client.webhook_secret.rotate", `client:${clientId}`, {}),
+  ]);
+  return webhookSecret;
+}
+
+/**
+ * Disables the client (its keys get 403 at once here, within API_KEY_CACHE_SECONDS everywhere; its
+ * confirmed orders run to their end) or enables it again. Repeated, changes nothing. Answers the client now.
+ */
+export async function setClientDisabled(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  disable: boolean,
+): Promise<ClientRow> {
+  const db = env.DB;
+  const before = await requireClient(db, clientId);
+  if ((before.disabled_at !== null) !== disable) {
+    await db.batch([
+      setClientDisabledStatement(db, clientId, disable ? Date.now() : null),
+      auditStatement(db, actor, disable ? "client.disable" : "client.enable", `client:${clientId}`, {}),
+    ]);
+    forgetCachedKeys();
+  }
+  return requireClient(db, clientId);
+}

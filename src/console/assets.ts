@@ -1,0 +1,55 @@
+/**
+ * The console's own files: its stylesheet (a constant here, small) and htmx, which the Worker serves from
+ * its static assets (scripts/docs-renderer.mjs copies node_modules/htmx.org/dist/htmx.min.js there). Each
+ * URL names its version, so a browser may keep it for good: a new stylesheet or a new htmx is a new URL.
+ */
+
+/** htmx, pinned to this exact version in package.json (a test holds the two together). */
+export const HTMX_VERSION = "2.0.11";
+export const HTMX_FILE = `htmx-${HTMX_VERSION}.min.js`;
+/** Where the file is among the static assets (the ASSETS binding). */
+export const HTMX_ASSET = `/console/${HTMX_FILE}`;
+
+/** Bumped with every change of STYLESHEET, which is cached for good under its name. */
+export const STYLESHEET_FILE = "console-1.css";
+
+export const STYLESHEET = `
+:root { color-scheme: light; --ink: #1a1f36; --muted: #4f566b; --line: #d5d9e2; --accent: #3d3aa8;
+  --bad: #a4161a; --good: #1e6b34; --paper: #ffffff; --shade: #f6f8fa; font-family: system-ui, sans-serif; }
+* { box-sizing: border-box; }
+body { margin: 0; color: var(--ink); background: var(--paper); line-height: 1.45; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid #1b64f2; outline-offset: 2px; }
+.skip { position: absolute; left: 0.5rem; top: -3rem; background: var(--paper); padding: 0.5rem 1rem; z-index: 10; }
+.skip:focus { top: 0.5rem; }
+header.top { display: flex; flex-wrap: wrap; align-items: center; gap: 1rem; padding: 0.75rem 1.5rem;
+  border-bottom: 1px solid var(--line); background: var(--shade); }
+header.top .brand { font-weight: 700; margin-right: 1rem; }
+nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 1rem; margin: 0; padding: 0; }
+nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
+.who { margin-left: auto; display: flex; align-items: center; gap: 0.75rem; color: var(--muted); }
+main { padding: 1.5rem; max-width: 72rem; }
+main:focus { outline: none; }
+h1 { font-size: 1.6rem; margin-top: 0; }
+table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
+th, td { text-align: left; padding: 0.4rem 0.6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: var(--shade); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+form.card, section.card { border: 1px solid var(--line); border-radius: 6px; padding: 1rem; margin: 1rem 0; }
+.field { display: flex; flex-direction: column; gap: 0.25rem; margin-bottom: 0.75rem; max-width: 30rem; }
+label { font-weight: 600; }
+input, select, textarea, button { font: inherit; padding: 0.4rem 0.6rem; border: 1px solid #8792a2; border-radius: 4px; }
+button { background: var(--accent); color: #fff; border-color: var(--accent); cursor: pointer; }
+button.quiet { background: var(--paper); color: var(--accent); }
+.inline { display: inline; }
+.error { color: var(--bad); font-weight: 600; }
+[aria-invalid="true"] { border-color: var(--bad); border-width: 2px; }
+.notice { border-left: 4px solid var(--accent); background: var(--shade); padding: 0.5rem 1rem; }
+.notice.bad { border-color: var(--bad); }
+.notice.good { border-color: var(--good); }
+.hint { color: var(--muted); font-size: 0.9rem; }
+code, .mono { font-family: ui-monospace, monospace; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
+dl.facts dt { font-weight: 600; }
+dl.facts dd { margin: 0; }
+`;

@@ -1,0 +1,131 @@
+/**
+ * GET /console, the home page: Needs attention. Stuck orders, dead letters waiting, SKUs below their
+ * low-stock threshold and wallets below their low-balance threshold (src/attention/attention.ts, the same
+ * read as GET /admin/attention), each row linking to the page where it is fixed; and the form that sets a
+ * wallet's low-balance threshold (an operator's; a SKU's is on its catalogue page). Reconciliation
+ * mismatches are not listed yet.
+ */
+import { needsAttention } from "../../attention/attention";
+import { setWalletThreshold } from "../../attention/set-thresholds";
+import { ApiError } from "../../http/errors";
+import { roleAllows } from "../../operators/roles";
+import { html, path, type Html } from "../html";
+import { layout } from "../layout";
+import type { PageContext } from "../page";
+import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther, when } from "./parts";
+
+/** Where each row is fixed: the pages of the console that act on it. */
+const orderPage = (orderId: string) => path("/console/orders", orderId);
+const walletPage = (clientId: string, currency: string) => path("/console/wallets", clientId, currency);
+const skuPage = (sku: string) => path("/console/catalogue", sku);
+
+async function page(ctx: PageContext, form: { error?: string; clientId?: string; currency?: string; threshold?: string } = {}) {
+  const { operator, url } = ctx;
+  const data = await needsAttention(ctx.env);
+  const done = url.searchParams.get("done");
+  const nothing = (what: string) => html`<p>No ${what}.</p>`;
+
+  const stuck =
+    data.stuckOrders.orders.length === 0
+      ? nothing("stuck orders")
+      : html`<table>
+          <caption class="hint">Orders whose timers keep failing; each keeps retrying on its own.</caption>
+          <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Timer</th><th scope="col" class="num">Failures</th><th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
+          <tbody>${data.stuckOrders.orders.map(
+            (row) => html`<tr>
+              <td><a href="${orderPage(row.orderId)}" class="mono">${row.orderId.slice(0, 16)}…</a></td>
+              <td>${row.clientId}</td><td>${row.timer}${row.skus.length > 0 ? html` (${row.skus.join(", ")})` : ""}</td>
+              <td class="num">${row.failures}</td><td>${row.lastError}</td><td>${when(row.nextAttemptAt)}</td></tr>`,
+          )}</tbody></table>
+          ${data.stuckOrders.more ? html`<p><a href="/console/orders">Every stuck order</a></p>` : ""}`;
+
+  const letters =
+    data.deadLetters.deadLetters.length === 0
+      ? nothing("dead letters waiting")
+      : html`<table>
+          <caption class="hint">Webhooks that failed every attempt and have not been replayed.</caption>
+          <thead><tr><th scope="col">Dead letter</th><th scope="col">Client</th><th scope="col">Event</th><th scope="col">Last error</th><th scope="col">Failed</th></tr></thead>
+          <tbody>${data.deadLetters.deadLetters.map(
+            (row) => html`<tr>
+              <td><a href="/console/dead-letters#dead-letter-${row.id}">Replay #${row.id}</a></td>
+              <td>${row.clientId}</td><td>${row.message.event.type}</td><td>${row.lastError}</td><td>${when(row.failedAt)}</td></tr>`,
+          )}</tbody></table>
+          ${data.deadLetters.more ? html`<p><a href="/console/dead-letters">Every dead letter waiting</a></p>` : ""}`;
+
+  const stock =
+    data.lowStock.length === 0
+      ? nothing("SKUs below their low-stock threshold")
+      : html`<table>
+          <thead><tr><th scope="col">SKU</th><th scope="col">Name</th><th scope="col" class="num">Available</th><th scope="col" class="num">Threshold</th><th scope="col">Available per value</th></tr></thead>
+          <tbody>${data.lowStock.map(
+            (row) => html`<tr>
+              <td><a href="${skuPage(row.sku)}">${row.sku}</a></td><td>${row.name}</td>
+              <td class="num">${row.available}</td><td class="num">${row.threshold}</td>
+              <td>${row.byValue.map((value, index) => html`${index > 0 ? ", " : ""}${value.value}: ${value.available}`)}</td></tr>`,
+          )}</tbody></table>`;
+
+  const wallets =
+    data.lowBalance.length === 0
+      ? nothing("wallets below their low-balance threshold")
+      : html`<table>
+          <thead><tr><th scope="col">Wallet</th><th scope="col" class="num">Balance</th><th scope="col" class="num">Threshold</th></tr></thead>
+          <tbody>${data.lowBalance.map(
+            (row) => html`<tr>
+              <td><a href="${walletPage(row.clientId, row.currency)}">${row.clientId} ${row.currency}</a></td>
+              <td class="num">${row.balance}</td><td class="num">${row.threshold}</td></tr>`,
+          )}</tbody></table>`;
+
+  const thresholdForm: Html = roleAllows(operator.role, "operator")
+    ? html`<form method="post" action="/console" class="card" aria-labelledby="threshold-heading">
+        <h3 id="threshold-heading">Set a wallet's low-balance threshold</h3>
+        ${form.error !== undefined ? notice("bad", form.error) : ""}
+        ${input({ id: "threshold-client", name: "clientId", label: "Client id", value: form.clientId, required: true })}
+        ${input({ id: "threshold-currency", name: "currency", label: "Currency", value: form.currency, required: true, hint: "Three letters, e.g. USD" })}
+        ${input({
+          id: "threshold-amount",
+          name: "threshold",
+          label: "Threshold",
+          value: form.threshold,
+          hint: "Listed above while the balance is below this. Leave empty to remove the threshold.",
+          error: form.error,
+        })}
+        <button type="submit">Save threshold</button>
+      </form>`
+    : html``;
+
+  const body = html`
+    ${done === "threshold" ? notice("good", "Threshold saved.") : ""}
+    <section aria-labelledby="stuck-heading"><h2 id="stuck-heading">Stuck orders (${data.stuckOrders.orders.length}${data.stuckOrders.more ? "+" : ""})</h2>${stuck}</section>
+    <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
+    <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
+    <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm}</section>
+    <p class="hint">Reconciliation mismatches are not listed here yet.</p>`;
+  return layout({ title: "Needs attention", operator, current: "/console", body });
+}
+
+export function get(ctx: PageContext) {
+  return page(ctx);
+}
+
+/** POST /console: sets (or, empty, removes) a wallet's low-balance threshold. */
+export async function post(ctx: PageContext) {
+  if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
+  const form = await formOf(ctx.request);
+  if (form === null) return page(ctx, { error: "The form could not be read; reload the page and try again." });
+  const clientId = field(form, "clientId");
+  const currency = field(form, "currency").toUpperCase();
+  const threshold = field(form, "threshold");
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId) || !/^[A-Z]{3}$/.test(currency)) {
+    return page(ctx, { error: "A client id and a three-letter currency are needed.", clientId, currency, threshold });
+  }
+  if (threshold !== "" && !/^\d{1,15}(\.\d{1,8})?$/.test(threshold)) {
+    return page(ctx, { error: "The threshold is a positive amount like 250 or 99.50.", clientId, currency, threshold });
+  }
+  try {
+    await setWalletThreshold(ctx.env, actorOf(ctx), clientId, currency, threshold === "" ? null : threshold);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return page(ctx, { error: refusalText(error), clientId, currency, threshold });
+  }
+  return seeOther("/console?done=threshold");
+}

@@ -1,0 +1,236 @@
+/**
+ * /console/clients/:clientId: a client, its API keys (ids and labels, never the keys), its wallets, and
+ * (admin) its actions: issue a key, rotate every key, revoke one, rotate the webhook secret, disable or
+ * enable, set or delete a deal (its fee and discount on a SKU). A new key or secret is shown once, on the
+ * answer to its form.
+ */
+import { dealsOf, type DealRow } from "../../catalogue/catalogue-store";
+import { deleteDeal, upsertDeal } from "../../catalogue/deal-actions";
+import { issueKey, revokeKey, rotateWebhookSecret, setClientDisabled } from "../../clients/client-actions";
+import { keyIdOf } from "../../clients/client-secrets";
+import { findClient, keysOf } from "../../clients/client-store";
+import { ApiError } from "../../http/errors";
+import { roleAllows } from "../../operators/roles";
+import { walletBalances } from "../../wallets/wallet-registry";
+import { auditedBy } from "../actor";
+import { when } from "../format";
+import { field, FormError, formProblem, input, notice, readForm, seeOther } from "../forms";
+import { html, path, withQuery, type Html } from "../html";
+import { layout } from "../layout";
+import type { PageContext } from "../page";
+
+const NOTICES = {
+  revoked: "The key was revoked.",
+  "already-revoked": "That key was already revoked.",
+  "deal-saved": "The deal was saved: the client's next orders are priced with it.",
+  "deal-deleted": "The deal was deleted: no fee and no discount on that SKU.",
+  disabled: "The client is disabled: its keys are refused.",
+  enabled: "The client is enabled again.",
+};
+
+/** A form of one button and its action, with an accessible name. */
+function button(action: string, label: string, extra: Html = html``, quiet = false): Html {
+  return html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" />${extra}
+    <button type="submit" ${quiet ? html`class="quiet"` : ""}>${label}</button></form>`;
+}
+
+const MODES = ["fixed", "percentage"] as const;
+
+function modeSelect(name: string, label: string, chosen: string): Html {
+  const options = MODES.map(
+    (mode) => html`<option value="${mode}" ${mode === chosen ? html`selected` : ""}>${mode}</option>`,
+  );
+  return html`<div class="field"><label for="field-${name}">${label}</label><select id="field-${name}" name="${name}">${options}</select></div>`;
+}
+
+/** The client's deals, and (admin) the form that sets one and the buttons that delete them. */
+function dealSection(deals: DealRow[], admin: boolean, error: FormError | null, values: Map<string, string>): Html {
+  const rows = deals.map(
+    (deal) => html`<tr><td>${deal.sku}</td><td>${deal.deal_state}</td><td>${deal.fee_amount} (${deal.fee_mode})</td>
+      <td>${deal.discount_amount} (${deal.discount_mode})</td><td>${when(deal.updated_at)}</td>
+      <td>${admin ? button("deal-delete", `Delete the deal on ${deal.sku}`, html`<input type="hidden" name="sku" value="${deal.sku}" />`, true) : ""}</td></tr>`,
+  );
+  const table =
+    deals.length === 0
+      ? html`<p>No deal: retail terms on every SKU.</p>`
+      : html`<table><thead><tr><th scope="col">SKU</th><th scope="col">State</th><th scope="col">Fee</th><th scope="col">Discount</th>
+          <th scope="col">Updated</th><th scope="col">Delete</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const value = (name: string, fallback = "") => values.get(name) ?? fallback;
+  const form = admin
+    ? html`<form method="post" class="card" aria-labelledby="deal-title"><h3 id="deal-title">Set a deal</h3>
+        <input type="hidden" name="action" value="deal" />
+        ${input("sku", "SKU", { value: value("sku"), error })}
+        <div class="field"><label for="field-dealState">State</label><select id="field-dealState" name="dealState">
+          <option value="active" ${value("dealState") !== "none" ? html`selected` : ""}>active</option>
+          <option value="none" ${value("dealState") === "none" ? html`selected` : ""}>none</option></select></div>
+        ${input("fee", "Fee", { value: value("fee", "0"), error, hint: "Per unit in the SKU's currency, or a percentage of face value." })}
+        ${modeSelect("feeMode", "Fee is", value("feeMode", "fixed"))}
+        ${input("discount", "Discount", { value: value("discount", "0"), error })}
+        ${modeSelect("discountMode", "Discount is", value("discountMode", "fixed"))}
+        <button type="submit">Save the deal</button></form>`
+    : html``;
+  return html`<section aria-labelledby="deals-title"><h2 id="deals-title">Deals</h2>${table}${form}</section>`;
+}
+
+async function draw(
+  ctx: PageContext,
+  shown: Html | null,
+  error: FormError | null = null,
+  values: Map<string, string> = new Map(),
+): Promise<Html | null> {
+  const { env, operator, params, url } = ctx;
+  const client = await findClient(env.DB, params.clientId!);
+  if (client === null) return null;
+  const admin = roleAllows(operator.role, "admin");
+  const [keys, wallets, deals] = await Promise.all([
+    keysOf(env.DB, client.id),
+    walletBalances(env, client.id),
+    dealsOf(env.DB, client.id),
+  ]);
+  const keyRows = keys.map((key) => {
+    const keyId = keyIdOf(key.key_hash);
+    const revoke =
+      key.revoked_at === null && admin
+        ? button("revoke", "Revoke", html`<input type="hidden" name="keyId" value="${keyId}" />`, true)
+        : "";
+    return html`<tr><td class="mono">${keyId}</td><td>${key.label}</td><td>${when(key.created_at)}</td>
+      <td>${key.revoked_at === null ? "active" : html`revoked ${when(key.revoked_at)}`}</td><td>${revoke}</td></tr>`;
+  });
+  const walletRows = wallets.map(
+    (wallet) =>
+      html`<li><a href="${path("/console/wallets", client.id, wallet.currency)}">${wallet.currency}</a>: ${wallet.balance}</li>`,
+  );
+  const actions = admin
+    ? html`<section aria-labelledby="actions-title" class="card"><h2 id="actions-title">Actions</h2>
+        ${formProblem(error)}
+        <form method="post" aria-labelledby="issue-title"><h3 id="issue-title">Issue a key</h3>
+          <input type="hidden" name="action" value="issue" />
+          ${input("label", "Key label", { required: false, error })}
+          <button type="submit">Issue a key</button></form>
+        <p>${button("rotate", "Rotate keys (issue one, revoke all others)")}</p>
+        <p>${button("webhook-secret", "Rotate the webhook secret")}</p>
+        <p>${client.disabled_at === null ? button("disable", "Disable the client") : button("enable", "Enable the client")}</p>
+      </section>`
+    : html`<p class="hint">Your role (${operator.role}) reads clients; changing them needs the admin role.</p>`;
+  const body = html`${notice(url, NOTICES)}${shown ?? ""}
+    <dl class="facts"><dt>Id</dt><dd>${client.id}</dd><dt>Name</dt><dd>${client.name}</dd><dt>Region</dt><dd>${client.region ?? "no hint"}</dd>
+      <dt>Created</dt><dd>${when(client.created_at)}</dd>
+      <dt>State</dt><dd>${client.disabled_at === null ? "enabled" : html`<strong>disabled</strong> since ${when(client.disabled_at)}`}</dd></dl>
+    <section aria-labelledby="keys-title"><h2 id="keys-title">API keys</h2>
+      <table><thead><tr><th scope="col">Key id</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Revoke</th></tr></thead>
+      <tbody>${keyRows}</tbody></table></section>
+    <section aria-labelledby="wallets-title"><h2 id="wallets-title">Wallets</h2>
+      ${walletRows.length === 0 ? html`<p>No wallet yet.</p>` : html`<ul>${walletRows}</ul>`}</section>
+    ${dealSection(deals, admin, error, values)}
+    ${actions}`;
+  return layout({ title: `Client ${client.name}`, operator, current: "/console/clients", body });
+}
+
+function notFound(ctx: PageContext): Response {
+  const page = layout({
+    title: "Client not found",
+    operator: ctx.operator,
+    current: "/console/clients",
+    body: html`<p class="notice bad" role="alert">No client has this id.</p>`,
+  });
+  return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+export async function get(ctx: PageContext): Promise<Html | Response> {
+  return (await draw(ctx, null)) ?? notFound(ctx);
+}
+
+/** A secret shown once, on this answer only. */
+function once(what: string, value: string): Html {
+  return html`<div role="status" class="notice good"><p>${what}: shown only here, never again.</p><p class="mono">${value}</p></div>`;
+}
+
+export async function post(ctx: PageContext): Promise<Html | Response> {
+  const clientId = ctx.params.clientId!;
+  const here = path("/console/clients", clientId);
+  const actor = auditedBy(ctx);
+  let form = new Map<string, string>();
+  try {
+    form = await readForm(ctx.request);
+    let shown: Html;
+    switch (form.get("action")) {
+      case "issue":
+      case "rotate": {
+        const rotate = form.get("action") === "rotate";
+        const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
+        const { key, revokedKeyIds } = await issueKey(ctx.env, actor, clientId, label, rotate);
+        shown = once(
+          `New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`,
+          key.apiKey,
+        );
+        break;
+      }
+      case "revoke": {
+        const { revoked } = await revokeKey(ctx.env, actor, clientId, field(form, "keyId", { max: 80 }));
+        return seeOther(withQuery(here, { notice: revoked ? "revoked" : "already-revoked" }));
+      }
+      case "webhook-secret":
+        shown = once(
+          "New webhook secret (the old one signs alongside it for 24 hours)",
+          await rotateWebhookSecret(ctx.env, actor, clientId),
+        );
+        break;
+      case "disable":
+      case "enable": {
+        const disable = form.get("action") === "disable";
+        await setClientDisabled(ctx.env, actor, clientId, disable);
+        return seeOther(withQuery(here, { notice: disable ? "disabled" : "enabled" }));
+      }
+      case "deal": {
+        const sku = field(form, "sku", { max: 64 });
+        const amountOf = (name: string) => {
+          const given = field(form, name, { max: 30 });
+          if (!/^\d{1,15}(\.\d{1,12})?$/.test(given)) throw new FormError(name, "A decimal like 0, 2 or 2.5.");
+          return given;
+        };
+        const modeOf = (name: string) => (form.get(name) === "percentage" ? "percentage" : "fixed");
+        await upsertDeal(ctx.env, actor, clientId, sku, {
+          dealState: form.get("dealState") === "none" ? "none" : "active",
+          fee: { amount: amountOf("fee"), adjustmentMode: modeOf("feeMode") },
+          discount: { amount: amountOf("discount"), adjustmentMode: modeOf("discountMode") },
+        });
+        return seeOther(withQuery(here, { notice: "deal-saved" }));
+      }
+      case "deal-delete":
+        await deleteDeal(ctx.env, actor, clientId, field(form, "sku", { max: 64 }));
+        return seeOther(withQuery(here, { notice: "deal-deleted" }));
+      default:
+        throw new FormError("form", "That action is not one this page knows.");
+    }
+    return (await draw(ctx, shown)) ?? notFound(ctx);
+  } catch (error) {
+    if (error instanceof ApiError && error.failure.code === "client_not_found") return notFound(ctx);
+    const refusal = refusalOf(error);
+    if (refusal === null) throw error;
+    const page = await draw(ctx, null, refusal, form);
+    if (page === null) return notFound(ctx);
+    return new Response(page.toString(), { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });
+  }
+}
+
+/** A domain refusal of one of this page's forms, as the field it concerns. */
+function refusalOf(error: unknown): FormError | null {
+  if (error instanceof FormError) return error;
+  if (!(error instanceof ApiError)) return null;
+  switch (error.failure.code) {
+    case "sku_not_found":
+      return new FormError("sku", "No SKU has this name.");
+    case "deal_not_found":
+      return new FormError("form", "That deal was already deleted.");
+    case "api_key_not_found":
+      return new FormError("form", "The client has no such key.");
+    case "invalid_request_body": {
+      const issues = (error.failure.details?.issues ?? []) as { path?: string; message?: string }[];
+      const first = issues[0];
+      const name = first?.path?.startsWith("discount") ? "discount" : "fee";
+      return new FormError(name, first?.message ?? error.failure.message);
+    }
+    default:
+      return null;
+  }
+}

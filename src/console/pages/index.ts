@@ -1,0 +1,61 @@
+/**
+ * Every page of the console: where it is, the least role that may see it (and, if it takes POSTs, the least
+ * role that may post to it), its name in the navigation, and its module, imported on first use so that
+ * only the pages an operator opens are ever evaluated. The console's router (src/console/console-routes.ts)
+ * checks the session and the roles before a page module runs; a page whose entry names no postRole
+ * cannot be posted to at all.
+ *
+ * A page module exports `get(ctx)` and optionally `post(ctx)` (PageModule in ../page.ts).
+ */
+import type { Role } from "../../operators/roles";
+import type { PageModule } from "../page";
+
+export interface PageEntry {
+  /** The path, `:name` for a parameter (one segment): "/console/orders/:orderId". */
+  path: string;
+  /** The least role that may GET the page. */
+  minRole: Role;
+  /** The least role that may POST to it; no POST without one. A page may ask more of single actions. */
+  postRole?: Role;
+  /** Its name in the navigation; pages without one (an order, a client) are reached through links. */
+  nav?: string;
+  load: () => Promise<PageModule>;
+}
+
+export const PAGES: readonly PageEntry[] = [
+  {
+    path: "/console",
+    minRole: "viewer",
+    postRole: "operator",
+    nav: "Needs attention",
+    load: () => import("./attention"),
+  },
+  { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
+  { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
+  { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
+  { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
+  { path: "/console/wallets", minRole: "viewer", nav: "Wallets", load: () => import("./wallets") },
+  {
+    path: "/console/wallets/:clientId/:currency",
+    minRole: "viewer",
+    postRole: "operator",
+    load: () => import("./wallet"),
+  },
+  {
+    path: "/console/catalogue",
+    minRole: "viewer",
+    postRole: "admin",
+    nav: "Catalogue and stock",
+    load: () => import("./catalogue"),
+  },
+  { path: "/console/catalogue/:sku", minRole: "viewer", postRole: "operator", load: () => import("./product") },
+  {
+    path: "/console/dead-letters",
+    minRole: "viewer",
+    postRole: "operator",
+    nav: "Dead letters",
+    load: () => import("./dead-letters"),
+  },
+  { path: "/console/audit", minRole: "viewer", nav: "Audit log", load: () => import("./audit") },
+  { path: "/console/audit/export", minRole: "viewer", load: () => import("./audit-export") },
+];

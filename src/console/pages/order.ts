@@ -1,0 +1,198 @@
+/**
+ * /console/orders/:orderId: one order and its timeline: created, the ledger movements of the order (charge,
+ * refunds, void), each state its webhook events announced, with times; each line's supplier outcome; each
+ * event's delivery (handed to the queue, and the receiver's last answer when delivery gave up: the dead
+ * letter); a failing timer.
+ * Redeem codes are masked; revealing one is a POST (operator role) that writes an audit row first and
+ * answers the page with that one code shown, never in a URL.
+ */
+import { audit } from "../../audit/audit-log";
+import { objectIdOf } from "../../orders/order-id";
+import type { OrderRecord } from "../../orders/order-record";
+import { timerFailureOfOrder } from "../../orders/timer-failures";
+import { roleAllows } from "../../operators/roles";
+import type { LedgerEntry } from "../../wallets/ledger";
+import { chargeKey, refundKey, voidKey } from "../../wallets/ledger-keys";
+import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letters";
+import { walletStub } from "../../wallets/wallet-registry";
+import { auditedBy } from "../actor";
+import { amount, when } from "../format";
+import { readForm } from "../forms";
+import { html, path, type Html } from "../html";
+import { layout } from "../layout";
+import type { PageContext } from "../page";
+
+async function recordOf(env: Env, orderId: string): Promise<OrderRecord | null> {
+  const id = objectIdOf(env.ORDERS, orderId);
+  return id === null ? null : ((await env.ORDERS.get(id).record()) as OrderRecord | null);
+}
+
+/** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
+async function movementsOf(env: Env, record: OrderRecord): Promise<LedgerEntry[]> {
+  const wallet = walletStub(env, record.clientId, record.wallet, record.walletRegion ?? null);
+  const keys = [
+    chargeKey(record.id),
+    ...record.lines.map((line) => refundKey(record.id, line.sku)),
+    voidKey(record.id),
+  ];
+  const entries = await Promise.all(keys.map((key) => wallet.entry(key) as Promise<LedgerEntry | null>));
+  return entries.filter((entry): entry is LedgerEntry => entry !== null).sort((a, b) => a.seq - b.seq);
+}
+
+/** A code as shown before it is revealed: its last 4 characters. */
+function masked(code: string): string {
+  return `•••• ${code.slice(-4)}`;
+}
+
+/** Which code was revealed: the line and the pin's index in it. */
+interface Revealed {
+  line: number;
+  pin: number;
+}
+
+function codes(record: OrderRecord, mayReveal: boolean, revealed: Revealed | null): Html {
+  const rows = record.lines.flatMap((line, lineIndex) =>
+    (line.redeem?.pins ?? []).map((pin, pinIndex) => {
+      const shown = revealed?.line === lineIndex && revealed.pin === pinIndex;
+      const action = shown
+        ? html`<strong>Revealed (audited)</strong>`
+        : mayReveal
+          ? html`<form method="post" class="inline"><input type="hidden" name="line" value="${lineIndex}" /><input type="hidden" name="pin" value="${pinIndex}" />
+              <button type="submit" class="quiet" aria-label="Reveal code ${pinIndex + 1} of ${line.sku}">Reveal</button></form>`
+          : html`<span class="hint">needs the operator role</span>`;
+      return html`<tr><td>${line.sku}</td><td class="num">${pinIndex + 1}</td><td class="mono">${shown ? pin : masked(pin)}</td><td>${action}</td></tr>`;
+    }),
+  );
+  if (rows.length === 0) return html`<p>No redeem codes (yet).</p>`;
+  return html`<table><caption>Redeem codes (masked; revealing one is written to the audit log)</caption>
+    <thead><tr><th scope="col">SKU</th><th scope="col" class="num">#</th><th scope="col">Code</th><th scope="col">Reveal</th></tr></thead>
+    <tbody>${rows}</tbody></table>`;
+}
+
+/** Each event's delivery: handed to the queue or not, and the receiver's last answer if it gave up. */
+function webhookDeliveries(
+  record: OrderRecord,
+  events: { eventId: string; state: string; at: number; sent: boolean }[],
+  deadLetters: DeadLetter[],
+): Html {
+  if (record.webhookUrl === null) return html`<p>The order has no webhook URL: no events are sent.</p>`;
+  if (events.length === 0) return html`<p>No event yet.</p>`;
+  const rows = events.map((event) => {
+    const letters = deadLetters.filter((letter) => letter.eventId === event.eventId);
+    const outcome =
+      letters.length === 0
+        ? event.sent
+          ? "handed to the queue; no failed delivery recorded"
+          : "waiting to be handed to the queue"
+        : letters.map(
+            (
+              letter,
+            ) => html`<div>failed after ${letter.attempts ?? "the queue's"} attempts at ${when(letter.failedAt)}: ${letter.lastError}
+              ${letter.replayedAt !== null ? html` (replayed ${when(letter.replayedAt)})` : " (a dead letter waiting)"}</div>`,
+          );
+    return html`<tr><td class="mono">${event.eventId}</td><td>${event.state}</td><td>${when(event.at)}</td><td>${outcome}</td></tr>`;
+  });
+  return html`<table><thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">At</th><th scope="col">Delivery</th></tr></thead>
+    <tbody>${rows}</tbody></table>`;
+}
+
+async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html | null> {
+  const { env, operator, params } = ctx;
+  const record = await recordOf(env, params.orderId!);
+  if (record === null) return null;
+  const stub = env.ORDERS.get(objectIdOf(env.ORDERS, record.id)!);
+  const [movements, failure, events] = await Promise.all([
+    movementsOf(env, record),
+    timerFailureOfOrder(env.DB, record.id),
+    stub.webhookEvents(),
+  ]);
+  const deadLetters = await deadLettersOfEvents(
+    env.DB,
+    events.map((event) => event.eventId),
+  );
+  // What happened, in time order: created, the ledger's movements, each announced state, the state now.
+  const moments: { at: number; item: Html }[] = [
+    { at: record.createdAt, item: html`<strong>created</strong> (expires unconfirmed at ${when(record.expiresAt)})` },
+  ];
+  for (const entry of movements) {
+    const text =
+      entry.kind === "order_charge"
+        ? "charged"
+        : entry.kind === "order_void"
+          ? "voided (expired unconfirmed)"
+          : entry.kind.replace("order_", "");
+    moments.push({
+      at: entry.createdAt,
+      item: html`<strong>${text}</strong>: ${amount(entry.amount, record.wallet)} (ledger #${entry.seq})`,
+    });
+  }
+  for (const event of events)
+    moments.push({ at: event.at, item: html`<strong>${event.state}</strong> (webhook event ${event.eventId})` });
+  if (!events.some((event) => event.state === record.state) && record.state !== "created") {
+    moments.push({ at: record.modifiedAt, item: html`<strong>${record.state}</strong>` });
+  }
+  moments.sort((a, b) => a.at - b.at);
+  const timeline = [
+    ...moments.map(({ at, item }) => html`<li>${when(at)}: ${item}</li>`),
+    html`<li>Now: <strong>${record.state}</strong>, invoice ${record.invoiceStatus}, last changed ${when(record.modifiedAt)}</li>`,
+  ];
+  const deliveries = webhookDeliveries(record, events, deadLetters);
+  const lines = record.lines.map(
+    (
+      line,
+    ) => html`<tr><td>${line.sku}</td><td>${line.product.name}</td><td class="num">${line.quantity} × ${amount(line.quote, line.product.currency)}</td>
+      <td class="num">${amount(line.charge, record.wallet)}</td><td>${line.product.supplier}</td><td>${line.status}</td><td class="num">${line.attempts}</td>
+      <td>${line.failureReason ?? ""}</td><td class="num">${amount(line.refunded, record.wallet)}</td></tr>`,
+  );
+  const stuck =
+    failure === null
+      ? html`<p>No failing timer.</p>`
+      : html`<p class="notice bad">Timer <strong>${failure.timer}</strong> has failed ${failure.failures} times since ${when(failure.firstFailedAt)}:
+          ${failure.lastError}. Next attempt at ${when(failure.nextAttemptAt)}.</p>`;
+  const body = html`
+    <dl class="facts">
+      <dt>Client</dt><dd><a href="${path("/console/clients", record.clientId)}">${record.clientId}</a></dd>
+      <dt>Reference</dt><dd>${record.reference}</dd>
+      <dt>Wallet</dt><dd><a href="${path("/console/wallets", record.clientId, record.wallet)}">${record.wallet}</a>, charge ${amount(record.charge, record.wallet)}</dd>
+      <dt>Webhook URL</dt><dd>${record.webhookUrl ?? "none"}</dd>
+    </dl>
+    <section aria-labelledby="timeline-title"><h2 id="timeline-title">Timeline</h2><ol>${timeline}</ol></section>
+    <section aria-labelledby="lines-title"><h2 id="lines-title">Lines</h2>
+      <table><thead><tr><th scope="col">SKU</th><th scope="col">Product</th><th scope="col" class="num">Quantity</th><th scope="col" class="num">Charge</th>
+      <th scope="col">Supplier</th><th scope="col">Status</th><th scope="col" class="num">Attempts</th><th scope="col">Failure</th>
+      <th scope="col" class="num">Refunded</th></tr></thead><tbody>${lines}</tbody></table></section>
+    <section aria-labelledby="webhooks-title"><h2 id="webhooks-title">Webhook deliveries</h2>${deliveries}</section>
+    <section aria-labelledby="timers-title"><h2 id="timers-title">Timers</h2>${stuck}</section>
+    <section aria-labelledby="codes-title"><h2 id="codes-title">Codes</h2>${codes(record, roleAllows(operator.role, "operator"), revealed)}</section>`;
+  return layout({ title: `Order ${record.id}`, operator, current: "/console/orders", body });
+}
+
+function notFound(ctx: PageContext): Response {
+  const page = layout({
+    title: "Order not found",
+    operator: ctx.operator,
+    current: "/console/orders",
+    body: html`<p class="notice bad" role="alert">No order has this id.</p>`,
+  });
+  return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
+}
+
+export async function get(ctx: PageContext): Promise<Html | Response> {
+  return (await draw(ctx, null)) ?? notFound(ctx);
+}
+
+/** POST: reveal one code. The audit row is written before the code is shown; no row, no code. */
+export async function post(ctx: PageContext): Promise<Html | Response> {
+  const form = await readForm(ctx.request);
+  const line = Number(form.get("line"));
+  const pin = Number(form.get("pin"));
+  const record = await recordOf(ctx.env, ctx.params.orderId!);
+  if (record === null) return notFound(ctx);
+  const code = Number.isInteger(line) && Number.isInteger(pin) ? record.lines[line]?.redeem?.pins[pin] : undefined;
+  if (code === undefined) return (await draw(ctx, null)) ?? notFound(ctx);
+  await audit(ctx.env.DB, auditedBy(ctx), "order.code_revealed", `order:${record.id}`, {
+    sku: record.lines[line]!.sku,
+    index: pin,
+  });
+  return (await draw(ctx, { line, pin })) ?? notFound(ctx);
+}

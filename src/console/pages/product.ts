@@ -1,0 +1,178 @@
+/**
+ * GET /console/catalogue/:sku: one SKU's stock page. Code counts per value, the CSV upload of codes with a
+ * report naming every refused row (an upload is all or nothing: one bad row adds nothing), enabling and
+ * disabling its sale, and its low-stock threshold. Every change is an operator's (POST, field `action`).
+ */
+import { setStockThreshold } from "../../attention/set-thresholds";
+import { stockThresholdOf } from "../../attention/thresholds";
+import { requireProduct } from "../../catalogue/catalogue-store";
+import { setProductActive } from "../../catalogue/operator-catalogue";
+import { ApiError } from "../../http/errors";
+import { refusedRows, type RowReport } from "../../inventory/code-rules";
+import { uploadCodes } from "../../inventory/code-upload";
+import { stockOf } from "../../inventory/code-store";
+import { parseCsv } from "../../inventory/csv";
+import { roleAllows } from "../../operators/roles";
+import { html, path, type Html } from "../html";
+import { layout } from "../layout";
+import type { PageContext } from "../page";
+import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther } from "./parts";
+
+/** As POST /admin/products/:sku/codes: up to 1 MiB of CSV. */
+const UPLOAD_MAX_BYTES = 1_048_576;
+
+interface Outcome {
+  /** A notice for the top of the page. */
+  message?: Html;
+  /** The upload's report, row by row, when it was refused. */
+  report?: { report: RowReport; rows: string[][] };
+  thresholdError?: string;
+  threshold?: string;
+}
+
+/** The refused upload, row by row: each row's number (after the header), its pin and its problems. */
+function reportTable({ report, rows }: NonNullable<Outcome["report"]>): Html {
+  const header = (rows[0] ?? []).map((name) => name.trim().toLowerCase());
+  const pinColumn = header.indexOf("pin");
+  const bad = [...report.rows.keys()].sort((a, b) => a - b);
+  return html`<section aria-labelledby="report-heading" class="card">
+    <h2 id="report-heading">Upload report: nothing was added</h2>
+    <p>${bad.length} of ${Math.max(rows.length - 1, 0)} rows refused. Rows are counted after the header row; fix them and upload the whole file again.</p>
+    ${report.general.length > 0 ? html`<ul>${report.general.map((problem) => html`<li>${problem}</li>`)}</ul>` : ""}
+    ${bad.length > 0
+      ? html`<table><thead><tr><th scope="col">Row</th><th scope="col">Pin</th><th scope="col">Problem</th></tr></thead>
+        <tbody>${bad.map(
+          (index) => html`<tr><td>Row ${index + 1}</td><td class="mono">${pinColumn >= 0 ? (rows[index + 1]?.[pinColumn] ?? "") : ""}</td>
+            <td>${report.rows.get(index)!.join("; ")}</td></tr>`,
+        )}</tbody></table>`
+      : ""}
+  </section>`;
+}
+
+async function page(ctx: PageContext, outcome: Outcome = {}) {
+  const { env, operator, params, url } = ctx;
+  const sku = params.sku!;
+  const product = await requireProduct(env.DB, sku);
+  const [stock, threshold] = await Promise.all([stockOf(env.DB, sku), stockThresholdOf(env.DB, sku)]);
+  const inventory = product.supplier === "inventory";
+  const action = path("/console/catalogue", sku);
+  const mayChange = roleAllows(operator.role, "operator");
+  const done = url.searchParams.get("done");
+  const doneText: Record<string, string> = {
+    uploaded: `${Number(url.searchParams.get("added") ?? 0)} codes added.`,
+    enabled: "The SKU is on sale again.",
+    disabled: "The SKU is no longer sold; orders already created are kept.",
+    threshold: "Low-stock threshold saved.",
+  };
+  const body = html`
+    ${done !== null && doneText[done] !== undefined ? notice("good", doneText[done]!) : ""}
+    ${outcome.message ?? ""}
+    ${outcome.report !== undefined ? reportTable(outcome.report) : ""}
+    <dl class="facts">
+      <dt>Name</dt><dd>${product.name}</dd>
+      <dt>Type</dt><dd>${product.productType} ${product.productType === "fixed" ? html`(${(product.quotes ?? []).join(", ")})` : html`(${product.minQuote}..${product.maxQuote})`}</dd>
+      <dt>Currency</dt><dd>${product.currency}</dd>
+      <dt>Supplier</dt><dd>${product.supplier}</dd>
+      <dt>Sale</dt><dd>${product.active ? "on sale" : "disabled"}</dd>
+      <dt>Low-stock threshold</dt><dd>${threshold ?? "none"}</dd>
+    </dl>
+    ${mayChange
+      ? html`<form method="post" action="${action}" class="inline">
+          <input type="hidden" name="action" value="${product.active ? "disable" : "enable"}" />
+          <button type="submit">${product.active ? "Disable sale" : "Enable sale"}</button>
+        </form>`
+      : ""}
+    ${inventory
+      ? html`<section aria-labelledby="stock-heading">
+          <h2 id="stock-heading">Codes per value</h2>
+          <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
+          <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
+          ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
+        </section>
+        ${mayChange
+          ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">
+              <h2 id="upload-heading">Upload codes (CSV)</h2>
+              <input type="hidden" name="action" value="upload" />
+              <p class="hint" id="upload-hint">A header row naming value, pin and link, then one code per row. All or nothing: a file with any bad row adds nothing, and the report names each bad row.</p>
+              <div class="field"><label for="upload-file">CSV file</label>
+                <input id="upload-file" name="file" type="file" accept=".csv,text/csv" aria-describedby="upload-hint" /></div>
+              <div class="field"><label for="upload-text">Or paste the CSV</label>
+                <textarea id="upload-text" name="csv" rows="6" aria-describedby="upload-hint"></textarea></div>
+              <button type="submit">Upload codes</button>
+            </form>
+            <form method="post" action="${action}" class="card" aria-labelledby="threshold-heading">
+              <h2 id="threshold-heading">Low-stock threshold</h2>
+              <input type="hidden" name="action" value="threshold" />
+              ${input({
+                id: "threshold",
+                name: "threshold",
+                label: "Threshold (codes available, all values together)",
+                value: outcome.threshold ?? (threshold === null ? "" : String(threshold)),
+                hint: "Listed on Needs attention while fewer codes are available. Leave empty to remove it.",
+                error: outcome.thresholdError,
+              })}
+              <button type="submit">Save threshold</button>
+            </form>`
+          : ""}`
+      : html`<p>This SKU is supplied by ${product.supplier}: it has no codes to upload.</p>`}
+    <p><a href="/console/catalogue">All SKUs</a></p>`;
+  return layout({ title: `SKU ${sku}`, operator, current: "/console/catalogue", body });
+}
+
+export function get(ctx: PageContext) {
+  return page(ctx);
+}
+
+async function upload(ctx: PageContext, form: FormData): Promise<Response | Outcome> {
+  const file = form.get("file");
+  let text = field(form, "csv");
+  if (file !== null && typeof file !== "string" && file.size > 0) {
+    if (file.size > UPLOAD_MAX_BYTES) return { message: notice("bad", "The file is larger than 1 MiB; split it.") };
+    text = await file.text();
+  }
+  if (text === "") return { message: notice("bad", "Choose a CSV file or paste its rows.") };
+  if (new TextEncoder().encode(text).byteLength > UPLOAD_MAX_BYTES) return { message: notice("bad", "The CSV is larger than 1 MiB; split it.") };
+  const sku = ctx.params.sku!;
+  try {
+    const added = await uploadCodes(ctx.env.DB, actorOf(ctx), requireProduct, sku, text, "text/csv");
+    return seeOther(`${path("/console/catalogue", sku)}?done=uploaded&added=${added.added}`);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const parsed = parseCsv(text);
+    const report = refusedRows(error.failure.code, error.failure.details);
+    return { message: notice("bad", "The upload was refused: nothing was added."), report: { report, rows: parsed.ok ? parsed.rows : [] } };
+  }
+}
+
+/** POST /console/catalogue/:sku: `action` upload, enable, disable or threshold. */
+export async function post(ctx: PageContext) {
+  if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
+  const sku = ctx.params.sku!;
+  const here = path("/console/catalogue", sku);
+  // An upload's CSV may be up to 1 MiB, with room for the multipart framing and the other fields.
+  const form = await formOf(ctx.request, UPLOAD_MAX_BYTES + 16 * 1024);
+  if (form === null) return page(ctx, { message: notice("bad", "The form could not be read, or the file is larger than 1 MiB.") });
+  const action = field(form, "action");
+  try {
+    if (action === "upload") {
+      const outcome = await upload(ctx, form);
+      return outcome instanceof Response ? outcome : page(ctx, outcome);
+    }
+    if (action === "enable" || action === "disable") {
+      await setProductActive(ctx.env.DB, actorOf(ctx), sku, action === "enable");
+      return seeOther(`${here}?done=${action}d`);
+    }
+    if (action === "threshold") {
+      const given = field(form, "threshold");
+      if (given !== "" && !/^\d{1,7}$/.test(given)) return page(ctx, { threshold: given, thresholdError: "A whole number of codes, 1 or more." });
+      const threshold = given === "" ? null : Number(given);
+      if (threshold !== null && (threshold < 1 || threshold > 1_000_000)) return page(ctx, { threshold: given, thresholdError: "A whole number of codes from 1 to 1,000,000." });
+      await setStockThreshold(ctx.env.DB, actorOf(ctx), sku, threshold);
+      return seeOther(`${here}?done=threshold`);
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return page(ctx, { message: notice("bad", refusalText(error)) });
+  }
+  return page(ctx, { message: notice("bad", "Unknown action: nothing was changed.") });
+}
