@@ -10,22 +10,21 @@ import { Money, toAmountNumber } from "../pricing/money";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
 import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
 import { walletStub } from "../wallets/wallet-registry";
-import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./order-plan";
-import { applyOutcome, finalState, invoiceStatusAfter, linesPastBudget, nextAttemptAt, unknownBudgetMs } from "./fulfilment-rules";
-import { orderEvent, WEBHOOK_STATES } from "./order-events";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
+import { objectHost, type OrderHost, type Result } from "./order-host";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
-import { sameReport, type StuckReport, type Timer, type TimerKind } from "./order-timers";
+import type { Timer, TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
+import { flushOutbox, tryFlushOutbox } from "./outbox-flow";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
-import { clearTimerFailure, recordTimerFailure } from "./timer-failures";
-import { TIMER_FAILURES_REPORTED_AFTER } from "./timer-policy";
+import { reportStuck } from "./stuck-report";
 import { confirmable, transition } from "./transitions";
 
-export type Result<T> = { ok: true; data: T } | Failure;
+export type { Result } from "./order-host";
 
 export interface CreateInput {
   clientId: string;
@@ -57,6 +56,7 @@ const SETTLE_AFTER_MS = 5_000;
  */
 export class OrderObject extends DurableObject<Env> {
   private readonly store: OrderStore;
+  private readonly host: OrderHost;
   /** The retrieve view of the loaded order as JSON, built once per stored version. */
   private view: { of: OrderRecord; json: string } | null = null;
   /** Timer runs (the alarm, processing started by confirm) go one after another, never two at once. */
@@ -80,6 +80,16 @@ export class OrderObject extends DurableObject<Env> {
     super(ctx, env);
     this.store = new OrderStore(ctx.storage);
     this.livemode = serviceMode(env) === "live";
+    this.host = objectHost(ctx, env, this.store, {
+      reset: this.reset,
+      armAlarm: () => this.armAlarm(),
+      processSoon: (order) =>
+        ctx.waitUntil(
+          this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) =>
+            logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId }),
+          ),
+        ),
+    });
   }
 
   /**
@@ -99,12 +109,8 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /** Stores the order with its timers and, for a state a webhook announces, the event; arms the alarm. */
-  private async save(order: OrderRecord, previous: OrderRecord["state"] | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
-    const event: WebhookMessage | null =
-      previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null ? orderEvent(order, crypto.randomUUID(), Date.now(), this.livemode) : null;
-    this.store.save(order, timers, event);
-    if (event !== null || Object.keys(timers).length > 0) await this.armAlarm();
-    return event !== null;
+  private save(order: OrderRecord, previous: OrderRecord["state"] | null, timers: Partial<Record<TimerKind, number | null>> = {}): Promise<boolean> {
+    return this.host.save(order, previous, timers);
   }
 
   private async armAlarm(): Promise<void> {
@@ -261,7 +267,7 @@ export class OrderObject extends DurableObject<Env> {
     const now = Date.now();
     const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
     const safetyNet = (order.chargeIntentAt ?? now) + SETTLE_AFTER_MS;
-    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await this.tryFlushOutbox();
+    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await tryFlushOutbox(this.host);
     // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
     // The alarm stored with the confirmation (at the safety net), or moved since by a write that
     // succeeded, still stands and runs what is left.
@@ -357,7 +363,7 @@ export class OrderObject extends DurableObject<Env> {
         logFailure(error, { step: `timer.${timer.kind}`, orderId: order?.id ?? orderIdOf(this.ctx.id), clientId: order?.clientId, failures: failed.failures });
       }
     }
-    await this.reportStuck();
+    await reportStuck(this.host);
     // Not caught: the alarm that fired is no longer stored, so if arming the next one fails, throwing is
     // the only way to have the platform run this handler again (up to 6 retries with backoff; each runs
     // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
@@ -371,65 +377,9 @@ export class OrderObject extends DurableObject<Env> {
     // after and finds the outcome.
     if (kind === "expire") return this.exclusive(() => this.expire());
     if (kind === "settle") await this.exclusive(() => this.settle());
-    else if (kind === "outbox") await this.flushOutbox();
+    else if (kind === "outbox") await flushOutbox(this.host);
     else if (kind === "process") await this.process();
     return null;
-  }
-
-  /**
-   * Brings the operator's stuck list (D1 timer_failures, one row per order) in line with the order: the
-   * row names its upstream lines whose outcome has been unknown for UPSTREAM_UNKNOWN_BUDGET_SECONDS or
-   * more (timer `supplier`: they need a person, and the order keeps asking meanwhile), or else the timer
-   * that has failed most often in a row, once that is at least TIMER_FAILURES_REPORTED_AFTER times; there
-   * is no row while neither holds, however it went away (the line was settled, the timer succeeded, a
-   * confirm cleared it). The document keeps what the list was last given, so a run that changes nothing
-   * there writes nothing to D1. A report that fails is retried by the `report` timer, so that a row is not
-   * left behind, or missing, when the order comes to rest.
-   */
-  private async reportStuck(): Promise<void> {
-    const order = this.store.load();
-    const now = Date.now();
-    const unknown = order?.state === "processing" ? linesPastBudget(order.lines, unknownBudgetMs(this.env.UPSTREAM_UNKNOWN_BUDGET_SECONDS), now) : [];
-    const failing = unknown.length > 0 ? null : this.store.worstFailing(TIMER_FAILURES_REPORTED_AFTER);
-    const wanted: StuckReport | null =
-      unknown.length > 0
-        ? { timer: "supplier", failures: unknown[0]!.attempts, skus: unknown.map((line) => line.sku) }
-        : failing === null
-          ? null
-          : { timer: failing.kind, failures: failing.failures };
-    const reported = this.store.reported();
-    if (reported !== undefined && sameReport(reported, wanted)) {
-      // The list already shows what it should: a retry of an earlier write that failed has nothing left to
-      // write, and must not stay behind (it would keep the alarm firing for an order at rest).
-      this.store.clearTimer("report");
-      return;
-    }
-    const orderId = order?.id ?? orderIdOf(this.ctx.id);
-    const row =
-      wanted === null
-        ? null
-        : unknown.length > 0
-          ? {
-              lastError: unknown.map((line) => `${line.sku}: ${line.failureReason ?? "no answer"}`).join("; "),
-              firstFailedAt: unknown[0]!.unknownSince!,
-              nextAttemptAt: this.store.timers().find((timer) => timer.kind === "process")?.dueAt ?? now,
-            }
-          : { lastError: failing!.lastError ?? "", nextAttemptAt: failing!.dueAt };
-    try {
-      await io(
-        ORDER_SEAMS.timerReport,
-        () =>
-          wanted === null || row === null
-            ? clearTimerFailure(this.env.DB, orderId)
-            : recordTimerFailure(this.env.DB, { orderId, clientId: order?.clientId ?? "", timer: wanted.timer, skus: wanted.skus, failures: wanted.failures, lastFailedAt: now, ...row }),
-        this.reset,
-      );
-      this.store.markReported(wanted);
-    } catch (error) {
-      // Only the report failed; the timers themselves are stored and retried either way.
-      const failed = this.store.failTimer("report", Date.now(), String(error));
-      logFailure(error, { step: "timer.report", orderId, clientId: order?.clientId, failures: failed.failures });
-    }
   }
 
   /**
@@ -492,7 +442,7 @@ export class OrderObject extends DurableObject<Env> {
     if (end === null) return;
     const ended = { ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) };
     // The processing timer goes with the end state, in the same write.
-    if (await this.save(ended, order.state, { process: null })) await this.tryFlushOutbox();
+    if (await this.save(ended, order.state, { process: null })) await tryFlushOutbox(this.host);
   }
 
   /**
@@ -522,7 +472,7 @@ export class OrderObject extends DurableObject<Env> {
   private async reject(order: OrderRecord): Promise<void> {
     await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(order.id, `order ${order.reference} expired`), this.reset);
     const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
-    if (await this.save(rejected, order.state, { settle: null, expire: null })) await this.tryFlushOutbox();
+    if (await this.save(rejected, order.state, { settle: null, expire: null })) await tryFlushOutbox(this.host);
   }
 
   /**
@@ -553,26 +503,5 @@ export class OrderObject extends DurableObject<Env> {
       if (current.state !== "rejected") return failure("order_already_confirmed", { state: current.state });
       return { ok: true, data: JSON.stringify(orderView(current, this.livemode)) };
     });
-  }
-
-  /** Hands stored events to the webhook queue; a failure leaves them for the outbox timer's retries. */
-  private async flushOutbox(): Promise<void> {
-    const pending = this.store.pendingEvents();
-    if (pending.length > 0) {
-      await io(ORDER_SEAMS.queueSend, () => this.env.WEBHOOKS.sendBatch(pending.map(({ message }) => ({ body: message, contentType: "json" as const }))), this.reset);
-      this.store.markSent(pending.map(({ eventId }) => eventId));
-    }
-    this.store.clearTimer("outbox");
-  }
-
-  /** A flush right after a state change; what fails here the outbox timer (set with the event) retries. */
-  private async tryFlushOutbox(): Promise<void> {
-    try {
-      await this.flushOutbox();
-      await this.armAlarm();
-    } catch (error) {
-      const order = this.store.load();
-      logFailure(error, { step: "outbox.flush", orderId: order?.id, clientId: order?.clientId });
-    }
   }
 }
