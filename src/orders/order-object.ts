@@ -19,6 +19,7 @@ import { OrderStore } from "./order-store";
 import type { Timer, TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
+import { cancelExpiry, expire, expireNow, reject } from "./expiry-flow";
 import { flushOutbox, tryFlushOutbox } from "./outbox-flow";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
 import { reportStuck } from "./stuck-report";
@@ -172,7 +173,7 @@ export class OrderObject extends DurableObject<Env> {
       await this.armAlarm();
       const reserved = await io(ORDER_SEAMS.reserveCodes, () => reserveCodes(this.env.DB, id, reservations, expiresAt), this.reset);
       if (!reserved.ok) {
-        await this.cancelExpiry();
+        await cancelExpiry(this.host);
         return failure("out_of_stock", { sku: reserved.sku, quote: Number(reserved.value), quantity: reserved.requested });
       }
       // Codes held count against the balance together with the client's other open orders that hold
@@ -219,12 +220,7 @@ export class OrderObject extends DurableObject<Env> {
   /** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
   private async releaseHeldCodes(): Promise<void> {
     await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, orderIdOf(this.ctx.id)), this.reset);
-    await this.cancelExpiry();
-  }
-
-  private async cancelExpiry(): Promise<void> {
-    this.store.clearTimer("expire");
-    await this.armAlarm();
+    await cancelExpiry(this.host);
   }
 
   async confirm(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
@@ -292,7 +288,7 @@ export class OrderObject extends DurableObject<Env> {
     const charge = await io(ORDER_SEAMS.chargeLookup, async () => (await this.wallet(order).chargeStatus(order.id)) as ChargeStatus, this.reset);
     // Voided is final, even where the charge landed first (the void credited it back): an expiry that died
     // before storing `rejected`, seen from a clock that reads before expiresAt. The rejection completes.
-    if (charge.status === "voided") await this.reject(order);
+    if (charge.status === "voided") await reject(this.host, order);
     else if (charge.status === "charged") await this.completeConfirmation(order);
     else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
   }
@@ -375,7 +371,7 @@ export class OrderObject extends DurableObject<Env> {
   private async runTimer(kind: TimerKind): Promise<number | null> {
     // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
     // after and finds the outcome.
-    if (kind === "expire") return this.exclusive(() => this.expire());
+    if (kind === "expire") return this.exclusive(() => expire(this.host));
     if (kind === "settle") await this.exclusive(() => this.settle());
     else if (kind === "outbox") await flushOutbox(this.host);
     else if (kind === "process") await this.process();
@@ -445,63 +441,8 @@ export class OrderObject extends DurableObject<Env> {
     if (await this.save(ended, order.state, { process: null })) await tryFlushOutbox(this.host);
   }
 
-  /**
-   * At expiresAt a still-created order becomes rejected: its reserved codes go back on sale and the wallet
-   * voids the order for good (crediting back a charge from a confirm that never finished, and refusing any
-   * charge that arrives later). Each step is idempotent, so a retried timer repeats none of them.
-   *
-   * Never before expiresAt: the alarm may fire early for this timer (it stands at the earliest due time
-   * stored, and a failed alarm write can leave it at an earlier one, such as a settle that was cleared
-   * since), and a live order must not be rejected ahead of the TTL its client was given. Then nothing is
-   * done and the expiry is due again at expiresAt.
-   */
-  private async expire(): Promise<number | null> {
-    const order = this.store.load();
-    const id = order?.id ?? orderIdOf(this.ctx.id);
-    if (order !== null && order.state !== "created") return null;
-    if (order !== null && Date.now() < order.expiresAt) return order.expiresAt;
-    if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
-      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
-    }
-    if (order === null) return null;
-    await this.reject(order);
-    return null;
-  }
-
-  /** The wallet voids the order for good (idempotently), and the order is stored `rejected`. */
-  private async reject(order: OrderRecord): Promise<void> {
-    await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(order.id, `order ${order.reference} expired`), this.reset);
-    const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
-    if (await this.save(rejected, order.state, { settle: null, expire: null })) await tryFlushOutbox(this.host);
-  }
-
-  /**
-   * The sandbox's expire-now (POST /sandbox/orders/:orderId/expire): the client's own `created` order is
-   * expired at once by the expiry path itself. Its expiresAt is moved to now and stored with the expiry
-   * timer due now before anything else, so an object that dies anywhere after leaves an order the alarm
-   * expires as it would have at its TTL; then expire() runs here (release, void, rejected, event). Asked
-   * again, an order it already rejected answers as it is, so a retry after a lost reply succeeds.
-   * Another client's order is order_not_found, like an unknown one; a confirmed order cannot expire (409).
-   */
+  /** The sandbox's expire-now (POST /sandbox/orders/:orderId/expire): the order's own expiry, at once. */
   async expireNow(clientId: string): Promise<Result<string>> {
-    return this.exclusive(async () => {
-      const order = this.owned(clientId);
-      if (order === null) return failure("order_not_found");
-      if (order.state === "created") {
-        const now = Date.now();
-        const due: OrderRecord = { ...order, expiresAt: Math.min(order.expiresAt, now), modifiedAt: now };
-        await this.save(due, order.state, { expire: due.expiresAt });
-        try {
-          await this.expire();
-        } catch (error) {
-          logFailure(error, { step: "sandbox.expire-now", orderId: order.id, clientId });
-          return failure("server_error", { reason: "the order's expiry is under way and completes by itself; retry to see it" });
-        }
-        await this.cancelExpiry();
-      }
-      const current = this.store.load()!;
-      if (current.state !== "rejected") return failure("order_already_confirmed", { state: current.state });
-      return { ok: true, data: JSON.stringify(orderView(current, this.livemode)) };
-    });
+    return this.exclusive(() => expireNow(this.host, clientId));
   }
 }
