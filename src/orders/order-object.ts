@@ -7,8 +7,8 @@ import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";
 import { Money, toAmountNumber } from "../pricing/money";
-import { chargeKey, refundKey } from "../wallets/ledger-keys";
-import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
+import { refundKey } from "../wallets/ledger-keys";
+import type { HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
 import { walletStub } from "../wallets/wallet-registry";
 import type { OrderPlan } from "./order-plan";
 import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
@@ -19,11 +19,12 @@ import { OrderStore } from "./order-store";
 import type { Timer, TimerKind } from "./order-timers";
 import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
-import { cancelExpiry, expire, expireNow, reject } from "./expiry-flow";
+import { confirm, settle } from "./confirm-flow";
+import { cancelExpiry, expire, expireNow } from "./expiry-flow";
 import { flushOutbox, tryFlushOutbox } from "./outbox-flow";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
 import { reportStuck } from "./stuck-report";
-import { confirmable, transition } from "./transitions";
+import { transition } from "./transitions";
 
 export type { Result } from "./order-host";
 
@@ -39,14 +40,6 @@ export interface CreateInput {
   planJson: string;
 }
 
-
-/**
- * How soon a confirm cut off between its intent and the wallet's answer is settled by the alarm. The
- * processing timer of a completed confirmation takes the same due time: processing starts inside the
- * confirming invocation right after it answers, so that timer only resumes it if the object dies first,
- * and the alarm armed for settling already stands at that time (no second alarm write per confirm).
- */
-const SETTLE_AFTER_MS = 5_000;
 
 /**
  * One order: the RPC surface of its Durable Object. Its single-threaded object serialises create, confirm
@@ -224,73 +217,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   async confirm(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
-    return this.exclusive(() => this.confirmExclusive(clientId));
-  }
-
-  /**
-   * Records the intent to charge before calling the wallet, so that a confirm cut off after the charge
-   * landed is settled within seconds by the alarm instead of leaving the order unpaid-looking with its
-   * money taken. The charge is keyed by order: a retried confirm finds it instead of charging twice.
-   */
-  private async confirmExclusive(clientId: string): Promise<Result<{ id: string; state: "confirmed" }>> {
-    const order = this.owned(clientId);
-    if (order === null) return failure("order_not_found");
-    const problem = confirmable(order, Date.now());
-    if (problem !== null) return problem;
-    const intent: OrderRecord = { ...order, chargeIntentAt: Date.now() };
-    await this.save(intent, order.state, { settle: Date.now() + SETTLE_AFTER_MS });
-    const posted = await io(
-      ORDER_SEAMS.walletCharge,
-      async () =>
-        (await this.wallet(order).post({ key: chargeKey(order.id), kind: "order_charge", amount: order.charge, orderId: order.id, reason: `order ${order.reference}` })) as PostingResult,
-      this.reset,
-    );
-    if (!posted.ok) {
-      await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
-      if (posted.code === "insufficient_funds") {
-        return failure("insufficient_funds", { balance: toAmountNumber(posted.balance), required: toAmountNumber(order.charge) });
-      }
-      // The order expired and was voided while this confirm was on its way: it can never be charged.
-      if (posted.code === "order_voided") return failure("order_expired");
-      return failure("server_error");
-    }
-    await this.completeConfirmation(intent);
-    return { ok: true, data: { id: order.id, state: "confirmed" } };
-  }
-
-  /** The charge is in the ledger: the order is confirmed, and processing starts (its timer the safety net). */
-  private async completeConfirmation(order: OrderRecord): Promise<void> {
-    const now = Date.now();
-    const confirmed: OrderRecord = { ...transition(order, "confirmed", now), invoiceStatus: "paid", chargeIntentAt: null };
-    const safetyNet = (order.chargeIntentAt ?? now) + SETTLE_AFTER_MS;
-    if (await this.save(confirmed, order.state, { expire: null, settle: null, process: safetyNet })) await tryFlushOutbox(this.host);
-    // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
-    // The alarm stored with the confirmation (at the safety net), or moved since by a write that
-    // succeeded, still stands and runs what is left.
-    this.ctx.waitUntil(
-      this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) => logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId })),
-    );
-  }
-
-  /**
-   * A confirm was cut off between its intent and storing the wallet's answer: the wallet decides. Charged:
-   * the confirmation completes. Not charged: the order is plainly `created` again, to be confirmed anew.
-   *
-   * Once expiresAt has passed, settling confirms nothing: a confirm retried now is answered 419, so a
-   * confirmation here could contradict what the client was told. The order is left to its expiry timer
-   * (stored for as long as the order is `created`), whose wallet void credits back a charge that landed
-   * and refuses it for good.
-   */
-  private async settle(): Promise<void> {
-    const order = this.store.load();
-    if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
-    if (Date.now() >= order.expiresAt) return;
-    const charge = await io(ORDER_SEAMS.chargeLookup, async () => (await this.wallet(order).chargeStatus(order.id)) as ChargeStatus, this.reset);
-    // Voided is final, even where the charge landed first (the void credited it back): an expiry that died
-    // before storing `rejected`, seen from a clock that reads before expiresAt. The rejection completes.
-    if (charge.status === "voided") await reject(this.host, order);
-    else if (charge.status === "charged") await this.completeConfirmation(order);
-    else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
+    return this.exclusive(() => confirm(this.host, clientId));
   }
 
   /**
@@ -372,7 +299,7 @@ export class OrderObject extends DurableObject<Env> {
     // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
     // after and finds the outcome.
     if (kind === "expire") return this.exclusive(() => expire(this.host));
-    if (kind === "settle") await this.exclusive(() => this.settle());
+    if (kind === "settle") await this.exclusive(() => settle(this.host));
     else if (kind === "outbox") await flushOutbox(this.host);
     else if (kind === "process") await this.process();
     return null;
