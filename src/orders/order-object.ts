@@ -1,17 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservations";
-import { lineIdempotencyKey } from "../fulfilment/supplier";
-import { supplierFor } from "../fulfilment/suppliers";
 import { failure, type Failure } from "../http/errors";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";
 import { Money, toAmountNumber } from "../pricing/money";
-import { refundKey } from "../wallets/ledger-keys";
-import type { HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
+import type { HoldResult, WalletObject } from "../wallets/wallet-object";
 import { walletStub } from "../wallets/wallet-registry";
 import type { OrderPlan } from "./order-plan";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
 import { objectHost, type OrderHost, type Result } from "./order-host";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
@@ -21,10 +17,10 @@ import { createView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
 import { confirm, settle } from "./confirm-flow";
 import { cancelExpiry, expire, expireNow } from "./expiry-flow";
-import { flushOutbox, tryFlushOutbox } from "./outbox-flow";
-import { ORDER_SEAMS, supplierSeam } from "./seams";
+import { flushOutbox } from "./outbox-flow";
+import { processOrder } from "./processing-flow";
+import { ORDER_SEAMS } from "./seams";
 import { reportStuck } from "./stuck-report";
-import { transition } from "./transitions";
 
 export type { Result } from "./order-host";
 
@@ -40,6 +36,23 @@ export interface CreateInput {
   planJson: string;
 }
 
+
+/**
+ * The flow each timer runs, and whether it runs exclusively. Expiry and settling exclude confirm for their
+ * whole run: a confirm either finishes first or starts after and finds the outcome. A time returned means
+ * the timer ran too early and is due again then (nothing was done). `report` has no flow of its own: it
+ * only brings the alarm back, and every run ends with the stuck report.
+ */
+const TIMER_FLOWS: Record<
+  TimerKind,
+  { exclusive: boolean; run: (host: OrderHost) => Promise<number | null | void> } | null
+> = {
+  expire: { exclusive: true, run: expire },
+  settle: { exclusive: true, run: settle },
+  outbox: { exclusive: false, run: flushOutbox },
+  process: { exclusive: false, run: processOrder },
+  report: null,
+};
 
 /**
  * One order: the RPC surface of its Durable Object. Its single-threaded object serialises create, confirm
@@ -274,11 +287,11 @@ export class OrderObject extends DurableObject<Env> {
     if (timers.length === 0) return;
     const horizon = Math.max(Date.now(), timers[0]!.dueAt);
     for (const timer of timers) {
-      // The report timer only brings the alarm back: every run ends with the report (below).
-      if (timer.kind === "report" || (timer.dueAt > horizon && timer.kind !== also)) continue;
+      const flow = TIMER_FLOWS[timer.kind];
+      if (flow === null || (timer.dueAt > horizon && timer.kind !== also)) continue;
       try {
-        const notBefore = await this.runTimer(timer.kind);
-        if (notBefore !== null) this.store.schedule(timer.kind, notBefore);
+        const notBefore = await (flow.exclusive ? this.exclusive(() => flow.run(this.host)) : flow.run(this.host));
+        if (typeof notBefore === "number") this.store.schedule(timer.kind, notBefore);
         else this.store.completeTimer(timer);
       } catch (error) {
         const failed = this.store.failTimer(timer.kind, Date.now(), String(error));
@@ -292,80 +305,6 @@ export class OrderObject extends DurableObject<Env> {
     // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
     // stay stored but unscheduled until a call that arms the alarm (a replayed create) reaches the object.
     await this.armAlarm();
-  }
-
-  /** Runs one timer; a time returned means it ran too early and is due again then (nothing was done). */
-  private async runTimer(kind: TimerKind): Promise<number | null> {
-    // Expiry and settling exclude confirm for their whole run: a confirm either finishes first or starts
-    // after and finds the outcome.
-    if (kind === "expire") return this.exclusive(() => expire(this.host));
-    if (kind === "settle") await this.exclusive(() => settle(this.host));
-    else if (kind === "outbox") await flushOutbox(this.host);
-    else if (kind === "process") await this.process();
-    return null;
-  }
-
-  /**
-   * Fulfils a confirmed order line by line. Every supplier call is idempotent per line (sandbox codes are
-   * derived from the line, inventory codes are the ones sold to it, the upstream gets an Idempotency-Key)
-   * and every refund has its own ledger key, so a run that dies anywhere and starts over issues nothing
-   * twice and refunds nothing twice. What an outside supplier hands over is stored at once; lines served
-   * here are stored with the end state.
-   */
-  private async process(): Promise<void> {
-    let order = this.store.load();
-    if (order === null) return;
-    if (order.state === "confirmed") {
-      order = transition(order, "processing", Date.now());
-      // Stored when a supplier may take a while, so that retrieve shows it; otherwise the order reaches
-      // its end state within this run.
-      if (order.lines.some((line) => line.status === "pending" && line.product.supplier === "upstream")) await this.save(order, "confirmed");
-    }
-    if (order.state !== "processing") return;
-    let retryAt: number | null = null;
-    for (const [index, line] of order.lines.entries()) {
-      if (line.status !== "pending") continue;
-      const request = { orderId: order.id, idempotencyKey: lineIdempotencyKey(order.id, line.sku), line, attempt: line.attempts + 1 };
-      const outcome = await io(supplierSeam(line.product.supplier), () => supplierFor(line.product.supplier, this.env).issue(request), this.reset);
-      // An unknown outcome leaves the line pending (never failed, never refunded): it is asked again with the
-      // same key until the supplier settles it; past its budget the stuck list shows it (reportStuck).
-      const updated = applyOutcome(line, outcome, Date.now());
-      order = { ...order, lines: order.lines.map((other, at) => (at === index ? updated : other)), modifiedAt: Date.now() };
-      if (line.product.supplier === "upstream") await this.save(order, order.state);
-      if (updated.status === "pending") retryAt = Math.min(retryAt ?? Infinity, nextAttemptAt(updated, Date.now()));
-    }
-    if (retryAt !== null) {
-      await this.save(order, order.state, { process: retryAt });
-      return;
-    }
-    for (const [index, line] of order.lines.entries()) {
-      if (line.status !== "failed" || !new Money(line.refunded).isZero()) continue;
-      const current = order;
-      const refund = await io(
-        ORDER_SEAMS.walletRefund,
-        async () =>
-          (await this.wallet(current).post({
-            key: refundKey(current.id, line.sku),
-            kind: "order_refund",
-            amount: line.charge,
-            orderId: current.id,
-            reason: `${line.sku} could not be fulfilled`,
-          })) as PostingResult,
-        this.reset,
-      );
-      if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
-      order = { ...order, lines: order.lines.map((other, at) => (at === index ? { ...line, refunded: line.charge } : other)) };
-    }
-    // A done line holds nothing: codes a failed inventory line had reserved go back on sale.
-    const current = order;
-    if (current.lines.some((line) => line.product.supplier === "inventory")) {
-      await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, current.id), this.reset);
-    }
-    const end = finalState(order);
-    if (end === null) return;
-    const ended = { ...transition(order, end, Date.now()), invoiceStatus: invoiceStatusAfter(order.lines) };
-    // The processing timer goes with the end state, in the same write.
-    if (await this.save(ended, order.state, { process: null })) await tryFlushOutbox(this.host);
   }
 
   /** The sandbox's expire-now (POST /sandbox/orders/:orderId/expire): the order's own expiry, at once. */
