@@ -8,7 +8,7 @@ import { expire, expireNow } from "./expiry-flow";
 import { objectHost, type OrderHost, type Result } from "./order-host";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
-import type { Timer, TimerKind } from "./order-timers";
+import type { TimerKind } from "./order-timers";
 import { orderView } from "./order-view";
 import { flushOutbox } from "./outbox-flow";
 import { processOrder } from "./processing-flow";
@@ -189,15 +189,5 @@ export class OrderObject extends DurableObject<Env> {
     // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
     // stay stored but unscheduled until a call that arms the alarm (a replayed create) reaches the object.
     await this.armAlarm();
-  }
-
-  /** Drops what this instance holds in memory, as an evicted one would; the next call reads storage. */
-  async evict(): Promise<void> {
-    this.reset();
-  }
-
-  /** The order's timers, for the operator API and audits: a live order always has one. */
-  async timers(): Promise<Timer[]> {
-    return this.store.timers();
   }
 }
