@@ -1,10 +1,9 @@
 /**
  * Helpers for the order, pricing and wallet suites. test/helpers.ts is shared; additions live here.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import type { OrderObject } from "../src/orders/order-object";
 import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
 import type { TimerKind } from "../src/orders/order-timers";
@@ -105,15 +104,15 @@ export async function drainTimers(orderId: string): Promise<void> {
 }
 
 /**
- * Rewrites the stored order through its storage module and makes the object forget its in-memory copy, as
- * a restarted object would; timers are left as they are unless `timers` sets some.
+ * Rewrites the stored order through its storage module and evicts the object, so that its next instance
+ * reads what was written, as a restarted object would; timers are left as they are unless `timers` sets some.
  */
 export async function rewriteStoredOrder(
   orderId: string,
   change: (doc: OrderRecord) => void,
   timers: Partial<Record<TimerKind, number | null>> = {},
 ): Promise<OrderRecord> {
-  return runInDurableObject(orderStubOf(orderId), async (instance: OrderObject, state) => {
+  const doc = await runInDurableObject(orderStubOf(orderId), async (_instance, state) => {
     const store = new OrderStore(state.storage);
     const doc = store.load();
     if (doc === null) throw new Error(`no stored order ${orderId}`);
@@ -121,9 +120,10 @@ export async function rewriteStoredOrder(
     store.save(doc, timers, null);
     // Armed a minute ahead (alarms outlive a test); runDurableObjectAlarm runs it at once.
     if (Object.keys(timers).length > 0) await state.storage.setAlarm(Date.now() + 60_000);
-    await instance.evict();
     return doc;
   });
+  await evictDurableObject(orderStubOf(orderId));
+  return doc;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The pure rules of processing an order: a line after a supplier attempt, when a pending line is tried
- * again, the invoice status after refunds and the end state. The order object (order-object.ts) drives them.
+ * again, the invoice status after refunds and the end state. The processing flow (processing-flow.ts) drives them.
  */
 import type { IssueOutcome } from "../fulfilment/supplier";
 import { cappedBackoff } from "../kernel/backoff";

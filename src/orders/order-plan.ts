@@ -1,7 +1,7 @@
 /**
  * The plan of a new order, before it is stored: the checks of the product list (checkProductList), then
  * each line checked against a catalogue snapshot and priced (planOrder). Pure; the order object stores
- * the plan it is handed (src/orders/order-object.ts).
+ * the plan it is handed (src/orders/create-flow.ts).
  */
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../pricing/deal";

@@ -2,7 +2,7 @@ import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { Region } from "../wallets/wallet-registry";
-import type { ShownOrderFields } from "./requests";
+import type { CreateOrderRequest } from "./requests";
 import type { InvoiceStatus, OrderState } from "./view-schemas";
 
 /** What a line's supplier handed over for it. */
@@ -56,14 +56,15 @@ export interface OrderLine {
   sandboxOutcome?: ScriptedOutcome;
 }
 
-/** The whole order as its Durable Object stores it: among the rest, each field of the create its view shows. */
-export interface OrderRecord extends ShownOrderFields {
+/**
+ * The whole order as its Durable Object stores it: the fields of its create request as sent (all but the
+ * product list, which `lines` replaces; `wallet`, `reference`, …) and what the order made of them.
+ */
+export interface OrderRecord extends Omit<CreateOrderRequest, "productList" | "webhookUrl"> {
   id: string;
   clientId: string;
-  reference: string;
   requestHash: string;
   webhookUrl: string | null;
-  wallet: string;
   state: OrderState;
   createdAt: number;
   modifiedAt: number;

@@ -69,7 +69,8 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));
-  return answer<{ order: string; replayed: boolean }>(stub.create({ clientId: client.id, request: body, requestHash, planJson: JSON.stringify(plan) }), ({ order, replayed }) =>
+  const created = stub.create({ clientId: client.id, request: body, requestHash, plan });
+  return answer<{ order: string; replayed: boolean }>(created, ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
       : okJson("Order created successfully", order),

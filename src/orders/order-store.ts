@@ -1,3 +1,4 @@
+import { currentVersion, migrationsAfter, type Migration } from "../kernel/migrations";
 import type { WebhookMessage } from "../webhooks/events";
 import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } from "./order-outbox";
 import type { OrderRecord } from "./order-record";
@@ -20,11 +21,25 @@ import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, ty
  * in one transaction (see `migrateFromTables`), so every order already stored has a path.
  */
 
+/** A step of the order's document (the shape every object's storage versions take: src/kernel/migrations.ts). */
+export type DocumentMigration = Migration<(doc: StoredDocument) => StoredDocument>;
+
 /**
- * Versions of the order's storage. 0: SQL tables before they were versioned; 1: a schema_meta table; 2:
- * timers count their failures; 3: the key-value layout of this file.
+ * The versions of the key-value document. Version 3 is the layout's first: its step is the move out of the
+ * SQL tables of versions 0 to 2 (TABLE_MIGRATIONS below), made on first read by `migrateFromTables`, which
+ * writes a version-3 document. A change of the document's shape adds its migration here, and every order
+ * reaches it on its next read (see `upgradeDocument`).
  */
-export const ORDER_SCHEMA_VERSION = 3;
+export const DOCUMENT_MIGRATIONS: readonly DocumentMigration[] = [
+  {
+    version: 3,
+    description: "the key-value layout: the order document with its timers, one value per outbox event",
+    up: (doc) => doc,
+  },
+];
+
+/** The version of the order's storage: the last of DOCUMENT_MIGRATIONS. */
+export const ORDER_SCHEMA_VERSION = currentVersion(DOCUMENT_MIGRATIONS);
 
 /** The value under DOCUMENT_KEY: the order (null while only a timer exists) with its timers. */
 export interface StoredDocument {
@@ -43,27 +58,14 @@ export interface StoredDocument {
 
 const DOCUMENT_KEY = "order";
 
-/** The first version stored as a key-value document; earlier ones are the SQL tables below. */
-const DOCUMENT_LAYOUT_VERSION = 3;
-
-/**
- * Migrations of the key-value document: DOCUMENT_MIGRATIONS[n] takes a document of version
- * DOCUMENT_LAYOUT_VERSION + n to the next. None yet: a change of the document's shape adds one here and
- * raises ORDER_SCHEMA_VERSION, and every order reaches it on its next read (see `upgradeDocument`).
- */
-const DOCUMENT_MIGRATIONS: readonly ((doc: StoredDocument) => StoredDocument)[] = [];
-
-/** A stored document brought to the current version, one migration after another; pure. */
+/** A stored document brought to the last version of `migrations`, one migration after another; pure. */
 export function upgradeDocument(
   doc: StoredDocument,
-  migrations: readonly ((doc: StoredDocument) => StoredDocument)[] = DOCUMENT_MIGRATIONS,
-  target = ORDER_SCHEMA_VERSION,
+  migrations: readonly DocumentMigration[] = DOCUMENT_MIGRATIONS,
 ): StoredDocument {
   let upgraded = doc;
-  while (upgraded.version < target) {
-    const migrate = migrations[upgraded.version - DOCUMENT_LAYOUT_VERSION];
-    if (migrate === undefined) throw new Error(`order document of version ${upgraded.version} has no migration to ${target}`);
-    upgraded = { ...migrate(upgraded), version: upgraded.version + 1 };
+  for (const migration of migrationsAfter(migrations, doc.version)) {
+    upgraded = { ...migration.up(upgraded), version: migration.version };
   }
   return upgraded;
 }
@@ -71,15 +73,29 @@ export function upgradeDocument(
 const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0, reported: null };
 
 /**
- * The SQL schema of versions 0 to 2, kept to read an order stored under it. Migration N takes the tables
- * from version N to N + 1 (IF NOT EXISTS: a version-0 order has some of them already).
+ * The SQL schema of versions 0 to 2, kept to read an order stored under it (IF NOT EXISTS: a version-0
+ * order has some of the tables already).
  */
-const TABLE_MIGRATIONS: readonly string[] = [
-  `CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
-   CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
-   CREATE TABLE IF NOT EXISTS outbox (event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0);`,
-  `ALTER TABLE timers ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
-   ALTER TABLE timers ADD COLUMN last_error TEXT;`,
+const TABLE_MIGRATIONS: readonly Migration<(sql: SqlStorage) => void>[] = [
+  {
+    version: 1,
+    description: "the order document, its timers and its outbox in tables, with a schema_meta table",
+    up: (sql) =>
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS timers (kind TEXT PRIMARY KEY, due_at INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS outbox (
+          event_id TEXT PRIMARY KEY, message TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0
+        );`),
+  },
+  {
+    version: 2,
+    description: "timers count their failures",
+    up: (sql) =>
+      sql.exec(`
+        ALTER TABLE timers ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE timers ADD COLUMN last_error TEXT;`),
+  },
 ];
 
 export class OrderStore {
@@ -122,7 +138,7 @@ export class OrderStore {
     return this.storage.transactionSync(() => {
       this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
       const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
-      for (let version = stored; version < TABLE_MIGRATIONS.length; version += 1) this.sql.exec(TABLE_MIGRATIONS[version]!);
+      for (const migration of migrationsAfter(TABLE_MIGRATIONS, stored)) migration.up(this.sql);
       const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
       const timers = this.sql
         .exec<{ kind: TimerKind; due_at: number; failures: number; last_error: string | null }>(`SELECT * FROM timers`)

@@ -6,7 +6,7 @@ import { timerRetryDelayMs } from "./timer-policy";
 
 /**
  * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
- * operator's stuck list could not be brought up to date, to try again (see OrderObject.reportStuck).
+ * operator's stuck list could not be brought up to date, to try again (see stuck-report.ts).
  */
 export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
 

@@ -7,16 +7,14 @@
  * written before versions existed (version 0) has the ledger and its triggers already; migration 1
  * creates them only if absent, so such a wallet moves to version 1 without a change to its rows.
  */
+import { currentVersion, migrationsAfter, type Migration } from "../kernel/migrations";
 import { Money } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 
-export interface Migration {
-  version: number;
-  description: string;
-  up(sql: SqlStorage): void;
-}
+/** A step of the wallet's schema (the shape every object's storage versions take: src/kernel/migrations.ts). */
+export type WalletMigration = Migration<(sql: SqlStorage) => void>;
 
-export const WALLET_MIGRATIONS: readonly Migration[] = [
+export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
   {
     version: 1,
     description: "append-only ledger, one entry per key",
@@ -61,7 +59,7 @@ export const WALLET_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-export const WALLET_SCHEMA_VERSION = WALLET_MIGRATIONS[WALLET_MIGRATIONS.length - 1]!.version;
+export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);
 
 /** The stored schema version: 0 for a wallet written before versions existed (or a new one). */
 export function storedSchemaVersion(sql: SqlStorage): number {
@@ -71,11 +69,13 @@ export function storedSchemaVersion(sql: SqlStorage): number {
 }
 
 /** Applies, in order and each once, the migrations newer than the stored version. */
-export function migrateWallet(storage: DurableObjectStorage, migrations: readonly Migration[] = WALLET_MIGRATIONS): number {
+export function migrateWallet(
+  storage: DurableObjectStorage,
+  migrations: readonly WalletMigration[] = WALLET_MIGRATIONS,
+): number {
   const sql = storage.sql;
   let version = storedSchemaVersion(sql);
-  for (const migration of migrations) {
-    if (migration.version <= version) continue;
+  for (const migration of migrationsAfter(migrations, version)) {
     storage.transactionSync(() => {
       migration.up(sql);
       sql.exec(`INSERT INTO schema_meta (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, migration.version);

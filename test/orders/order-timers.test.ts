@@ -3,7 +3,13 @@
  * (upgradeDocument in src/orders/order-store.ts): what the store writes after each step.
  */
 import { describe, expect, it } from "vitest";
-import { ORDER_SCHEMA_VERSION, upgradeDocument, type StoredDocument } from "../../src/orders/order-store";
+import {
+  DOCUMENT_MIGRATIONS,
+  ORDER_SCHEMA_VERSION,
+  upgradeDocument,
+  type DocumentMigration,
+  type StoredDocument,
+} from "../../src/orders/order-store";
 import { afterFailure, afterRun, scheduled, without, worstFailing, type Timer } from "../../src/orders/order-timers";
 import { timerRetryDelayMs } from "../../src/orders/timer-policy";
 
@@ -45,22 +51,30 @@ describe("order timers", () => {
 
 describe("the stored document's versions", () => {
   const doc = (version: number) => ({ version, order: null, timers: [], outboxCount: 0, reported: null }) as StoredDocument;
+  const migration = (version: number, up: DocumentMigration["up"]): DocumentMigration => ({
+    version,
+    description: `to ${version}`,
+    up,
+  });
 
   it("a document of the current version is read as it is", () => {
+    expect(ORDER_SCHEMA_VERSION).toBe(DOCUMENT_MIGRATIONS[DOCUMENT_MIGRATIONS.length - 1]!.version);
     expect(upgradeDocument(doc(ORDER_SCHEMA_VERSION))).toEqual(doc(ORDER_SCHEMA_VERSION));
   });
 
-  it("an older document passes through each migration in order and ends at the target version", () => {
+  it("an older document passes through each migration in order and ends at the last version", () => {
     const seen: number[] = [];
     const migrations = [
-      (d: StoredDocument) => (seen.push(d.version), { ...d, outboxCount: d.outboxCount + 1 }),
-      (d: StoredDocument) => (seen.push(d.version), { ...d, outboxCount: d.outboxCount * 10 }),
+      migration(3, (d) => (seen.push(d.version), d)),
+      migration(4, (d) => (seen.push(d.version), { ...d, outboxCount: d.outboxCount + 1 })),
+      migration(5, (d) => (seen.push(d.version), { ...d, outboxCount: d.outboxCount * 10 })),
     ];
-    expect(upgradeDocument(doc(3), migrations, 5)).toEqual({ ...doc(5), outboxCount: 10 });
+    expect(upgradeDocument(doc(3), migrations)).toEqual({ ...doc(5), outboxCount: 10 });
     expect(seen).toEqual([3, 4]);
   });
 
-  it("a document with no migration to the target is refused, not read as if it were current", () => {
-    expect(() => upgradeDocument(doc(3), [], 4)).toThrow(/no migration/);
+  it("a document with no migration to the next version is refused, not read as if it were current", () => {
+    const gapped = [migration(3, (d) => d), migration(5, (d) => d)];
+    expect(() => upgradeDocument(doc(3), gapped)).toThrow(/no migration to 4/);
   });
 });

@@ -3,7 +3,7 @@
  * platform itself retries a throwing alarm only 6 times), is reported to the operator after 3 failures in
  * a row (GET /admin/orders/stuck) and cleared from that report once it succeeds.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import type { OrderObject } from "../../src/orders/order-object";
@@ -203,11 +203,11 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     // The queue is back, the supplier is not. The outbox is due now, processing in a minute.
     clearFaults();
     armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
-    await runInDurableObject(orderStub(id), async (instance: OrderObject, state) => {
+    await runInDurableObject(orderStub(id), (_instance, state) => {
       const store = new OrderStore(state.storage);
       store.save(store.load()!, { outbox: Date.now() - 1, process: Date.now() + 60_000 }, null);
-      await instance.evict();
     });
+    await evictDurableObject(orderStub(id));
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     const timers = await timersOf(id);
     expect(timers.map((t) => t.kind)).toEqual(["process"]);

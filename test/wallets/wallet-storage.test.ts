@@ -5,7 +5,14 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Money } from "../../src/pricing/money";
-import { LedgerStore, migrateWallet, storedSchemaVersion, WALLET_MIGRATIONS, WALLET_SCHEMA_VERSION, type Migration } from "../../src/wallets/wallet-storage";
+import {
+  LedgerStore,
+  migrateWallet,
+  storedSchemaVersion,
+  WALLET_MIGRATIONS,
+  WALLET_SCHEMA_VERSION,
+  type WalletMigration,
+} from "../../src/wallets/wallet-storage";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { wallet } from "../helpers";
 import { uid } from "../order-helpers";
@@ -64,7 +71,11 @@ describe("wallet schema", () => {
     const stub = wallet(uid("s"), "USD");
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
       const ran: number[] = [];
-      const counting: Migration[] = [1, 2, 3].map((version) => ({ version, description: `m${version}`, up: () => void ran.push(version) }));
+      const counting: WalletMigration[] = [1, 2, 3].map((version) => ({
+        version,
+        description: `m${version}`,
+        up: () => void ran.push(version),
+      }));
       expect(migrateWallet(state.storage, counting.slice(0, 2))).toBe(2);
       expect(migrateWallet(state.storage, counting)).toBe(3);
       expect(migrateWallet(state.storage, counting)).toBe(3);
@@ -75,7 +86,7 @@ describe("wallet schema", () => {
   it("a migration that throws leaves the version where it was (its step rolls back)", async () => {
     const stub = wallet(uid("s"), "USD");
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
-      const failing: Migration = {
+      const failing: WalletMigration = {
         version: 1,
         description: "half done",
         up(sql) {
@@ -86,6 +97,21 @@ describe("wallet schema", () => {
       expect(() => migrateWallet(state.storage, [failing])).toThrow("boom");
       expect(storedSchemaVersion(state.storage.sql)).toBe(0);
       expect(state.storage.sql.exec(`SELECT name FROM sqlite_master WHERE name = 'half'`).toArray()).toEqual([]);
+    });
+  });
+
+  it("a list of migrations that skips a version is refused before any of it runs", async () => {
+    const stub = wallet(uid("s"), "USD");
+    await runInDurableObject(stub, (_instance: WalletObject, state) => {
+      const ran: number[] = [];
+      const gapped: WalletMigration[] = [1, 3].map((version) => ({
+        version,
+        description: `m${version}`,
+        up: () => void ran.push(version),
+      }));
+      expect(() => migrateWallet(state.storage, gapped)).toThrow(/version 1 has no migration to 2/);
+      expect(ran).toEqual([]);
+      expect(storedSchemaVersion(state.storage.sql)).toBe(0);
     });
   });
 });

@@ -27,7 +27,7 @@ import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { addClient, balanceOf, confirmOrder, createOrder, DEMO_KEY, getOrder, line, orderStub, seedDemo, topUp } from "../helpers";
-import { backdateExpiry } from "../order-helpers";
+import { backdateExpiry, timersOf } from "../order-helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
 
 /** Longer than the queue's max_batch_timeout (1 s): after it, a message sent earlier has been handed out. */
@@ -359,7 +359,7 @@ describe("one event per committed transition across a whole order life", () => {
     expect((await outboxOf(order.id)).map(({ event_id, message }) => ({ event_id, message }))).toEqual(
       kept.map(({ event_id, message }) => ({ event_id, message })),
     );
-    expect(await orderStub(order.id).timers(), "no timer left").toEqual([]);
+    expect(await timersOf(order.id), "no timer left").toEqual([]);
   });
 
   afterEach(() => clearFaults());

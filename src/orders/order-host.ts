@@ -1,0 +1,111 @@
+/**
+ * What a flow of the order sees of its Durable Object (src/orders/order-object.ts): the order's storage,
+ * the clock, the one write that stores a change (and arms the alarm), its wallet, its fault seams and the
+ * few settings it runs on. Each flow module names the part it uses (`Pick<OrderHost, …>`), so that it reads
+ * alone and a unit test can hand it a fake host. `objectHost` builds the object's own, once per instance.
+ */
+import type { SupplierKind } from "../catalogue/schemas";
+import type { Supplier } from "../fulfilment/supplier";
+import { supplierFor } from "../fulfilment/suppliers";
+import type { Failure } from "../kernel/failures";
+import { io } from "../kernel/faults";
+import { serviceMode } from "../kernel/service-mode";
+import type { ChargeStatus, Hold, HoldResult, OrderVoid, Posting, PostingResult } from "../wallets/wallet-object";
+import { walletStub } from "../wallets/wallet-registry";
+import { unknownBudgetMs } from "./fulfilment-rules";
+import { orderEvent, WEBHOOK_STATES } from "./order-events";
+import { orderIdOf } from "./order-id";
+import type { OrderRecord } from "./order-record";
+import type { OrderStore } from "./order-store";
+import type { TimerKind } from "./order-timers";
+import type { OrderSeam } from "./seams";
+
+/** What an RPC of the order object answers: its data, or the failure the Worker answers with. */
+export type Result<T> = { ok: true; data: T } | Failure;
+
+/** The calls an order makes to its wallet object (the RPC answers are these plain values). */
+export interface OrderWallet {
+  balance(): Promise<string>;
+  hold(request: Hold): Promise<HoldResult>;
+  post(posting: Posting): Promise<PostingResult>;
+  voidOrder(orderId: string, reason: string): Promise<OrderVoid>;
+  chargeStatus(orderId: string): Promise<ChargeStatus>;
+}
+
+/** Due times to set (a time) or clear (null) with a write; kinds not named are left as they are. */
+export type TimerChanges = Partial<Record<TimerKind, number | null>>;
+
+export interface OrderHost {
+  /** The order's id (`ord_…`), known before anything is stored. */
+  readonly orderId: string;
+  readonly store: OrderStore;
+  /** Whether this is a live order: every order of a deployment has the deployment's mode. */
+  readonly livemode: boolean;
+  /** ORDER_TTL_SECONDS in ms: how long a created order waits for its confirm. */
+  readonly ttlMs: number;
+  /** UPSTREAM_UNKNOWN_BUDGET_SECONDS in ms: how long a line's outcome may stay unknown before the stuck list. */
+  readonly unknownBudgetMs: number;
+  readonly db: D1Database;
+  readonly queue: Queue;
+  /** The time now (unix ms). Flows read the clock here only, once per step between two I/O calls. */
+  now(): number;
+  /** One I/O call through its fault seam (src/kernel/faults.ts); a fault with reset makes the object forget. */
+  io<T>(seam: OrderSeam, call: () => Promise<T>): Promise<T>;
+  /**
+   * Stores the order with its timer changes and, for a state a webhook announces, the event (one
+   * transaction), then arms the alarm; answers whether an event was stored.
+   */
+  save(order: OrderRecord, previous: OrderRecord["state"] | null, timers?: TimerChanges): Promise<boolean>;
+  /** Sets the alarm to the earliest stored timer (no write when it already stands there). */
+  armAlarm(): Promise<void>;
+  wallet(order: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion">): OrderWallet;
+  supplier(kind: SupplierKind): Supplier;
+  /**
+   * Runs the processing timer once this invocation has answered, after any timer run under way; its
+   * stored due time stays as the safety net should the object die first.
+   */
+  processSoon(order: OrderRecord): void;
+}
+
+/** What the host reaches back into the object for: its memory, its alarm and its timer runs. */
+export interface HostShell {
+  /** Forgets what the instance holds in memory (a fault test's reset). */
+  reset: () => void;
+  armAlarm(): Promise<void>;
+  processSoon(order: OrderRecord): void;
+}
+
+/** The host of the order object over `store`; settings are read from `env` when a flow asks, as before. */
+export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore, shell: HostShell): OrderHost {
+  const livemode = serviceMode(env) === "live";
+  return {
+    get orderId() {
+      return orderIdOf(ctx.id);
+    },
+    store,
+    livemode,
+    get ttlMs() {
+      return Number(env.ORDER_TTL_SECONDS) * 1000;
+    },
+    get unknownBudgetMs() {
+      return unknownBudgetMs(env.UPSTREAM_UNKNOWN_BUDGET_SECONDS);
+    },
+    db: env.DB,
+    queue: env.WEBHOOKS,
+    now: () => Date.now(),
+    io: (seam, call) => io(seam, call, shell.reset),
+    save: async (order, previous, timers = {}) => {
+      const announced = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null;
+      const event = announced ? orderEvent(order, crypto.randomUUID(), Date.now(), livemode) : null;
+      store.save(order, timers, event);
+      if (event !== null || Object.keys(timers).length > 0) await shell.armAlarm();
+      return event !== null;
+    },
+    armAlarm: () => shell.armAlarm(),
+    // RPC answers arrive typed as serialised copies; they are the same plain data the wallet returned.
+    wallet: (order) =>
+      walletStub(env, order.clientId, order.wallet, order.walletRegion ?? null) as unknown as OrderWallet,
+    supplier: (kind) => supplierFor(kind, env),
+    processSoon: (order) => shell.processSoon(order),
+  };
+}
