@@ -405,7 +405,7 @@ export interface paths {
         };
         /**
          * Find a client's order by its reference
-         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.
+         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -427,7 +427,7 @@ export interface paths {
         };
         /**
          * Any client's order by id, with its stored record
-         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).
+         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */

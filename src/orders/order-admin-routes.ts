@@ -5,7 +5,8 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { adminOrderView } from "./order-view";
+import { adminOrderView, maskedAdminOrderView } from "./order-view";
+import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
@@ -13,10 +14,12 @@ import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "
 import { listTimerFailures } from "./timer-failures";
 import { orderExamples } from "./order-examples";
 
-async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>, env: Env): Promise<Response> {
+/** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */
+async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>, context: RequestContext): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
-  return ok("Order", adminOrderView(record, serviceMode(env) === "live"));
+  const view = adminCaller(context).role === "viewer" ? maskedAdminOrderView : adminOrderView;
+  return ok("Order", view(record, serviceMode(context.env) === "live"));
 }
 
 /** GET /admin/orders/:orderId: any client's order by id. */
@@ -24,13 +27,13 @@ export async function getAdminOrder(request: IRequest, context: RequestContext):
   const { orderId } = parseParams(OrderParams, request);
   const id = objectIdOf(context.env.ORDERS, orderId);
   if (id === null) fail("order_not_found");
-  return answer(context.env.ORDERS.get(id), context.env);
+  return answer(context.env.ORDERS.get(id), context);
 }
 
 /** GET /admin/orders?clientId=&reference=: the order a client created with that reference. */
 export async function findAdminOrder(request: IRequest, context: RequestContext): Promise<Response> {
   const { clientId, reference } = parseQuery(OrderLookupQuery, request);
-  return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))), context.env);
+  return answer(context.env.ORDERS.get(context.env.ORDERS.idFromName(orderObjectName(clientId, reference))), context);
 }
 
 /**
@@ -57,7 +60,7 @@ export const adminOrderRoutes: Route[] = [
     example: orderExamples.adminFindOrder,
     tag: "Admin: orders",
     summary: "Find a client's order by its reference",
-    description: "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons.",
+    description: "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
     auth: "admin",
     role: "viewer",
     query: OrderLookupQuery,
@@ -91,7 +94,7 @@ export const adminOrderRoutes: Route[] = [
     example: orderExamples.adminGetOrder,
     tag: "Admin: orders",
     summary: "Any client's order by id, with its stored record",
-    description: "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings).",
+    description: "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
     auth: "admin",
     role: "viewer",
     params: OrderParams,

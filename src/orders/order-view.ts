@@ -176,6 +176,24 @@ export function adminOrderView(order: OrderRecord, livemode: boolean): AdminOrde
   return { clientId, reference, state, order: orderView(order, livemode), record: order };
 }
 
+/** A code as a viewer sees it: its last four characters, the rest hidden (the console masks them the same way). */
+export function maskedCode(code: string): string {
+  return code.length <= 4 ? "••••" : `•••• ${code.slice(-4)}`;
+}
+
+/**
+ * The operator's view of the order with its redeem codes and links masked, for a viewer: a code is money,
+ * and the role that only reads does not handle it (an operator sees them, docs/operator-api.md).
+ */
+export function maskedAdminOrderView(order: OrderRecord, livemode: boolean): AdminOrderView {
+  const lines = order.lines.map((line) =>
+    line.redeem === null
+      ? line
+      : { ...line, redeem: { ...line.redeem, pins: line.redeem.pins.map(maskedCode), links: line.redeem.links.map(maskedCode) } },
+  );
+  return adminOrderView({ ...order, lines }, livemode);
+}
+
 export function createView(order: OrderRecord, livemode: boolean): CreateOrderData {
   return {
     id: order.id,
