@@ -15,7 +15,7 @@ import { ERRORS, type ErrorCode } from "./errors";
 import type { Loadable, ObjectSchema, Route, RouteDoc, RouteExample } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
-export const API_VERSION = "1.1.0";
+export const API_VERSION = "1.2.0";
 
 /** Response schemas that get a name under components.schemas wherever they appear, with that name. */
 export type NamedSchemas = readonly (readonly [z.core.$ZodType, string])[];
