@@ -4,7 +4,12 @@ import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { regionOf, walletBalances } from "../wallets/wallet-registry";
+import { regionOf, startMovesStatement, walletCurrencies } from "../wallets/wallet-registry";
+import { finishMoves, walletBalances, type MoveSeams, type WalletMove } from "../wallets/wallet-moves";
+import { WALLET_MOVE_SEAMS } from "../wallets/seams";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
+import { toAmountNumber } from "../pricing/money";
 import { auditStatement } from "../audit/audit-log";
 import { adminActor } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
@@ -20,6 +25,7 @@ import {
   revokeKeyStatement,
   rotateWebhookSecretStatement,
   setClientDisabledStatement,
+  setClientRegionStatement,
   type ClientRow,
   type KeyRow,
 } from "./client-store";
@@ -27,6 +33,7 @@ import {
   ClientDetail,
   ClientList,
   ClientParams,
+  ClientRegionData,
   ClientStateData,
   CreateClientData,
   CreateClientRequest,
@@ -34,6 +41,7 @@ import {
   IssuedKeyData,
   KeyParams,
   RevokedKeyData,
+  SetRegionRequest,
   WebhookSecretData,
 } from "./schemas";
 import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
@@ -217,6 +225,52 @@ export function enableClient(request: IRequest, context: RequestContext): Promis
   return setDisabled(request, context, false);
 }
 
+/** A move's steps, each through its fault seam (wallets/seams.ts). */
+const MOVE_SEAMS: MoveSeams = {
+  moveOut: (_step, run) => io(WALLET_MOVE_SEAMS.moveOut, run),
+  moveIn: (_step, run) => io(WALLET_MOVE_SEAMS.moveIn, run),
+  register: (_step, run) => io(WALLET_MOVE_SEAMS.register, run),
+};
+
+function moveView(move: WalletMove) {
+  return { currency: move.currency, from: move.from, to: move.to, amount: toAmountNumber(move.amount) };
+}
+
+/**
+ * POST /admin/clients/:clientId/region: where the client's wallets live. The client's region is set and
+ * every wallet of it elsewhere is moved there (wallets/wallet-moves.ts), in the same D1 batch that records
+ * the moves under way, so a wallet registered later is created there and one registered before is moved.
+ * A move left unfinished by an earlier request is finished first. Each step is idempotent: a 500 is safe
+ * to send again, and sending it again finishes the move exactly once; a region already set moves nothing.
+ */
+export async function setRegion(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = await adminActor(request, context);
+  const { clientId } = parseParams(ClientParams, request);
+  const { region } = await parseBody(SetRegionRequest, request, context.env);
+  const { env } = context;
+  const db = env.DB;
+  const before = await requireClient(db, clientId);
+  let moved: WalletMove[];
+  try {
+    const finished = await finishMoves(env, clientId, MOVE_SEAMS);
+    const elsewhere = (await walletCurrencies(db, clientId)).filter((wallet) => wallet.region !== region).map((wallet) => wallet.currency);
+    if (regionOf(before.region) !== region || elsewhere.length > 0) {
+      await io(WALLET_MOVE_SEAMS.start, () =>
+        db.batch([
+          setClientRegionStatement(db, clientId, region),
+          startMovesStatement(db, clientId, region),
+          auditStatement(db, actor, "client.region", `client:${clientId}`, { region, from: regionOf(before.region), wallets: elsewhere }),
+        ]),
+      );
+    }
+    moved = [...finished, ...(await finishMoves(env, clientId, MOVE_SEAMS))];
+  } catch (error) {
+    logFailure(error, { step: "client.region", requestId: actor.requestId, clientId });
+    fail("server_error", { reason: "the move may be under way: send the same request again to finish it" });
+  }
+  return ok("Client region set", { client: clientView(await requireClient(db, clientId)), moved: moved.map(moveView) });
+}
+
 /** This file's routes, each with its description in GET /openapi.json. */
 export const clientRoutes: Route[] = [
   {
@@ -262,6 +316,23 @@ export const clientRoutes: Route[] = [
     params: ClientParams,
     data: ClientDetail,
     messages: ["Client"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/region",
+    handler: setRegion,
+    operationId: "adminSetClientRegion",
+    example: clientExamples.adminSetClientRegion,
+    tag: "Admin: clients",
+    summary: "Set where the client's wallets live, moving the wallets it already has",
+    description:
+      "Sets the client's region (a Durable Object location hint) and moves each of its wallets that lives elsewhere: the old wallet object is marked moved and its whole balance, with its open orders' holds, is transferred to a new object created in the region, as a `move_out` entry in the old wallet and a `move_in` entry in the new one under one key. Orders in flight are charged, voided or refunded exactly once (a charge that meets the old wallet goes on to the new one; a refund or void of a charge the old wallet holds is credited there and passed on). The old wallet's entries stay in the wallet's ledger. A 500 leaves the move under way: send the same request again, which finishes it once. A region already set moves nothing.",
+    auth: "admin",
+    params: ClientParams,
+    body: SetRegionRequest,
+    data: ClientRegionData,
+    messages: ["Client region set"],
     errors: ["client_not_found"],
   },
   {

@@ -8,8 +8,9 @@ import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";
 import { Money, toAmountNumber } from "../pricing/money";
 import { chargeKey, refundKey } from "../wallets/ledger-keys";
-import type { ChargeStatus, HoldResult, PostingResult, WalletObject } from "../wallets/wallet-object";
-import { walletStub } from "../wallets/wallet-registry";
+import type { ChargeStatus, FundsResult, HoldResult, Placement, PostingResult, WalletObject } from "../wallets/wallet-object";
+import { atWallet, postCredit, voidOrderAlong, type Through } from "../wallets/wallet-moves";
+import { regionOf } from "../wallets/wallet-registry";
 import type { WebhookMessage } from "../webhooks/events";
 import type { OrderPlan } from "./order-plan";
 import { applyOutcome, finalState, invoiceStatusAfter, linesPastBudget, nextAttemptAt, unknownBudgetMs } from "./fulfilment-rules";
@@ -120,8 +121,29 @@ export class OrderObject extends DurableObject<Env> {
     return order !== null && order.clientId === clientId ? order : null;
   }
 
-  private wallet(order: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion">): DurableObjectStub<WalletObject> {
-    return walletStub(this.env, order.clientId, order.wallet, order.walletRegion ?? null);
+  /** The wallet object the order was created against, or the one that holds its charge. */
+  private placement(order: Pick<OrderRecord, "walletRegion" | "walletGeneration">): Placement {
+    return { generation: order.walletGeneration ?? 0, region: order.walletRegion ?? null };
+  }
+
+  /**
+   * How the order's wallet calls go through their seams: each call through `seam`, and a transfer a moved
+   * wallet answers with (delivered to its successor before the call goes on there) through walletMoveIn.
+   */
+  private through(seam: string): Through {
+    return (step, run) => io(step === "call" ? seam : ORDER_SEAMS.walletMoveIn, run, this.reset);
+  }
+
+  /**
+   * Calls the order's wallet, following it to its successor if it moved (wallets/wallet-moves.ts): answers
+   * the wallet's answer and the placement of the wallet that gave it.
+   */
+  private atWallet<T>(
+    order: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion" | "walletGeneration">,
+    seam: string,
+    call: (wallet: DurableObjectStub<WalletObject>) => Promise<unknown>,
+  ) {
+    return atWallet<T>(this.env, order.clientId, order.wallet, this.placement(order), call, this.through(seam));
   }
 
   /** Answers the create view as JSON (see get). */
@@ -160,6 +182,10 @@ export class OrderObject extends DurableObject<Env> {
     const reservations: Reservation[] = plan.lines
       .filter((line) => line.product.supplier === "inventory")
       .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
+    // The wallet the plan names (the registry's, as the snapshot read it); a create that meets it moved is
+    // stored against its successor.
+    const planned = { clientId, wallet: request.wallet, walletRegion: plan.walletRegion, walletGeneration: plan.walletGeneration ?? 0 };
+    let placement: Placement = this.placement(planned);
     if (reservations.length > 0) {
       // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
       this.store.schedule("expire", expiresAt);
@@ -171,19 +197,22 @@ export class OrderObject extends DurableObject<Env> {
       }
       // Codes held count against the balance together with the client's other open orders that hold
       // codes, so that no client holds stock it could not pay for.
-      const wallet = this.wallet({ clientId, wallet: request.wallet, walletRegion: plan.walletRegion });
-      const held = await io(ORDER_SEAMS.walletHold, async () => (await wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt })) as HoldResult, this.reset);
-      if (!held.ok) {
+      const held = await this.atWallet<HoldResult>(planned, ORDER_SEAMS.walletHold, (wallet) => wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt }));
+      placement = held.placement;
+      if (!held.answer.ok) {
         await this.releaseHeldCodes();
-        return held.code === "insufficient_funds"
-          ? failure("insufficient_funds", { balance: toAmountNumber(held.balance), required: toAmountNumber(plan.charge) })
-          : failure("balance_held", { balance: toAmountNumber(held.balance), held: toAmountNumber(held.held), required: toAmountNumber(plan.charge) });
+        const refused = held.answer;
+        return refused.code === "insufficient_funds"
+          ? failure("insufficient_funds", { balance: toAmountNumber(refused.balance), required: toAmountNumber(plan.charge) })
+          : failure("balance_held", { balance: toAmountNumber(refused.balance), held: toAmountNumber(refused.held), required: toAmountNumber(plan.charge) });
       }
     } else {
       // An earlier attempt with another body left timers, so it may have reserved codes this one does not
       // need: give them back (one statement, only on such a retry).
       if (this.store.nextDue() !== null) await io(ORDER_SEAMS.releaseCodes, () => releaseCodes(this.env.DB, id), this.reset);
-      const balance = new Money(await io(ORDER_SEAMS.walletBalance, () => this.wallet({ clientId, wallet: request.wallet, walletRegion: plan.walletRegion }).balance(), this.reset));
+      const funds = await this.atWallet<FundsResult>(planned, ORDER_SEAMS.walletBalance, (wallet) => wallet.funds());
+      placement = funds.placement;
+      const balance = new Money(funds.answer.balance);
       if (balance.lessThan(plan.charge)) return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
     }
     const order: OrderRecord = {
@@ -203,11 +232,23 @@ export class OrderObject extends DurableObject<Env> {
       retailCharge: plan.retailCharge,
       invoiceStatus: "unpaid",
       chargeIntentAt: null,
-      // Only when there is one: an order of a wallet without a region is stored as before regions.
-      ...(plan.walletRegion === null ? {} : { walletRegion: plan.walletRegion }),
+      // Only when there is one: an order of a wallet without a region, never moved, is stored as before.
+      ...this.placementFields(placement),
     };
     await this.save(order, null, { expire: expiresAt });
     return { ok: true, data: { order: JSON.stringify(createView(order, this.livemode)), replayed: false } };
+  }
+
+  /** The order's fields that name its wallet object: only those that differ from a wallet's first object. */
+  private placementFields(placement: Placement): Pick<OrderRecord, "walletRegion" | "walletGeneration"> {
+    const region = regionOf(placement.region);
+    return { ...(region === null ? {} : { walletRegion: region }), ...(placement.generation === 0 ? {} : { walletGeneration: placement.generation }) };
+  }
+
+  /** The order, stored as charged at (or moved on to) `placement`. */
+  private at(order: OrderRecord, placement: Placement): OrderRecord {
+    const { walletRegion: _region, walletGeneration: _generation, ...rest } = order;
+    return { ...rest, ...this.placementFields(placement) };
   }
 
   /** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
@@ -237,12 +278,11 @@ export class OrderObject extends DurableObject<Env> {
     if (problem !== null) return problem;
     const intent: OrderRecord = { ...order, chargeIntentAt: Date.now() };
     await this.save(intent, order.state, { settle: Date.now() + SETTLE_AFTER_MS });
-    const posted = await io(
-      ORDER_SEAMS.walletCharge,
-      async () =>
-        (await this.wallet(order).post({ key: chargeKey(order.id), kind: "order_charge", amount: order.charge, orderId: order.id, reason: `order ${order.reference}` })) as PostingResult,
-      this.reset,
+    // A charge that meets the wallet moved goes on to its successor; the order then records where it landed.
+    const charged = await this.atWallet<PostingResult>(order, ORDER_SEAMS.walletCharge, (wallet) =>
+      wallet.post({ key: chargeKey(order.id), kind: "order_charge", amount: order.charge, orderId: order.id, reason: `order ${order.reference}` }),
     );
+    const posted = charged.answer;
     if (!posted.ok) {
       await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
       if (posted.code === "insufficient_funds") {
@@ -252,7 +292,7 @@ export class OrderObject extends DurableObject<Env> {
       if (posted.code === "order_voided") return failure("order_expired");
       return failure("server_error");
     }
-    await this.completeConfirmation(intent);
+    await this.completeConfirmation(this.at(intent, charged.placement));
     return { ok: true, data: { id: order.id, state: "confirmed" } };
   }
 
@@ -283,11 +323,13 @@ export class OrderObject extends DurableObject<Env> {
     const order = this.store.load();
     if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
     if (Date.now() >= order.expiresAt) return;
-    const charge = await io(ORDER_SEAMS.chargeLookup, async () => (await this.wallet(order).chargeStatus(order.id)) as ChargeStatus, this.reset);
+    // Asked along the wallet's moves: a charge that met the wallet moved landed at its successor.
+    const looked = await this.atWallet<ChargeStatus>(order, ORDER_SEAMS.chargeLookup, (wallet) => wallet.chargeStatus(order.id));
+    const charge = looked.answer;
     // Voided is final, even where the charge landed first (the void credited it back): an expiry that died
     // before storing `rejected`, seen from a clock that reads before expiresAt. The rejection completes.
     if (charge.status === "voided") await this.reject(order);
-    else if (charge.status === "charged") await this.completeConfirmation(order);
+    else if (charge.status === "charged") await this.completeConfirmation(this.at(order, looked.placement));
     else await this.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
   }
 
@@ -468,17 +510,14 @@ export class OrderObject extends DurableObject<Env> {
     for (const [index, line] of order.lines.entries()) {
       if (line.status !== "failed" || !new Money(line.refunded).isZero()) continue;
       const current = order;
-      const refund = await io(
-        ORDER_SEAMS.walletRefund,
-        async () =>
-          (await this.wallet(current).post({
-            key: refundKey(current.id, line.sku),
-            kind: "order_refund",
-            amount: line.charge,
-            orderId: current.id,
-            reason: `${line.sku} could not be fulfilled`,
-          })) as PostingResult,
-        this.reset,
+      // To the wallet that holds the charge; one that has moved since passes the credit on to its successor.
+      const refund = await postCredit(
+        this.env,
+        current.clientId,
+        current.wallet,
+        this.placement(current),
+        { key: refundKey(current.id, line.sku), kind: "order_refund", amount: line.charge, orderId: current.id, reason: `${line.sku} could not be fulfilled` },
+        this.through(ORDER_SEAMS.walletRefund),
       );
       if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
       order = { ...order, lines: order.lines.map((other, at) => (at === index ? { ...line, refunded: line.charge } : other)) };
@@ -520,7 +559,9 @@ export class OrderObject extends DurableObject<Env> {
 
   /** The wallet voids the order for good (idempotently), and the order is stored `rejected`. */
   private async reject(order: OrderRecord): Promise<void> {
-    await io(ORDER_SEAMS.walletVoid, () => this.wallet(order).voidOrder(order.id, `order ${order.reference} expired`), this.reset);
+    // In the wallet the order was created against and every wallet it moved to since: a charge cut off on
+    // its way may have met the move and landed at a successor.
+    await voidOrderAlong(this.env, order.clientId, order.wallet, this.placement(order), order.id, `order ${order.reference} expired`, this.through(ORDER_SEAMS.walletVoid));
     const rejected: OrderRecord = { ...transition(order, "rejected", Date.now()), invoiceStatus: "void", chargeIntentAt: null };
     if (await this.save(rejected, order.state, { settle: null, expire: null })) await this.tryFlushOutbox();
   }

@@ -7,9 +7,10 @@ import type { Handler, Route } from "../http/route";
 import { Money, toAmountNumber } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
-import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletStub, type ClientStatement, type Region } from "./wallet-registry";
-import { WALLET_SEAMS } from "./seams";
+import type { Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
+import { findWallet, historyOf, openWallet, placedWallet, type ClientStatement, type RegisteredWallet } from "./wallet-registry";
+import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
+import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
@@ -17,19 +18,27 @@ import { auditLedgerEntryOnce } from "../audit/audit-log";
 import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
-function ledgerEntryView(entry: LedgerEntry) {
-  return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
+function ledgerEntryView(entry: LedgerEntry, wallet: Placement) {
+  return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter), wallet };
 }
 
 /**
  * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers
- * the region the wallet's object is opened with.
+ * the registered wallet (where its object is, and the objects it has been).
  */
-async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<Region | null> {
+async function requireWallet(db: D1Database, clientStatement: ClientStatement, clientId: string, currency: string): Promise<RegisteredWallet> {
   const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
-  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
-  return found.region;
+  if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
+  return found.wallet;
+}
+
+/** An operator posting's wallet calls through their seams: the posts, and the transfers a walk delivers. */
+const operatorPosting: Through = (step, run) => io(step === "call" ? WALLET_SEAMS.operatorPost : WALLET_MOVE_SEAMS.moveIn, run);
+
+/** The audit target of a wallet's entries: a moved wallet's later objects each number their own entries. */
+function walletTarget(clientId: string, currency: string, placement: Placement): string {
+  return placement.generation === 0 ? `wallet:${clientId}:${currency}` : `wallet:${clientId}:${currency}:${placement.generation}`;
 }
 
 /**
@@ -43,16 +52,19 @@ async function postAndAnswer(
   actor: Actor,
   clientId: string,
   currency: string,
-  region: Region | null,
+  registered: RegisteredWallet,
   posting: Posting & { kind: LedgerKind },
   idempotencyKey: string,
   messages: { done: string; replayed: string },
 ): Promise<Response> {
-  const wallet = walletStub(env, clientId, currency, region);
   const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
+  let placement: Placement;
+  let wallet: DurableObjectStub<WalletObject>;
   try {
-    result = await io(WALLET_SEAMS.operatorPost, async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult);
+    // From the wallet's first object on: one that has moved answers a key it knows (a retry from before
+    // the move finds its entry) and sends anything else on to its successor.
+    ({ answer: result, placement, wallet } = await atWallet<PostingResult>(env, clientId, currency, firstPlacement(registered), (wallet) => wallet.post(posting), operatorPosting));
   } catch (error) {
     logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
     fail("server_error", retry);
@@ -65,7 +77,7 @@ async function postAndAnswer(
     fail("server_error", retry);
   }
   const entry = result.entry;
-  const target = `wallet:${clientId}:${currency}`;
+  const target = walletTarget(clientId, currency, placement);
   try {
     await io(WALLET_SEAMS.operatorAudit, () =>
       auditLedgerEntryOnce(env.DB, actor, `wallet.${posting.kind}`, target, {
@@ -90,7 +102,7 @@ async function postAndAnswer(
     clientId,
     currency,
     balance: toAmountNumber(balance),
-    entry: ledgerEntryView(entry),
+    entry: ledgerEntryView(entry, placement),
     replayed: result.replayed,
   });
 }
@@ -109,13 +121,13 @@ const topUpWallet = (clientStatement: ClientStatement): Handler => async (reques
   const found = await findWallet(env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   // A new wallet is placed in the client's region; a registered one stays where its object is.
-  const region = found.wallet ? found.region : await openWallet(env.DB, clientId, currency, found.region, Date.now());
+  const registered = found.wallet ?? (await openWallet(env.DB, clientId, currency, found.region, Date.now()));
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
-    region,
+    registered,
     { key: topUpKey(body.idempotencyKey), exclusiveWith: [adjustmentKey(body.idempotencyKey)], kind: "top_up", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet topped up", replayed: "Top-up already applied" },
@@ -133,13 +145,13 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
   const body = await parseBody(AdjustmentRequest, request, env);
   const amount = adjustmentAmount(body.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  const region = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
   return postAndAnswer(
     env,
     actor,
     clientId,
     currency,
-    region,
+    registered,
     { key: adjustmentKey(body.idempotencyKey), exclusiveWith: [topUpKey(body.idempotencyKey)], kind: "adjustment", amount: amount.amount, reason: body.reason },
     body.idempotencyKey,
     { done: "Wallet adjusted", replayed: "Adjustment already applied" },
@@ -150,21 +162,41 @@ const adjustWallet = (clientStatement: ClientStatement): Handler => async (reque
 const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
-  const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
-  const balance = new Money(await walletStub(context.env, clientId, currency, region).balance());
+  const registered = await requireWallet(context.env.DB, clientStatement, clientId, currency);
+  const balance = new Money(await currentBalance(context.env, clientId, registered));
   return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
 };
+
+/**
+ * A position in a wallet's whole history, as one integer: the entry's seq within its object, plus its
+ * object's generation times this. A wallet that never moved has generation 0, so its positions are its
+ * seqs, as before moves existed; an object would need 10^12 entries to reach the next generation's.
+ */
+const GENERATION_STRIDE = 1_000_000_000_000;
+
+/** Up to `count` entries of the wallet's history after `position`: its objects' ledgers, oldest first. */
+async function historyEntries(env: Env, clientId: string, currency: string, registered: RegisteredWallet, position: number, count: number) {
+  const fromGeneration = Math.floor(position / GENERATION_STRIDE);
+  const rows: { entry: LedgerEntry; wallet: Placement; position: number }[] = [];
+  for (const wallet of historyOf(registered)) {
+    if (wallet.generation < fromGeneration || rows.length >= count) continue;
+    const afterSeq = wallet.generation === fromGeneration ? position % GENERATION_STRIDE : 0;
+    const entries = (await placedWallet(env, clientId, currency, wallet).entries(afterSeq, count - rows.length)) as LedgerEntry[];
+    rows.push(...entries.map((entry) => ({ entry, wallet, position: wallet.generation * GENERATION_STRIDE + entry.seq })));
+  }
+  return rows;
+}
 
 /** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
 const getLedger = (clientStatement: ClientStatement): Handler => async (request, context) => {
   await adminActor(request, context);
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const query = parseQuery(LedgerQuery, request);
-  const region = await requireWallet(context.env.DB, clientStatement, clientId, currency);
+  const registered = await requireWallet(context.env.DB, clientStatement, clientId, currency);
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const entries = (await walletStub(context.env, clientId, currency, region).entries(query.after ?? 0, rowsToFetch(limit))) as LedgerEntry[];
-  const page = pageOf(entries, limit, (entry) => entry.seq);
-  return ok("Ledger", { clientId, currency, entries: page.items.map(ledgerEntryView), next: page.next });
+  const rows = await historyEntries(context.env, clientId, currency, registered, query.after ?? 0, rowsToFetch(limit));
+  const page = pageOf(rows, limit, (row) => row.position);
+  return ok("Ledger", { clientId, currency, entries: page.items.map((row) => ledgerEntryView(row.entry, row.wallet)), next: page.next });
 };
 
 /**
@@ -227,7 +259,8 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     example: walletExamples.adminGetLedger,
     tag: "Admin: wallets",
     summary: "A wallet's ledger, oldest first, a page at a time",
-    description: "Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.",
+    description:
+      "Every entry of the wallet (top-ups, adjustments, order charges, refunds, voids and moves), oldest first, each with the balance after it and the `wallet` object it is in. A wallet moved to another region (POST /admin/clients/{clientId}/region) shows its old object's entries, ending with the `move_out` of its balance, then the new object's, starting with the `move_in` under the same key. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
     params: WalletPathParams,
     query: LedgerQuery,

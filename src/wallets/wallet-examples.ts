@@ -10,6 +10,7 @@ const ledgerExport = {
   clientId: "acme",
   currency: "USD",
   exportedAt: 1795345079700,
+  wallet: { generation: 0, region: "apac" },
   balance: "487.5",
   entries: [
     {
@@ -69,7 +70,8 @@ export const walletExamples = {
         balanceAfter: 500,
         orderId: null,
         reason: "Bank transfer 2026-11-22",
-        createdAt: 1795345079600
+        createdAt: 1795345079600,
+        wallet: { generation: 0, region: "apac" }
       },
       replayed: false
     }
@@ -92,7 +94,8 @@ export const walletExamples = {
         balanceAfter: 487.5,
         orderId: null,
         reason: "Bank fee charged back",
-        createdAt: 1795345079654
+        createdAt: 1795345079654,
+        wallet: { generation: 0, region: "apac" }
       },
       replayed: false
     }
@@ -117,7 +120,8 @@ export const walletExamples = {
           balanceAfter: 500,
           orderId: null,
           reason: "Bank transfer 2026-11-22",
-          createdAt: 1795345079600
+          createdAt: 1795345079600,
+          wallet: { generation: 0, region: "apac" }
         }
       ],
       next: 1
