@@ -16,7 +16,7 @@ import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
 import { call, line, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { addCodes, backdateExpiry, drainTimers, makeExpiryDue, orderStubOf, storedOrder, uid } from "../order-helpers";
+import { addCodes, backdateExpiry, drainTimers, makeExpiryDue, orderStubOf, rewriteStoredOrder, storedOrder, uid } from "../order-helpers";
 
 interface Opened {
   id: string;
@@ -282,6 +282,9 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await confirm(key, orderId)).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect((await entriesAt(clientId, "USD")).some((entry) => entry.key === chargeKey(orderId))).toBe(true);
+    // Its retry waits for drainTimers, not for the platform's alarm, which may fire during the move.
+    await rewriteStoredOrder(orderId, () => {}, { process: Date.now() + 60_000 });
+    expect((await entriesAt(clientId, "USD")).some((entry) => entry.kind === "order_refund")).toBe(false);
     await moveTo(clientId, "apac");
     clearFaults();
     await drainTimers(orderId);
@@ -301,8 +304,10 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     const orderId = created.body.data.id as string;
     armFault(ORDER_SEAMS.walletCharge, { when: "after" });
     expect((await confirm(key, orderId)).status).toBe(500);
-    await moveTo(clientId, "apac");
+    // Past expiresAt at once, so that settling (its alarm 5 s ahead) confirms nothing.
     await backdateExpiry(orderId);
+    await moveTo(clientId, "apac");
+    expect((await entriesAt(clientId, "USD")).some((entry) => entry.kind === "order_void")).toBe(false);
     await makeExpiryDue(orderId);
     await runDurableObjectAlarm(orderStubOf(orderId));
     await drainTimers(orderId);
