@@ -17,9 +17,26 @@
  */
 import { toAmountNumber } from "../pricing/money";
 import { moveKey } from "./ledger-keys";
-import { isWalletMoved, type MoveInResult, type OrderVoid, type Placement, type Posting, type PostingResult, type Transfer, type WalletMoved } from "./postings";
+import {
+  isWalletMoved,
+  type MoveInResult,
+  type OrderVoid,
+  type Placement,
+  type Posting,
+  type PostingResult,
+  type Transfer,
+  type WalletMoved,
+} from "./postings";
 import type { FundsResult, WalletObject } from "./wallet-object";
-import { finishMove, historyOf, movingWallets, placedWallet, placementOf, walletCurrencies, type RegisteredWallet } from "./wallet-registry";
+import {
+  finishMove,
+  historyOf,
+  movingWallets,
+  placedWallet,
+  placementOf,
+  walletCurrencies,
+  type RegisteredWallet,
+} from "./wallet-registry";
 
 /** A chain of moves longer than this is a bug (a wallet would have to move this often between two calls). */
 const MAX_HOPS = 16;
@@ -32,12 +49,26 @@ export type Through = <T>(step: "call" | "move-in", run: () => Promise<T>) => Pr
 const direct: Through = (_step, run) => run();
 
 /** Delivers a transfer to its wallet, and on along the chain while the receiver passes it on. */
-export async function deliverTransfer(env: Pick<Env, "WALLETS">, clientId: string, currency: string, transfer: Transfer, through: Through = direct): Promise<void> {
+export async function deliverTransfer(
+  env: Pick<Env, "WALLETS">,
+  clientId: string,
+  currency: string,
+  transfer: Transfer,
+  through: Through = direct,
+): Promise<void> {
   let next: Transfer | null = transfer;
   for (let hops = 0; next !== null; hops += 1) {
-    if (hops > MAX_HOPS) throw new Error(`wallet ${clientId}/${currency}: transfer ${transfer.key} passed on more than ${MAX_HOPS} times`);
+    if (hops > MAX_HOPS)
+      throw new Error(`wallet ${clientId}/${currency}: transfer ${transfer.key} passed on more than ${MAX_HOPS} times`);
     const sent: Transfer = next;
-    const taken = (await through("move-in", async () => (await placedWallet(env, clientId, currency, sent.to).moveIn(sent, `moved from ${clientId}/${currency}`)) as MoveInResult)) as MoveInResult;
+    const taken = (await through(
+      "move-in",
+      async () =>
+        (await placedWallet(env, clientId, currency, sent.to).moveIn(
+          sent,
+          `moved from ${clientId}/${currency}`,
+        )) as MoveInResult,
+    )) as MoveInResult;
     if (!taken.ok) throw new Error(`wallet ${clientId}/${currency}: transfer ${sent.key} refused (${taken.code})`);
     next = taken.forward;
   }
@@ -67,15 +98,33 @@ export async function atWallet<T>(
 }
 
 /** The wallet's balance where its money is: at its current object, or the one a move under way took it to. */
-export async function currentBalance(env: Pick<Env, "WALLETS">, clientId: string, wallet: RegisteredWallet, through: Through = direct): Promise<string> {
-  const { answer } = await atWallet<FundsResult>(env, clientId, wallet.currency, placementOf(wallet), (stub) => stub.funds(), through);
+export async function currentBalance(
+  env: Pick<Env, "WALLETS">,
+  clientId: string,
+  wallet: RegisteredWallet,
+  through: Through = direct,
+): Promise<string> {
+  const { answer } = await atWallet<FundsResult>(
+    env,
+    clientId,
+    wallet.currency,
+    placementOf(wallet),
+    (stub) => stub.funds(),
+    through,
+  );
   return answer.balance;
 }
 
 /** The client's wallets (the D1 registry) with their balances (each wallet object), by currency. */
-export async function walletBalances(env: Pick<Env, "DB" | "WALLETS">, clientId: string): Promise<{ currency: string; balance: number }[]> {
+export async function walletBalances(
+  env: Pick<Env, "DB" | "WALLETS">,
+  clientId: string,
+): Promise<{ currency: string; balance: number }[]> {
   return Promise.all(
-    (await walletCurrencies(env.DB, clientId)).map(async (wallet) => ({ currency: wallet.currency, balance: toAmountNumber(await currentBalance(env, clientId, wallet)) })),
+    (await walletCurrencies(env.DB, clientId)).map(async (wallet) => ({
+      currency: wallet.currency,
+      balance: toAmountNumber(await currentBalance(env, clientId, wallet)),
+    })),
   );
 }
 
@@ -104,7 +153,11 @@ export interface MoveSeams {
  * wallet out of its object, delivers everything it transferred to its successor (the move, and any
  * credit it passed on since), and points the registry at the successor. Safe to run again at any point.
  */
-export async function finishMoves(env: Pick<Env, "DB" | "WALLETS">, clientId: string, seams: MoveSeams): Promise<WalletMove[]> {
+export async function finishMoves(
+  env: Pick<Env, "DB" | "WALLETS">,
+  clientId: string,
+  seams: MoveSeams,
+): Promise<WalletMove[]> {
   const moves: WalletMove[] = [];
   for (const wallet of await movingWallets(env.DB, clientId)) {
     const from = placementOf(wallet);
@@ -132,7 +185,14 @@ export async function postCredit(
   posting: Posting,
   through: Through = direct,
 ): Promise<PostingResult> {
-  const { answer } = await atWallet<PostingResult>(env, clientId, currency, at, (wallet) => wallet.post(posting), through);
+  const { answer } = await atWallet<PostingResult>(
+    env,
+    clientId,
+    currency,
+    at,
+    (wallet) => wallet.post(posting),
+    through,
+  );
   if (answer.ok && answer.forward) await deliverTransfer(env, clientId, currency, answer.forward, through);
   return answer;
 }
@@ -155,7 +215,10 @@ export async function voidOrderAlong(
   for (let hops = 0; at !== null; hops += 1) {
     if (hops > MAX_HOPS) throw new Error(`wallet ${clientId}/${currency}: moved more than ${MAX_HOPS} times`);
     const wallet = placedWallet(env, clientId, currency, at);
-    const voided = (await through("call", async () => (await wallet.voidOrder(orderId, reason)) as OrderVoid)) as OrderVoid;
+    const voided = (await through(
+      "call",
+      async () => (await wallet.voidOrder(orderId, reason)) as OrderVoid,
+    )) as OrderVoid;
     if (voided.forward) await deliverTransfer(env, clientId, currency, voided.forward, through);
     at = voided.successor ?? null;
   }

@@ -16,7 +16,16 @@ import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
 import { call, line, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { addCodes, backdateExpiry, drainTimers, makeExpiryDue, orderStubOf, rewriteStoredOrder, storedOrder, uid } from "../order-helpers";
+import {
+  addCodes,
+  backdateExpiry,
+  drainTimers,
+  makeExpiryDue,
+  orderStubOf,
+  rewriteStoredOrder,
+  storedOrder,
+  uid,
+} from "../order-helpers";
 
 interface Opened {
   id: string;
@@ -24,12 +33,18 @@ interface Opened {
 }
 
 let opened: Opened[] = [];
-const namespace = Object.getPrototypeOf(env.WALLETS) as { get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown };
+const namespace = Object.getPrototypeOf(env.WALLETS) as {
+  get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown;
+};
 const originalGet = namespace.get;
 
 beforeEach(() => {
   opened = [];
-  namespace.get = function (this: unknown, id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) {
+  namespace.get = function (
+    this: unknown,
+    id: DurableObjectId,
+    options?: DurableObjectNamespaceGetDurableObjectOptions,
+  ) {
     opened.push({ id: id.toString(), locationHint: options?.locationHint });
     return originalGet.call(this, id, options);
   };
@@ -55,13 +70,26 @@ const hintsOf = (clientId: string, currency: string, generation: number, region:
   return opened.filter((call) => call.id === id).map((call) => call.locationHint);
 };
 
-async function entriesAt(clientId: string, currency: string, generation = 0, region: string | null = null): Promise<LedgerEntry[]> {
+async function entriesAt(
+  clientId: string,
+  currency: string,
+  generation = 0,
+  region: string | null = null,
+): Promise<LedgerEntry[]> {
   return walletAt(clientId, currency, generation, region).entries(0, 10_000);
 }
 
-async function holdsAt(clientId: string, currency: string, generation = 0, region: string | null = null): Promise<string[]> {
+async function holdsAt(
+  clientId: string,
+  currency: string,
+  generation = 0,
+  region: string | null = null,
+): Promise<string[]> {
   return runInDurableObject(walletAt(clientId, currency, generation, region), (_instance, state) =>
-    state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
+    state.storage.sql
+      .exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`)
+      .toArray()
+      .map((row) => row.order_id),
   );
 }
 
@@ -81,13 +109,18 @@ async function newClient(funds = "100"): Promise<{ clientId: string; key: string
   const clientId = uid("mv");
   const created = await admin("POST", "/admin/clients", { id: clientId, name: clientId });
   expect(created.status).toBe(200);
-  const topUp = await admin("POST", `/admin/wallets/${clientId}/USD/top-ups`, { amount: funds, idempotencyKey: `${clientId}-funds`, reason: "test" });
+  const topUp = await admin("POST", `/admin/wallets/${clientId}/USD/top-ups`, {
+    amount: funds,
+    idempotencyKey: `${clientId}-funds`,
+    reason: "test",
+  });
   expect(topUp.status).toBe(200);
   return { clientId, key: created.body.data.apiKey as string };
 }
 
 const moveTo = (clientId: string, region: unknown) => admin("POST", `/admin/clients/${clientId}/region`, { region });
-const create = (key: string, productList: unknown[]) => call("POST", "/order/create", { key, body: { productList, wallet: "USD", reference: uid("ref") } });
+const create = (key: string, productList: unknown[]) =>
+  call("POST", "/order/create", { key, body: { productList, wallet: "USD", reference: uid("ref") } });
 const confirm = (key: string, orderId: string) => call("PUT", "/order/confirm", { key, body: { orderId } });
 
 describe("moving a client's wallets to another region", () => {
@@ -98,7 +131,9 @@ describe("moving a client's wallets to another region", () => {
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/region", moved);
     expect(moved.body.data.client.region).toBe("apac");
-    expect(moved.body.data.moved).toEqual([{ currency: "USD", from: { generation: 0, region: null }, to: { generation: 1, region: "apac" }, amount: 100 }]);
+    expect(moved.body.data.moved).toEqual([
+      { currency: "USD", from: { generation: 0, region: null }, to: { generation: 1, region: "apac" }, amount: 100 },
+    ]);
     // The new object is opened with the hint, every time; the old one as it was placed (none).
     expect(hintsOf(clientId, "USD", 1, "apac").length).toBeGreaterThan(0);
     expect(new Set(hintsOf(clientId, "USD", 1, "apac"))).toEqual(new Set(["apac"]));
@@ -108,12 +143,26 @@ describe("moving a client's wallets to another region", () => {
     const into = (await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.key === key);
     expect(out).toMatchObject([{ kind: "move_out", amount: "-100", balanceAfter: "0" }]);
     expect(into).toMatchObject([{ kind: "move_in", amount: "100", balanceAfter: "100" }]);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("100");
-    const row = await env.DB.prepare(`SELECT region, generation, moving_to, previous FROM wallets WHERE client_id = ?1`).bind(clientId).first();
-    expect(row).toEqual({ region: "apac", generation: 1, moving_to: null, previous: JSON.stringify([{ generation: 0, region: null }]) });
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("100");
+    const row = await env.DB.prepare(`SELECT region, generation, moving_to, previous FROM wallets WHERE client_id = ?1`)
+      .bind(clientId)
+      .first();
+    expect(row).toEqual({
+      region: "apac",
+      generation: 1,
+      moving_to: null,
+      previous: JSON.stringify([{ generation: 0, region: null }]),
+    });
     // Every route that shows the wallet reads the new object.
     expect((await admin("GET", `/admin/wallets/${clientId}/USD`)).body.data.balance).toBe(100);
-    expect((await admin("GET", `/admin/clients/${clientId}`)).body.data.wallets).toEqual([{ currency: "USD", balance: 100 }]);
+    expect((await admin("GET", `/admin/clients/${clientId}`)).body.data.wallets).toEqual([
+      { currency: "USD", balance: 100 },
+    ]);
   });
 
   it("moves nothing when sent again, audits once, and moves again (to a third object) for another region", async () => {
@@ -122,15 +171,29 @@ describe("moving a client's wallets to another region", () => {
     const again = await moveTo(clientId, "apac");
     expect(again.status).toBe(200);
     expect(again.body.data.moved).toEqual([]);
-    const audits = await env.DB.prepare(`SELECT details FROM audit_log WHERE action = 'client.region' AND target = ?1`).bind(`client:${clientId}`).all();
+    const audits = await env.DB.prepare(`SELECT details FROM audit_log WHERE action = 'client.region' AND target = ?1`)
+      .bind(`client:${clientId}`)
+      .all();
     expect(audits.results).toHaveLength(1);
     const third = await moveTo(clientId, "weur");
-    expect(third.body.data.moved).toEqual([{ currency: "USD", from: { generation: 1, region: "apac" }, to: { generation: 2, region: "weur" }, amount: 40 }]);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"], [2, "weur"]])).toBe("40");
-    expect((await walletAt(clientId, "USD", 2, "weur").balance())).toBe("40");
+    expect(third.body.data.moved).toEqual([
+      { currency: "USD", from: { generation: 1, region: "apac" }, to: { generation: 2, region: "weur" }, amount: 40 },
+    ]);
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+        [2, "weur"],
+      ]),
+    ).toBe("40");
+    expect(await walletAt(clientId, "USD", 2, "weur").balance()).toBe("40");
   });
 
-  it.each([["a place name", "singapore"], ["null", null], ["no region", undefined]])("refuses %s with 400 and moves nothing", async (_name, region) => {
+  it.each([
+    ["a place name", "singapore"],
+    ["null", null],
+    ["no region", undefined],
+  ])("refuses %s with 400 and moves nothing", async (_name, region) => {
     const { clientId } = await newClient("10");
     const before = await auditActions();
     const refused = await admin("POST", `/admin/clients/${clientId}/region`, region === undefined ? {} : { region });
@@ -138,12 +201,16 @@ describe("moving a client's wallets to another region", () => {
     expect(refused.body.code).toBe("invalid_request_body");
     await expectConforms("POST", "/admin/clients/{clientId}/region", refused);
     expect(await auditActions()).toEqual(before);
-    expect(await env.DB.prepare(`SELECT generation, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first()).toEqual({ generation: 0, moving_to: null });
+    expect(
+      await env.DB.prepare(`SELECT generation, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first(),
+    ).toEqual({ generation: 0, moving_to: null });
   });
 
   it("404 for an unknown client; 403 without the admin token", async () => {
     expect((await moveTo("nobody-here", "apac")).body.code).toBe("client_not_found");
-    expect((await admin("POST", "/admin/clients/demo/region", { region: "apac" }, { token: "sk_test_demo" })).status).toBe(403);
+    expect(
+      (await admin("POST", "/admin/clients/demo/region", { region: "apac" }, { token: "sk_test_demo" })).status,
+    ).toBe(403);
   });
 
   it("a client with no wallet gets its region, and its first wallet is created there", async () => {
@@ -151,8 +218,14 @@ describe("moving a client's wallets to another region", () => {
     expect((await admin("POST", "/admin/clients", { id: clientId, name: clientId })).status).toBe(200);
     const set = await moveTo(clientId, "oc");
     expect(set.body.data).toMatchObject({ client: { region: "oc" }, moved: [] });
-    await admin("POST", `/admin/wallets/${clientId}/EUR/top-ups`, { amount: "5", idempotencyKey: "first", reason: "test" });
-    expect(await env.DB.prepare(`SELECT region, generation FROM wallets WHERE client_id = ?1`).bind(clientId).first()).toEqual({ region: "oc", generation: 0 });
+    await admin("POST", `/admin/wallets/${clientId}/EUR/top-ups`, {
+      amount: "5",
+      idempotencyKey: "first",
+      reason: "test",
+    });
+    expect(
+      await env.DB.prepare(`SELECT region, generation FROM wallets WHERE client_id = ?1`).bind(clientId).first(),
+    ).toEqual({ region: "oc", generation: 0 });
     expect(new Set(hintsOf(clientId, "EUR", 0, "oc"))).toEqual(new Set(["oc"]));
   });
 
@@ -167,20 +240,40 @@ describe("moving a client's wallets to another region", () => {
     expect((await moveTo(clientId, "apac")).status).toBe(500);
     const retried = await moveTo(clientId, "apac");
     expect(retried.status).toBe(200);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("70");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("70");
     expect(await walletAt(clientId, "USD").balance()).toBe("0");
     expect((await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.kind === "move_in")).toHaveLength(1);
-    expect(await env.DB.prepare(`SELECT generation, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first()).toEqual({ generation: 1, moving_to: null });
+    expect(
+      await env.DB.prepare(`SELECT generation, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first(),
+    ).toEqual({ generation: 1, moving_to: null });
   });
 
   it("the operator ledger shows the old wallet's entries, then the new one's, each naming its wallet, across pages", async () => {
     const { clientId } = await newClient("100");
-    await admin("POST", `/admin/wallets/${clientId}/USD/adjustments`, { amount: "-10", idempotencyKey: "fee", reason: "fee" });
+    await admin("POST", `/admin/wallets/${clientId}/USD/adjustments`, {
+      amount: "-10",
+      idempotencyKey: "fee",
+      reason: "fee",
+    });
     await moveTo(clientId, "apac");
-    await admin("POST", `/admin/wallets/${clientId}/USD/top-ups`, { amount: "5", idempotencyKey: "after", reason: "after the move" });
+    await admin("POST", `/admin/wallets/${clientId}/USD/top-ups`, {
+      amount: "5",
+      idempotencyKey: "after",
+      reason: "after the move",
+    });
     const full = await admin("GET", `/admin/wallets/${clientId}/USD/ledger`);
     await expectConforms("GET", "/admin/wallets/{clientId}/{currency}/ledger", full);
-    const rows = full.body.data.entries.map((entry: any) => [entry.kind, entry.amount, entry.wallet.generation, entry.wallet.region]);
+    const rows = full.body.data.entries.map((entry: any) => [
+      entry.kind,
+      entry.amount,
+      entry.wallet.generation,
+      entry.wallet.region,
+    ]);
     expect(rows).toEqual([
       ["top_up", 100, 0, null],
       ["adjustment", -10, 0, null],
@@ -198,7 +291,11 @@ describe("moving a client's wallets to another region", () => {
     }
     expect(seen).toEqual(full.body.data.entries.map((entry: any) => entry.key));
     // A replay of a top-up made before the move finds its entry in the old wallet and adds nothing.
-    const replay = await admin("POST", `/admin/wallets/${clientId}/USD/adjustments`, { amount: "-10", idempotencyKey: "fee", reason: "fee" });
+    const replay = await admin("POST", `/admin/wallets/${clientId}/USD/adjustments`, {
+      amount: "-10",
+      idempotencyKey: "fee",
+      reason: "fee",
+    });
     expect(replay.body.data).toMatchObject({ replayed: true, entry: { wallet: { generation: 0 } }, balance: 0 });
     expect(await walletAt(clientId, "USD", 1, "apac").balance()).toBe("95");
   });
@@ -237,11 +334,22 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await confirm(key, orderId)).status).toBe(200);
     await drainTimers(orderId);
     expect(await holdsAt(clientId, "USD", 1, "apac")).toEqual([]);
-    const charges = [...(await entriesAt(clientId, "USD")), ...(await entriesAt(clientId, "USD", 1, "apac"))].filter((entry) => entry.key === chargeKey(orderId));
+    const charges = [...(await entriesAt(clientId, "USD")), ...(await entriesAt(clientId, "USD", 1, "apac"))].filter(
+      (entry) => entry.key === chargeKey(orderId),
+    );
     expect(charges).toHaveLength(1);
     expect((await entriesAt(clientId, "USD", 1, "apac")).some((entry) => entry.key === chargeKey(orderId))).toBe(true);
-    expect(await storedOrder(orderId)).toMatchObject({ state: "successful", walletGeneration: 1, walletRegion: "apac" });
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe(new Money(100).minus(charge).toFixed());
+    expect(await storedOrder(orderId)).toMatchObject({
+      state: "successful",
+      walletGeneration: 1,
+      walletRegion: "apac",
+    });
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe(new Money(100).minus(charge).toFixed());
   });
 
   it("confirmed while the transfer is in transit (the move cut off after the old wallet moved out): the charge delivers it and lands once", async () => {
@@ -257,7 +365,12 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await moveTo(clientId, "apac")).status).toBe(200);
     await drainTimers(orderId);
     expect((await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.kind === "move_in")).toHaveLength(1);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("75");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("75");
   });
 
   it("created while the registry still names the old wallet: the create follows it to the new one and is stored against it", async () => {
@@ -270,7 +383,12 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect(await storedOrder(orderId)).toMatchObject({ walletGeneration: 1, walletRegion: "apac" });
     expect((await confirm(key, orderId)).status).toBe(200);
     await drainTimers(orderId);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("90");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("90");
   });
 
   it("charged before the move, a line refunded after: the old wallet takes the refund and forwards it to the new one", async () => {
@@ -291,11 +409,22 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await storedOrder(orderId)).state).toBe("partial");
     const old = await entriesAt(clientId, "USD");
     const fresh = await entriesAt(clientId, "USD", 1, "apac");
-    expect(old.filter((entry) => entry.key === refundKey(orderId, "DEMO-US-FAILING"))).toMatchObject([{ kind: "order_refund", amount: "7" }]);
-    expect(old.filter((entry) => entry.key === forwardKey(refundKey(orderId, "DEMO-US-FAILING")))).toMatchObject([{ kind: "move_out", amount: "-7" }]);
-    expect(fresh.filter((entry) => entry.key === forwardKey(refundKey(orderId, "DEMO-US-FAILING")))).toMatchObject([{ kind: "move_in", amount: "7" }]);
+    expect(old.filter((entry) => entry.key === refundKey(orderId, "DEMO-US-FAILING"))).toMatchObject([
+      { kind: "order_refund", amount: "7" },
+    ]);
+    expect(old.filter((entry) => entry.key === forwardKey(refundKey(orderId, "DEMO-US-FAILING")))).toMatchObject([
+      { kind: "move_out", amount: "-7" },
+    ]);
+    expect(fresh.filter((entry) => entry.key === forwardKey(refundKey(orderId, "DEMO-US-FAILING")))).toMatchObject([
+      { kind: "move_in", amount: "7" },
+    ]);
     expect(await walletAt(clientId, "USD").balance()).toBe("0");
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("90");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("90");
   });
 
   it("charged before the move by a confirm cut off, expired after: the void credits it back in the old wallet and forwards it; a late confirm is 419", async () => {
@@ -314,13 +443,23 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await storedOrder(orderId)).state).toBe("rejected");
     const old = await entriesAt(clientId, "USD");
     expect(old.filter((entry) => entry.key === voidKey(orderId))).toMatchObject([{ kind: "order_void", amount: "20" }]);
-    expect((await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.key === forwardKey(voidKey(orderId)))).toMatchObject([{ amount: "20" }]);
+    expect(
+      (await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.key === forwardKey(voidKey(orderId))),
+    ).toMatchObject([{ amount: "20" }]);
     expect((await confirm(key, orderId)).status).toBe(419);
     // Voided in both: a late charge is refused by either wallet.
     for (const purse of [walletAt(clientId, "USD"), walletAt(clientId, "USD", 1, "apac")]) {
-      expect(await purse.post({ key: chargeKey(orderId), kind: "order_charge", amount: "20", orderId })).toMatchObject({ ok: false, code: "order_voided" });
+      expect(await purse.post({ key: chargeKey(orderId), kind: "order_charge", amount: "20", orderId })).toMatchObject({
+        ok: false,
+        code: "order_voided",
+      });
     }
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("100");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("100");
   });
 
   it("created before the move and expiring during it: voided in both wallets, its hold gone, nothing charged", async () => {
@@ -338,7 +477,12 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect(await holdsAt(clientId, "USD", 1, "apac")).toEqual([]);
     expect((await walletAt(clientId, "USD", 1, "apac").chargeStatus(orderId)).status).toBe("voided");
     expect((await confirm(key, orderId)).status).toBe(419);
-    expect(await balancesAcross(clientId, "USD", [[0, null], [1, "apac"]])).toBe("100");
+    expect(
+      await balancesAcross(clientId, "USD", [
+        [0, null],
+        [1, "apac"],
+      ]),
+    ).toBe("100");
   });
 
   it("a create, confirm and get after the move open only the new wallet object, with its hint", async () => {
