@@ -36,14 +36,13 @@ import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
-import { walletName, type LedgerEntry } from "../../src/wallets/ledger";
+import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, refundKey, sandboxTopUpKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
-import type { WalletObject } from "../../src/wallets/wallet-object";
 import { ALL_SANDBOX_SEAMS } from "../../src/sandbox/seams";
 import { ALL_WALLET_SEAMS, OPERATOR_POSTING_SEAMS, WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, rewriteStoredOrder } from "../order-helpers";
+import { backdateExpiry, holdsOf, rewriteStoredOrder } from "../order-helpers";
 import { testSecret, verifies } from "../webhooks/receiver";
 
 /** Each client's deliveries go to its own path here, checked against its own secret. */
@@ -197,10 +196,6 @@ async function codesHeldBy(orderId: string): Promise<{ sku: string; status: stri
   return results;
 }
 
-function walletAtPlacement(clientId: string, currency: string, generation: number, region: string | null) {
-  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency, generation, region)));
-}
-
 /** Every object the wallet has been (the registry's earlier ones, its current one, one a move is taking it to). */
 async function walletObjects(clientId: string, currency: string) {
   const row = await env.DB.prepare(`SELECT region, generation, previous, moving_to FROM wallets WHERE client_id = ?1 AND currency = ?2`)
@@ -209,13 +204,7 @@ async function walletObjects(clientId: string, currency: string) {
   if (row === null) return [];
   const placements: { generation: number; region: string | null }[] = [...JSON.parse(row.previous), { generation: row.generation, region: row.region }];
   if (row.moving_to !== null) placements.push({ generation: row.generation + 1, region: row.moving_to });
-  return placements.map(({ generation, region }) => ({ generation, stub: walletAtPlacement(clientId, currency, generation, region) }));
-}
-
-async function holdsIn(stub: DurableObjectStub<WalletObject>): Promise<string[]> {
-  return runInDurableObject(stub, (_instance, state) =>
-    state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
-  );
+  return placements.map(({ generation, region }) => ({ generation, region, stub: wallet(clientId, currency, generation, region) }));
 }
 
 /** Every invariant of crash safety for what one case touched; returns the violations found. */
@@ -275,7 +264,7 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(voids.length === 0, `${orderId}: confirmed and voided`);
     } else if (order.state === "rejected") {
       // The void is a mark beside the ledger; it is a ledger entry only where it gave back a charge.
-      const purse = walletAtPlacement(outcome.clientId, outcome.currency, order.walletGeneration ?? 0, order.walletRegion ?? null);
+      const purse = wallet(outcome.clientId, outcome.currency, order.walletGeneration ?? 0, order.walletRegion ?? null);
       check((await purse.chargeStatus(orderId)).status === "voided", `${orderId}: rejected without a void`);
       check(voids.length === charges.length, `${orderId}: ${charges.length} charges but ${voids.length} void credits`);
       const net = mine.reduce((sum, entry) => sum.plus(entry.amount), new Money(0));
@@ -312,7 +301,10 @@ async function violations(outcome: Outcome): Promise<string[]> {
     }
     // Holds: an order that is no longer open holds nothing of the balance.
     if (order.state !== "created") {
-      for (const object of objects) check(!(await holdsIn(object.stub)).includes(orderId), `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`);
+      for (const object of objects) {
+        const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
+        check(!holds.includes(orderId), `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`);
+      }
     }
     // Timers: an order at rest has none; an order that is not has the one that moves it on.
     if (AT_REST.has(order.state)) check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);

@@ -4,7 +4,7 @@
  * workerd ignores location hints, so the namespace's `get` is watched, as in wallet-placement.test.ts:
  * the wallet registry is the one place that opens wallet objects, and every opening goes through it.
  */
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
@@ -14,12 +14,13 @@ import { walletName, type LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
-import { call, line, seedDemo } from "../helpers";
+import { call, line, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import {
   addCodes,
   backdateExpiry,
   drainTimers,
+  holdsOf,
   makeExpiryDue,
   orderStubOf,
   rewriteStoredOrder,
@@ -60,11 +61,6 @@ beforeAll(async () => {
   await addCodes("DEMO-EU-FIXED", "10", 40);
 });
 
-/** The wallet object of (client, currency) at a generation (0: its first) and region. */
-function walletAt(clientId: string, currency: string, generation = 0, region: string | null = null) {
-  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency, generation, region)));
-}
-
 const hintsOf = (clientId: string, currency: string, generation: number, region: string | null) => {
   const id = env.WALLETS.idFromName(walletName(clientId, currency, generation, region)).toString();
   return opened.filter((call) => call.id === id).map((call) => call.locationHint);
@@ -76,28 +72,14 @@ async function entriesAt(
   generation = 0,
   region: string | null = null,
 ): Promise<LedgerEntry[]> {
-  return walletAt(clientId, currency, generation, region).entries(0, 10_000);
-}
-
-async function holdsAt(
-  clientId: string,
-  currency: string,
-  generation = 0,
-  region: string | null = null,
-): Promise<string[]> {
-  return runInDurableObject(walletAt(clientId, currency, generation, region), (_instance, state) =>
-    state.storage.sql
-      .exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`)
-      .toArray()
-      .map((row) => row.order_id),
-  );
+  return wallet(clientId, currency, generation, region).entries(0, 10_000);
 }
 
 /** Each wallet's balance equals its ledger sum; answers the sum of the balances. */
 async function balancesAcross(clientId: string, currency: string, objects: [number, string | null][]): Promise<string> {
   let total = new Money(0);
   for (const [generation, region] of objects) {
-    const audit = await walletAt(clientId, currency, generation, region).audit();
+    const audit = await wallet(clientId, currency, generation, region).audit();
     expect(audit.balance, `generation ${generation}`).toBe(audit.ledgerSum);
     total = total.plus(audit.balance);
   }
@@ -186,7 +168,7 @@ describe("moving a client's wallets to another region", () => {
         [2, "weur"],
       ]),
     ).toBe("40");
-    expect(await walletAt(clientId, "USD", 2, "weur").balance()).toBe("40");
+    expect(await wallet(clientId, "USD", 2, "weur").balance()).toBe("40");
   });
 
   it.each([
@@ -246,7 +228,7 @@ describe("moving a client's wallets to another region", () => {
         [1, "apac"],
       ]),
     ).toBe("70");
-    expect(await walletAt(clientId, "USD").balance()).toBe("0");
+    expect(await wallet(clientId, "USD").balance()).toBe("0");
     expect((await entriesAt(clientId, "USD", 1, "apac")).filter((entry) => entry.kind === "move_in")).toHaveLength(1);
     expect(
       await env.DB.prepare(`SELECT generation, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first(),
@@ -297,7 +279,7 @@ describe("moving a client's wallets to another region", () => {
       reason: "fee",
     });
     expect(replay.body.data).toMatchObject({ replayed: true, entry: { wallet: { generation: 0 } }, balance: 0 });
-    expect(await walletAt(clientId, "USD", 1, "apac").balance()).toBe("95");
+    expect(await wallet(clientId, "USD", 1, "apac").balance()).toBe("95");
   });
 
   it("the export carries the old wallet's ledger in `previous`, and the new one's restores into an empty wallet", async () => {
@@ -327,13 +309,13 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const orderId = created.body.data.id as string;
     const charge = new Money(created.body.data.invoice.total).toFixed();
-    expect(await holdsAt(clientId, "USD")).toEqual([orderId]);
+    expect(await holdsOf(clientId, "USD")).toEqual([orderId]);
     await moveTo(clientId, "apac");
-    expect(await holdsAt(clientId, "USD")).toEqual([]);
-    expect(await holdsAt(clientId, "USD", 1, "apac")).toEqual([orderId]);
+    expect(await holdsOf(clientId, "USD")).toEqual([]);
+    expect(await holdsOf(clientId, "USD", 1, "apac")).toEqual([orderId]);
     expect((await confirm(key, orderId)).status).toBe(200);
     await drainTimers(orderId);
-    expect(await holdsAt(clientId, "USD", 1, "apac")).toEqual([]);
+    expect(await holdsOf(clientId, "USD", 1, "apac")).toEqual([]);
     const charges = [...(await entriesAt(clientId, "USD")), ...(await entriesAt(clientId, "USD", 1, "apac"))].filter(
       (entry) => entry.key === chargeKey(orderId),
     );
@@ -358,9 +340,9 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     const orderId = created.body.data.id as string;
     armFault(WALLET_MOVE_SEAMS.moveIn, { when: "before" });
     expect((await moveTo(clientId, "apac")).status).toBe(500);
-    expect(await walletAt(clientId, "USD", 1, "apac").balance()).toBe("0");
+    expect(await wallet(clientId, "USD", 1, "apac").balance()).toBe("0");
     expect((await confirm(key, orderId)).status).toBe(200);
-    expect(await walletAt(clientId, "USD", 1, "apac").balance()).toBe("75");
+    expect(await wallet(clientId, "USD", 1, "apac").balance()).toBe("75");
     // The operator's retry finishes the registry; the transfer is not taken in twice.
     expect((await moveTo(clientId, "apac")).status).toBe(200);
     await drainTimers(orderId);
@@ -418,7 +400,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect(fresh.filter((entry) => entry.key === forwardKey(refundKey(orderId, "DEMO-US-FAILING")))).toMatchObject([
       { kind: "move_in", amount: "7" },
     ]);
-    expect(await walletAt(clientId, "USD").balance()).toBe("0");
+    expect(await wallet(clientId, "USD").balance()).toBe("0");
     expect(
       await balancesAcross(clientId, "USD", [
         [0, null],
@@ -448,7 +430,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     ).toMatchObject([{ amount: "20" }]);
     expect((await confirm(key, orderId)).status).toBe(419);
     // Voided in both: a late charge is refused by either wallet.
-    for (const purse of [walletAt(clientId, "USD"), walletAt(clientId, "USD", 1, "apac")]) {
+    for (const purse of [wallet(clientId, "USD"), wallet(clientId, "USD", 1, "apac")]) {
       expect(await purse.post({ key: chargeKey(orderId), kind: "order_charge", amount: "20", orderId })).toMatchObject({
         ok: false,
         code: "order_voided",
@@ -474,8 +456,8 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await moveTo(clientId, "apac")).status).toBe(200);
     await drainTimers(orderId);
     expect((await storedOrder(orderId)).state).toBe("rejected");
-    expect(await holdsAt(clientId, "USD", 1, "apac")).toEqual([]);
-    expect((await walletAt(clientId, "USD", 1, "apac").chargeStatus(orderId)).status).toBe("voided");
+    expect(await holdsOf(clientId, "USD", 1, "apac")).toEqual([]);
+    expect((await wallet(clientId, "USD", 1, "apac").chargeStatus(orderId)).status).toBe("voided");
     expect((await confirm(key, orderId)).status).toBe(419);
     expect(
       await balancesAcross(clientId, "USD", [
