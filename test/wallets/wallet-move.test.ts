@@ -147,6 +147,18 @@ describe("moving a client's wallets to another region", () => {
     ]);
   });
 
+  it("the low-balance threshold and the Needs attention list read a moved wallet at its new object", async () => {
+    const { clientId } = await newClient("100");
+    await moveTo(clientId, "apac");
+    const set = await admin("PUT", `/admin/wallets/${clientId}/USD/low-balance-threshold`, { threshold: "100.01" });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(set.body.data).toMatchObject({ threshold: 100.01, balance: 100 });
+    const attention = await admin("GET", "/admin/attention");
+    expect(attention.status, JSON.stringify(attention.body)).toBe(200);
+    const listed = attention.body.data.lowBalance.filter((row: { clientId: string }) => row.clientId === clientId);
+    expect(listed).toEqual([{ clientId, currency: "USD", threshold: 100.01, balance: 100 }]);
+  });
+
   it("moves nothing when sent again, audits once, and moves again (to a third object) for another region", async () => {
     const { clientId } = await newClient("40");
     expect((await moveTo(clientId, "apac")).body.data.moved).toHaveLength(1);
