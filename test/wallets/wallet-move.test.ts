@@ -16,6 +16,8 @@ import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
 import { call, line, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
+import * as orderPage from "../../src/console/pages/order";
+import { callPage } from "../console/pages-helpers";
 import {
   addCodes,
   backdateExpiry,
@@ -344,6 +346,10 @@ describe("orders in flight across a move: each charged, voided or refunded exact
         [1, "apac"],
       ]),
     ).toBe(new Money(100).minus(charge).toFixed());
+    // The console's order page reads the order's movements in the wallet that holds its charge.
+    const page = await callPage(orderPage, "GET", `/console/orders/${orderId}`, { role: "viewer", params: { orderId } });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("<strong>charged</strong>");
   });
 
   it("confirmed while the transfer is in transit (the move cut off after the old wallet moved out): the charge delivers it and lands once", async () => {
