@@ -33,8 +33,9 @@ export async function seedDemo(): Promise<void> {
   await env.DB.batch(statements.map((statement) => env.DB.prepare(statement)));
 }
 
-export function wallet(clientId: string, currency: string) {
-  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency)));
+/** The wallet object of (client, currency): its first, or the one of a later generation (a moved wallet). */
+export function wallet(clientId: string, currency: string, generation = 0, region: string | null = null) {
+  return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency, generation, region)));
 }
 
 export async function topUp(clientId: string, currency: string, amount: string, key = `test-top-up:${crypto.randomUUID()}`) {

@@ -237,8 +237,8 @@ export async function addProduct(product: {
 }
 
 /** The orders that hold part of the wallet's balance (its `holds` table), by order id. */
-export async function holdsOf(clientId: string, currency: string): Promise<string[]> {
-  return runInDurableObject(wallet(clientId, currency), (_instance, state) =>
+export async function holdsOf(clientId: string, currency: string, generation = 0, region: string | null = null): Promise<string[]> {
+  return runInDurableObject(wallet(clientId, currency, generation, region), (_instance, state) =>
     state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
   );
 }

@@ -258,6 +258,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/clients/{clientId}/region": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set where the client's wallets live, moving the wallets it already has
+         * @description Sets the client's region (a Durable Object location hint) and moves each of its wallets that lives elsewhere: the old wallet object is marked moved and its whole balance, with its open orders' holds, is transferred to a new object created in the region, as a `move_out` entry in the old wallet and a `move_in` entry in the new one under one key. Orders in flight are charged, voided or refunded exactly once (a charge that meets the old wallet goes on to the new one; a refund or void of a charge the old wallet holds is credited there and passed on). The old wallet's entries stay in the wallet's ledger. A 500 leaves the move under way: send the same request again, which finishes it once. A region already set moves nothing.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminSetClientRegion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/clients/{clientId}/webhook-secret/rotate": {
         parameters: {
             query?: never;
@@ -668,7 +690,7 @@ export interface paths {
         };
         /**
          * A wallet's whole ledger as a backup, amounts as exact decimal strings
-         * @description Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups).
+         * @description Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups). A wallet moved to another region is exported from its current object (`wallet`), with its earlier objects' ledgers in `previous`, oldest first.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -690,7 +712,7 @@ export interface paths {
         };
         /**
          * A wallet's ledger, oldest first, a page at a time
-         * @description Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.
+         * @description Every entry of the wallet (top-ups, adjustments, order charges, refunds, voids and moves), oldest first, each with the balance after it and the `wallet` object it is in. A wallet moved to another region (POST /admin/clients/{clientId}/region) shows its old object's entries, ending with the `move_out` of its balance, then the new object's, starting with the `move_in` under the same key. Page with `after` (the `next` of the previous page) and `limit`.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -1305,6 +1327,11 @@ export interface components {
                 currency: string;
                 /** @description When the export was made (ms since the epoch). */
                 exportedAt: number;
+                /** @description The wallet object these entries are in (absent in exports made before wallets could move: generation 0). */
+                wallet?: {
+                    generation: number;
+                    region: string | null;
+                };
                 /** @description The balance at export: the last entry's balanceAfter (0 when there is none). */
                 balance: string;
                 /** @description Every entry, oldest first. */
@@ -1312,7 +1339,7 @@ export interface components {
                     seq: number;
                     key: string;
                     /** @enum {string} */
-                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void" | "move_out" | "move_in";
                     /** @description Signed: credits positive, debits negative. */
                     amount: string;
                     balanceAfter: string;
@@ -1325,6 +1352,33 @@ export interface components {
                     orderId: string;
                     voidedAt: number;
                     reason: string | null;
+                }[];
+                /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
+                previous?: {
+                    wallet: {
+                        generation: number;
+                        region: string | null;
+                    };
+                    balance: string;
+                    /** @description Every entry, oldest first. */
+                    entries: {
+                        seq: number;
+                        key: string;
+                        /** @enum {string} */
+                        kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void" | "move_out" | "move_in";
+                        /** @description Signed: credits positive, debits negative. */
+                        amount: string;
+                        balanceAfter: string;
+                        orderId: string | null;
+                        reason: string | null;
+                        createdAt: number;
+                    }[];
+                    /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
+                    voids: {
+                        orderId: string;
+                        voidedAt: number;
+                        reason: string | null;
+                    }[];
                 }[];
             };
         };
@@ -1607,6 +1661,11 @@ export interface components {
             currency: string;
             /** @description When the export was made (ms since the epoch). */
             exportedAt: number;
+            /** @description The wallet object these entries are in (absent in exports made before wallets could move: generation 0). */
+            wallet?: {
+                generation: number;
+                region: string | null;
+            };
             /** @description The balance at export: the last entry's balanceAfter (0 when there is none). */
             balance: string;
             /** @description Every entry, oldest first. */
@@ -1614,7 +1673,7 @@ export interface components {
                 seq: number;
                 key: string;
                 /** @enum {string} */
-                kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void" | "move_out" | "move_in";
                 /** @description Signed: credits positive, debits negative. */
                 amount: string;
                 balanceAfter: string;
@@ -1627,6 +1686,33 @@ export interface components {
                 orderId: string;
                 voidedAt: number;
                 reason: string | null;
+            }[];
+            /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
+            previous?: {
+                wallet: {
+                    generation: number;
+                    region: string | null;
+                };
+                balance: string;
+                /** @description Every entry, oldest first. */
+                entries: {
+                    seq: number;
+                    key: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void" | "move_out" | "move_in";
+                    /** @description Signed: credits positive, debits negative. */
+                    amount: string;
+                    balanceAfter: string;
+                    orderId: string | null;
+                    reason: string | null;
+                    createdAt: number;
+                }[];
+                /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
+                voids: {
+                    orderId: string;
+                    voidedAt: number;
+                    reason: string | null;
+                }[];
             }[];
         };
         AdminRestoreLedgerResponse: {
@@ -1693,6 +1779,40 @@ export interface components {
                 clientId: string;
                 /** @description The new secret; deliveries from now on are signed with it. */
                 webhookSecret: string;
+            };
+        };
+        AdminSetClientRegionRequest: {
+            /**
+             * @description The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there.
+             * @enum {string}
+             */
+            region: "wnam" | "enam" | "sam" | "weur" | "eeur" | "apac" | "oc" | "afr" | "me";
+        };
+        AdminSetClientRegionResponse: {
+            /** @enum {string} */
+            message: "Client region set";
+            data: {
+                client: components["schemas"]["Client"];
+                /** @description Empty when every wallet was already there. */
+                moved: {
+                    currency: string;
+                    /** @description The wallet object the money left (it stays, read-only, in the wallet's ledger). */
+                    from: {
+                        /** @description 0 for the wallet's first object, one more for each move. */
+                        generation: number;
+                        /** @description The Durable Object location hint the object was created with; null: none. */
+                        region: string | null;
+                    };
+                    /** @description The wallet object it is in now. */
+                    to: {
+                        /** @description 0 for the wallet's first object, one more for each move. */
+                        generation: number;
+                        /** @description The Durable Object location hint the object was created with; null: none. */
+                        region: string | null;
+                    };
+                    /** @description The balance transferred, as the `move_out` and `move_in` entries record it. */
+                    amount: number;
+                }[];
             };
         };
         AdminSetRateRequest: {
@@ -2337,15 +2457,22 @@ export interface components {
             code: "ledger_chain_broken";
         };
         LedgerEntry: {
+            /** @description The entry's number within its wallet object (`wallet`). */
             seq: number;
             key: string;
             /** @enum {string} */
-            kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+            kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void" | "move_out" | "move_in";
             amount: number;
             balanceAfter: number;
             orderId: string | null;
             reason: string | null;
             createdAt: number;
+            wallet: {
+                /** @description 0 for the wallet's first object, one more for each move. */
+                generation: number;
+                /** @description The Durable Object location hint the object was created with; null: none. */
+                region: string | null;
+            };
         };
         ListProductsResponse: {
             /** @enum {string} */
@@ -3722,6 +3849,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminRotateKeysResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `client_not_found`: Client not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSetClientRegion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetClientRegionRequest"];
+            };
+        };
+        responses: {
+            /** @description Client region set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetClientRegionResponse"];
                 };
             };
             /**
@@ -5282,7 +5494,7 @@ export interface operations {
     adminGetLedger: {
         parameters: {
             query?: {
-                /** @description Return entries with seq greater than this (the `next` of the previous page). */
+                /** @description Return the entries after this position: the `next` of the previous page (for a wallet never moved, an entry's seq). */
                 after?: number;
                 /** @description Page size, 1..500, default 100. */
                 limit?: number;

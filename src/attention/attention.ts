@@ -10,7 +10,8 @@ import { rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
 import { listTimerFailures, type TimerFailure } from "../orders/timer-failures";
 import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letters";
-import { regionOf, registeredWalletsStatement, walletStub } from "../wallets/wallet-registry";
+import { currentBalance } from "../wallets/wallet-moves";
+import { registeredWallets, registeredWalletsStatement } from "../wallets/wallet-registry";
 import {
   balanceBelow,
   SKUS_WITH_THRESHOLD,
@@ -80,13 +81,21 @@ export async function skusBelowThreshold(db: D1Database): Promise<LowStock[]> {
  */
 export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): Promise<LowBalance[]> {
   const [thresholds, wallets] = await env.DB.batch([walletThresholdsStatement(env.DB), registeredWalletsStatement(env.DB, WALLETS_WITH_THRESHOLD)]);
-  const regionOfWallet = new Map(
-    (wallets!.results as { client_id: string; currency: string; region: string | null }[]).map((row) => [`${row.client_id}:${row.currency}`, regionOf(row.region)]),
+  const rows = wallets!.results as { client_id: string }[];
+  const registered = new Map(
+    registeredWallets(rows).map((wallet, index) => [`${rows[index]!.client_id}:${wallet.currency}`, wallet]),
   );
   const checked = await Promise.all(
     (thresholds!.results as { client_id: string; currency: string; threshold: string }[]).map(async (row) => {
-      const stub = walletStub(env, row.client_id, row.currency, regionOfWallet.get(`${row.client_id}:${row.currency}`) ?? null);
-      const balance = await stub.balance();
+      // Where its money is: a wallet moved to another region is read at its current object.
+      const wallet = registered.get(`${row.client_id}:${row.currency}`) ?? {
+        currency: row.currency,
+        region: null,
+        generation: 0,
+        previous: [],
+        movingTo: null,
+      };
+      const balance = await currentBalance(env, row.client_id, wallet);
       return { row, balance };
     }),
   );

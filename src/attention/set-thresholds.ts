@@ -9,7 +9,8 @@ import { requireProduct } from "../catalogue/catalogue-store";
 import { clientStatement } from "../clients/client-store";
 import { stockOf } from "../inventory/code-store";
 import { toAmountNumber } from "../pricing/money";
-import { findWallet, walletStub } from "../wallets/wallet-registry";
+import { currentBalance } from "../wallets/wallet-moves";
+import { findWallet } from "../wallets/wallet-registry";
 import { lowBalanceThreshold, setStockThresholdStatement, setWalletThresholdStatement } from "./thresholds";
 
 /** Who a change's audit row names, as the audit log takes it. */
@@ -45,7 +46,7 @@ export async function setWalletThreshold(env: Pick<Env, "DB" | "WALLETS">, actor
   }
   const found = await findWallet(env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
-  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
+  if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
   await env.DB.batch([
     setWalletThresholdStatement(env.DB, clientId, currency, threshold, Date.now()),
     auditStatement(
@@ -56,6 +57,6 @@ export async function setWalletThreshold(env: Pick<Env, "DB" | "WALLETS">, actor
       { threshold },
     ),
   ]);
-  const balance = await walletStub(env, clientId, currency, found.region).balance();
+  const balance = await currentBalance(env, clientId, found.wallet);
   return { clientId, currency, threshold: threshold === null ? null : toAmountNumber(threshold), balance: toAmountNumber(balance) };
 }

@@ -72,6 +72,8 @@ export interface CatalogueSnapshot {
   walletCurrencies: Set<string>;
   /** The region each wallet's object is opened with (wallets.region), by currency; absent: no hint. */
   walletRegions: Map<string, Region>;
+  /** Which object of each wallet is current (wallets.generation), by currency; absent: its first (0). */
+  walletGenerations: Map<string, number>;
   /** Keyed by `${base}>${target}`. */
   rates: Map<string, ExchangeRate>;
   deals: Map<string, Deal>;
@@ -93,13 +95,15 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
     products: new Map(),
     walletCurrencies: new Set(),
     walletRegions: new Map(),
+    walletGenerations: new Map(),
     rates: new Map(),
     deals: new Map(),
   };
   for (const row of products!.results as unknown as ProductRow[]) snapshot.products.set(row.sku, productFromRow(row));
-  for (const { currency, region } of registeredWallets(wallets!.results)) {
+  for (const { currency, region, generation } of registeredWallets(wallets!.results)) {
     snapshot.walletCurrencies.add(currency);
     if (region !== null) snapshot.walletRegions.set(currency, region);
+    if (generation !== 0) snapshot.walletGenerations.set(currency, generation);
   }
   for (const row of rates!.results as unknown as RateRow[]) snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
   for (const row of deals!.results as unknown as DealRow[]) snapshot.deals.set(row.sku, dealFromRow(row));

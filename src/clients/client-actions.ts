@@ -1,15 +1,19 @@
 /**
  * What an operator does to a client, whichever way they asked (the /admin routes in client-routes.ts, or
  * the console's client pages): create it with its first key and webhook secret, issue, rotate and revoke
- * keys, rotate the webhook secret, disable and enable it. Each change is written in one D1 batch with its
+ * keys, rotate the webhook secret, disable and enable it, set its region (moving its wallets). Each change is written in one D1 batch with its
  * audit row, under the actor it is given. New secrets are answered once and never stored in clear.
  */
 import { auditStatement } from "../audit/audit-log";
 import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../http/errors";
 import { randomHex } from "../kernel/crypto";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";
-import type { Region } from "../wallets/wallet-registry";
+import { WALLET_MOVE_SEAMS } from "../wallets/seams";
+import { finishMoves, type MoveSeams, type WalletMove } from "../wallets/wallet-moves";
+import { regionOf, startMovesStatement, walletCurrencies, type Region } from "../wallets/wallet-registry";
 import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
 import {
   findKey,
@@ -20,6 +24,7 @@ import {
   revokeKeyStatement,
   rotateWebhookSecretStatement,
   setClientDisabledStatement,
+  setClientRegionStatement,
   type ClientRow,
   type KeyRow,
 } from "./client-store";
@@ -165,4 +170,54 @@ export async function setClientDisabled(
     forgetCachedKeys();
   }
   return requireClient(db, clientId);
+}
+
+/** A move's steps, each through its fault seam (wallets/seams.ts). */
+const MOVE_SEAMS: MoveSeams = {
+  moveOut: (_step, run) => io(WALLET_MOVE_SEAMS.moveOut, run),
+  moveIn: (_step, run) => io(WALLET_MOVE_SEAMS.moveIn, run),
+  register: (_step, run) => io(WALLET_MOVE_SEAMS.register, run),
+};
+
+/**
+ * Where the client's wallets live. The client's region is set and every wallet of it elsewhere is moved
+ * there (wallets/wallet-moves.ts), in the same D1 batch that records the moves under way, so a wallet
+ * registered later is created there and one registered before is moved. A move left unfinished by an
+ * earlier request is finished first. Each step is idempotent: a 500 is safe to send again, and sending it
+ * again finishes the move exactly once; a region already set moves nothing. Answers the client now and
+ * the moves this call finished.
+ */
+export async function setClientRegion(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  region: Region,
+): Promise<{ client: ClientRow; moved: WalletMove[] }> {
+  const db = env.DB;
+  const before = await requireClient(db, clientId);
+  let moved: WalletMove[];
+  try {
+    const finished = await finishMoves(env, clientId, MOVE_SEAMS);
+    const elsewhere = (await walletCurrencies(db, clientId))
+      .filter((wallet) => wallet.region !== region)
+      .map((wallet) => wallet.currency);
+    if (regionOf(before.region) !== region || elsewhere.length > 0) {
+      await io(WALLET_MOVE_SEAMS.start, () =>
+        db.batch([
+          setClientRegionStatement(db, clientId, region),
+          startMovesStatement(db, clientId, region),
+          auditStatement(db, actor, "client.region", `client:${clientId}`, {
+            region,
+            from: regionOf(before.region),
+            wallets: elsewhere,
+          }),
+        ]),
+      );
+    }
+    moved = [...finished, ...(await finishMoves(env, clientId, MOVE_SEAMS))];
+  } catch (error) {
+    logFailure(error, { step: "client.region", requestId: actor.requestId, clientId });
+    fail("server_error", { reason: "the move may be under way: send the same request again to finish it" });
+  }
+  return { client: await requireClient(db, clientId), moved };
 }

@@ -154,4 +154,24 @@ export const clientExamples = {
       }
     }
   },
+  adminSetClientRegion: {
+    request: { region: "apac" },
+    data: {
+      client: {
+        id: "acme",
+        name: "Acme Gifts Ltd",
+        createdAt: 1795345078741,
+        disabledAt: null,
+        region: "apac"
+      },
+      moved: [
+        {
+          currency: "USD",
+          from: { generation: 0, region: null },
+          to: { generation: 1, region: "apac" },
+          amount: 445.65
+        }
+      ]
+    }
+  },
 } satisfies Record<string, RouteExample>;

@@ -2,7 +2,9 @@
 import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { regionOf, walletBalances } from "../wallets/wallet-registry";
+import { toAmountNumber } from "../pricing/money";
+import { walletBalances, type WalletMove } from "../wallets/wallet-moves";
+import { regionOf } from "../wallets/wallet-registry";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
@@ -12,6 +14,7 @@ import {
   ClientDetail,
   ClientList,
   ClientParams,
+  ClientRegionData,
   ClientStateData,
   CreateClientData,
   CreateClientRequest,
@@ -19,6 +22,7 @@ import {
   IssuedKeyData,
   KeyParams,
   RevokedKeyData,
+  SetRegionRequest,
   WebhookSecretData,
 } from "./schemas";
 import { keyIdOf } from "./client-secrets";
@@ -133,6 +137,23 @@ export function enableClient(request: IRequest, context: RequestContext): Promis
   return setDisabled(request, context, false);
 }
 
+function moveView(move: WalletMove) {
+  return { currency: move.currency, from: move.from, to: move.to, amount: toAmountNumber(move.amount) };
+}
+
+/**
+ * POST /admin/clients/:clientId/region: where the client's wallets live; the wallets it has elsewhere are
+ * moved there (client-actions.ts, setClientRegion). A 500 leaves the move under way: sent again, it
+ * finishes it once.
+ */
+export async function setRegion(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = adminCaller(context);
+  const { clientId } = parseParams(ClientParams, request);
+  const { region } = await parseBody(SetRegionRequest, request, context.env);
+  const { client, moved } = await actions.setClientRegion(context.env, actor, clientId, region);
+  return ok("Client region set", { client: clientView(client), moved: moved.map(moveView) });
+}
+
 /** This file's routes, each with its description in GET /openapi.json. */
 export const clientRoutes: Route[] = [
   {
@@ -181,6 +202,24 @@ export const clientRoutes: Route[] = [
     params: ClientParams,
     data: ClientDetail,
     messages: ["Client"],
+    errors: ["client_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/clients/:clientId/region",
+    handler: setRegion,
+    operationId: "adminSetClientRegion",
+    example: clientExamples.adminSetClientRegion,
+    tag: "Admin: clients",
+    summary: "Set where the client's wallets live, moving the wallets it already has",
+    description:
+      "Sets the client's region (a Durable Object location hint) and moves each of its wallets that lives elsewhere: the old wallet object is marked moved and its whole balance, with its open orders' holds, is transferred to a new object created in the region, as a `move_out` entry in the old wallet and a `move_in` entry in the new one under one key. Orders in flight are charged, voided or refunded exactly once (a charge that meets the old wallet goes on to the new one; a refund or void of a charge the old wallet holds is credited there and passed on). The old wallet's entries stay in the wallet's ledger. A 500 leaves the move under way: send the same request again, which finishes it once. A region already set moves nothing.",
+    auth: "admin",
+    role: "admin",
+    params: ClientParams,
+    body: SetRegionRequest,
+    data: ClientRegionData,
+    messages: ["Client region set"],
     errors: ["client_not_found"],
   },
   {

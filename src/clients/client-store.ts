@@ -67,6 +67,11 @@ export function setClientDisabledStatement(db: D1Database, clientId: string, dis
     : db.prepare(`UPDATE clients SET disabled_at = COALESCE(disabled_at, ?2) WHERE id = ?1`).bind(clientId, disabledAt);
 }
 
+/** Where the client's wallets are to live (a Durable Object location hint). */
+export function setClientRegionStatement(db: D1Database, clientId: string, region: string): D1PreparedStatement {
+  return db.prepare(`UPDATE clients SET region = ?2 WHERE id = ?1`).bind(clientId, region);
+}
+
 /** A new webhook secret for the client; the one it replaces is kept as the previous secret, with the time. */
 export function rotateWebhookSecretStatement(db: D1Database, clientId: string, webhookSecret: string, now: number): D1PreparedStatement {
   return db

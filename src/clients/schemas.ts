@@ -5,6 +5,7 @@
 import * as z from "zod";
 import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import { WalletView } from "../wallets/schemas";
+import { WalletPlacementView } from "../wallets/admin-schemas";
 import { REGIONS } from "../wallets/wallet-registry";
 
 const Label = z.string().max(100);
@@ -55,6 +56,28 @@ export const ClientStateData = z.object({ client: ClientView });
 export const ClientList = z.object({ clients: z.array(ClientView), next: z.string().nullable() });
 
 export const ClientDetail = z.object({ client: ClientView, keys: z.array(ApiKeyView), wallets: z.array(WalletView) });
+
+/** POST /admin/clients/:clientId/region. */
+export const SetRegionRequest = z.strictObject({
+  region: z
+    .enum(REGIONS)
+    .describe("The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there."),
+});
+
+/** What setting a client's region answers: the client, and each wallet this request moved (or finished moving). */
+export const ClientRegionData = z.object({
+  client: ClientView,
+  moved: z
+    .array(
+      z.object({
+        currency: z.string(),
+        from: WalletPlacementView.describe("The wallet object the money left (it stays, read-only, in the wallet's ledger)."),
+        to: WalletPlacementView.describe("The wallet object it is in now."),
+        amount: z.number().describe("The balance transferred, as the `move_out` and `move_in` entries record it."),
+      }),
+    )
+    .describe("Empty when every wallet was already there."),
+});
 
 export const IssueKeyRequest = z.strictObject({ label: Label.optional() });
 

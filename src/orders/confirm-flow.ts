@@ -6,7 +6,7 @@ import { failure } from "../kernel/failures";
 import { toAmountNumber } from "../pricing/money";
 import { chargeKey } from "../wallets/ledger-keys";
 import { reject, type ExpiryHost } from "./expiry-flow";
-import type { OrderHost, Result } from "./order-host";
+import { placedAt, type OrderHost, type Result } from "./order-host";
 import type { OrderRecord } from "./order-record";
 import { tryFlushOutbox } from "./outbox-flow";
 import { ORDER_SEAMS } from "./seams";
@@ -20,7 +20,7 @@ import { confirmable, transition } from "./transitions";
  */
 export const SETTLE_AFTER_MS = 5_000;
 
-export type ConfirmHost = ExpiryHost & Pick<OrderHost, "processSoon">;
+export type ConfirmHost = ExpiryHost & Pick<OrderHost, "processSoon" | "atWallet">;
 
 /**
  * Run exclusively. Records the intent to charge before calling the wallet, so that a confirm cut off after
@@ -38,17 +38,17 @@ export async function confirm(
   if (problem !== null) return problem;
   const intent: OrderRecord = { ...order, chargeIntentAt: now };
   await host.save(intent, order.state, { settle: now + SETTLE_AFTER_MS });
-  const posted = await host.io(ORDER_SEAMS.walletCharge, () =>
-    host
-      .wallet(order)
-      .post({
-        key: chargeKey(order.id),
-        kind: "order_charge",
-        amount: order.charge,
-        orderId: order.id,
-        reason: `order ${order.reference}`,
-      }),
+  // A charge that meets the wallet moved goes on to its successor; the order then records where it landed.
+  const charged = await host.atWallet(order, ORDER_SEAMS.walletCharge, (wallet) =>
+    wallet.post({
+      key: chargeKey(order.id),
+      kind: "order_charge",
+      amount: order.charge,
+      orderId: order.id,
+      reason: `order ${order.reference}`,
+    }),
   );
+  const posted = charged.answer;
   if (!posted.ok) {
     await host.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
     if (posted.code === "insufficient_funds") {
@@ -61,7 +61,7 @@ export async function confirm(
     if (posted.code === "order_voided") return failure("order_expired");
     return failure("server_error");
   }
-  await completeConfirmation(host, intent);
+  await completeConfirmation(host, placedAt(intent, charged.placement));
   return { ok: true, data: { id: order.id, state: "confirmed" } };
 }
 
@@ -95,8 +95,10 @@ export async function settle(host: ConfirmHost): Promise<void> {
   const order = host.store.load();
   if (order === null || order.state !== "created" || !order.chargeIntentAt) return;
   if (host.now() >= order.expiresAt) return;
-  const charge = await host.io(ORDER_SEAMS.chargeLookup, () => host.wallet(order).chargeStatus(order.id));
+  // Asked along the wallet's moves: a charge that met the wallet moved landed at its successor.
+  const looked = await host.atWallet(order, ORDER_SEAMS.chargeLookup, (wallet) => wallet.chargeStatus(order.id));
+  const charge = looked.answer;
   if (charge.status === "voided") await reject(host, order);
-  else if (charge.status === "charged") await completeConfirmation(host, order);
+  else if (charge.status === "charged") await completeConfirmation(host, placedAt(order, looked.placement));
   else await host.save({ ...order, chargeIntentAt: null }, order.state, { settle: null });
 }

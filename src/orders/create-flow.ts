@@ -6,7 +6,8 @@ import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reser
 import { failure, type Failure } from "../kernel/failures";
 import { Money, toAmountNumber } from "../pricing/money";
 import { cancelExpiry } from "./expiry-flow";
-import type { OrderHost, Result } from "./order-host";
+import { placement, placementFields, type OrderHost, type Result } from "./order-host";
+import type { Placement } from "../wallets/wallet-object";
 import type { OrderPlan } from "./order-plan";
 import type { OrderRecord } from "./order-record";
 import { createView } from "./order-view";
@@ -24,7 +25,7 @@ export interface CreateInput {
 
 export type CreateHost = Pick<
   OrderHost,
-  "orderId" | "store" | "now" | "io" | "save" | "armAlarm" | "wallet" | "db" | "ttlMs" | "livemode"
+  "orderId" | "store" | "now" | "io" | "save" | "armAlarm" | "atWallet" | "db" | "ttlMs" | "livemode"
 >;
 
 export type CreateAnswer = Result<{ order: string; replayed: boolean }>;
@@ -59,7 +60,15 @@ export async function create(
   const id = host.orderId;
   const now = host.now();
   const expiresAt = now + host.ttlMs;
-  const wallet = { clientId, wallet: request.wallet, walletRegion: plan.walletRegion };
+  // The wallet the plan names (the registry's, as the snapshot read it); a create that meets it moved is
+  // stored against its successor.
+  const planned = {
+    clientId,
+    wallet: request.wallet,
+    walletRegion: plan.walletRegion,
+    walletGeneration: plan.walletGeneration ?? 0,
+  };
+  let at: Placement = placement(planned);
   const reservations: Reservation[] = plan.lines
     .filter((line) => line.product.supplier === "inventory")
     .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
@@ -78,9 +87,11 @@ export async function create(
     }
     // Codes held count against the balance together with the client's other open orders that hold
     // codes, so that no client holds stock it could not pay for.
-    const held = await host.io(ORDER_SEAMS.walletHold, () =>
-      host.wallet(wallet).hold({ orderId: id, amount: plan.charge, until: expiresAt }),
+    const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>
+      wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt }),
     );
+    at = holding.placement;
+    const held = holding.answer;
     if (!held.ok) {
       await releaseHeldCodes(host);
       return held.code === "insufficient_funds"
@@ -98,7 +109,9 @@ export async function create(
     // An earlier attempt with another body left timers, so it may have reserved codes this one does not
     // need: give them back (one statement, only on such a retry).
     if (host.store.nextDue() !== null) await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, id));
-    const balance = new Money(await host.io(ORDER_SEAMS.walletBalance, () => host.wallet(wallet).balance()));
+    const funds = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) => wallet.funds());
+    at = funds.placement;
+    const balance = new Money(funds.answer.balance);
     if (balance.lessThan(plan.charge))
       return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
   }
@@ -121,8 +134,8 @@ export async function create(
     retailCharge: plan.retailCharge,
     invoiceStatus: "unpaid",
     chargeIntentAt: null,
-    // Only when there is one: an order of a wallet without a region is stored as before regions.
-    ...(plan.walletRegion === null ? {} : { walletRegion: plan.walletRegion }),
+    // Only when there is one: an order of a wallet without a region, never moved, is stored as before.
+    ...placementFields(at),
   };
   await host.save(order, null, { expire: expiresAt });
   return { ok: true, data: { order: JSON.stringify(createView(order, host.livemode)), replayed: false } };

@@ -12,7 +12,7 @@ import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
 import { ORDER_SEAMS } from "./seams";
 import { transition } from "./transitions";
 
-export type ExpiryHost = OutboxHost & Pick<OrderHost, "orderId" | "now" | "save" | "wallet" | "db" | "livemode">;
+export type ExpiryHost = OutboxHost & Pick<OrderHost, "orderId" | "now" | "save" | "voidOrderAlong" | "db" | "livemode">;
 
 /**
  * At expiresAt a still-created order becomes rejected (see `reject`). Each step is idempotent, so a
@@ -41,9 +41,8 @@ export async function expire(host: ExpiryHost): Promise<number | null> {
  * finished, and refuses any charge that arrives later), and the order is stored `rejected`.
  */
 export async function reject(host: ExpiryHost, order: OrderRecord): Promise<void> {
-  await host.io(ORDER_SEAMS.walletVoid, () =>
-    host.wallet(order).voidOrder(order.id, `order ${order.reference} expired`),
-  );
+  // In the wallet the order was created against and every wallet it moved to since.
+  await host.voidOrderAlong(order, ORDER_SEAMS.walletVoid, `order ${order.reference} expired`);
   const rejected: OrderRecord = {
     ...transition(order, "rejected", host.now()),
     invoiceStatus: "void",

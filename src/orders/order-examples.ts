@@ -63,6 +63,7 @@ const DEMO_CATALOGUE: CatalogueSnapshot = {
   ]),
   walletCurrencies: new Set(["USD", "EUR"]),
   walletRegions: new Map(),
+  walletGenerations: new Map(),
   rates: new Map([rate("EUR", "0.92"), rate("JPY", "150")]),
   deals: new Map(),
 };

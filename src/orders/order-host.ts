@@ -10,26 +10,70 @@ import { supplierFor } from "../fulfilment/suppliers";
 import type { Failure } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { serviceMode } from "../kernel/service-mode";
-import type { ChargeStatus, Hold, HoldResult, OrderVoid, Posting, PostingResult } from "../wallets/wallet-object";
-import { walletStub } from "../wallets/wallet-registry";
+import type {
+  ChargeStatus,
+  FundsResult,
+  Hold,
+  HoldResult,
+  OrderVoid,
+  Placement,
+  Posting,
+  PostingResult,
+  WalletMoved,
+} from "../wallets/wallet-object";
+import { atWallet, postCredit, voidOrderAlong, type Through } from "../wallets/wallet-moves";
+import { regionOf } from "../wallets/wallet-registry";
 import { unknownBudgetMs } from "./fulfilment-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import type { OrderStore } from "./order-store";
 import type { TimerKind } from "./order-timers";
-import type { OrderSeam } from "./seams";
+import { ORDER_SEAMS, type OrderSeam } from "./seams";
 
 /** What an RPC of the order object answers: its data, or the failure the Worker answers with. */
 export type Result<T> = { ok: true; data: T } | Failure;
 
-/** The calls an order makes to its wallet object (the RPC answers are these plain values). */
+/**
+ * The calls an order makes to its wallet object (the RPC answers are these plain values). A wallet that has
+ * moved answers hold, post, funds and chargeStatus with `wallet_moved` (wallets/wallet-moves.ts), which the
+ * host's `atWallet` follows.
+ */
 export interface OrderWallet {
-  balance(): Promise<string>;
+  funds(): Promise<FundsResult>;
   hold(request: Hold): Promise<HoldResult>;
   post(posting: Posting): Promise<PostingResult>;
   voidOrder(orderId: string, reason: string): Promise<OrderVoid>;
   chargeStatus(orderId: string): Promise<ChargeStatus>;
+}
+
+/** The order's fields that name its wallet object. */
+export type WalletOf = Pick<OrderRecord, "clientId" | "wallet" | "walletRegion" | "walletGeneration">;
+
+/** An answer of the order's wallet (never `wallet_moved`), and the placement of the wallet that gave it. */
+export interface AtWallet<T> {
+  answer: Exclude<T, WalletMoved>;
+  placement: Placement;
+}
+
+/** The wallet object the order was created against, or the one that holds its charge. */
+export function placement(order: Pick<OrderRecord, "walletRegion" | "walletGeneration">): Placement {
+  return { generation: order.walletGeneration ?? 0, region: order.walletRegion ?? null };
+}
+
+/** The order's fields that name its wallet object: only those that differ from a wallet's first object. */
+export function placementFields(at: Placement): Pick<OrderRecord, "walletRegion" | "walletGeneration"> {
+  const region = regionOf(at.region);
+  return {
+    ...(region === null ? {} : { walletRegion: region }),
+    ...(at.generation === 0 ? {} : { walletGeneration: at.generation }),
+  };
+}
+
+/** The order, stored as charged at (or moved on to) `at`. */
+export function placedAt(order: OrderRecord, at: Placement): OrderRecord {
+  const { walletRegion: _region, walletGeneration: _generation, ...rest } = order;
+  return { ...rest, ...placementFields(at) };
 }
 
 /** Due times to set (a time) or clear (null) with a write; kinds not named are left as they are. */
@@ -58,7 +102,22 @@ export interface OrderHost {
   save(order: OrderRecord, previous: OrderRecord["state"] | null, timers?: TimerChanges): Promise<boolean>;
   /** Sets the alarm to the earliest stored timer (no write when it already stands there). */
   armAlarm(): Promise<void>;
-  wallet(order: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion">): OrderWallet;
+  /**
+   * Calls the order's wallet through `seam`, following it to its successor if it moved: a transfer a moved
+   * wallet answers with is delivered to its successor (through the walletMoveIn seam) before the call goes
+   * on there. Answers the wallet's answer and the placement of the wallet that gave it.
+   */
+  atWallet<T>(order: WalletOf, seam: OrderSeam, call: (wallet: OrderWallet) => Promise<T>): Promise<AtWallet<T>>;
+  /**
+   * Posts an order's credit (a refund) to the wallet that holds its charge; one that has moved since passes
+   * the credit on, and the host delivers it to its successor.
+   */
+  postCredit(order: WalletOf, seam: OrderSeam, posting: Posting): Promise<PostingResult>;
+  /**
+   * Voids the order in the wallet it was created against and every wallet it moved to since (a charge cut
+   * off on its way may have met the move and landed at a successor), delivering any credit-back passed on.
+   */
+  voidOrderAlong(order: WalletOf & Pick<OrderRecord, "id">, seam: OrderSeam, reason: string): Promise<void>;
   supplier(kind: SupplierKind): Supplier;
   /**
    * Runs the processing timer once this invocation has answered, after any timer run under way; its
@@ -78,6 +137,11 @@ export interface HostShell {
 /** The host of the order object over `store`; settings are read from `env` when a flow asks, as before. */
 export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore, shell: HostShell): OrderHost {
   const livemode = serviceMode(env) === "live";
+  // Each wallet call through its seam, and each transfer a moved wallet answers with through walletMoveIn.
+  const through =
+    (seam: OrderSeam): Through =>
+    (step, run) =>
+      io(step === "call" ? seam : ORDER_SEAMS.walletMoveIn, run, shell.reset);
   return {
     get orderId() {
       return orderIdOf(ctx.id);
@@ -103,8 +167,19 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     },
     armAlarm: () => shell.armAlarm(),
     // RPC answers arrive typed as serialised copies; they are the same plain data the wallet returned.
-    wallet: (order) =>
-      walletStub(env, order.clientId, order.wallet, order.walletRegion ?? null) as unknown as OrderWallet,
+    atWallet: <T>(order: WalletOf, seam: OrderSeam, call: (wallet: OrderWallet) => Promise<T>) =>
+      atWallet<T>(
+        env,
+        order.clientId,
+        order.wallet,
+        placement(order),
+        (wallet) => call(wallet as unknown as OrderWallet),
+        through(seam),
+      ),
+    postCredit: (order, seam, posting) =>
+      postCredit(env, order.clientId, order.wallet, placement(order), posting, through(seam)),
+    voidOrderAlong: (order, seam, reason) =>
+      voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
     supplier: (kind) => supplierFor(kind, env),
     processSoon: (order) => shell.processSoon(order),
   };

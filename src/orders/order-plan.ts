@@ -55,6 +55,8 @@ export interface OrderPlan {
   retailCharge: string;
   /** The region the order's wallet object is opened with (the registry's, via the snapshot); null: no hint. */
   walletRegion: Region | null;
+  /** Which object of the wallet (the registry's generation, via the snapshot); 0: its first. */
+  walletGeneration: number;
 }
 
 /**
@@ -125,6 +127,7 @@ export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapsh
     charge: sum(lines.map((line) => new Money(line.charge))).toFixed(),
     retailCharge: sum(lines.map((line) => new Money(line.retailCharge))).toFixed(),
     walletRegion: snapshot.walletRegions.get(wallet) ?? null,
+    walletGeneration: snapshot.walletGenerations.get(wallet) ?? 0,
   };
 }
 

@@ -86,4 +86,9 @@ export interface OrderRecord extends Omit<CreateOrderRequest, "productList" | "w
    * null: no hint (orders stored before wallets had regions).
    */
   walletRegion?: Region | null;
+  /**
+   * Which object of the wallet the order was created against, or, once charged, the one that holds its
+   * charge (a charge that met a moved wallet lands at its successor); absent: the wallet's first (0).
+   */
+  walletGeneration?: number;
 }

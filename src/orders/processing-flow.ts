@@ -12,7 +12,7 @@ import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
 import { ORDER_SEAMS, supplierSeam } from "./seams";
 import { transition } from "./transitions";
 
-export type ProcessingHost = OutboxHost & Pick<OrderHost, "now" | "save" | "wallet" | "supplier" | "db">;
+export type ProcessingHost = OutboxHost & Pick<OrderHost, "now" | "save" | "postCredit" | "supplier" | "db">;
 
 /**
  * The `process` timer (confirm runs it at once). Every supplier call is idempotent per line (sandbox
@@ -59,17 +59,14 @@ export async function processOrder(host: ProcessingHost): Promise<void> {
   for (const [index, line] of order.lines.entries()) {
     if (line.status !== "failed" || !new Money(line.refunded).isZero()) continue;
     const current = order;
-    const refund = await host.io(ORDER_SEAMS.walletRefund, () =>
-      host
-        .wallet(current)
-        .post({
-          key: refundKey(current.id, line.sku),
-          kind: "order_refund",
-          amount: line.charge,
-          orderId: current.id,
-          reason: `${line.sku} could not be fulfilled`,
-        }),
-    );
+    // To the wallet that holds the charge; one that has moved since passes the credit on to its successor.
+    const refund = await host.postCredit(current, ORDER_SEAMS.walletRefund, {
+      key: refundKey(current.id, line.sku),
+      kind: "order_refund",
+      amount: line.charge,
+      orderId: current.id,
+      reason: `${line.sku} could not be fulfilled`,
+    });
     if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
     order = {
       ...order,

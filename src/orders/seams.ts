@@ -26,6 +26,11 @@ export const ORDER_SEAMS = {
   releaseCodes: "order.release-codes",
   /** expiry: void the order in the wallet, for good. */
   walletVoid: "order.wallet-void",
+  /**
+   * any wallet call that meets a moved wallet: deliver the transfer it answers with (its move, or a credit
+   * it passed on) to its successor before going on there.
+   */
+  walletMoveIn: "order.wallet-move-in",
   /** outbox: hand stored webhook events to the queue. */
   queueSend: "order.queue-send",
   /** timers: record or clear a failing timer in D1 for the operator. */

@@ -17,7 +17,9 @@ import { objectIdOf } from "../orders/order-id";
 import type { Result } from "../orders/order-object";
 import { sandboxTopUpKey } from "../wallets/ledger-keys";
 import type { PostingResult } from "../wallets/wallet-object";
-import { openClientWallet, walletStub } from "../wallets/wallet-registry";
+import { openClientWallet } from "../wallets/wallet-registry";
+import { atWallet, firstPlacement } from "../wallets/wallet-moves";
+import { WALLET_MOVE_SEAMS } from "../wallets/seams";
 import type { OrderEvent, OrderEventType } from "../webhooks/events";
 import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
 import { checkWebhookUrl } from "../webhooks/url-policy";
@@ -45,12 +47,18 @@ async function topUpOwnWallet(request: IRequest, { env, authenticate, requestId 
   let result: PostingResult;
   let balance: Money;
   try {
-    const region = await io(SANDBOX_SEAMS.topUpOpenWallet, () => openClientWallet(env.DB, client.id, currency, Date.now()));
-    const wallet = walletStub(env, client.id, currency, region);
-    result = await io(SANDBOX_SEAMS.topUpPost, async (): Promise<PostingResult> =>
-      (await wallet.post({ key: sandboxTopUpKey(key.key), kind: "top_up", amount: amount.amount, reason: "sandbox self-serve top-up" })) as PostingResult,
+    const registered = await io(SANDBOX_SEAMS.topUpOpenWallet, () => openClientWallet(env.DB, client.id, currency, Date.now()));
+    // From the wallet's first object on, as the operator's top-up: a moved one answers a key it knows.
+    const posted = await atWallet<PostingResult>(
+      env,
+      client.id,
+      currency,
+      firstPlacement(registered),
+      (wallet) => wallet.post({ key: sandboxTopUpKey(key.key), kind: "top_up", amount: amount.amount, reason: "sandbox self-serve top-up" }),
+      (step, run) => io(step === "call" ? SANDBOX_SEAMS.topUpPost : WALLET_MOVE_SEAMS.moveIn, run),
     );
-    if (result.ok) balance = new Money(await io(SANDBOX_SEAMS.topUpBalance, () => wallet.balance()));
+    result = posted.answer;
+    if (result.ok) balance = new Money(await io(SANDBOX_SEAMS.topUpBalance, () => posted.wallet.balance()));
   } catch (error) {
     logFailure(error, { step: "sandbox.top-up", requestId, clientId: client.id });
     fail("server_error", retry);

@@ -18,8 +18,14 @@ export const TopUpRequest = z.strictObject({
 });
 export type TopUpRequest = z.infer<typeof TopUpRequest>;
 
+/** Which object of a wallet an entry is in: a wallet moved to another region is a new object each time. */
+export const WalletPlacementView = z.object({
+  generation: z.number().int().min(0).describe("0 for the wallet's first object, one more for each move."),
+  region: z.string().nullable().describe("The Durable Object location hint the object was created with; null: none."),
+});
+
 export const LedgerEntryView = z.object({
-  seq: z.number().int(),
+  seq: z.number().int().describe("The entry's number within its wallet object (`wallet`)."),
   key: z.string(),
   kind: LedgerKindSchema,
   amount: z.number(),
@@ -27,6 +33,7 @@ export const LedgerEntryView = z.object({
   orderId: z.string().nullable(),
   reason: z.string().nullable(),
   createdAt: z.number().int(),
+  wallet: WalletPlacementView,
 });
 
 /** A signed, non-zero decimal amount: positive credits the wallet, negative debits it (never below zero). */
@@ -57,7 +64,12 @@ export const WalletPostingData = z.object({
 export const WalletBalanceData = z.object({ clientId: z.string(), currency: CurrencyCode, balance: z.number() });
 
 export const LedgerQuery = z.object({
-  after: z.coerce.number().int().min(0).optional().describe("Return entries with seq greater than this (the `next` of the previous page)."),
+  after: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Return the entries after this position: the `next` of the previous page (for a wallet never moved, an entry's seq)."),
   limit: z.coerce.number().int().min(1).max(500).optional().describe("Page size, 1..500, default 100."),
 });
 
@@ -71,36 +83,49 @@ export const LedgerPage = z.object({
 /** A decimal as the ledger stores it: exact, as a string. */
 const ExactDecimal = z.string().regex(/^-?\d{1,20}(\.\d{1,20})?$/, "a decimal like 12.5 or -3");
 
+const ExportedEntries = z
+  .array(
+    z.strictObject({
+      seq: z.number().int().min(1),
+      key: z.string().min(1).max(300),
+      kind: LedgerKindSchema,
+      amount: ExactDecimal.describe("Signed: credits positive, debits negative."),
+      balanceAfter: ExactDecimal,
+      orderId: z.string().nullable(),
+      reason: z.string().nullable(),
+      createdAt: z.number().int(),
+    }),
+  )
+  .describe("Every entry, oldest first.");
+
+const ExportedVoids = z
+  .array(
+    z.strictObject({
+      orderId: z.string().min(1).max(300),
+      voidedAt: z.number().int(),
+      reason: z.string().nullable(),
+    }),
+  )
+  .describe("Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry.");
+
+const ExportedPlacement = z.strictObject({ generation: z.number().int().min(0), region: z.string().nullable() });
+
 /** GET …/export's answer and POST …/restore's body: a wallet's whole ledger, exact. */
 export const LedgerExportData = z.strictObject({
   format: z.literal(LEDGER_EXPORT_FORMAT).describe("The export's format; a restore accepts only this one."),
   clientId: z.string().min(1).max(128),
   currency: CurrencyCode,
   exportedAt: z.number().int().describe("When the export was made (ms since the epoch)."),
+  wallet: ExportedPlacement.optional().describe("The wallet object these entries are in (absent in exports made before wallets could move: generation 0)."),
   balance: ExactDecimal.describe("The balance at export: the last entry's balanceAfter (0 when there is none)."),
-  entries: z
-    .array(
-      z.strictObject({
-        seq: z.number().int().min(1),
-        key: z.string().min(1).max(300),
-        kind: LedgerKindSchema,
-        amount: ExactDecimal.describe("Signed: credits positive, debits negative."),
-        balanceAfter: ExactDecimal,
-        orderId: z.string().nullable(),
-        reason: z.string().nullable(),
-        createdAt: z.number().int(),
-      }),
-    )
-    .describe("Every entry, oldest first."),
-  voids: z
-    .array(
-      z.strictObject({
-        orderId: z.string().min(1).max(300),
-        voidedAt: z.number().int(),
-        reason: z.string().nullable(),
-      }),
-    )
-    .describe("Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry."),
+  entries: ExportedEntries,
+  voids: ExportedVoids,
+  previous: z
+    .array(z.strictObject({ wallet: ExportedPlacement, balance: ExactDecimal, entries: ExportedEntries, voids: ExportedVoids }))
+    .optional()
+    .describe(
+      "A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`.",
+    ),
 });
 
 /** What POST …/restore answers. */

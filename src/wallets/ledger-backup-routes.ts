@@ -13,7 +13,7 @@ import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./admin-schemas";
 import type { LedgerExport, RestoreResult } from "./ledger-backup";
-import { findWallet, openWallet, walletStub, type ClientStatement } from "./wallet-registry";
+import { findWallet, historyOf, openWallet, placedWallet, placementOf, type ClientStatement } from "./wallet-registry";
 import { walletExamples } from "./wallet-examples";
 
 /** A restore carries the whole ledger: larger than other bodies (about 30,000 entries in 8 MiB). */
@@ -34,9 +34,15 @@ const exportWallet = (clientStatement: ClientStatement): Handler => async (reque
   const { clientId, currency } = parseParams(WalletPathParams, request);
   const found = await findWallet(context.env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
-  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
-  const exported = (await walletStub(context.env, clientId, currency, found.region).exportLedger(clientId, currency)) as LedgerExport;
-  return ok("Ledger export", exported);
+  if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
+  // Every object the wallet has been, oldest first: the last is the export (what a restore writes), the
+  // others its history.
+  const exports = await Promise.all(
+    historyOf(found.wallet).map(async (wallet) => ({ wallet, exported: (await placedWallet(context.env, clientId, currency, wallet).exportLedger(clientId, currency)) as LedgerExport })),
+  );
+  const { wallet, exported } = exports.at(-1)!;
+  const previous = exports.slice(0, -1).map((earlier) => ({ wallet: earlier.wallet, balance: earlier.exported.balance, entries: earlier.exported.entries, voids: earlier.exported.voids }));
+  return ok("Ledger export", { ...exported, wallet, ...(previous.length > 0 ? { previous } : {}) });
 };
 
 /**
@@ -58,8 +64,9 @@ const restoreWallet = (clientStatement: ClientStatement): Handler => async (requ
   const retry = { reason: "the restore may or may not have been written; send the same export again" };
   let result: RestoreResult;
   try {
-    const region = await io(LEDGER_BACKUP_SEAMS.register, () => openWallet(env.DB, clientId, currency, found.region, Date.now()));
-    result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await walletStub(env, clientId, currency, region).restoreLedger(body)) as RestoreResult);
+    const registered = await io(LEDGER_BACKUP_SEAMS.register, () => openWallet(env.DB, clientId, currency, found.region, Date.now()));
+    const wallet = placedWallet(env, clientId, currency, placementOf(registered));
+    result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await wallet.restoreLedger(body)) as RestoreResult);
   } catch (error) {
     logFailure(error, { step: "wallet.restore", requestId: actor.requestId, clientId });
     fail("server_error", retry);
@@ -100,7 +107,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
     tag: "Admin: wallets",
     summary: "A wallet's whole ledger as a backup, amounts as exact decimal strings",
     description:
-      "Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups).",
+      "Every entry of the wallet, oldest first, with the balance at export: what POST …/restore takes. The wallets' money is in their Durable Objects, which D1's backups do not hold: keep one export per wallet (docs/operations.md, Backups). A wallet moved to another region is exported from its current object (`wallet`), with its earlier objects' ledgers in `previous`, oldest first.",
     auth: "admin",
     role: "viewer",
     params: WalletPathParams,

@@ -19,11 +19,15 @@ export interface LedgerExport {
   clientId: string;
   currency: string;
   exportedAt: number;
+  /** The wallet object exported (the route adds it; a moved wallet's objects are told apart by it). */
+  wallet?: { generation: number; region: string | null };
   /** The balance at export: the last entry's balance after (0 for an empty wallet). */
   balance: string;
   entries: LedgerEntry[];
   /** The orders voided for good: no ledger entry where nothing had been charged. */
   voids: VoidMark[];
+  /** A moved wallet's earlier objects, oldest first (the route adds them): history, not restored. */
+  previous?: { wallet: { generation: number; region: string | null }; balance: string; entries: LedgerEntry[]; voids: VoidMark[] }[];
 }
 
 /** Entries read per statement while exporting: bounds what one read holds, not what the export holds. */

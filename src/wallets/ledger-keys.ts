@@ -34,6 +34,22 @@ export function adjustmentKey(idempotencyKey: string): string {
   return `adjustment:${idempotencyKey}`;
 }
 
+/**
+ * A wallet's move to its next object: the `move_out` entry in the old wallet and the `move_in` entry in
+ * the new one share it, so the transfer is written once on each side however often it is retried.
+ */
+export function moveKey(clientId: string, currency: string, toGeneration: number): string {
+  return `move:${clientId}:${currency}:${toGeneration}`;
+}
+
+/**
+ * A credit a moved wallet received after its move (a refund or a void of an order it charged), passed on
+ * to its successor: the `move_out` and `move_in` of that credit, keyed by the credit's own key.
+ */
+export function forwardKey(creditKey: string): string {
+  return `forward:${creditKey}`;
+}
+
 /** The order a charge key belongs to, or null when the key is not a charge key (the inverse of chargeKey). */
 export function orderIdOfChargeKey(key: string): string | null {
   const match = /^order:(.+):charge$/.exec(key);

@@ -36,6 +36,10 @@ export function ledgerSum(entries: Iterable<Pick<LedgerEntry, "amount">>): Money
   return total;
 }
 
-export function walletName(clientId: string, currency: string): string {
-  return `${clientId}:${currency}`;
+/**
+ * The name of a wallet's Durable Object. A wallet's first object (generation 0) keeps the name it always
+ * had; an object it moved to is named by its placement too, since an object stays where it was created.
+ */
+export function walletName(clientId: string, currency: string, generation = 0, region: string | null = null): string {
+  return generation === 0 ? `${clientId}:${currency}` : `${clientId}:${currency}:${generation}:${region ?? "any"}`;
 }

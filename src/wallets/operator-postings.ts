@@ -1,7 +1,9 @@
 /**
  * What an operator does to a wallet, whichever way they asked (the /admin routes in wallet-admin-routes.ts,
  * or the console's wallet page): a top-up, an adjustment, the balance, a page of the ledger. Each change
- * is audited under the actor it is given, once per ledger entry.
+ * is audited under the actor it is given, once per ledger entry. A wallet moved to another region
+ * (wallet-moves.ts) is followed: postings walk from its first object, the balance is read where its money
+ * is, and the ledger is its whole history, each entry with the wallet object it is in.
  */
 import { auditLedgerEntryOnce } from "../audit/audit-log";
 import { fail } from "../http/errors";
@@ -11,9 +13,17 @@ import { pageOf, rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
-import { WALLET_SEAMS } from "./seams";
-import type { Posting, PostingResult } from "./wallet-object";
-import { findWallet, openWallet, walletStub, type ClientStatement, type Region } from "./wallet-registry";
+import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
+import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
+import type { Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
+import {
+  findWallet,
+  historyOf,
+  openWallet,
+  placedWallet,
+  type ClientStatement,
+  type RegisteredWallet,
+} from "./wallet-registry";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 
 /** Who a posting's audit row names, and the request it came in: as the audit log takes it. */
@@ -28,29 +38,43 @@ export interface PostingRequest {
   idempotencyKey: string;
 }
 
+/** A ledger entry and the wallet object it is in (a moved wallet is a new object each time). */
+export type PlacedEntry = LedgerEntry & { wallet: Placement };
+
 /** What a posting wrote (or, replayed, had written for that key) and the balance after it. */
 export interface PostingOutcome {
   clientId: string;
   currency: string;
   balance: Money;
-  entry: LedgerEntry;
+  entry: PlacedEntry;
   replayed: boolean;
 }
 
 /**
  * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers
- * the region the wallet's object is opened with.
+ * the registered wallet (where its object is, and the objects it has been).
  */
 export async function requireWallet(
   db: D1Database,
   clientStatement: ClientStatement,
   clientId: string,
   currency: string,
-): Promise<Region | null> {
+): Promise<RegisteredWallet> {
   const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
-  if (!found.wallet) fail("wallet_unknown", { clientId, currency });
-  return found.region;
+  if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
+  return found.wallet;
+}
+
+/** An operator posting's wallet calls through their seams: the posts, and the transfers a walk delivers. */
+const operatorPosting: Through = (step, run) =>
+  io(step === "call" ? WALLET_SEAMS.operatorPost : WALLET_MOVE_SEAMS.moveIn, run);
+
+/** The audit target of a wallet's entries: a moved wallet's later objects each number their own entries. */
+function walletTarget(clientId: string, currency: string, placement: Placement): string {
+  return placement.generation === 0
+    ? `wallet:${clientId}:${currency}`
+    : `wallet:${clientId}:${currency}:${placement.generation}`;
 }
 
 /**
@@ -64,18 +88,29 @@ async function post(
   actor: PostingActor,
   clientId: string,
   currency: string,
-  region: Region | null,
+  registered: RegisteredWallet,
   posting: Posting & { kind: LedgerKind },
   idempotencyKey: string,
 ): Promise<PostingOutcome> {
-  const wallet = walletStub(env, clientId, currency, region);
   const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
+  let placement: Placement;
+  let wallet: DurableObjectStub<WalletObject>;
   try {
-    result = await io(
-      WALLET_SEAMS.operatorPost,
-      async (): Promise<PostingResult> => (await wallet.post(posting)) as PostingResult,
-    );
+    // From the wallet's first object on: one that has moved answers a key it knows (a retry from before
+    // the move finds its entry) and sends anything else on to its successor.
+    ({
+      answer: result,
+      placement,
+      wallet,
+    } = await atWallet<PostingResult>(
+      env,
+      clientId,
+      currency,
+      firstPlacement(registered),
+      (wallet) => wallet.post(posting),
+      operatorPosting,
+    ));
   } catch (error) {
     logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
     fail("server_error", retry);
@@ -89,7 +124,7 @@ async function post(
     fail("server_error", retry);
   }
   const entry = result.entry;
-  const target = `wallet:${clientId}:${currency}`;
+  const target = walletTarget(clientId, currency, placement);
   try {
     await io(WALLET_SEAMS.operatorAudit, () =>
       auditLedgerEntryOnce(env.DB, actor, `wallet.${posting.kind}`, target, {
@@ -110,7 +145,7 @@ async function post(
     logFailure(error, { step: WALLET_SEAMS.operatorBalance, requestId: actor.requestId, clientId });
     fail("server_error", retry);
   }
-  return { clientId, currency, balance, entry, replayed: result.replayed };
+  return { clientId, currency, balance, entry: { ...entry, wallet: placement }, replayed: result.replayed };
 }
 
 /**
@@ -129,7 +164,7 @@ export async function topUpWallet(
   const found = await findWallet(env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   // A new wallet is placed in the client's region; a registered one stays where its object is.
-  const region = found.wallet ? found.region : await openWallet(env.DB, clientId, currency, found.region, Date.now());
+  const registered = found.wallet ?? (await openWallet(env.DB, clientId, currency, found.region, Date.now()));
   const posting = {
     key: topUpKey(idempotencyKey),
     exclusiveWith: [adjustmentKey(idempotencyKey)],
@@ -137,7 +172,7 @@ export async function topUpWallet(
     amount: amount.amount,
     reason: request.reason,
   };
-  return post(env, actor, clientId, currency, region, posting, idempotencyKey);
+  return post(env, actor, clientId, currency, registered, posting, idempotencyKey);
 }
 
 /**
@@ -153,7 +188,7 @@ export async function adjustWallet(
   const { clientId, currency, idempotencyKey } = request;
   const amount = adjustmentAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  const region = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
   const posting = {
     key: adjustmentKey(idempotencyKey),
     exclusiveWith: [topUpKey(idempotencyKey)],
@@ -161,7 +196,7 @@ export async function adjustWallet(
     amount: amount.amount,
     reason: request.reason,
   };
-  return post(env, actor, clientId, currency, region, posting, idempotencyKey);
+  return post(env, actor, clientId, currency, registered, posting, idempotencyKey);
 }
 
 /** A registered wallet's balance (404 client_not_found or wallet_unknown). */
@@ -171,11 +206,46 @@ export async function walletBalance(
   clientId: string,
   currency: string,
 ): Promise<Money> {
-  const region = await requireWallet(env.DB, clientStatement, clientId, currency);
-  return new Money(await walletStub(env, clientId, currency, region).balance());
+  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  return new Money(await currentBalance(env, clientId, registered));
 }
 
-/** A page of a registered wallet's ledger, oldest first, after entry `after`; `next` continues it. */
+/**
+ * A position in a wallet's whole history, as one integer: the entry's seq within its object, plus its
+ * object's generation times this. A wallet that never moved has generation 0, so its positions are its
+ * seqs, as before moves existed; an object would need 10^12 entries to reach the next generation's.
+ */
+const GENERATION_STRIDE = 1_000_000_000_000;
+
+/** Up to `count` entries of the wallet's history after `position`: its objects' ledgers, oldest first. */
+async function historyEntries(
+  env: Env,
+  clientId: string,
+  currency: string,
+  registered: RegisteredWallet,
+  position: number,
+  count: number,
+): Promise<{ entry: PlacedEntry; position: number }[]> {
+  const fromGeneration = Math.floor(position / GENERATION_STRIDE);
+  const rows: { entry: PlacedEntry; position: number }[] = [];
+  for (const wallet of historyOf(registered)) {
+    if (wallet.generation < fromGeneration || rows.length >= count) continue;
+    const afterSeq = wallet.generation === fromGeneration ? position % GENERATION_STRIDE : 0;
+    const entries = (await placedWallet(env, clientId, currency, wallet).entries(
+      afterSeq,
+      count - rows.length,
+    )) as LedgerEntry[];
+    rows.push(
+      ...entries.map((entry) => ({
+        entry: { ...entry, wallet },
+        position: wallet.generation * GENERATION_STRIDE + entry.seq,
+      })),
+    );
+  }
+  return rows;
+}
+
+/** A page of a registered wallet's whole history, oldest first, after position `after`; `next` continues it. */
 export async function ledgerPage(
   env: Env,
   clientStatement: ClientStatement,
@@ -183,12 +253,9 @@ export async function ledgerPage(
   currency: string,
   after: number,
   limit: number,
-): Promise<{ entries: LedgerEntry[]; next: number | null }> {
-  const region = await requireWallet(env.DB, clientStatement, clientId, currency);
-  const entries = (await walletStub(env, clientId, currency, region).entries(
-    after,
-    rowsToFetch(limit),
-  )) as LedgerEntry[];
-  const page = pageOf(entries, limit, (entry) => entry.seq);
-  return { entries: page.items, next: page.next };
+): Promise<{ entries: PlacedEntry[]; next: number | null }> {
+  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const rows = await historyEntries(env, clientId, currency, registered, after, rowsToFetch(limit));
+  const page = pageOf(rows, limit, (row) => row.position);
+  return { entries: page.items.map((row) => row.entry), next: page.next };
 }

@@ -4,10 +4,40 @@
  * may reserve. Synchronous over the LedgerStore, so each rule's read and its writes are one step that no
  * other call can interleave with (and that commits as one).
  */
-import { Money } from "../pricing/money";
+import { Money, type Money as MoneyT } from "../pricing/money";
 import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
-import { chargeKey, orderIdOfChargeKey, voidKey } from "./ledger-keys";
-import type { LedgerStore } from "./wallet-storage";
+import { chargeKey, forwardKey, orderIdOfChargeKey, voidKey } from "./ledger-keys";
+import type { LedgerStore, StoredHold, Successor } from "./wallet-storage";
+
+/** Where a wallet's object is: its generation (0: its first object) and the region it was placed with. */
+export interface Placement {
+  generation: number;
+  region: string | null;
+}
+
+/**
+ * Money that left a moved wallet for its successor: the `move_out` entry written here under `key`, which
+ * the successor takes in as a `move_in` entry under the same key (`moveIn`), with the open orders' holds.
+ */
+export interface Transfer {
+  key: string;
+  /** Non-negative decimal string. */
+  amount: string;
+  holds: StoredHold[];
+  to: Placement;
+}
+
+/** What a moved wallet answers a charge, hold or posting it no longer takes: go to its successor. */
+export interface WalletMoved {
+  ok: false;
+  code: "wallet_moved";
+  /** The move itself: the caller delivers it (idempotently) before it calls the successor. */
+  transfer: Transfer;
+}
+
+export function isWalletMoved(answer: unknown): answer is WalletMoved {
+  return typeof answer === "object" && answer !== null && (answer as { code?: unknown }).code === "wallet_moved";
+}
 
 export interface Posting {
   /** Idempotency key: one ledger entry per key, ever. */
@@ -25,20 +55,31 @@ export interface Posting {
 }
 
 export type PostingResult =
-  | { ok: true; entry: LedgerEntry; replayed: boolean }
+  /** `forward`: a moved wallet took the credit and passed it on; the caller delivers it to the successor. */
+  | { ok: true; entry: LedgerEntry; replayed: boolean; forward?: Transfer | null }
+  | WalletMoved
   | { ok: false; code: "insufficient_funds"; balance: string }
   | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry }
   /** The order was voided (at `voidedAt`): it can never be charged, and nothing was written. */
   | { ok: false; code: "order_voided"; voidedAt: number };
 
 /** What the wallet knows of an order's charge, in one answer: a void is final, whatever landed before it. */
-export type ChargeStatus = { status: "voided"; voidedAt: number } | { status: "charged"; entry: LedgerEntry } | { status: "not_charged" };
+export type ChargeStatus =
+  | { status: "voided"; voidedAt: number }
+  | { status: "charged"; entry: LedgerEntry }
+  | { status: "not_charged" }
+  /** Neither here, and the wallet has moved: ask the successor. */
+  | (WalletMoved & { status: "moved" });
 
 /** A void: when it was marked, and the credit that gave back a charge which had landed (null: none had). */
 export interface OrderVoid {
   orderId: string;
   voidedAt: number;
   credit: LedgerEntry | null;
+  /** The credit passed on by a moved wallet, for the caller to deliver (null: none). */
+  forward?: Transfer | null;
+  /** A moved wallet's successor, where the void goes on (a charge may have followed the move there). */
+  successor?: Placement | null;
 }
 
 /** An open order's claim on the balance while it holds stock (until it is charged, voided or lapses). */
@@ -54,7 +95,14 @@ export type HoldResult =
   | { ok: true; balance: string; held: string }
   | { ok: false; code: "insufficient_funds"; balance: string }
   /** The balance covers the order, but not together with what the client's other open orders hold. */
-  | { ok: false; code: "balance_held"; balance: string; held: string };
+  | { ok: false; code: "balance_held"; balance: string; held: string }
+  | WalletMoved;
+
+/** The balance an order's create checks, or where the wallet moved. */
+export type FundsResult = { ok: true; balance: string } | WalletMoved;
+
+/** What taking in a transfer answers: `forward` when this wallet has moved too and passed it on. */
+export type MoveInResult = { ok: true; entry: LedgerEntry; replayed: boolean; forward: Transfer | null } | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
 
 /** What a test or an operator sweep checks: the balance is the ledger's sum. */
 export interface WalletAudit {
@@ -63,7 +111,43 @@ export interface WalletAudit {
   entries: number;
 }
 
-const DEBIT_KINDS: ReadonlySet<LedgerKind> = new Set(["order_charge"]);
+const DEBIT_KINDS: ReadonlySet<LedgerKind> = new Set(["order_charge", "move_out"]);
+/** Credits that belong beside an order's charge: a moved wallet still takes them, and forwards them. */
+const ORDER_CREDITS: ReadonlySet<LedgerKind> = new Set(["order_refund"]);
+
+function placementOf(successor: Successor): Placement {
+  return { generation: successor.generation, region: successor.region };
+}
+
+/** The transfer out under `key` as the successor takes it in, or null when there is none. */
+function transferOut(store: LedgerStore, key: string): Transfer | null {
+  const successor = store.successor();
+  const entry = store.byKey(key);
+  const holds = store.transferHolds(key);
+  if (successor === null || entry === null || holds === null) return null;
+  return { key, amount: new Money(entry.amount).abs().toFixed(), holds, to: placementOf(successor) };
+}
+
+/** A posting's answer names a forward only when there is one: a wallet that never moved answers as before. */
+function forwarded(forward: Transfer | null): { forward?: Transfer } {
+  return forward === null ? {} : { forward };
+}
+
+function moved(store: LedgerStore, successor: Successor): WalletMoved {
+  return { ok: false, code: "wallet_moved", transfer: transferOut(store, successor.moveKey)! };
+}
+
+/**
+ * Passes a credit a moved wallet just took on to its successor: a `move_out` of the same amount under the
+ * credit's forward key, in the same step as the credit, so the moved wallet's balance stays 0.
+ */
+function forwardCredit(store: LedgerStore, creditKey: string, amount: MoneyT, holds: StoredHold[], reason: string | null): Transfer {
+  const key = forwardKey(creditKey);
+  const balance = store.balance();
+  store.append({ key, kind: "move_out", amount: amount.negated(), balanceAfter: balance.minus(amount), orderId: null, reason });
+  store.recordTransfer(key, holds);
+  return transferOut(store, key)!;
+}
 /** Kinds whose amount carries its own sign: an operator adjustment may take money out. */
 const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
 
@@ -93,9 +177,13 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
   const existing = store.byKey(posting.key);
   if (existing !== null) {
     return existing.kind === posting.kind && new Money(existing.amount).equals(signed)
-      ? { ok: true, entry: existing, replayed: true }
+      ? { ok: true, entry: existing, replayed: true, ...forwarded(transferOut(store, forwardKey(posting.key))) }
       : { ok: false, code: "idempotency_conflict", entry: existing };
   }
+  // A moved wallet takes only the credits of orders it charged (passing each on); anything else is the
+  // successor's. Keys it knows were answered above, so a retry after the move finds its first entry.
+  const successor = store.successor();
+  if (successor !== null && !ORDER_CREDITS.has(posting.kind)) return moved(store, successor);
   const balance = store.balance();
   let balanceAfter: Money;
   if (signed.isNegative()) {
@@ -115,7 +203,8 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
   });
   // A charged order is no longer open: it holds nothing from here on.
   for (const orderId of orderIds) store.dropHold(orderId);
-  return { ok: true, entry, replayed: false };
+  const forward = successor === null ? null : forwardCredit(store, posting.key, signed, [], posting.reason ?? null);
+  return { ok: true, entry, replayed: false, ...forwarded(forward) };
 }
 
 /**
@@ -124,17 +213,22 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
  * answers the first. After it, `post` refuses any charge of the order.
  */
 export function voidOrder(store: LedgerStore, orderId: string, reason: string, now: number): OrderVoid {
+  const successor = store.successor();
+  // Only a moved wallet says more than a void always did: where the void goes on, and a credit passed on.
+  const moves = (forward: Transfer | null) => (successor === null ? {} : { forward, successor: placementOf(successor) });
   const voidedAt = store.voidedAt([orderId]);
-  if (voidedAt !== null) return { orderId, voidedAt, credit: store.byKey(voidKey(orderId)) };
+  if (voidedAt !== null) return { orderId, voidedAt, credit: store.byKey(voidKey(orderId)), ...moves(transferOut(store, forwardKey(voidKey(orderId)))) };
   const charge = store.byKey(chargeKey(orderId));
   let credit: LedgerEntry | null = null;
+  let forward: Transfer | null = null;
   if (charge !== null) {
     const amount = new Money(charge.amount).abs();
     credit = store.append({ key: voidKey(orderId), kind: "order_void", amount, balanceAfter: store.balance().plus(amount), orderId, reason });
+    if (successor !== null) forward = forwardCredit(store, voidKey(orderId), amount, [], reason);
   }
   store.markVoided(orderId, reason, now);
   store.dropHold(orderId);
-  return { orderId, voidedAt: now, credit };
+  return { orderId, voidedAt: now, credit, ...moves(forward) };
 }
 
 /** Charged, not charged, or voided (final, even where a charge landed before the void): one read. */
@@ -142,7 +236,58 @@ export function chargeStatus(store: LedgerStore, orderId: string): ChargeStatus 
   const voidedAt = store.voidedAt([orderId]);
   if (voidedAt !== null) return { status: "voided", voidedAt };
   const entry = store.byKey(chargeKey(orderId));
-  return entry === null ? { status: "not_charged" } : { status: "charged", entry };
+  if (entry !== null) return { status: "charged", entry };
+  const successor = store.successor();
+  return successor === null ? { status: "not_charged" } : { status: "moved", ...moved(store, successor) };
+}
+
+/** The balance a create checks, or where the wallet moved (its own balance is then 0). */
+export function funds(store: LedgerStore): FundsResult {
+  const successor = store.successor();
+  return successor === null ? { ok: true, balance: store.balance().toFixed() } : moved(store, successor);
+}
+
+/**
+ * Moves the wallet to its successor, in one step: marks it moved, debits its whole balance as a `move_out`
+ * entry under the move's key and takes its standing holds along. Answers every transfer the wallet made,
+ * the move first (then any credit passed on since), for the caller to deliver. Idempotent: once moved,
+ * it answers the transfers it made, whatever it is asked again.
+ */
+export function moveOut(store: LedgerStore, move: { key: string; to: Placement; reason: string }, now: number): Transfer[] {
+  if (store.successor() !== null) return transfers(store);
+  const balance = store.balance();
+  const holds = store.standingHolds(now);
+  store.append({ key: move.key, kind: "move_out", amount: balance.negated(), balanceAfter: new Money(0), orderId: null, reason: move.reason });
+  store.recordTransfer(move.key, holds);
+  store.dropAllHolds();
+  store.markMoved({ generation: move.to.generation, region: move.to.region, moveKey: move.key, movedAt: now });
+  return transfers(store);
+}
+
+/**
+ * Takes in a transfer from the wallet's predecessor as a `move_in` entry under the transfer's key, once,
+ * with the holds it carries (but not those of orders charged or voided here meanwhile, nor lapsed ones).
+ * A wallet that has moved on itself passes it on at once, holds and all.
+ */
+export function moveIn(store: LedgerStore, transfer: Transfer, reason: string, now: number): MoveInResult {
+  const amount = new Money(transfer.amount);
+  if (!amount.isFinite() || amount.isNegative()) throw new Error("transfer amount must be a non-negative decimal");
+  const existing = store.byKey(transfer.key);
+  if (existing !== null) {
+    return existing.kind === "move_in" && new Money(existing.amount).equals(amount)
+      ? { ok: true, entry: existing, replayed: true, forward: transferOut(store, forwardKey(transfer.key)) }
+      : { ok: false, code: "idempotency_conflict", entry: existing };
+  }
+  const entry = store.append({ key: transfer.key, kind: "move_in", amount, balanceAfter: store.balance().plus(amount), orderId: null, reason });
+  const holds = transfer.holds.filter((hold) => hold.until > now && store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null);
+  if (store.successor() !== null) return { ok: true, entry, replayed: false, forward: forwardCredit(store, transfer.key, amount, holds, reason) };
+  for (const hold of holds) store.placeHold(hold.orderId, new Money(hold.amount), hold.until, now);
+  return { ok: true, entry, replayed: false, forward: null };
+}
+
+/** Every transfer this wallet made to its successor (the move and each credit passed on), oldest first. */
+export function transfers(store: LedgerStore): Transfer[] {
+  return store.transferKeys().map((key) => transferOut(store, key)!);
 }
 
 /**
@@ -153,6 +298,8 @@ export function chargeStatus(store: LedgerStore, orderId: string): ChargeStatus 
 export function hold(store: LedgerStore, { orderId, amount, until }: Hold, now: number): HoldResult {
   const wanted = new Money(amount);
   if (!wanted.isFinite() || wanted.isNegative()) throw new Error("hold amount must be a non-negative decimal");
+  const successor = store.successor();
+  if (successor !== null) return moved(store, successor);
   const balance = store.balance();
   if (balance.lessThan(wanted)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
   const held = store.heldBesides(orderId, now);

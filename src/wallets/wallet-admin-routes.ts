@@ -117,7 +117,8 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     example: walletExamples.adminGetLedger,
     tag: "Admin: wallets",
     summary: "A wallet's ledger, oldest first, a page at a time",
-    description: "Every entry of the wallet (top-ups, adjustments, order charges, refunds and voids), oldest first, each with the balance after it. Page with `after` (the `next` of the previous page) and `limit`.",
+    description:
+      "Every entry of the wallet (top-ups, adjustments, order charges, refunds, voids and moves), oldest first, each with the balance after it and the `wallet` object it is in. A wallet moved to another region (POST /admin/clients/{clientId}/region) shows its old object's entries, ending with the `move_out` of its balance, then the new object's, starting with the `move_in` under the same key. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
     role: "viewer",
     params: WalletPathParams,

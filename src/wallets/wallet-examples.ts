@@ -1,7 +1,7 @@
 /**
  * Examples of the wallet routes (client and operator) in GET /openapi.json, derived from one fixture: an
  * operator's top-up and adjustment of one wallet, chained into its ledger and shown as the routes show
- * it (ledgerEntryView; an export keeps the stored decimal strings). test/openapi/examples.test.ts checks
+ * it (ledgerEntryView, with the wallet object each entry is in; an export keeps the stored decimal strings). test/openapi/examples.test.ts checks
  * that each has exactly the shape of a real answer.
  */
 import type { RouteExample } from "../http/route";
@@ -12,6 +12,8 @@ import { ledgerEntryView, type LedgerEntry } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 
 const wallet = { clientId: "acme", currency: "USD" };
+/** The wallet's object: its first (never moved), in the client's region. */
+const placement = { generation: 0, region: "apac" as const };
 const topUp: TopUpRequest = {
   amount: "500.00",
   idempotencyKey: "acme-topup-2026-11-22",
@@ -51,15 +53,19 @@ const ledgerExport: LedgerExport = {
   format: LEDGER_EXPORT_FORMAT,
   ...wallet,
   exportedAt: adjustmentEntry.createdAt + 50,
+  wallet: placement,
   balance,
   entries,
   voids: [],
 };
 
+/** An entry as the operator routes show it: with the wallet object it is in. */
+const placedView = (entry: LedgerEntry) => ({ ...ledgerEntryView(entry), wallet: placement });
+
 const posted = (entry: LedgerEntry) => ({
   ...wallet,
   balance: toAmountNumber(entry.balanceAfter),
-  entry: ledgerEntryView(entry),
+  entry: placedView(entry),
   replayed: false,
 });
 
@@ -76,7 +82,7 @@ export const walletExamples = {
   adminTopUpWallet: { request: topUp, data: posted(topUpEntry) },
   adminAdjustWallet: { request: adjustment, data: posted(adjustmentEntry) },
   adminGetWallet: { data: { ...wallet, balance: toAmountNumber(balance) } },
-  adminGetLedger: { data: { ...wallet, entries: [ledgerEntryView(topUpEntry)], next: topUpEntry.seq } },
+  adminGetLedger: { data: { ...wallet, entries: [placedView(topUpEntry)], next: topUpEntry.seq } },
   adminExportLedger: { data: ledgerExport },
   adminRestoreLedger: {
     request: ledgerExport,

@@ -1,10 +1,31 @@
 import { DurableObject } from "cloudflare:workers";
 import type { LedgerEntry } from "./ledger";
-import { audit, chargeStatus, hold, post, voidOrder, type ChargeStatus, type Hold, type HoldResult, type OrderVoid, type Posting, type PostingResult, type WalletAudit } from "./postings";
+import {
+  audit,
+  chargeStatus,
+  funds,
+  hold,
+  moveIn,
+  moveOut,
+  post,
+  transfers,
+  voidOrder,
+  type ChargeStatus,
+  type FundsResult,
+  type Hold,
+  type HoldResult,
+  type MoveInResult,
+  type OrderVoid,
+  type Placement,
+  type Posting,
+  type PostingResult,
+  type Transfer,
+  type WalletAudit,
+} from "./postings";
 import { LedgerStore } from "./wallet-storage";
 import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
 
-export type { ChargeStatus, Hold, HoldResult, OrderVoid, Posting, PostingResult, WalletAudit } from "./postings";
+export type { ChargeStatus, FundsResult, Hold, HoldResult, MoveInResult, OrderVoid, Placement, Posting, PostingResult, Transfer, WalletAudit, WalletMoved } from "./postings";
 export type { LedgerExport, RestoreResult } from "./ledger-backup";
 
 /**
@@ -30,6 +51,11 @@ export class WalletObject extends DurableObject<Env> {
     return this.ledger.balance().toFixed();
   }
 
+  /** The balance an order's create checks, or, once the wallet has moved, where it went. */
+  async funds(): Promise<FundsResult> {
+    return funds(this.ledger);
+  }
+
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
     return post(this.ledger, posting);
@@ -51,6 +77,25 @@ export class WalletObject extends DurableObject<Env> {
   /** Whether the order was charged, not charged, or voided (final): what settling a cut-off confirm asks. */
   async chargeStatus(orderId: string): Promise<ChargeStatus> {
     return chargeStatus(this.ledger, orderId);
+  }
+
+  /**
+   * Moves this wallet to its successor (postings.ts): marks it moved, and transfers its whole balance and
+   * its open orders' holds out under the move's key, in one step; answers every transfer it made, the
+   * move first. Idempotent.
+   */
+  async moveOut(move: { key: string; to: Placement; reason: string }): Promise<Transfer[]> {
+    return moveOut(this.ledger, move, Date.now());
+  }
+
+  /** Takes in a transfer from the predecessor, once per key (passing it on if this wallet has moved too). */
+  async moveIn(transfer: Transfer, reason: string): Promise<MoveInResult> {
+    return moveIn(this.ledger, transfer, reason, Date.now());
+  }
+
+  /** Every transfer this wallet made to its successor, oldest first (none unless it moved). */
+  async transfers(): Promise<Transfer[]> {
+    return transfers(this.ledger);
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {

@@ -1,7 +1,7 @@
 import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { walletBalances } from "./wallet-registry";
+import { walletBalances } from "./wallet-moves";
 
 // Only GET /openapi.json reads the answer's schema and the example: they load with the document.
 const views = () => import("./schemas");

@@ -57,6 +57,18 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
       `);
     },
   },
+  {
+    version: 4,
+    description: "a wallet moved to another object: its successor, and what each transfer out carried",
+    up(sql) {
+      // `moved` has a row once the wallet has moved (it then takes no new charge, hold or posting); each
+      // move_out entry has a row in `transfers` with the holds it carried to the successor.
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS moved (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, region TEXT, move_key TEXT NOT NULL, moved_at INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS transfers (entry_key TEXT PRIMARY KEY, holds TEXT NOT NULL) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);
@@ -108,6 +120,21 @@ function entryFromRow(row: LedgerRow): LedgerEntry {
     reason: row.reason,
     createdAt: row.created_at,
   };
+}
+
+/** An open order's claim on the balance, as stored (and as a move carries it to the successor). */
+export interface StoredHold {
+  orderId: string;
+  amount: string;
+  until: number;
+}
+
+/** Where a moved wallet's successor is: its generation and region, and the key of the move. */
+export interface Successor {
+  generation: number;
+  region: string | null;
+  moveKey: string;
+  movedAt: number;
 }
 
 /** An order voided for good: a mark beside the ledger that refuses any later charge of the order. */
@@ -193,6 +220,57 @@ export class LedgerStore {
   /** The order is no longer open (charged or voided): its hold goes. Writes nothing when it has none. */
   dropHold(orderId: string): void {
     this.sql.exec(`DELETE FROM holds WHERE order_id = ?`, orderId);
+  }
+
+  /** The holds that still stand at `now`. */
+  standingHolds(now: number): StoredHold[] {
+    return this.sql
+      .exec<{ order_id: string; amount: string; until: number }>(`SELECT order_id, amount, until FROM holds WHERE until > ? ORDER BY order_id`, now)
+      .toArray()
+      .map((row) => ({ orderId: row.order_id, amount: row.amount, until: row.until }));
+  }
+
+  /** Every hold goes (a move carries the standing ones to the successor). */
+  dropAllHolds(): void {
+    this.sql.exec(`DELETE FROM holds`);
+  }
+
+  /** The successor of a moved wallet, or null while the wallet has not moved. */
+  successor(): Successor | null {
+    const row = this.sql
+      .exec<{ generation: number; region: string | null; move_key: string; moved_at: number }>(`SELECT generation, region, move_key, moved_at FROM moved WHERE id = 1`)
+      .toArray()[0];
+    return row === undefined ? null : { generation: row.generation, region: row.region, moveKey: row.move_key, movedAt: row.moved_at };
+  }
+
+  /** Marks the wallet moved for good: from here on it takes no new charge, hold or posting. */
+  markMoved(successor: Successor): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO moved (id, generation, region, move_key, moved_at) VALUES (1, ?, ?, ?, ?)`,
+      successor.generation,
+      successor.region,
+      successor.moveKey,
+      successor.movedAt,
+    );
+  }
+
+  /** Records the holds a transfer out (the move_out entry under `key`) carries. */
+  recordTransfer(key: string, holds: readonly StoredHold[]): void {
+    this.sql.exec(`INSERT OR IGNORE INTO transfers (entry_key, holds) VALUES (?, ?)`, key, JSON.stringify(holds));
+  }
+
+  /** The holds the transfer out under `key` carried, or null when there is no such transfer. */
+  transferHolds(key: string): StoredHold[] | null {
+    const row = this.sql.exec<{ holds: string }>(`SELECT holds FROM transfers WHERE entry_key = ?`, key).toArray()[0];
+    return row === undefined ? null : (JSON.parse(row.holds) as StoredHold[]);
+  }
+
+  /** The keys of every transfer out, oldest first. */
+  transferKeys(): string[] {
+    return this.sql
+      .exec<{ entry_key: string }>(`SELECT entry_key FROM ledger WHERE kind = 'move_out' ORDER BY seq`)
+      .toArray()
+      .map((row) => row.entry_key);
   }
 
   append(entry: NewEntry): LedgerEntry {

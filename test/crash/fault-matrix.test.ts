@@ -7,7 +7,10 @@
  * second (skip 1), and so on until the operation no longer reaches that many calls (at most MAX_SKIP + 1).
  * After every run the crash-safety invariants are checked:
  *
- * - a wallet's balance equals the sum of its ledger and never went below zero;
+ * - a wallet's balance equals the sum of its ledger and never went below zero, in each object a wallet
+ *   has been (a wallet moved to another region is a new object): the old one holds nothing, and every
+ *   transfer out of it (the move, and each credit it passed on) is in its successor once, for the same
+ *   amount: the money is never in both objects, nor in neither, once retries and timers have run;
  * - an order is charged exactly once iff it was confirmed, refunded exactly its failed lines, and a
  *   rejected order is voided, owes nothing and can never be charged later;
  * - a code is held by at most one order, an order holds exactly what its open lines need (and no code of
@@ -33,9 +36,10 @@ import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
+import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, refundKey, sandboxTopUpKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
 import { ALL_SANDBOX_SEAMS } from "../../src/sandbox/seams";
-import { ALL_WALLET_SEAMS } from "../../src/wallets/seams";
+import { ALL_WALLET_SEAMS, OPERATOR_POSTING_SEAMS, WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { backdateExpiry, holdsOf, rewriteStoredOrder } from "../order-helpers";
@@ -71,6 +75,8 @@ interface Outcome {
   refusedOrderIds?: string[];
   /** The state each order must end in. */
   expect: Record<string, string>;
+  /** What the wallet must hold at the end, where a case knows it (a move must neither lose nor add). */
+  total?: string;
 }
 
 /** The webhook receiver's view: each client's secret, what was delivered, and what did not verify. */
@@ -190,6 +196,17 @@ async function codesHeldBy(orderId: string): Promise<{ sku: string; status: stri
   return results;
 }
 
+/** Every object the wallet has been (the registry's earlier ones, its current one, one a move is taking it to). */
+async function walletObjects(clientId: string, currency: string) {
+  const row = await env.DB.prepare(`SELECT region, generation, previous, moving_to FROM wallets WHERE client_id = ?1 AND currency = ?2`)
+    .bind(clientId, currency)
+    .first<{ region: string | null; generation: number; previous: string; moving_to: string | null }>();
+  if (row === null) return [];
+  const placements: { generation: number; region: string | null }[] = [...JSON.parse(row.previous), { generation: row.generation, region: row.region }];
+  if (row.moving_to !== null) placements.push({ generation: row.generation + 1, region: row.moving_to });
+  return placements.map(({ generation, region }) => ({ generation, region, stub: wallet(clientId, currency, generation, region) }));
+}
+
 /** Every invariant of crash safety for what one case touched; returns the violations found. */
 async function violations(outcome: Outcome): Promise<string[]> {
   const found: string[] = drainProblems.splice(0);
@@ -197,11 +214,31 @@ async function violations(outcome: Outcome): Promise<string[]> {
     if (!ok) found.push(what);
   };
   found.push(...hooks.bad.splice(0).map((bad) => `webhook delivery did not verify: ${bad}`));
-  const purse = wallet(outcome.clientId, outcome.currency);
-  const audit = await purse.audit();
-  check(audit.balance === audit.ledgerSum, `balance ${audit.balance} != ledger sum ${audit.ledgerSum}`);
-  const entries = await purse.entries(0, 10_000);
-  check(entries.every((entry) => !new Money(entry.balanceAfter).isNegative()), "a balance went below zero");
+  // Every object the wallet has been, oldest first; the entries of all of them are the wallet's ledger.
+  const objects = await walletObjects(outcome.clientId, outcome.currency);
+  const entries: LedgerEntry[] = [];
+  for (const [index, object] of objects.entries()) {
+    const audit = await object.stub.audit();
+    check(audit.balance === audit.ledgerSum, `generation ${object.generation}: balance ${audit.balance} != ledger sum ${audit.ledgerSum}`);
+    const own = await object.stub.entries(0, 10_000);
+    check(own.every((entry) => !new Money(entry.balanceAfter).isNegative()), `generation ${object.generation}: a balance went below zero`);
+    entries.push(...own);
+    const next = objects[index + 1];
+    if (next === undefined) continue;
+    check(audit.balance === "0", `generation ${object.generation} moved on but holds ${audit.balance}`);
+    const arrived = await next.stub.entries(0, 10_000);
+    for (const out of own.filter((entry) => entry.kind === "move_out")) {
+      const taken = arrived.filter((entry) => entry.key === out.key);
+      check(
+        taken.length === 1 && taken[0]!.kind === "move_in" && new Money(taken[0]!.amount).equals(new Money(out.amount).negated()),
+        `transfer ${out.key} of ${out.amount} arrived as ${JSON.stringify(taken.map((entry) => entry.amount))}`,
+      );
+    }
+  }
+  if (outcome.total !== undefined) {
+    const total = objects.length === 0 ? new Money(0) : new Money(await objects.at(-1)!.stub.balance());
+    check(total.equals(outcome.total), `the wallet holds ${total.toFixed()}, expected ${outcome.total}`);
+  }
 
   for (const orderId of outcome.refusedOrderIds ?? []) {
     const { order, timers } = await inspect(orderId);
@@ -227,6 +264,7 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(voids.length === 0, `${orderId}: confirmed and voided`);
     } else if (order.state === "rejected") {
       // The void is a mark beside the ledger; it is a ledger entry only where it gave back a charge.
+      const purse = wallet(outcome.clientId, outcome.currency, order.walletGeneration ?? 0, order.walletRegion ?? null);
       check((await purse.chargeStatus(orderId)).status === "voided", `${orderId}: rejected without a void`);
       check(voids.length === charges.length, `${orderId}: ${charges.length} charges but ${voids.length} void credits`);
       const net = mine.reduce((sum, entry) => sum.plus(entry.amount), new Money(0));
@@ -262,7 +300,12 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(orderLine.status !== "fulfilled" || sold.length === orderLine.quantity, `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`);
     }
     // Holds: an order that is no longer open holds nothing of the balance.
-    if (order.state !== "created") check(!(await holdsOf(outcome.clientId, outcome.currency)).includes(orderId), `${orderId}: ${order.state} but still holds balance`);
+    if (order.state !== "created") {
+      for (const object of objects) {
+        const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
+        check(!holds.includes(orderId), `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`);
+      }
+    }
     // Timers: an order at rest has none; an order that is not has the one that moves it on.
     if (AT_REST.has(order.state)) check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
@@ -293,6 +336,23 @@ async function placeOrder(key: string, clientId: string, productList: unknown[],
   const created = await asClient(() => createOrder({ productList, reference, webhookUrl: webhookUrlOf(clientId) }, key));
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { orderId: created.body.data.id as string, reference, clientId };
+}
+
+/** Where the move scenarios move a client's wallets. */
+const MOVE_REGION = "apac";
+
+function moveWallets(clientId: string) {
+  return admin("POST", `/admin/clients/${clientId}/region`, { region: MOVE_REGION });
+}
+
+/** Waits until the processing that confirm started has run and failed once (its timer is stored again). */
+async function waitForTimerRun(orderId: string): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const stored = await runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
+    if (stored.some((timer) => timer.kind === "process" && timer.failures > 0)) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${orderId}: processing never failed`);
 }
 
 /** The upstream product whose supplier answers 409 "in progress" to the first IN_PROGRESS_ASKS asks of a key. */
@@ -561,6 +621,91 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    // The operator moves the client's wallet to another region while an order holds part of it; the
+    // order is confirmed afterwards, against the old wallet it was created with.
+    name: "moving a client's wallet with an order open",
+    seams: Object.values(WALLET_MOVE_SEAMS),
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      const charge = (await inspect(orderId)).order!.charge;
+      armFault(seam, fault);
+      await moveWallets(clientId);
+      const moved = await asClient(() => moveWallets(clientId));
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const row = await env.DB.prepare(`SELECT generation, region, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first();
+      expect(row).toEqual({ generation: 1, region: MOVE_REGION, moving_to: null });
+      await confirmAsClient(orderId, key);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" }, total: new Money(1000).minus(charge).toFixed() };
+    },
+  },
+  {
+    // The move is cut off with the money in transit (the old wallet moved out, the new one has nothing
+    // yet); the order's charge meets the old wallet, delivers the transfer and lands at the new one.
+    name: "confirm meeting a wallet moved, its transfer in transit",
+    seams: [ORDER_SEAMS.walletMoveIn, ORDER_SEAMS.walletCharge],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      const charge = (await inspect(orderId)).order!.charge;
+      armFault(WALLET_MOVE_SEAMS.moveIn, { when: "before" });
+      expect((await moveWallets(clientId)).status).toBe(500);
+      armFault(seam, fault);
+      await confirmOrder(orderId, key);
+      await maybeEvict(orderId, fault);
+      const retried = await asClient(() => confirmOrder(orderId, key));
+      expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
+      await drain(orderId);
+      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" }, total: new Money(1000).minus(charge).toFixed() };
+    },
+  },
+  {
+    // Charged before the move, a line fails after it: the old wallet takes the refund and passes it on.
+    name: "refunding a failed line after the wallet moved",
+    seams: [ORDER_SEAMS.walletRefund, ORDER_SEAMS.walletMoveIn],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()]);
+      const charge = (await inspect(orderId)).order!.charge;
+      // Processing waits for its timer: its first supplier call fails.
+      armFault(ORDER_SEAMS.supplierSandbox, { when: "before" });
+      await confirmAsClient(orderId, key);
+      await waitForTimerRun(orderId);
+      // Its retry waits for the drain below, not for the platform's alarm, which may fire during the move.
+      await rewriteStoredOrder(orderId, () => {}, { process: Date.now() + 60_000 });
+      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
+      armFault(seam, fault);
+      await drain(orderId);
+      await maybeEvict(orderId, fault);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "partial" }, total: new Money(1000).minus(charge).plus(7).toFixed() };
+    },
+  },
+  {
+    // A confirm cut off after its charge landed in the old wallet; the wallet moves; the order expires:
+    // the void credits the charge back in the old wallet, which passes it on, and voids it in the new.
+    name: "expiry after the wallet moved, its charge in the old wallet",
+    seams: [ORDER_SEAMS.walletVoid, ORDER_SEAMS.walletMoveIn],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+      armFault(ORDER_SEAMS.walletCharge, { when: "after" });
+      expect((await confirmOrder(orderId, key)).status).toBe(500);
+      // Past expiresAt at once, so that settling (its alarm 5 s ahead) confirms nothing; the void waits
+      // for the drain, after the move.
+      await backdateExpiry(orderId);
+      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
+      armFault(seam, fault);
+      await drain(orderId);
+      await maybeEvict(orderId, fault);
+      await drain(orderId);
+      expect((await confirmOrder(orderId, key)).status).toBe(419);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" }, total: "1000" };
+    },
+  },
+  {
     name: "a sandbox top-up",
     seams: ALL_SANDBOX_SEAMS,
     async run(seam, fault) {
@@ -580,7 +725,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "an operator top-up",
-    seams: ALL_WALLET_SEAMS,
+    seams: OPERATOR_POSTING_SEAMS,
     async run(seam, fault) {
       const { clientId } = await freshClient();
       const body = { amount: "12.34", idempotencyKey: crypto.randomUUID(), reason: "fault matrix" };

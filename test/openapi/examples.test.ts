@@ -330,6 +330,9 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));
+    // A client created without a region, its wallet moved to one.
+    const region = { region: "apac" };
+    await expectLikeExample("adminSetClientRegion", await admin("POST", "/admin/clients/acme-restored/region", region), region);
 
     // A dead letter as the dead-letter queue hands it over, then listed and replayed.
     const message = {

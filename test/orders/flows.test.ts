@@ -11,12 +11,19 @@ import type { IssueOutcome, IssueRequest } from "../../src/fulfilment/supplier";
 import { confirm, settle, SETTLE_AFTER_MS } from "../../src/orders/confirm-flow";
 import { create, type CreateInput } from "../../src/orders/create-flow";
 import { expire } from "../../src/orders/expiry-flow";
-import type { OrderHost, OrderWallet, TimerChanges } from "../../src/orders/order-host";
+import {
+  placement,
+  type AtWallet,
+  type OrderHost,
+  type OrderWallet,
+  type TimerChanges,
+  type WalletOf,
+} from "../../src/orders/order-host";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { processOrder } from "../../src/orders/processing-flow";
 import type { CreateOrderRequest } from "../../src/orders/requests";
-import { ORDER_SEAMS } from "../../src/orders/seams";
+import { ORDER_SEAMS, type OrderSeam } from "../../src/orders/seams";
 import { reportStuck } from "../../src/orders/stuck-report";
 import { NO_DEAL } from "../../src/pricing/deal";
 import { chargeKey, refundKey } from "../../src/wallets/ledger-keys";
@@ -96,6 +103,13 @@ function fakeHost(
   const unplayed = (name: string) => async () => {
     throw new Error(`the wallet's ${name} was not expected`);
   };
+  const played: OrderWallet = {
+    funds: wallet.funds ?? unplayed("funds"),
+    hold: wallet.hold ?? unplayed("hold"),
+    post: wallet.post ?? unplayed("post"),
+    voidOrder: wallet.voidOrder ?? unplayed("voidOrder"),
+    chargeStatus: wallet.chargeStatus ?? unplayed("chargeStatus"),
+  };
   const host: OrderHost = {
     orderId: "ord_unit",
     store,
@@ -115,13 +129,15 @@ function fakeHost(
       return false;
     },
     armAlarm: async () => undefined,
-    wallet: () => ({
-      balance: wallet.balance ?? unplayed("balance"),
-      hold: wallet.hold ?? unplayed("hold"),
-      post: wallet.post ?? unplayed("post"),
-      voidOrder: wallet.voidOrder ?? unplayed("voidOrder"),
-      chargeStatus: wallet.chargeStatus ?? unplayed("chargeStatus"),
+    // A wallet that never moves: each call goes through its seam once, at the order's own placement.
+    atWallet: async <T>(order: WalletOf, seam: OrderSeam, call: (wallet: OrderWallet) => Promise<T>) => ({
+      answer: (await host.io(seam, () => call(played))) as AtWallet<T>["answer"],
+      placement: placement(order),
     }),
+    postCredit: (_order, seam, posting) => host.io(seam, () => played.post(posting)),
+    voidOrderAlong: async (order, seam, reason) => {
+      await host.io(seam, () => played.voidOrder(order.id, reason));
+    },
     supplier: () => ({
       issue: async (request) =>
         (issue ?? (() => ({ kind: "issued", codes: [{ pin: "PIN", link: "https://redeem.example.com/PIN" }] })))(
@@ -143,14 +159,14 @@ function createInput(request: CreateOrderRequest, lines = [line("SKU-A", "sandbo
     clientId: "unit-client",
     request,
     requestHash: "hash",
-    plan: { ok: true, lines, rates: [], charge: "10", retailCharge: "10", walletRegion: null },
+    plan: { ok: true, lines, rates: [], charge: "10", retailCharge: "10", walletRegion: null, walletGeneration: 0 },
   };
 }
 
 describe("the create flow", () => {
   it("stores every field of the request but its product list as the record's own, one added later too", async () => {
     await withStorage(async (storage) => {
-      const { host, store } = fakeHost(storage, { balance: async () => "100" });
+      const { host, store } = fakeHost(storage, { funds: async () => ({ ok: true, balance: "100" }) });
       // A field the request does not have yet stands for one added later: it reaches the record untouched.
       const request = {
         productList: [{ sku: "SKU-A", productType: "range", quote: 10, quantity: 1 }],
@@ -176,7 +192,7 @@ describe("the create flow", () => {
 
   it("refuses an order its balance does not cover and stores nothing", async () => {
     await withStorage(async (storage) => {
-      const { host, store, seen } = fakeHost(storage, { balance: async () => "9.99" });
+      const { host, store, seen } = fakeHost(storage, { funds: async () => ({ ok: true, balance: "9.99" }) });
       const refused = await create(host, createInput({ productList: [], wallet: "USD", reference: "ref-1" }));
       expect(refused).toMatchObject({
         ok: false,

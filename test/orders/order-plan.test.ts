@@ -91,6 +91,7 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
       products,
       walletCurrencies: new Set(["USD", "EUR"]),
       walletRegions: new Map(),
+      walletGenerations: new Map(),
       rates: new Map([
         [rateKey("USD", "EUR"), { baseCurrency: "USD", targetCurrency: "EUR", rate: "0.92", modifiedAt: 1 }],
         [rateKey("USD", "GBP"), { baseCurrency: "USD", targetCurrency: "GBP", rate: "0.79", modifiedAt: 1 }],

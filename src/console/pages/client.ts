@@ -11,7 +11,7 @@ import { keyIdOf } from "../../clients/client-secrets";
 import { findClient, keysOf } from "../../clients/client-store";
 import { ApiError } from "../../http/errors";
 import { roleAllows } from "../../operators/roles";
-import { walletBalances } from "../../wallets/wallet-registry";
+import { walletBalances } from "../../wallets/wallet-moves";
 import { auditedBy } from "../actor";
 import { when } from "../format";
 import { field, FormError, formProblem, input, notice, readForm, seeOther } from "../forms";

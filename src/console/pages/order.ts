@@ -14,7 +14,7 @@ import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { chargeKey, refundKey, voidKey } from "../../wallets/ledger-keys";
 import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letters";
-import { walletStub } from "../../wallets/wallet-registry";
+import { placedWallet } from "../../wallets/wallet-registry";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { readForm } from "../forms";
@@ -29,7 +29,11 @@ async function recordOf(env: Env, orderId: string): Promise<OrderRecord | null> 
 
 /** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
 async function movementsOf(env: Env, record: OrderRecord): Promise<LedgerEntry[]> {
-  const wallet = walletStub(env, record.clientId, record.wallet, record.walletRegion ?? null);
+  // The wallet object that holds the order's charge (its successor, once a charge met the wallet moved).
+  const wallet = placedWallet(env, record.clientId, record.wallet, {
+    generation: record.walletGeneration ?? 0,
+    region: record.walletRegion ?? null,
+  });
   const keys = [
     chargeKey(record.id),
     ...record.lines.map((line) => refundKey(record.id, line.sku)),
