@@ -83,8 +83,32 @@ for (const { entry, text } of srcEntries.filter(({ entry }) => entry.endsWith("/
   if (listed.join() !== actual.join()) problems.push(`src/${entry} lists the tables [${listed.join(", ")}] but writes [${actual.join(", ")}]`);
 }
 
+// The names (ARCHITECTURE.md, "Names"): a routes file says who calls it, a schema file what it describes.
+const srcFiles = (dir) =>
+  readdirSync(join(root, dir)).flatMap((entry) =>
+    statSync(join(root, dir, entry)).isDirectory() ? srcFiles(join(dir, entry)) : [join(dir, entry)],
+  );
+for (const file of srcFiles("src").filter((path) => path.endsWith(".ts") && !path.includes("/generated/"))) {
+  const base = file.split("/").pop();
+  if (/schema/.test(base) && !/^[a-z0-9]+(-[a-z0-9]+)*-schemas\.ts$/.test(base)) {
+    problems.push(`${file}: a schema file is named <subject>-schemas.ts (ARCHITECTURE.md, Names)`);
+  }
+  if (/-storage\.ts$/.test(base)) problems.push(`${file}: a storage module is named <subject>-store.ts (ARCHITECTURE.md, Names)`);
+  if (!base.endsWith("-routes.ts")) continue;
+  const paths = [...readFileSync(join(root, file), "utf8").matchAll(/^\s*path: "([^"]+)"/gm)].map(([, path]) => path);
+  const operatorOnly = paths.length > 0 && paths.every((path) => path.startsWith("/admin/") || path === "/admin");
+  if (operatorOnly && !base.endsWith("-admin-routes.ts")) {
+    problems.push(`${file}: every route is under /admin, so its name ends in -admin-routes.ts (ARCHITECTURE.md, Names)`);
+  }
+  if (base.endsWith("-admin-routes.ts") && !operatorOnly) {
+    problems.push(`${file}: named as the operator's, but serves ${paths.filter((path) => !path.startsWith("/admin")).join(", ") || "no route"}`);
+  }
+}
+
 if (problems.length > 0) {
   console.error(`ARCHITECTURE.md Layout does not match the tree:\n  ${problems.join("\n  ")}`);
   process.exit(1);
 }
-console.log(`layout: ARCHITECTURE.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names`);
+console.log(
+  `layout: ARCHITECTURE.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names; routes, schema and store files follow the naming scheme`,
+);

@@ -29,16 +29,16 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
   const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, operators, attention] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
-    import("./wallets/ledger-backup-routes"),
-    import("./clients/client-routes"),
+    import("./wallets/ledger-backup-admin-routes"),
+    import("./clients/client-admin-routes"),
     import("./catalogue/catalogue-admin-routes"),
-    import("./inventory/inventory-routes"),
-    import("./pricing/rate-routes"),
+    import("./inventory/inventory-admin-routes"),
+    import("./pricing/rate-admin-routes"),
     import("./orders/order-admin-routes"),
-    import("./webhooks/dead-letter-routes"),
-    import("./audit/audit-routes"),
-    import("./operators/operator-routes"),
-    import("./attention/attention-routes"),
+    import("./webhooks/dead-letter-admin-routes"),
+    import("./audit/audit-admin-routes"),
+    import("./operators/operator-admin-routes"),
+    import("./attention/attention-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),

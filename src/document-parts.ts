@@ -3,19 +3,19 @@
  * (tags), the response schemas named under components.schemas, and the webhooks. Like every schema it
  * names, it is loaded by app.ts on the first GET /openapi.json, not when the Worker starts.
  */
-import { AuditEntryView } from "./audit/schemas";
-import { ApiKeyView, ClientView } from "./clients/schemas";
-import { ValueStock } from "./inventory/schemas";
-import { AdminRateView } from "./pricing/rate-schemas";
-import { DeadLetterView } from "./webhooks/dead-letter-schemas";
+import { AuditEntryView } from "./audit/audit-admin-schemas";
+import { ApiKeyView, ClientView } from "./clients/client-admin-schemas";
+import { ValueStock } from "./inventory/inventory-admin-schemas";
+import { AdminRateView } from "./pricing/rate-admin-schemas";
+import { DeadLetterView } from "./webhooks/dead-letter-admin-schemas";
 import { ClientProductView } from "./catalogue/product-schemas";
-import { AdminDealView, AdminProductView } from "./catalogue/admin-schemas";
+import { AdminDealView, AdminProductView } from "./catalogue/catalogue-admin-schemas";
 import type { DocumentParts } from "./http/openapi";
-import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/view-schemas";
-import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/schemas";
-import { WalletView } from "./wallets/schemas";
-import { LedgerEntryView } from "./wallets/admin-schemas";
-import { OrderEventSchema } from "./webhooks/schemas";
+import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/order-view-schemas";
+import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/catalogue-schemas";
+import { WalletView } from "./wallets/wallet-schemas";
+import { LedgerEntryView } from "./wallets/wallet-admin-schemas";
+import { OrderEventSchema } from "./webhooks/webhook-message-schemas";
 import { webhookDocs } from "./webhooks/webhook-docs";
 
 /** What the service is, as the document's info.description tells a reader. */

@@ -1,4 +1,4 @@
-import type { CatalogueProduct } from "../src/catalogue/schemas";
+import type { CatalogueProduct } from "../src/catalogue/catalogue-schemas";
 
 /** A sandbox range SKU in USD (5..500) for pure tests; override what the test is about. */
 export function catalogueProduct(overrides: Partial<CatalogueProduct> = {}): CatalogueProduct {

@@ -20,7 +20,7 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { requireClient } from "../clients/client-store";
 import { auditStatement } from "../audit/audit-log";
-import { ClientParams } from "../clients/schemas";
+import { ClientParams } from "../clients/client-admin-schemas";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { SkuParams } from "../kernel/primitives";
@@ -32,7 +32,7 @@ import {
   DealParams,
   UpsertDealRequest,
   UpsertProductRequest,
-} from "./admin-schemas";
+} from "./catalogue-admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
 import { setProductActive } from "./operator-catalogue";
 import * as deals from "./deal-actions";

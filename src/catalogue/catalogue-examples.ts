@@ -8,7 +8,7 @@
 import type { RouteExample } from "../http/route";
 import type { CodeCountRow } from "../inventory/code-store";
 import { adminDealView, adminProductView } from "./catalogue-views";
-import type { CatalogueProduct, Deal } from "./schemas";
+import type { CatalogueProduct, Deal } from "./catalogue-schemas";
 
 /** The operator's fixture: a SKU as upserted, two codes uploaded to it, then disabled and enabled again. */
 const upsertProduct = {

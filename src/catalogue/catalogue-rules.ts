@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import { fitsMinorUnits, Money } from "../pricing/money";
 import type { AdjustmentMode } from "../pricing/deal";
-import type { UpsertDealRequest, UpsertProductRequest } from "./admin-schemas";
+import type { UpsertDealRequest, UpsertProductRequest } from "./catalogue-admin-schemas";
 
 export interface Issue {
   path: string;

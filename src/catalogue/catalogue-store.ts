@@ -4,7 +4,7 @@ import type { ExchangeRate } from "../pricing/exchange";
 import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";
 import { registeredWallets, walletCurrenciesStatement, type Region } from "../wallets/wallet-registry";
 import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
-import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./schemas";
+import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./catalogue-schemas";
 
 /** The columns of a product row as the order flow and the client catalogue read it. */
 export const PRODUCT_COLUMNS = `sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, active`;

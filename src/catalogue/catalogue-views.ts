@@ -1,6 +1,6 @@
 import { toAmountNumber } from "../pricing/money";
 import type { CodeCountRow } from "../inventory/code-store";
-import type { Adjustment, CatalogueProduct, Deal } from "./schemas";
+import type { Adjustment, CatalogueProduct, Deal } from "./catalogue-schemas";
 
 export function adjustmentView(adjustment: Adjustment) {
   return { amount: toAmountNumber(adjustment.amount), adjustmentMode: adjustment.adjustmentMode };

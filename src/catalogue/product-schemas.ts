@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { CurrencyCode } from "../pricing/amount-schemas";
-import { AdjustmentMode, DealState, ProductType } from "./schemas";
+import { AdjustmentMode, DealState, ProductType } from "./catalogue-schemas";
 
 export const AdjustmentView = z.object({ amount: z.number(), adjustmentMode: AdjustmentMode });
 

@@ -1,5 +1,5 @@
 /**
- * What an operator does to a client, whichever way they asked (the /admin routes in client-routes.ts, or
+ * What an operator does to a client, whichever way they asked (the /admin routes in client-admin-routes.ts, or
  * the console's client pages): create it with its first key and webhook secret, issue, rotate and revoke
  * keys, rotate the webhook secret, disable and enable it, set its region (moving its wallets). Each change is written in one D1 batch with its
  * audit row, under the actor it is given. New secrets are answered once and never stored in clear.

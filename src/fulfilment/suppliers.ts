@@ -1,4 +1,4 @@
-import type { SupplierKind } from "../catalogue/schemas";
+import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import { serviceMode } from "../kernel/service-mode";
 import { inventorySupplier } from "./inventory-supplier";
 import { withScriptedOutcomes } from "./sandbox-outcome";

@@ -8,7 +8,7 @@ import { fail } from "../http/errors";
 import { auditStatement } from "../audit/audit-log";
 import { canonicalCodes, changedCodeTerms, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
-import { UploadCodesRequest } from "./schemas";
+import { UploadCodesRequest } from "./inventory-admin-schemas";
 
 /** The stored SKU, or 404 sku_not_found: the catalogue's lookup, handed in by its caller. */
 export type RequireProduct = (db: D1Database, sku: string) => Promise<CodeProduct>;

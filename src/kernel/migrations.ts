@@ -2,7 +2,7 @@
  * How a Durable Object versions its storage, the one shape for the order and the wallet: an ordered list
  * of migrations, each with its version and what it changes; the last one's version is the current one.
  * Storage at an older version passes through each newer migration once, in order. What a migration
- * changes is its object's business: the wallet's run SQL on its tables (src/wallets/wallet-storage.ts),
+ * changes is its object's business: the wallet's run SQL on its tables (src/wallets/wallet-store.ts),
  * the order's rewrite its key-value document (src/orders/order-store.ts).
  */
 

@@ -10,7 +10,7 @@ import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
-import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./admin-schemas";
+import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./order-admin-schemas";
 import { listTimerFailures } from "./timer-failures";
 import { orderExamples } from "./order-examples";
 

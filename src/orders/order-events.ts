@@ -1,7 +1,7 @@
 /** The webhook event of an order's state change, built from its record (the contract is src/webhooks/events.ts). */
 import { ANNOUNCED_STATES, type AnnouncedState, type WebhookMessage } from "../webhooks/events";
 import type { OrderRecord } from "./order-record";
-import type { OrderState } from "./view-schemas";
+import type { OrderState } from "./order-view-schemas";
 
 // Fails to compile when webhooks announce a state that orders do not have.
 ANNOUNCED_STATES satisfies readonly OrderState[];

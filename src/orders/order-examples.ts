@@ -5,7 +5,7 @@
  * create and once it is successful. test/openapi/examples.test.ts checks that each example has the shape
  * of a real answer and equals it value for value but for ids, times and codes.
  */
-import type { CatalogueProduct } from "../catalogue/schemas";
+import type { CatalogueProduct } from "../catalogue/catalogue-schemas";
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import type { RouteExample } from "../http/route";
 import type { ExchangeRate } from "../pricing/exchange";

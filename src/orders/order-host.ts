@@ -4,7 +4,7 @@
  * few settings it runs on. Each flow module names the part it uses (`Pick<OrderHost, …>`), so that it reads
  * alone and a unit test can hand it a fake host. `objectHost` builds the object's own, once per instance.
  */
-import type { SupplierKind } from "../catalogue/schemas";
+import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import type { Supplier } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
 import type { Failure } from "../kernel/failures";
@@ -23,7 +23,7 @@ import type {
 } from "../wallets/wallet-object";
 import { atWallet, postCredit, voidOrderAlong, type Through } from "../wallets/wallet-moves";
 import { regionOf } from "../wallets/wallet-registry";
-import { unknownBudgetMs } from "./fulfilment-rules";
+import { unknownBudgetMs } from "./processing-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";

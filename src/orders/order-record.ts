@@ -1,9 +1,9 @@
-import type { Deal, ProductType, SupplierKind } from "../catalogue/schemas";
+import type { Deal, ProductType, SupplierKind } from "../catalogue/catalogue-schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
 import type { Region } from "../wallets/wallet-registry";
 import type { CreateOrderRequest } from "./requests";
-import type { InvoiceStatus, OrderState } from "./view-schemas";
+import type { InvoiceStatus, OrderState } from "./order-view-schemas";
 
 /** What a line's supplier handed over for it. */
 export interface LineRedeem {

@@ -15,9 +15,9 @@ import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderR
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
 // requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
-const views = () => import("./view-schemas");
+const views = () => import("./order-view-schemas");
 const examples = async () => (await import("./order-examples")).orderExamples;
-const schemas = once(() => import("./schemas"));
+const schemas = once(() => import("./order-schemas"));
 
 // RPC results arrive typed as serialised copies; they are the same plain data the object returned.
 async function answer<T>(result: Promise<unknown>, toResponse: (data: T) => Response): Promise<Response> {

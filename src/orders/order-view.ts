@@ -15,7 +15,7 @@ import type {
   OrderView,
   RedeemEntry,
   Timestamp,
-} from "./view-schemas";
+} from "./order-view-schemas";
 
 export function timestamp(ms: number): Timestamp {
   const seconds = Math.floor(ms / 1000);

@@ -6,7 +6,7 @@ import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { releaseCodes } from "../inventory/reservations";
 import { Money } from "../pricing/money";
 import { refundKey } from "../wallets/ledger-keys";
-import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./fulfilment-rules";
+import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./processing-rules";
 import type { OrderHost } from "./order-host";
 import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
 import { ORDER_SEAMS, supplierSeam } from "./seams";

@@ -30,7 +30,7 @@ export interface CreateOrderRequest {
 /**
  * What becomes of each field of a create besides productList (which becomes the order's lines): the order
  * keeps them all as sent, and its client's view (GET /order/get, src/orders/order-view.ts) shows the
- * "shown" ones under their own names, with their request schema (view-schemas.ts). A new field of the
+ * "shown" ones under their own names, with their request schema (order-view-schemas.ts). A new field of the
  * request must be named here (a compile error otherwise): shown, or hidden with the reason.
  */
 export const ORDER_FIELDS = {

@@ -9,7 +9,7 @@ import type { AskHolder, HolderVerdict } from "../inventory/sweep";
 import { objectIdOf } from "./order-id";
 import type { OrderObject } from "./order-object";
 import type { OrderRecord } from "./order-record";
-import type { OrderState } from "./view-schemas";
+import type { OrderState } from "./order-view-schemas";
 
 const RELEASABLE = new Set<OrderState>(["rejected", "failed", "partial", "successful"]);
 

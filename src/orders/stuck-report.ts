@@ -3,7 +3,7 @@
  * order) is brought in line with the order.
  */
 import { logFailure } from "../kernel/log";
-import { linesPastBudget } from "./fulfilment-rules";
+import { linesPastBudget } from "./processing-rules";
 import type { OrderHost } from "./order-host";
 import { sameReport, type StuckReport } from "./order-timers";
 import { ORDER_SEAMS } from "./seams";

@@ -1,6 +1,6 @@
 import { failure, type Failure } from "../kernel/failures";
 import type { LineStatus, OrderRecord } from "./order-record";
-import type { OrderState } from "./view-schemas";
+import type { OrderState } from "./order-view-schemas";
 
 /** The order life cycle (docs/api.md). Anything not listed here is not a transition. */
 const NEXT: Readonly<Record<OrderState, readonly OrderState[]>> = {

@@ -2,7 +2,7 @@
  * A client's fee and discount on a SKU: what line pricing applies on top of the face value. The values are
  * plain lists, not zod enums: line pricing runs on every create and this module is evaluated when the
  * Worker starts, which loads no zod (scripts/check-startup.mjs); the enums are built from these lists in
- * src/catalogue/schemas.ts, for the document and the operator's routes.
+ * src/catalogue/catalogue-schemas.ts, for the document and the operator's routes.
  */
 
 /** Whether a deal applies: a stored deal can be switched off ("none") and keep its terms. */

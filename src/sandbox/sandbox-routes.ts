@@ -25,10 +25,10 @@ import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { sandboxTopUpAmount, topUpIdempotencyKey } from "./sandbox-rules";
 import { SANDBOX_SEAMS } from "./seams";
-import { SandboxOrderParams, SandboxTopUpData, SandboxTopUpRequest, SandboxWalletParams, TestWebhookData, TestWebhookRequest } from "./schemas";
+import { SandboxOrderParams, SandboxTopUpData, SandboxTopUpRequest, SandboxWalletParams, TestWebhookData, TestWebhookRequest } from "./sandbox-schemas";
 import { sandboxExamples } from "./sandbox-examples";
 
-const views = () => import("../orders/view-schemas");
+const views = () => import("../orders/order-view-schemas");
 
 /**
  * POST /sandbox/wallets/:currency/top-ups: credits the calling client's own wallet (opening it if new) with

@@ -10,7 +10,7 @@
  */
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
-import { LedgerStore, type VoidMark } from "./wallet-storage";
+import { LedgerStore, type VoidMark } from "./wallet-store";
 
 export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/1";
 

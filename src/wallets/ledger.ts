@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { Money, toAmountNumber, type Money as MoneyT } from "../pricing/money";
-import type { LedgerKindSchema } from "./schemas";
+import type { LedgerKindSchema } from "./wallet-schemas";
 
 export type LedgerKind = z.infer<typeof LedgerKindSchema>;
 

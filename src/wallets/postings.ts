@@ -7,7 +7,7 @@
 import { Money, type Money as MoneyT } from "../pricing/money";
 import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
 import { chargeKey, forwardKey, orderIdOfChargeKey, voidKey } from "./ledger-keys";
-import type { LedgerStore, StoredHold, Successor } from "./wallet-storage";
+import type { LedgerStore, StoredHold, Successor } from "./wallet-store";
 
 /** Where a wallet's object is: its generation (0: its first object) and the region it was placed with. */
 export interface Placement {

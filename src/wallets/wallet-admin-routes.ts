@@ -7,7 +7,7 @@ import { toAmountNumber } from "../pricing/money";
 import { ledgerEntryView } from "./ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingOutcome } from "./operator-postings";
 import type { ClientStatement } from "./wallet-registry";
-import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./admin-schemas";
+import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./wallet-admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
 function postingAnswer(outcome: PostingOutcome, messages: { done: string; replayed: string }): Response {

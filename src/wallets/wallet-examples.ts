@@ -6,7 +6,7 @@
  */
 import type { RouteExample } from "../http/route";
 import { Money, toAmountNumber } from "../pricing/money";
-import type { AdjustmentRequest, TopUpRequest } from "./admin-schemas";
+import type { AdjustmentRequest, TopUpRequest } from "./wallet-admin-schemas";
 import { LEDGER_EXPORT_FORMAT, type LedgerExport } from "./ledger-backup";
 import { ledgerEntryView, type LedgerEntry } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";

@@ -22,14 +22,14 @@ import {
   type Transfer,
   type WalletAudit,
 } from "./postings";
-import { LedgerStore } from "./wallet-storage";
+import { LedgerStore } from "./wallet-store";
 import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
 
 export type { ChargeStatus, FundsResult, Hold, HoldResult, MoveInResult, OrderVoid, Placement, Posting, PostingResult, Transfer, WalletAudit, WalletMoved } from "./postings";
 export type { LedgerExport, RestoreResult } from "./ledger-backup";
 
 /**
- * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-storage.ts
+ * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-store.ts
  * (versioned schema, load and append) and the rules in postings.ts. Every balance change is a ledger entry
  * written in the same synchronous SQLite step that reads the balance, so no two debits can interleave.
  */

@@ -4,7 +4,7 @@ import type { RequestContext, Route } from "../http/route";
 import { walletBalances } from "./wallet-moves";
 
 // Only GET /openapi.json reads the answer's schema and the example: they load with the document.
-const views = () => import("./schemas");
+const views = () => import("./wallet-schemas");
 const examples = async () => (await import("./wallet-examples")).walletExamples;
 
 /** GET /wallets: the calling client's balances per currency. */

@@ -6,7 +6,7 @@
  * fails sends it to the dead-letter queue instead. The Queue's own max_retries/dead_letter_queue is the
  * safety net behind that. A message that is not a valid WebhookMessage is acked and logged.
  */
-import { type DeadLetterMessage, QueuedWebhookMessageSchema } from "./schemas";
+import { type DeadLetterMessage, QueuedWebhookMessageSchema } from "./webhook-message-schemas";
 import { serviceMode } from "../kernel/service-mode";
 import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
 import { webhookSigningKey } from "../clients/client-secrets";

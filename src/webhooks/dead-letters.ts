@@ -5,7 +5,7 @@
  */
 import { backoffSeconds } from "./delivery";
 import type { WebhookMessage } from "./events";
-import { DeadLetterMessageSchema, QueuedWebhookMessageSchema } from "./schemas";
+import { DeadLetterMessageSchema, QueuedWebhookMessageSchema } from "./webhook-message-schemas";
 import { componentLog } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 

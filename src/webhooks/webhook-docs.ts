@@ -4,7 +4,7 @@
  */
 import type { WebhookDoc, WebhookHeader } from "../http/openapi";
 import type { OrderEventType } from "./events";
-import { OrderEventSchema } from "./schemas";
+import { OrderEventSchema } from "./webhook-message-schemas";
 
 /** The secret the examples are signed with (a made-up one, of the form every client secret has). */
 export const EXAMPLE_SECRET = "whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=";

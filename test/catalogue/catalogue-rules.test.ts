@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalDealTerms, canonicalQuotes, changedStockTerms } from "../../src/catalogue/catalogue-rules";
-import { UpsertDealRequest, UpsertProductRequest } from "../../src/catalogue/admin-schemas";
+import { UpsertDealRequest, UpsertProductRequest } from "../../src/catalogue/catalogue-admin-schemas";
 
 const fixed = (quotes: (string | number)[], extra: Record<string, unknown> = {}) =>
   UpsertProductRequest.parse({ productType: "fixed", name: "Card", currency: "USD", country: "US", region: "NA", supplier: "inventory", quotes, ...extra });

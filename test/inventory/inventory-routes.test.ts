@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import type { IRequest } from "itty-router";
 import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
 import { requireProduct } from "../../src/catalogue/catalogue-store";
-import { inventoryRoutes } from "../../src/inventory/inventory-routes";
+import { inventoryRoutes } from "../../src/inventory/inventory-admin-routes";
 import { ApiError, HTTP_STATUS } from "../../src/http/errors";
 import type { RequestContext } from "../../src/http/route";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { outcomeOfStatus } from "../../src/fulfilment/upstream-supplier";
-import { applyOutcome, backoffMs, invoiceStatusAfter, linesPastBudget, unknownBudgetMs } from "../../src/orders/fulfilment-rules";
+import { applyOutcome, backoffMs, invoiceStatusAfter, linesPastBudget, unknownBudgetMs } from "../../src/orders/processing-rules";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { Money } from "../../src/pricing/money";
 import { admin } from "../admin-helpers";

@@ -2,7 +2,7 @@
  * A client's invalid request is explained in English from the Worker's first request on. The client's
  * routes read their requests without zod and load its schemas only for a request they do not accept
  * plainly; zod/mini, which those schemas use, loads no messages, and zod classic (which sets English when
- * it loads) comes only with the operator's routes or the document. So src/orders/schemas.ts sets them
+ * it loads) comes only with the operator's routes or the document. So src/orders/order-schemas.ts sets them
  * itself. The requests below are the first this file's Worker gets, and nothing before them loads zod
  * (the demo seed is written to D1 directly): without that line their issues would read "Invalid input".
  */

@@ -10,8 +10,8 @@ import { EXAMPLE_CREATE, EXAMPLE_REQUEST_HASH, orderExamples } from "../../src/o
 import type { OrderRecord } from "../../src/orders/order-record";
 import { orderView } from "../../src/orders/order-view";
 import { ORDER_FIELDS, SHOWN_ORDER_FIELDS, canonicalCreateRequest } from "../../src/orders/requests";
-import { CreateOrderRequest } from "../../src/orders/schemas";
-import { OrderView } from "../../src/orders/view-schemas";
+import { CreateOrderRequest } from "../../src/orders/order-schemas";
+import { OrderView } from "../../src/orders/order-view-schemas";
 
 const record = orderExamples.adminGetOrder.data.record as OrderRecord;
 

@@ -7,12 +7,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { catalogueProduct } from "../catalogue-fixtures";
 import { rateKey, type CatalogueSnapshot } from "../../src/catalogue/catalogue-store";
-import type { CatalogueProduct, Deal } from "../../src/catalogue/schemas";
+import type { CatalogueProduct, Deal } from "../../src/catalogue/catalogue-schemas";
 import { checkProductList, limitsFromEnv, planOrder, type OrderLimits } from "../../src/orders/order-plan";
 import { objectIdOf, orderIdOf, orderObjectName } from "../../src/orders/order-id";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { timestamp } from "../../src/orders/order-view";
-import type { CreateOrderRequest } from "../../src/orders/schemas";
+import type { CreateOrderRequest } from "../../src/orders/order-schemas";
 import { canTransition, confirmable, outcomeOf, transition } from "../../src/orders/transitions";
 
 type Line = CreateOrderRequest["productList"][number];

@@ -1,5 +1,5 @@
 /**
- * The readers of src/orders/requests.ts against the schemas of src/orders/schemas.ts, both ways: a reader
+ * The readers of src/orders/requests.ts against the schemas of src/orders/order-schemas.ts, both ways: a reader
  * accepts exactly what its schema accepts, with exactly the same result. So reading without zod never lets
  * through what the contract refuses nor changes what it parses, and no valid request has to load zod.
  * Values: valid requests, every string bound and its neighbours counted both in UTF-16 units and in code
@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { BOUNDS, readCreateOrder, readOrderId } from "../../src/orders/requests";
-import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "../../src/orders/schemas";
+import { ConfirmOrderRequest, CreateOrderRequest, GetOrderQuery } from "../../src/orders/order-schemas";
 
 /**
  * Strings at each bound of BOUNDS and one past it on either side: of ASCII, of astral characters (two

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { verdictOn } from "../../src/orders/reservation-verdict";
-import type { OrderState } from "../../src/orders/view-schemas";
+import type { OrderState } from "../../src/orders/order-view-schemas";
 
 const NOW = 1_800_000_000_000;
 const order = (state: OrderState, expiresAt = NOW + 60_000) => ({ state, expiresAt }) as OrderRecord;

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { OrderView, CreateOrderData } from "../../src/orders/view-schemas";
+import { OrderView, CreateOrderData } from "../../src/orders/order-view-schemas";
 import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp } from "../helpers";
 import { MESSAGES, addProduct, expectError, expectOk, freshClient, ledgerOf, setDeal, setRate } from "../order-helpers";
 

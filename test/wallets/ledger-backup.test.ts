@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
-import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-routes";
+import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-admin-routes";
 import { admin, auditActions } from "../admin-helpers";
 import { addClient } from "../helpers";
 import { expectConforms } from "../openapi/conformance";

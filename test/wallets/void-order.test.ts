@@ -5,7 +5,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { migrateWallet, WALLET_MIGRATIONS } from "../../src/wallets/wallet-storage";
+import { migrateWallet, WALLET_MIGRATIONS } from "../../src/wallets/wallet-store";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { ledgerSumOf, wallet } from "../helpers";
 import { uid } from "../order-helpers";

@@ -157,7 +157,7 @@ describe("voidOrder: the void of an expired order is final", () => {
   });
 });
 
-// That the ledger is append-only and its keys unique is the schema's guarantee: test/wallets/wallet-storage.test.ts.
+// That the ledger is append-only and its keys unique is the schema's guarantee: test/wallets/wallet-store.test.ts.
 describe("ledger entries", () => {
   it("entries page by seq", async () => {
     const w = freshWallet();

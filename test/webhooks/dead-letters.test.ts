@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { getDeadLetter, keepDeadLetters, listDeadLetters, replayDeadLetter } from "../../src/webhooks/dead-letters";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { queue } from "../../src/webhooks/queue-handler";
-import type { DeadLetterMessage } from "../../src/webhooks/schemas";
+import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
 import { FakeReceiver, testSecret } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
 

@@ -1,9 +1,9 @@
 /** Requests and answers of the thresholds and of GET /admin/attention. */
 import * as z from "zod";
-import { TimerFailureView } from "../orders/admin-schemas";
+import { TimerFailureView } from "../orders/order-admin-schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
-import { DeadLetterView } from "../webhooks/dead-letter-schemas";
-import { AmountInput } from "../wallets/admin-schemas";
+import { DeadLetterView } from "../webhooks/dead-letter-admin-schemas";
+import { AmountInput } from "../wallets/wallet-admin-schemas";
 
 /** PUT /admin/products/:sku/low-stock-threshold. */
 export const StockThresholdRequest = z.strictObject({

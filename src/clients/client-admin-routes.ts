@@ -24,7 +24,7 @@ import {
   RevokedKeyData,
   SetRegionRequest,
   WebhookSecretData,
-} from "./schemas";
+} from "./client-admin-schemas";
 import { keyIdOf } from "./client-secrets";
 import { clientExamples } from "./client-examples";
 

@@ -5,7 +5,7 @@
 import type { IssueOutcome } from "../fulfilment/supplier";
 import { cappedBackoff } from "../kernel/backoff";
 import type { OrderLine, OrderRecord } from "./order-record";
-import type { InvoiceStatus } from "./view-schemas";
+import type { InvoiceStatus } from "./order-view-schemas";
 import { outcomeOf } from "./transitions";
 
 /**

@@ -7,7 +7,7 @@ import { listDeadLetters } from "./dead-letters";
 import { replayAudited } from "./operator-replay";
 import { adminCaller } from "../http/admin-auth";
 import { parseParams, parseQuery } from "../http/params";
-import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-schemas";
+import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-admin-schemas";
 import { deadLetterExamples } from "./dead-letter-examples";
 
 /** GET /admin/webhooks/dead-letters?clientId=&status=&limit=&before=: newest first. */

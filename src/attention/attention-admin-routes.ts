@@ -5,10 +5,10 @@ import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { SkuParams } from "../kernel/primitives";
-import { WalletPathParams } from "../wallets/admin-schemas";
+import { WalletPathParams } from "../wallets/wallet-admin-schemas";
 import { needsAttention } from "./attention";
 import { attentionExamples } from "./attention-examples";
-import { AttentionData, StockThresholdData, StockThresholdRequest, WalletThresholdData, WalletThresholdRequest } from "./schemas";
+import { AttentionData, StockThresholdData, StockThresholdRequest, WalletThresholdData, WalletThresholdRequest } from "./attention-admin-schemas";
 import { setStockThreshold, setWalletThreshold } from "./set-thresholds";
 
 /** GET /admin/attention. */

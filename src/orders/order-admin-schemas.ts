@@ -1,7 +1,7 @@
 /** Requests and responses of the operator's order lookup (read only). */
 import * as z from "zod";
 import { ClientIdPath } from "../kernel/primitives";
-import { OrderState, OrderView } from "./view-schemas";
+import { OrderState, OrderView } from "./order-view-schemas";
 
 const OrderId = z.string().min(1).max(256).meta({ examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] });
 

@@ -5,7 +5,7 @@
 import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
 import { ClientIdPath } from "../kernel/primitives";
-import { LedgerKindSchema } from "./schemas";
+import { LedgerKindSchema } from "./wallet-schemas";
 import { LEDGER_EXPORT_FORMAT } from "./ledger-backup";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */

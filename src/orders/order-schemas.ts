@@ -2,14 +2,14 @@
  * The client's order requests: the contract GET /openapi.json documents, and what decides a request the
  * readers of requests.ts do not accept plainly (its issues are the 400's `details`). Loaded with the first
  * such request or with the document, not when the Worker starts. The answers' shapes are in
- * view-schemas.ts.
+ * order-view-schemas.ts.
  *
  * Written with zod/mini: zod's classic API defines its methods on every schema it builds, a cost paid
  * again by each first use. `.register(z.globalRegistry, …)` is what classic's `.describe()` and `.meta()` do.
  */
 import { en } from "zod/locales";
 import * as z from "zod/mini";
-import { ProductType } from "../catalogue/schemas";
+import { ProductType } from "../catalogue/catalogue-schemas";
 import { BOUNDS, type CreateOrderRequest as ReadCreateOrderRequest, type ProductLineRequest as ReadProductLineRequest } from "./requests";
 
 // zod/mini loads no messages, and classic (which sets English when it loads) may not be loaded yet: without

@@ -7,7 +7,7 @@ import * as z from "zod";
 import { Currency, NonNegativeDecimal, PositiveDecimal } from "../pricing/amount-schemas";
 import { ClientIdPath, SkuPath } from "../kernel/primitives";
 import { AdjustmentView, ProductFields } from "./product-schemas";
-import { AdjustmentMode, DealState, SupplierKind } from "./schemas";
+import { AdjustmentMode, DealState, SupplierKind } from "./catalogue-schemas";
 
 /** A SKU as the operator sees it: everything stored, and code counts for inventory SKUs. */
 export const AdminProductView = ProductFields.extend({

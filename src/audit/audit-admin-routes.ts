@@ -7,7 +7,7 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { adminCaller } from "../http/admin-auth";
 import { parseQuery } from "../http/params";
-import { AuditPage, AuditQuery } from "./schemas";
+import { AuditPage, AuditQuery } from "./audit-admin-schemas";
 import { auditExamples } from "./audit-examples";
 
 /** GET /admin/audit?after=&limit=&target=: oldest first; `next` continues after the last entry. */

@@ -8,7 +8,7 @@ import type { RequestContext, Route } from "../http/route";
 import { DEFAULT_PAGE_SIZE } from "../kernel/paging";
 import { changeRole, createOperator, listOperators, revokeOperator, type OperatorChange } from "./operators";
 import { operatorExamples } from "./operator-examples";
-import { ChangedOperator, ChangeRoleRequest, CreatedOperator, CreateOperatorRequest, OperatorPage, OperatorParams } from "./schemas";
+import { ChangedOperator, ChangeRoleRequest, CreatedOperator, CreateOperatorRequest, OperatorPage, OperatorParams } from "./operator-admin-schemas";
 
 /** POST /admin/operators: 201 with the operator and its token, which no later answer shows. */
 export async function createOperatorRoute(request: IRequest, context: RequestContext): Promise<Response> {

@@ -11,7 +11,7 @@ import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
-import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./admin-schemas";
+import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
 import type { LedgerExport, RestoreResult } from "./ledger-backup";
 import { findWallet, historyOf, openWallet, placedWallet, placementOf, type ClientStatement } from "./wallet-registry";
 import { walletExamples } from "./wallet-examples";

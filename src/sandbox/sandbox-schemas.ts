@@ -4,9 +4,9 @@
  */
 import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
-import { AmountInput } from "../wallets/admin-schemas";
+import { AmountInput } from "../wallets/wallet-admin-schemas";
 import { ORDER_EVENT_TYPES } from "../webhooks/events";
-import { OrderEventSchema } from "../webhooks/schemas";
+import { OrderEventSchema } from "../webhooks/webhook-message-schemas";
 import { BOUNDS } from "../orders/requests";
 
 export const SandboxWalletParams = z.object({ currency: Currency.meta({ examples: ["USD"] }) });

@@ -8,7 +8,7 @@ import { stockOf } from "./code-store";
 import { SkuParams } from "../kernel/primitives";
 import { adminCaller } from "../http/admin-auth";
 import { parseParams } from "../http/params";
-import { CodeStock, UploadCodesData, UploadCodesRequest } from "./schemas";
+import { CodeStock, UploadCodesData, UploadCodesRequest } from "./inventory-admin-schemas";
 import { inventoryExamples } from "./inventory-examples";
 
 /** An upload may be larger than other bodies: up to 10,000 codes in at most 1 MiB. */

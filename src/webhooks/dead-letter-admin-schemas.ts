@@ -1,7 +1,7 @@
 /** Dead-lettered webhooks as the operator API lists and replays them. */
 import * as z from "zod";
 import { ClientIdParam } from "../kernel/primitives";
-import { QueuedWebhookMessageSchema } from "./schemas";
+import { QueuedWebhookMessageSchema } from "./webhook-message-schemas";
 
 export const DeadLetterQuery = z.object({
   clientId: ClientIdParam.optional().describe("Only this client's dead letters."),

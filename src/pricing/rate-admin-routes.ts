@@ -8,7 +8,7 @@ import { pairProblem } from "./rate-rules";
 import { allRates, type RateRow } from "./rate-store";
 import { adminCaller } from "../http/admin-auth";
 import { parseBody, parseParams } from "../http/params";
-import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-schemas";
+import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-admin-schemas";
 import { rateExamples } from "./rate-examples";
 
 function rateView(row: RateRow) {

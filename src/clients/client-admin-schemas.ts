@@ -4,8 +4,8 @@
  */
 import * as z from "zod";
 import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
-import { WalletView } from "../wallets/schemas";
-import { WalletPlacementView } from "../wallets/admin-schemas";
+import { WalletView } from "../wallets/wallet-schemas";
+import { WalletPlacementView } from "../wallets/wallet-admin-schemas";
 import { REGIONS } from "../wallets/wallet-registry";
 
 const Label = z.string().max(100);

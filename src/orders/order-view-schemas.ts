@@ -5,10 +5,10 @@
  * (order-routes.ts hands them over as loaders), not when the Worker starts.
  */
 import * as z from "zod";
-import { AdjustmentMode, ProductType } from "../catalogue/schemas";
+import { AdjustmentMode, ProductType } from "../catalogue/catalogue-schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
 import { SHOWN_ORDER_FIELDS, type ShownOrderField } from "./requests";
-import { CreateOrderRequest } from "./schemas";
+import { CreateOrderRequest } from "./order-schemas";
 
 export const OrderState = z.enum(["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"]);
 export type OrderState = z.infer<typeof OrderState>;

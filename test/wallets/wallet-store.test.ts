@@ -1,5 +1,5 @@
 /**
- * The wallet's storage module (src/wallets/wallet-storage.ts): one versioned schema, migrations applied
+ * The wallet's storage module (src/wallets/wallet-store.ts): one versioned schema, migrations applied
  * once each, and a wallet written before versions existed (version 0) opened without losing a row.
  */
 import { runInDurableObject } from "cloudflare:test";
@@ -12,7 +12,7 @@ import {
   WALLET_MIGRATIONS,
   WALLET_SCHEMA_VERSION,
   type WalletMigration,
-} from "../../src/wallets/wallet-storage";
+} from "../../src/wallets/wallet-store";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { wallet } from "../helpers";
 import { uid } from "../order-helpers";
