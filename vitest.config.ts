@@ -33,14 +33,22 @@ export default defineConfig({
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],
-        test: { name: "service", include: ["test/**/*.test.ts"], exclude: ["test/rate-limit/**", "test/live/**"], ...shared },
+        test: {
+          name: "service",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/rate-limit/**", "test/live/**"],
+          ...shared,
+        },
       },
       {
         // The same Worker with a rate limit a test can reach: 5 requests per 10 s per key.
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings, ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: 5, period: 10 } } } },
+            miniflare: {
+              bindings,
+              ratelimits: { RATE_LIMITER: { namespace_id: "1001", simple: { limit: 5, period: 10 } } },
+            },
           }),
         ],
         test: { name: "rate-limit", include: ["test/rate-limit/**/*.test.ts"], ...shared },
@@ -51,7 +59,12 @@ export default defineConfig({
       },
       {
         // The same Worker in live mode: sk_live_ keys, no sandbox helpers (docs/sandbox.md).
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings: { ...bindings, SERVICE_MODE: "live" } } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: { bindings: { ...bindings, SERVICE_MODE: "live" } },
+          }),
+        ],
         test: { name: "live", include: ["test/live/**/*.test.ts"], ...shared },
       },
     ],

@@ -43,17 +43,42 @@ async function main() {
     const commit = git("rev-parse", "--short", revision);
     const tree = exportRevision(ROOT, commit, path.join(tmp, `tree-${index}`));
     const configPath = path.join(tree, "wrangler.toml");
-    const bundle = await build({ configPath, outdir: path.join(tmp, `build-${index}`), entry: writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${index}.js`), limit: 1_000_000_000 }) });
-    const instance = await start({ name: `rev-${index}`, configPath, bundle, persistDir: path.join(tmp, `state-${index}`), bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } });
+    const bundle = await build({
+      configPath,
+      outdir: path.join(tmp, `build-${index}`),
+      entry: writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${index}.js`), limit: 1_000_000_000 }),
+    });
+    const instance = await start({
+      name: `rev-${index}`,
+      configPath,
+      bundle,
+      persistDir: path.join(tmp, `state-${index}`),
+      bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" },
+    });
     running.push(instance);
     const target = new Target(`${revision} (${commit})`, instance.url, instance.pid);
-    await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000, root: tree });
+    await seedProject(instance, target, {
+      adminToken: ADMIN_TOKEN,
+      clients: 1,
+      skus: 0,
+      topUp: 1_000_000_000,
+      root: tree,
+    });
     targets.push(target);
     console.log(`${target.name}: built and seeded`);
   }
   const runId = `cmp${Date.now().toString(36)}`;
   const flow = (target, label, concurrency, seconds, maxFlows, evictedTo) =>
-    flowPhase(target, { runId, label, concurrency, seconds, keys: ["sk_test_demo"], skus: ["DEMO-US-RANGE"], maxFlows, evictedTo });
+    flowPhase(target, {
+      runId,
+      label,
+      concurrency,
+      seconds,
+      keys: ["sk_test_demo"],
+      skus: ["DEMO-US-RANGE"],
+      maxFlows,
+      evictedTo,
+    });
   for (const target of targets) await flow(target, "warmup", 4, 30, 300);
   // What each process holds open with no order open: the warm-up's orders evicted.
   const baseline = await Promise.all(targets.map((target) => settledOpenFiles(target.pid)));
@@ -62,15 +87,24 @@ async function main() {
     for (let round = 0; round < ROUNDS; round += 1) {
       const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
       for (const index of order) {
-        const phase = single(await flow(targets[index], `c${concurrency}-${round}`, concurrency, SECONDS, Infinity, baseline[index]));
+        const phase = single(
+          await flow(targets[index], `c${concurrency}-${round}`, concurrency, SECONDS, Infinity, baseline[index]),
+        );
         perRound[index].push(phase.cpuMsPerUnit);
       }
     }
     const means = perRound.map((values) => values.reduce((a, b) => a + b, 0) / values.length);
-    console.log(`\nconcurrency ${concurrency}: workerd CPU ms per flow, objects' eviction included (${ROUNDS} rounds of ${SECONDS} s each)`);
+    console.log(
+      `\nconcurrency ${concurrency}: workerd CPU ms per flow, objects' eviction included (${ROUNDS} rounds of ${SECONDS} s each)`,
+    );
     targets.forEach((target, index) => {
-      const change = index === 0 ? "" : `, ${means[index] >= means[0] ? "+" : ""}${(((means[index] - means[0]) / means[0]) * 100).toFixed(1)} % against ${revisions[0]}`;
-      console.log(`  ${target.name}: ${perRound[index].map((v) => v.toFixed(3)).join(" / ")}, mean ${means[index].toFixed(3)}${change}`);
+      const change =
+        index === 0
+          ? ""
+          : `, ${means[index] >= means[0] ? "+" : ""}${(((means[index] - means[0]) / means[0]) * 100).toFixed(1)} % against ${revisions[0]}`;
+      console.log(
+        `  ${target.name}: ${perRound[index].map((v) => v.toFixed(3)).join(" / ")}, mean ${means[index].toFixed(3)}${change}`,
+      );
     });
   }
   for (const target of targets) target.close();

@@ -35,8 +35,14 @@ process.env.WRANGLER_LOG ??= "error";
  * up is table setup; garbage collected during an RPC is garbage collection).
  */
 const RULES = [
-  ["garbage collection", /Heap::CollectGarbage|ConcurrentMarking|Sweeper|Scavenge|MinorMarkSweep|MarkCompactCollector|IncrementalMarking|cppgc::internal::(Marker|MarkingState|HeapVisitor|StatsCollector)/],
-  ["object closed (database closed at eviction)", /Actor::~Actor|Actor::Impl::~Impl|~ActorSqlite|~SqliteDatabase|sqlite3_close|sqlite3Close|CloseZombie|unixClose/],
+  [
+    "garbage collection",
+    /Heap::CollectGarbage|ConcurrentMarking|Sweeper|Scavenge|MinorMarkSweep|MarkCompactCollector|IncrementalMarking|cppgc::internal::(Marker|MarkingState|HeapVisitor|StatsCollector)/,
+  ],
+  [
+    "object closed (database closed at eviction)",
+    /Actor::~Actor|Actor::Impl::~Impl|~ActorSqlite|~SqliteDatabase|sqlite3_close|sqlite3Close|CloseZombie|unixClose/,
+  ],
   ["key-value table set up (first write)", /SqliteKv::ensureInitialized|SqliteKv::Initialized/],
   ["alarm table set up (first alarm)", /SqliteMetadata::ensureInitialized|SqliteMetadata::Initialized/],
   ["object opened (database opened)", /Worker::Actor::Impl::Impl|worker_new_actor/],
@@ -45,17 +51,30 @@ const RULES = [
   ["key-value reads and writes", /SqliteKv::(put|get|delete|list)|SyncKvStorage/],
   ["SQL statements (sql.exec)", /SqlStorage::(exec|Cursor)/],
   ["blockConcurrencyWhile", /blockConcurrencyWhile/],
-  ["RPC (stubs, calls, serialisation)", /JsRpc|idFromName|idFromString|DurableObjectNamespace|Serializer::|Deserializer::|capnp::/],
-  ["HTTP (requests in, responses out)", /WorkerEntrypoint::request|HttpServer|HttpService|api::Request|api::Response|api::Headers|kj::Http|ReadableStream/],
+  [
+    "RPC (stubs, calls, serialisation)",
+    /JsRpc|idFromName|idFromString|DurableObjectNamespace|Serializer::|Deserializer::|capnp::/,
+  ],
+  [
+    "HTTP (requests in, responses out)",
+    /WorkerEntrypoint::request|HttpServer|HttpService|api::Request|api::Response|api::Headers|kj::Http|ReadableStream/,
+  ],
   ["crypto", /SubtleCrypto|EVP_|SHA256|sha256/],
-  ["JavaScript (code, JSON, promises)", /^Builtins_|\[JIT\]|JsonStringifier|JsonParser|v8::internal::Runtime_|MicrotaskQueue/],
+  [
+    "JavaScript (code, JSON, promises)",
+    /^Builtins_|\[JIT\]|JsonStringifier|JsonParser|v8::internal::Runtime_|MicrotaskQueue/,
+  ],
 ];
 
 function classify(scriptText) {
   const counts = new Map();
   let samples = 0;
   for (const block of scriptText.split("\n\n")) {
-    const frames = block.split("\n").slice(1).map((line) => line.trim().replace(/^[0-9a-f]+\s+/, "")).filter(Boolean);
+    const frames = block
+      .split("\n")
+      .slice(1)
+      .map((line) => line.trim().replace(/^[0-9a-f]+\s+/, ""))
+      .filter(Boolean);
     if (frames.length === 0) continue;
     samples += 1;
     let category = "other (event loop, allocation, kernel)";
@@ -76,18 +95,40 @@ const tmp = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdi
 const running = [];
 
 async function profile(name, configPath, seed) {
-  const entry = seed ? writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${name}.js`), limit: 1_000_000_000 }) : undefined;
+  const entry = seed
+    ? writeLocalLimiterEntry({ configPath, file: path.join(tmp, `entry-${name}.js`), limit: 1_000_000_000 })
+    : undefined;
   const bundle = await build({ configPath, outdir: path.join(tmp, `build-${name}`), entry });
-  const instance = await start({ name, configPath, bundle, persistDir: path.join(tmp, `state-${name}`), bindings: seed ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } : {} });
+  const instance = await start({
+    name,
+    configPath,
+    bundle,
+    persistDir: path.join(tmp, `state-${name}`),
+    bindings: seed ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } : {},
+  });
   running.push(instance);
   const target = new Target(name, instance.url, instance.pid);
   if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
   const runId = `native${Date.now().toString(36)}`;
-  const flow = (label, concurrency, seconds, maxFlows, evictedTo) => flowPhase(target, { runId, label, concurrency, seconds, keys: ["sk_test_demo"], skus: ["DEMO-US-RANGE"], maxFlows, evictedTo });
+  const flow = (label, concurrency, seconds, maxFlows, evictedTo) =>
+    flowPhase(target, {
+      runId,
+      label,
+      concurrency,
+      seconds,
+      keys: ["sk_test_demo"],
+      skus: ["DEMO-US-RANGE"],
+      maxFlows,
+      evictedTo,
+    });
   await flow("warmup", 4, 30, 300);
   const baseline = await settledOpenFiles(instance.pid);
   const data = path.join(tmp, `${name}.perf`);
-  const recorder = spawn("perf", ["record", "-q", "-e", "cpu-clock", "-F", "2000", "-g", "-p", String(instance.pid), "-o", data], { stdio: "ignore" });
+  const recorder = spawn(
+    "perf",
+    ["record", "-q", "-e", "cpu-clock", "-F", "2000", "-g", "-p", String(instance.pid), "-o", data],
+    { stdio: "ignore" },
+  );
   await new Promise((resolve) => setTimeout(resolve, 300));
   const phase = single(await flow("profiled", CONCURRENCY, SECONDS, Infinity, baseline));
   recorder.kill("SIGINT");
@@ -95,7 +136,11 @@ async function profile(name, configPath, seed) {
   target.close();
   await instance.mf.dispose();
   running.pop();
-  const script = execFileSync("perf", ["script", "-i", data, "-F", "ip,sym"], { encoding: "utf8", maxBuffer: 1 << 30, stdio: ["ignore", "pipe", "ignore"] });
+  const script = execFileSync("perf", ["script", "-i", data, "-F", "ip,sym"], {
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   return { flows: phase.completed, cpuMsPerFlow: phase.cpuMsPerUnit, ...classify(script) };
 }
 
@@ -110,7 +155,9 @@ async function main() {
   const service = await profile("service", path.join(ROOT, "wrangler.toml"), true);
   const floor = await profile("floor", path.join(ROOT, "bench", "floor", "wrangler.toml"), false);
   const msPerFlow = (run, category) => ((run.counts.get(category) ?? 0) / run.samples) * run.cpuMsPerFlow;
-  const categories = [...new Set([...service.counts.keys(), ...floor.counts.keys()])].sort((a, b) => msPerFlow(service, b) - msPerFlow(service, a));
+  const categories = [...new Set([...service.counts.keys(), ...floor.counts.keys()])].sort(
+    (a, b) => msPerFlow(service, b) - msPerFlow(service, a),
+  );
   const rows = categories.map((category) => {
     const s = msPerFlow(service, category);
     const f = msPerFlow(floor, category);

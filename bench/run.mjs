@@ -29,7 +29,10 @@ process.env.WRANGLER_LOG ??= "error";
 
 const settings = {
   flowSeconds: Number(process.env.BENCH_SECONDS ?? 4),
-  concurrency: (process.env.BENCH_CONCURRENCY ?? "1,4,16,64").split(",").map(Number).filter((n) => n > 0),
+  concurrency: (process.env.BENCH_CONCURRENCY ?? "1,4,16,64")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0),
   endpointSeconds: Number(process.env.BENCH_ENDPOINT_SECONDS ?? 3),
   endpointConcurrency: Number(process.env.BENCH_ENDPOINT_CONCURRENCY ?? 16),
   warmupFlows: 300,
@@ -70,7 +73,11 @@ function isWritableDir(dir) {
 function gitInfo() {
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "wrangler.toml", "schema"], { cwd: ROOT, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "src", "wrangler.toml", "schema"], {
+        cwd: ROOT,
+        encoding: "utf8",
+      }).trim() !== "";
     return { commit, dirty };
   } catch {
     return { commit: null, dirty: null };
@@ -86,35 +93,83 @@ async function main() {
     build({
       configPath: PROJECT_CONFIG,
       outdir: path.join(tmp, "build", "project-local"),
-      entry: writeLocalLimiterEntry({ configPath: PROJECT_CONFIG, file: path.join(tmp, "project-local-entry.js"), limit: settings.rateLimitsRaisedTo }),
+      entry: writeLocalLimiterEntry({
+        configPath: PROJECT_CONFIG,
+        file: path.join(tmp, "project-local-entry.js"),
+        limit: settings.rateLimitsRaisedTo,
+      }),
     }),
     build({ configPath: FLOOR_CONFIG, outdir: path.join(tmp, "build", "floor") }),
-    build({ configPath: PROJECT_CONFIG, outdir: path.join(tmp, "build", "project-metrics"), entry: writeInstrumentedEntry({ configPath: PROJECT_CONFIG, file: path.join(tmp, "project-metrics-entry.js") }) }),
-    build({ configPath: FLOOR_CONFIG, outdir: path.join(tmp, "build", "floor-metrics"), entry: writeInstrumentedEntry({ configPath: FLOOR_CONFIG, file: path.join(tmp, "floor-metrics-entry.js") }) }),
+    build({
+      configPath: PROJECT_CONFIG,
+      outdir: path.join(tmp, "build", "project-metrics"),
+      entry: writeInstrumentedEntry({ configPath: PROJECT_CONFIG, file: path.join(tmp, "project-metrics-entry.js") }),
+    }),
+    build({
+      configPath: FLOOR_CONFIG,
+      outdir: path.join(tmp, "build", "floor-metrics"),
+      entry: writeInstrumentedEntry({ configPath: FLOOR_CONFIG, file: path.join(tmp, "floor-metrics-entry.js") }),
+    }),
   ]);
 
   // Sandbox mode, as npm start runs: the flows use the demo's sk_test_ key.
   const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" };
-  log("starting workerd: the service as Miniflare simulates it (rate-limit simulator, asset router in front), the service as on Cloudflare (local limiters, reached directly), and the floor");
-  const project = await start({ name: "order-service", configPath: PROJECT_CONFIG, bundle: projectBundle, persistDir: path.join(tmp, "state", "project"), bindings: projectBindings, assetRouter: true });
+  log(
+    "starting workerd: the service as Miniflare simulates it (rate-limit simulator, asset router in front), the service as on Cloudflare (local limiters, reached directly), and the floor",
+  );
+  const project = await start({
+    name: "order-service",
+    configPath: PROJECT_CONFIG,
+    bundle: projectBundle,
+    persistDir: path.join(tmp, "state", "project"),
+    bindings: projectBindings,
+    assetRouter: true,
+  });
   instances.push(project);
-  const local = await start({ name: "order-service-local", configPath: PROJECT_CONFIG, bundle: localBundle, persistDir: path.join(tmp, "state", "project-local"), bindings: projectBindings });
+  const local = await start({
+    name: "order-service-local",
+    configPath: PROJECT_CONFIG,
+    bundle: localBundle,
+    persistDir: path.join(tmp, "state", "project-local"),
+    bindings: projectBindings,
+  });
   instances.push(local);
-  const floor = await start({ name: "order-floor", configPath: FLOOR_CONFIG, bundle: floorBundle, persistDir: path.join(tmp, "state", "floor") });
+  const floor = await start({
+    name: "order-floor",
+    configPath: FLOOR_CONFIG,
+    bundle: floorBundle,
+    persistDir: path.join(tmp, "state", "floor"),
+  });
   instances.push(floor);
   const P = new Target("project", project.url, project.pid);
   const L = new Target("local", local.url, local.pid);
   const F = new Target("floor", floor.url, floor.pid);
 
   log("seeding D1 (migrations, demo seed, bench clients and SKUs) and funding wallets through the operator API");
-  const seeded = await seedProject(project, P, { adminToken: ADMIN_TOKEN, clients: settings.scaleClients, skus: settings.scaleSkus, topUp: 1_000_000_000 });
+  const seeded = await seedProject(project, P, {
+    adminToken: ADMIN_TOKEN,
+    clients: settings.scaleClients,
+    skus: settings.scaleSkus,
+    topUp: 1_000_000_000,
+  });
   await seedProject(local, L, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
   const demoKey = [seeded.keys[0]];
 
   log(`warming up (${settings.warmupFlows} flows each at concurrency 4)`);
   for (const target of [P, L, F]) {
-    const warm = single(await flowPhase(target, { runId, label: "warmup", concurrency: 4, seconds: 30, keys: demoKey, skus: [SKU], maxFlows: settings.warmupFlows }));
-    if (warm.completed === 0) throw new Error(`${target.name}: no flow completed during warm-up: ${JSON.stringify(warm.errorSamples)}`);
+    const warm = single(
+      await flowPhase(target, {
+        runId,
+        label: "warmup",
+        concurrency: 4,
+        seconds: 30,
+        keys: demoKey,
+        skus: [SKU],
+        maxFlows: settings.warmupFlows,
+      }),
+    );
+    if (warm.completed === 0)
+      throw new Error(`${target.name}: no flow completed during warm-up: ${JSON.stringify(warm.errorSamples)}`);
   }
 
   // What each process holds open with no order open (the warm-up's orders evicted): each flow slice is then
@@ -122,7 +177,9 @@ async function main() {
   // drainEvicted). workerd closes an idle object's database seconds after its last event; counted only
   // until quiet, that work fell into a later slice of the same process, or (while another target ran)
   // into no count at all, and the ratios moved by up to 15 % from run to run (docs/performance-notes.md).
-  const baseline = Object.fromEntries(await Promise.all([P, L, F].map(async (target) => [target.name, await settledOpenFiles(target.pid)])));
+  const baseline = Object.fromEntries(
+    await Promise.all([P, L, F].map(async (target) => [target.name, await settledOpenFiles(target.pid)])),
+  );
 
   const phases = [];
   const runPhase = (phase) => {
@@ -141,24 +198,67 @@ async function main() {
   for (const concurrency of settings.concurrency) {
     record(
       await interleaved([P, L, F], settings.flowSeconds, (target, seconds, slice) =>
-        flowPhase(target, { runId, label: `flow-c${concurrency}-${slice}`, concurrency, seconds, keys: demoKey, skus: [SKU], evictedTo: baseline[target.name] }),
+        flowPhase(target, {
+          runId,
+          label: `flow-c${concurrency}-${slice}`,
+          concurrency,
+          seconds,
+          keys: demoKey,
+          skus: [SKU],
+          evictedTo: baseline[target.name],
+        }),
       ),
     );
   }
 
-  const orders = { project: { created: [], confirmed: [] }, local: { created: [], confirmed: [] }, floor: { created: [], confirmed: [] } };
+  const orders = {
+    project: { created: [], confirmed: [] },
+    local: { created: [], confirmed: [] },
+    floor: { created: [], confirmed: [] },
+  };
   for (const endpoint of ["create", "confirm", "get"]) {
     record(
       await interleaved([P, L, F], settings.endpointSeconds, (target, seconds, slice) =>
-        endpointPhase(target, { runId, label: `ep-${endpoint}-${slice}`, endpoint, concurrency: settings.endpointConcurrency, seconds, key: demoKey[0], skus: [SKU], orders: orders[target.name] }),
+        endpointPhase(target, {
+          runId,
+          label: `ep-${endpoint}-${slice}`,
+          endpoint,
+          concurrency: settings.endpointConcurrency,
+          seconds,
+          key: demoKey[0],
+          skus: [SKU],
+          orders: orders[target.name],
+        }),
       ),
     );
   }
 
   if (settings.scale) {
     const c = 16;
-    record([single(await flowPhase(P, { runId, label: "scale-clients", concurrency: c, seconds: settings.flowSeconds, keys: seeded.keys.slice(0, settings.scaleClients), skus: [SKU] }))]);
-    record([single(await flowPhase(P, { runId, label: "scale-skus", concurrency: c, seconds: settings.flowSeconds, keys: demoKey, skus: [SKU, ...seeded.extraSkus.slice(0, settings.scaleSkus - 1)] }))]);
+    record([
+      single(
+        await flowPhase(P, {
+          runId,
+          label: "scale-clients",
+          concurrency: c,
+          seconds: settings.flowSeconds,
+          keys: seeded.keys.slice(0, settings.scaleClients),
+          skus: [SKU],
+        }),
+      ),
+    ]);
+    record([
+      single(
+        await flowPhase(P, {
+          runId,
+          label: "scale-skus",
+          concurrency: c,
+          seconds: settings.flowSeconds,
+          keys: demoKey,
+          skus: [SKU, ...seeded.extraSkus.slice(0, settings.scaleSkus - 1)],
+        }),
+      ),
+    ]);
   }
 
   const outbound = { project: project.outbound, local: local.outbound, floor: floor.outbound };
@@ -174,22 +274,55 @@ async function main() {
   if (settings.profile) {
     // The service is profiled with local limiters, as limit() runs on Cloudflare: the simulator's own
     // Durable Object would otherwise fill the profile with work that is not the service's.
-    log(`profiling the service (local limiters) and the floor (V8 sampling profiler over the inspector, flows at concurrency ${settings.profileConcurrency})`);
+    log(
+      `profiling the service (local limiters) and the floor (V8 sampling profiler over the inspector, flows at concurrency ${settings.profileConcurrency})`,
+    );
     profile = {};
     for (const [name, configPath, bundle, bindings, seed] of [
       ["project", PROJECT_CONFIG, localBundle, projectBindings, true],
       ["floor", FLOOR_CONFIG, floorBundle, {}, false],
     ]) {
       const port = await freePort();
-      const instance = await start({ name: `${name}-profiled`, configPath, bundle, persistDir: path.join(tmp, "state", `${name}-profile`), bindings, inspectorPort: port });
+      const instance = await start({
+        name: `${name}-profiled`,
+        configPath,
+        bundle,
+        persistDir: path.join(tmp, "state", `${name}-profile`),
+        bindings,
+        inspectorPort: port,
+      });
       instances.push(instance);
       const target = new Target(name, instance.url, instance.pid);
-      if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
-      await flowPhase(target, { runId, label: "profile-warmup", concurrency: 4, seconds: 30, keys: demoKey, skus: [SKU], maxFlows: settings.warmupFlows });
-      profile[name] = await profilePhase(instance, bundle, async () => single(await flowPhase(target, { runId, label: "profile", concurrency: settings.profileConcurrency, seconds: 3, keys: demoKey, skus: [SKU] })), {
-        workerName: `${name}-profiled`,
-        saveTo: path.join(RESULTS, `${name}.cpuprofile.tmp`),
+      if (seed)
+        await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: 0, topUp: 1_000_000_000 });
+      await flowPhase(target, {
+        runId,
+        label: "profile-warmup",
+        concurrency: 4,
+        seconds: 30,
+        keys: demoKey,
+        skus: [SKU],
+        maxFlows: settings.warmupFlows,
       });
+      profile[name] = await profilePhase(
+        instance,
+        bundle,
+        async () =>
+          single(
+            await flowPhase(target, {
+              runId,
+              label: "profile",
+              concurrency: settings.profileConcurrency,
+              seconds: 3,
+              keys: demoKey,
+              skus: [SKU],
+            }),
+          ),
+        {
+          workerName: `${name}-profiled`,
+          saveTo: path.join(RESULTS, `${name}.cpuprofile.tmp`),
+        },
+      );
       profile[name].concurrency = settings.profileConcurrency;
       target.close();
       await instance.mf.dispose();
@@ -204,14 +337,41 @@ async function main() {
     ["project", PROJECT_CONFIG, projectMetricsBundle, projectBindings, true],
     ["floor", FLOOR_CONFIG, floorMetricsBundle, {}, false],
   ]) {
-    const metricsBindings = seed ? { ...bindings, UPSTREAM_BASE_URL: UPSTREAM_URL, ALLOW_INSECURE_WEBHOOKS: "true" } : bindings;
-    const instance = await start({ name: `${name}-metrics`, configPath, bundle, persistDir: path.join(tmp, "state", `${name}-metrics`), bindings: metricsBindings, answer: answerOutbound });
+    const metricsBindings = seed
+      ? { ...bindings, UPSTREAM_BASE_URL: UPSTREAM_URL, ALLOW_INSECURE_WEBHOOKS: "true" }
+      : bindings;
+    const instance = await start({
+      name: `${name}-metrics`,
+      configPath,
+      bundle,
+      persistDir: path.join(tmp, "state", `${name}-metrics`),
+      bindings: metricsBindings,
+      answer: answerOutbound,
+    });
     instances.push(instance);
     const target = new Target(name, instance.url, instance.pid);
-    if (seed) await seedProject(instance, target, { adminToken: ADMIN_TOKEN, clients: 1, skus: settings.scaleSkus, topUp: 1_000_000_000 });
-    costs[name] = await measureCosts(target, { runId, key: demoKey[0], skus: [SKU], flows: settings.metricsFlows, label: "metrics" });
+    if (seed)
+      await seedProject(instance, target, {
+        adminToken: ADMIN_TOKEN,
+        clients: 1,
+        skus: settings.scaleSkus,
+        topUp: 1_000_000_000,
+      });
+    costs[name] = await measureCosts(target, {
+      runId,
+      key: demoKey[0],
+      skus: [SKU],
+      flows: settings.metricsFlows,
+      label: "metrics",
+    });
     if (name === "project" && settings.scale) {
-      costs[`${name}-${settings.scaleSkus}skus`] = await measureCosts(target, { runId, key: demoKey[0], skus: [SKU, ...seeded.extraSkus].slice(0, settings.scaleSkus), flows: 3, label: "metrics-skus" });
+      costs[`${name}-${settings.scaleSkus}skus`] = await measureCosts(target, {
+        runId,
+        key: demoKey[0],
+        skus: [SKU, ...seeded.extraSkus].slice(0, settings.scaleSkus),
+        flows: 3,
+        label: "metrics-skus",
+      });
     }
     if (name === "project") {
       // What an order costs by supplier kind, without and with a webhook (two events, each one delivery).
@@ -219,7 +379,18 @@ async function main() {
       for (const [kind, list] of Object.entries(kinds)) {
         for (const webhook of [false, true]) {
           const label = `cost-${kind}${webhook ? "-webhook" : ""}`;
-          byKind[label] = { kind, webhook, ...(await measureCosts(target, { runId, key: demoKey[0], list, webhookUrl: webhook ? WEBHOOK_URL : undefined, flows: settings.costFlows, label })) };
+          byKind[label] = {
+            kind,
+            webhook,
+            ...(await measureCosts(target, {
+              runId,
+              key: demoKey[0],
+              list,
+              webhookUrl: webhook ? WEBHOOK_URL : undefined,
+              flows: settings.costFlows,
+              label,
+            })),
+          };
         }
       }
     }
@@ -231,13 +402,24 @@ async function main() {
   // The price of an order: the counters above with the Worker CPU per flow of the timed phase (local
   // limiters, as on Cloudflare, concurrency 16; measured for the sandbox SKU, used for every kind).
   const prices = readPrices();
-  const cpuPhase = phases.find((p) => p.kind === "flow" && p.target === "local" && p.concurrency === 16 && p.clients === 1 && p.skusPerOrder === 1) ?? phases.find((p) => p.kind === "flow" && p.target === "local");
+  const cpuPhase =
+    phases.find(
+      (p) =>
+        p.kind === "flow" && p.target === "local" && p.concurrency === 16 && p.clients === 1 && p.skusPerOrder === 1,
+    ) ?? phases.find((p) => p.kind === "flow" && p.target === "local");
   const cpuMsPerOrder = cpuPhase?.cpuMsPerUnit ?? null;
   const orderPrices = {
     priceFile: PRICE_FILE,
     asOf: prices.asOf,
     cpuMsPerOrder,
-    rows: Object.entries(byKind).map(([label, m]) => ({ label, kind: m.kind, webhook: m.webhook, flows: m.flows, stateSeenByGet: m.stateSeenByGet, ...priceOfOrders(m.warm.order.summary, cpuMsPerOrder ?? 0, prices) })),
+    rows: Object.entries(byKind).map(([label, m]) => ({
+      label,
+      kind: m.kind,
+      webhook: m.webhook,
+      flows: m.flows,
+      stateSeenByGet: m.stateSeenByGet,
+      ...priceOfOrders(m.warm.order.summary, cpuMsPerOrder ?? 0, prices),
+    })),
   };
 
   const result = {
@@ -245,7 +427,14 @@ async function main() {
     command: "npm run bench",
     durationSeconds: Math.round((Date.now() - runStarted) / 100) / 10,
     git: gitInfo(),
-    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? null, node: process.version, workerd: readVersion("workerd"), wrangler: readVersion("wrangler"), miniflare: readVersion("miniflare") },
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? null,
+      node: process.version,
+      workerd: readVersion("workerd"),
+      wrangler: readVersion("wrangler"),
+      miniflare: readVersion("miniflare"),
+    },
     settings,
     stateDir: tmpBase,
     phases,
@@ -262,7 +451,9 @@ async function main() {
   writeFileSync(path.join(RESULTS, "latest.svg"), renderSvg(result));
   writeFileSync(path.join(RESULTS, "latest.md"), renderMarkdown(result));
   printReport(result);
-  log(`wrote bench/results/latest.json (+ a timestamped copy), latest.svg and latest.md (${result.durationSeconds} s in all)`);
+  log(
+    `wrote bench/results/latest.json (+ a timestamped copy), latest.svg and latest.md (${result.durationSeconds} s in all)`,
+  );
 }
 
 function readVersion(pkg) {

@@ -40,7 +40,11 @@ const issuing = new Map(); // key -> when its codes are ready (phase "unknown")
 const supplierAnswers = { flaky: {}, unknown: {} };
 let phase = "flaky";
 const issue = (key, quantity) => {
-  if (!issued.has(key)) issued.set(key, Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${key}-${i}`, link: `https://redeem.example.com/${i}` })));
+  if (!issued.has(key))
+    issued.set(
+      key,
+      Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${key}-${i}`, link: `https://redeem.example.com/${i}` })),
+    );
   return issued.get(key);
 };
 const supplier = http.createServer((request, response) => {
@@ -70,7 +74,9 @@ const supplier = http.createServer((request, response) => {
         issuing.set(key, Date.now() + wait);
         await sleep(wait);
         const codes = issue(key, quantity);
-        return answer(200, wait > UPSTREAM_TIMEOUT_MS ? "codes, first request, too late" : "codes, first request", { codes });
+        return answer(200, wait > UPSTREAM_TIMEOUT_MS ? "codes, first request, too late" : "codes, first request", {
+          codes,
+        });
       }
     }
     const codes = issue(key, quantity);
@@ -106,10 +112,20 @@ async function startService() {
           name: "chaos",
           modules: [{ type: "ESModule", path: bundle }],
           modulesRoot: path.dirname(bundle),
-          bindings: { ...(options.bindings ?? {}), ADMIN_TOKEN: ADMIN, UPSTREAM_API_KEY: "chaos", UPSTREAM_BASE_URL: supplierUrl, UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), UPSTREAM_UNKNOWN_BUDGET_SECONDS: String(UNKNOWN_BUDGET_SECONDS), ORDER_TTL_SECONDS: String(TTL), API_KEY_CACHE_SECONDS: "5" },
+          bindings: {
+            ...(options.bindings ?? {}),
+            ADMIN_TOKEN: ADMIN,
+            UPSTREAM_API_KEY: "chaos",
+            UPSTREAM_BASE_URL: supplierUrl,
+            UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
+            UPSTREAM_UNKNOWN_BUDGET_SECONDS: String(UNKNOWN_BUDGET_SECONDS),
+            ORDER_TTL_SECONDS: String(TTL),
+            API_KEY_CACHE_SECONDS: "5",
+          },
           unsafeDirectSockets: [{ host: "127.0.0.1", port: 0 }],
           outboundService: async (request) => {
-            if (new URL(request.url).hostname !== "127.0.0.1") return new Response("chaos: only loopback", { status: 599 });
+            if (new URL(request.url).hostname !== "127.0.0.1")
+              return new Response("chaos: only loopback", { status: 599 });
             // Rebuilt for Node's own fetch: handed miniflare's Request as it is, it threw, and workerd
             // answered every supplier call 500 (so the supplier was never reached).
             const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
@@ -138,7 +154,11 @@ async function api(method, route, { key = ADMIN, body } = {}) {
       });
       const text = await response.text();
       let json = null;
-      try { json = JSON.parse(text); } catch { json = text; }
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = text;
+      }
       return { status: response.status, json };
     } catch (error) {
       return { status: 0, json: String(error) };
@@ -153,23 +173,45 @@ const runSql = async (sql) => {
   const statements = unstable_splitSqlQuery(sql).filter((s) => s.trim());
   if (statements.length) await db.batch(statements.map((s) => db.prepare(s)));
 };
-for (const file of readdirSync(path.join(ROOT, "schema/migrations")).filter((f) => f.endsWith(".sql")).sort()) await runSql(readFileSync(path.join(ROOT, "schema/migrations", file), "utf8"));
+for (const file of readdirSync(path.join(ROOT, "schema/migrations"))
+  .filter((f) => f.endsWith(".sql"))
+  .sort())
+  await runSql(readFileSync(path.join(ROOT, "schema/migrations", file), "utf8"));
 await runSql(readFileSync(path.join(ROOT, "schema/seed/demo.sql"), "utf8"));
 const now = Date.now();
 await db.batch([
-  db.prepare(`INSERT INTO products (sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, updated_at)
+  db
+    .prepare(
+      `INSERT INTO products (sku, name, product_type, currency, country, region, quotes, min_quote, max_quote, supplier, supplier_config, updated_at)
               VALUES ('CHAOS-INV', 'Chaos inventory card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'inventory', '{}', ?1),
                      ('CHAOS-UP', 'Chaos upstream card', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{}', ?1),
-                     ('CHAOS-UP-REFUSED', 'Chaos upstream card the supplier refuses', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{"productCode":"REFUSE"}', ?1)`).bind(now),
-  ...Array.from({ length: 300 }, (_, i) => db.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('CHAOS-INV', '10', ?1, 'https://redeem.example.com/c', ?2)`).bind(`CH-${i}`, now)),
+                     ('CHAOS-UP-REFUSED', 'Chaos upstream card the supplier refuses', 'fixed', 'USD', 'US', 'North America', '["10"]', NULL, NULL, 'upstream', '{"productCode":"REFUSE"}', ?1)`,
+    )
+    .bind(now),
+  ...Array.from({ length: 300 }, (_, i) =>
+    db
+      .prepare(
+        `INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('CHAOS-INV', '10', ?1, 'https://redeem.example.com/c', ?2)`,
+      )
+      .bind(`CH-${i}`, now),
+  ),
 ]);
 const clients = [];
 for (const id of ["chaos-a", "chaos-b", "chaos-c"]) {
   const created = await api("POST", "/admin/clients", { body: { id, name: id } });
   if (created.status >= 300) throw new Error(`client ${id}: ${created.status} ${JSON.stringify(created.json)}`);
   for (const currency of ["USD", "EUR"]) {
-    await db.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`).bind(id, currency, now).run();
-    const top = await api("POST", `/admin/wallets/${id}/${currency}/top-ups`, { body: { amount: currency === "USD" ? "3000" : "400", idempotencyKey: `chaos-${id}-${currency}`, reason: "chaos funds" } });
+    await db
+      .prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`)
+      .bind(id, currency, now)
+      .run();
+    const top = await api("POST", `/admin/wallets/${id}/${currency}/top-ups`, {
+      body: {
+        amount: currency === "USD" ? "3000" : "400",
+        idempotencyKey: `chaos-${id}-${currency}`,
+        reason: "chaos funds",
+      },
+    });
     if (top.status !== 200) throw new Error(`top-up ${id} ${currency}: ${top.status} ${JSON.stringify(top.json)}`);
   }
   clients.push({ id, key: created.json.apiKey ?? created.json.data?.apiKey });
@@ -193,11 +235,16 @@ let restarting = null;
 
 async function flow(worker) {
   while (!stopping) {
-    if (restarting) { await restarting; continue; }
+    if (restarting) {
+      await restarting;
+      continue;
+    }
     const client = clients[rand(clients.length)];
     const currency = Math.random() < 0.7 ? "USD" : "EUR";
-    const productList = Array.from({ length: 1 + rand(2) }, () => ({ ...LINES[rand(LINES.length)], quantity: 1 + rand(2) }))
-      .filter((line, i, all) => all.findIndex((other) => other.sku === line.sku) === i);
+    const productList = Array.from({ length: 1 + rand(2) }, () => ({
+      ...LINES[rand(LINES.length)],
+      quantity: 1 + rand(2),
+    })).filter((line, i, all) => all.findIndex((other) => other.sku === line.sku) === i);
     const body = { productList, wallet: currency, reference: `chaos-${worker}-${references.length}-${rand(1e9)}` };
     references.push({ client, reference: body.reference });
     let orderId = null;
@@ -242,7 +289,8 @@ async function watchStuckList(until) {
   while (!until()) {
     if (!restarting) {
       const stuck = await api("GET", "/admin/orders/stuck?limit=500");
-      for (const row of (stuck.json?.data ?? stuck.json)?.orders ?? []) if (row.timer === "supplier") listedUnknown.add(row.orderId);
+      for (const row of (stuck.json?.data ?? stuck.json)?.orders ?? [])
+        if (row.timer === "supplier") listedUnknown.add(row.orderId);
     }
     await sleep(1_000);
   }
@@ -263,7 +311,8 @@ await Promise.all([...drivers, killing]);
 for (const { client, reference } of references) {
   const found = await api("GET", `/admin/orders?clientId=${client.id}&reference=${encodeURIComponent(reference)}`);
   const record = (found.json?.data ?? found.json)?.record;
-  if (found.status === 200 && record && !orders.has(record.id)) orders.set(record.id, { client, currency: record.wallet });
+  if (found.status === 200 && record && !orders.has(record.id))
+    orders.set(record.id, { client, currency: record.wallet });
 }
 
 // --- settle: every order past expiry and out of processing, timers run
@@ -289,8 +338,13 @@ await watching;
 // CHAOS_PLANT=1: plant one known fault (a code reserved by an order that does not exist) to see the check fire.
 if (process.env.CHAOS_PLANT) {
   const planted = await current.mf.getD1Database("DB");
-  await planted.prepare(`UPDATE codes SET status = 'reserved', order_id = 'ord_planted', reserved_until = ?1
-    WHERE id = (SELECT id FROM codes WHERE sku = 'CHAOS-INV' AND status = 'available' LIMIT 1)`).bind(Date.now()).run();
+  await planted
+    .prepare(
+      `UPDATE codes SET status = 'reserved', order_id = 'ord_planted', reserved_until = ?1
+    WHERE id = (SELECT id FROM codes WHERE sku = 'CHAOS-INV' AND status = 'available' LIMIT 1)`,
+    )
+    .bind(Date.now())
+    .run();
 }
 
 // --- invariants
@@ -305,7 +359,10 @@ for (const client of clients) {
     const entries = [];
     let after;
     for (;;) {
-      const page = await api("GET", `/admin/wallets/${client.id}/${currency}/ledger?limit=500${after ? `&after=${after}` : ""}`);
+      const page = await api(
+        "GET",
+        `/admin/wallets/${client.id}/${currency}/ledger?limit=500${after ? `&after=${after}` : ""}`,
+      );
       const data = page.json.data ?? page.json;
       entries.push(...(data.entries ?? []));
       if (!data.next) break;
@@ -313,11 +370,19 @@ for (const client of clients) {
     }
     ledgers.set(`${client.id}/${currency}`, entries);
     const balance = (wallet.json.data ?? wallet.json).balance;
-    if (cents(sum(entries.map((e) => e.amount))) !== cents(balance)) violate("wallet balance != ledger sum", { wallet: `${client.id}/${currency}`, balance, ledger: sum(entries.map((e) => e.amount)) });
+    if (cents(sum(entries.map((e) => e.amount))) !== cents(balance))
+      violate("wallet balance != ledger sum", {
+        wallet: `${client.id}/${currency}`,
+        balance,
+        ledger: sum(entries.map((e) => e.amount)),
+      });
     let running = 0;
     for (const entry of entries) {
       running += cents(entry.amount);
-      if (running < 0) { violate("wallet below zero", { wallet: `${client.id}/${currency}`, seq: entry.seq }); break; }
+      if (running < 0) {
+        violate("wallet below zero", { wallet: `${client.id}/${currency}`, seq: entry.seq });
+        break;
+      }
     }
   }
 }
@@ -327,37 +392,76 @@ for (const [id, order] of records) {
   states[order.state] = (states[order.state] ?? 0) + 1;
   const entries = (ledgers.get(`${order.clientId}/${order.wallet}`) ?? []).filter((e) => e.key.includes(id));
   const charges = entries.filter((e) => e.kind === "order_charge");
-  const net = cents(sum(entries.filter((e) => e.kind === "order_charge" || e.kind === "order_void").map((e) => e.amount)));
+  const net = cents(
+    sum(entries.filter((e) => e.kind === "order_charge" || e.kind === "order_void").map((e) => e.amount)),
+  );
   const refunds = cents(sum(entries.filter((e) => e.kind === "order_refund").map((e) => e.amount)));
   const confirmedPath = ["confirmed", "processing", "successful", "partial", "failed"].includes(order.state);
   if (charges.length > 1) violate("charged more than once", { orderId: id, charges: charges.length });
-  if (confirmedPath && net !== -cents(order.charge)) violate("confirmed order not charged exactly once", { orderId: id, state: order.state, net: net / 100, charge: order.charge });
-  if (!confirmedPath && net !== 0) violate("unconfirmed order holds a charge", { orderId: id, state: order.state, net: net / 100 });
+  if (confirmedPath && net !== -cents(order.charge))
+    violate("confirmed order not charged exactly once", {
+      orderId: id,
+      state: order.state,
+      net: net / 100,
+      charge: order.charge,
+    });
+  if (!confirmedPath && net !== 0)
+    violate("unconfirmed order holds a charge", { orderId: id, state: order.state, net: net / 100 });
   const failedCharges = cents(sum(order.lines.filter((l) => l.status === "failed").map((l) => l.charge)));
-  if (confirmedPath && refunds !== failedCharges) violate("refunds != failed lines' charges", { orderId: id, state: order.state, refunds: refunds / 100, failed: failedCharges / 100 });
-  if (order.state === "rejected" && (refunds !== 0 || order.lines.some((l) => l.redeem))) violate("rejected order holds or owes something", { orderId: id });
-  for (const line of order.lines) if (line.redeem) soldBySku[line.sku] = (soldBySku[line.sku] ?? 0) + line.redeem.pins.length;
-  if (["created", "confirmed", "processing"].includes(order.state)) violate("order never settled", { orderId: id, state: order.state, pending: order.lines.filter((l) => l.status === "pending").map((l) => `${l.sku}: ${l.failureReason}`) });
+  if (confirmedPath && refunds !== failedCharges)
+    violate("refunds != failed lines' charges", {
+      orderId: id,
+      state: order.state,
+      refunds: refunds / 100,
+      failed: failedCharges / 100,
+    });
+  if (order.state === "rejected" && (refunds !== 0 || order.lines.some((l) => l.redeem)))
+    violate("rejected order holds or owes something", { orderId: id });
+  for (const line of order.lines)
+    if (line.redeem) soldBySku[line.sku] = (soldBySku[line.sku] ?? 0) + line.redeem.pins.length;
+  if (["created", "confirmed", "processing"].includes(order.state))
+    violate("order never settled", {
+      orderId: id,
+      state: order.state,
+      pending: order.lines.filter((l) => l.status === "pending").map((l) => `${l.sku}: ${l.failureReason}`),
+    });
   for (const line of order.lines.filter((l) => l.product.supplier === "upstream")) {
     const codesIssued = issued.get(`${id}:${line.sku}`);
-    if (line.status === "failed" && codesIssued) violate("line refunded although its codes were issued", { orderId: id, sku: line.sku, failureReason: line.failureReason });
-    if (line.status === "fulfilled" && JSON.stringify(line.redeem.pins) !== JSON.stringify((codesIssued ?? []).map((c) => c.pin))) violate("upstream line's codes != the codes issued", { orderId: id, sku: line.sku });
-    if (line.sku === "CHAOS-UP-REFUSED" && confirmedPath && line.status !== "failed") violate("refused line not failed", { orderId: id, status: line.status });
+    if (line.status === "failed" && codesIssued)
+      violate("line refunded although its codes were issued", {
+        orderId: id,
+        sku: line.sku,
+        failureReason: line.failureReason,
+      });
+    if (
+      line.status === "fulfilled" &&
+      JSON.stringify(line.redeem.pins) !== JSON.stringify((codesIssued ?? []).map((c) => c.pin))
+    )
+      violate("upstream line's codes != the codes issued", { orderId: id, sku: line.sku });
+    if (line.sku === "CHAOS-UP-REFUSED" && confirmedPath && line.status !== "failed")
+      violate("refused line not failed", { orderId: id, status: line.status });
   }
 }
 const stuckAtEnd = await api("GET", "/admin/orders/stuck?limit=500");
 for (const row of (stuckAtEnd.json?.data ?? stuckAtEnd.json)?.orders ?? []) {
   const order = records.get(row.orderId);
-  if (order && !["created", "confirmed", "processing"].includes(order.state)) violate("stuck list names an order at rest", { orderId: row.orderId, timer: row.timer, state: order.state });
+  if (order && !["created", "confirmed", "processing"].includes(order.state))
+    violate("stuck list names an order at rest", { orderId: row.orderId, timer: row.timer, state: order.state });
 }
 const codes = {};
 for (const sku of ["CHAOS-INV", "DEMO-EU-FIXED"]) {
   const stock = await api("GET", `/admin/products/${sku}/codes`);
   const byValue = (stock.json.data ?? stock.json).byValue ?? [];
-  const totals = { available: sum(byValue.map((v) => v.available)), reserved: sum(byValue.map((v) => v.reserved)), sold: sum(byValue.map((v) => v.sold)) };
+  const totals = {
+    available: sum(byValue.map((v) => v.available)),
+    reserved: sum(byValue.map((v) => v.reserved)),
+    sold: sum(byValue.map((v) => v.sold)),
+  };
   codes[sku] = totals;
-  if (totals.sold !== (soldBySku[sku] ?? 0)) violate("sold codes != codes in orders' redeem", { sku, sold: totals.sold, inRedeem: soldBySku[sku] ?? 0 });
-  if (totals.reserved !== 0) violate("codes still reserved after every order settled", { sku, reserved: totals.reserved });
+  if (totals.sold !== (soldBySku[sku] ?? 0))
+    violate("sold codes != codes in orders' redeem", { sku, sold: totals.sold, inRedeem: soldBySku[sku] ?? 0 });
+  if (totals.reserved !== 0)
+    violate("codes still reserved after every order settled", { sku, reserved: totals.reserved });
 }
 
 process.kill(current.pid, "SIGKILL");
@@ -368,12 +472,30 @@ rmSync(tmp, { recursive: true, force: true });
 const byKind = {};
 for (const v of violations) (byKind[v.kind] ??= []).push(v.example);
 console.log(`\nchaos: ${Math.round((Date.now() - started) / 1000)} s`);
-console.table({ "workerd SIGKILLs": kills, orders: records.size, ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])), violations: violations.length });
-console.table(Object.fromEntries(Object.entries(supplierAnswers).map(([name, answers]) => [`supplier, phase "${name}"`, answers])));
-console.log(`orders on the stuck list with lines of unknown outcome (budget ${UNKNOWN_BUDGET_SECONDS} s): ${listedUnknown.size}; codes the supplier issued: ${issued.size} keys`);
-console.table(Object.fromEntries(Object.entries(codes).map(([sku, c]) => [sku, { ...c, "in orders' redeem": soldBySku[sku] ?? 0 }])));
-console.table(Object.fromEntries(Object.entries(byKind).map(([kind, list]) => [kind, { count: list.length, example: JSON.stringify(list[0]) }])));
+console.table({
+  "workerd SIGKILLs": kills,
+  orders: records.size,
+  ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])),
+  violations: violations.length,
+});
+console.table(
+  Object.fromEntries(Object.entries(supplierAnswers).map(([name, answers]) => [`supplier, phase "${name}"`, answers])),
+);
+console.log(
+  `orders on the stuck list with lines of unknown outcome (budget ${UNKNOWN_BUDGET_SECONDS} s): ${listedUnknown.size}; codes the supplier issued: ${issued.size} keys`,
+);
+console.table(
+  Object.fromEntries(
+    Object.entries(codes).map(([sku, c]) => [sku, { ...c, "in orders' redeem": soldBySku[sku] ?? 0 }]),
+  ),
+);
+console.table(
+  Object.fromEntries(
+    Object.entries(byKind).map(([kind, list]) => [kind, { count: list.length, example: JSON.stringify(list[0]) }]),
+  ),
+);
 console.log(`violations: ${violations.length}`);
-for (const [kind, list] of Object.entries(byKind)) console.log(`  ${kind}: ${list.length}, e.g. ${JSON.stringify(list[0])}`);
+for (const [kind, list] of Object.entries(byKind))
+  console.log(`  ${kind}: ${list.length}, e.g. ${JSON.stringify(list[0])}`);
 if (kills < 10) console.log(`only ${kills} kills: fewer than the 10 this run must make`);
 process.exit(violations.length > 0 || kills < 10 ? 1 : 0);

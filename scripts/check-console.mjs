@@ -24,7 +24,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const shots = join(root, "docs", "console");
 const PROBE = "<img src=x onerror=alert(1)>";
 const axeSource = readFileSync(join(root, "node_modules", "axe-core", "axe.min.js"), "utf8");
-const executablePath = process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+const executablePath =
+  process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 if (executablePath === undefined) {
   console.error("check:console: no Chromium found; install Debian's `chromium` package or set CHROMIUM_PATH.");
   process.exit(2);
@@ -38,15 +39,20 @@ async function freePort() {
   return port;
 }
 
-if (!existsSync(join(root, "src/docs/generated/assets/console"))) spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
+if (!existsSync(join(root, "src/docs/generated/assets/console")))
+  spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const state = mkdtempSync(join(tmpdir(), "order-service-console-"));
-const server = spawn(process.execPath, ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
-  cwd: root,
-  stdio: ["ignore", "pipe", "pipe"],
-});
+const server = spawn(
+  process.execPath,
+  ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state],
+  {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  },
+);
 let output = "";
 server.stdout.on("data", (chunk) => (output += chunk));
 server.stderr.on("data", (chunk) => (output += chunk));
@@ -81,7 +87,10 @@ async function send(url, init) {
 async function api(method, path, body, token) {
   const response = await send(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.json().catch(() => null);
@@ -91,11 +100,24 @@ async function api(method, path, body, token) {
 
 /** A row in the local D1 database, as the dead-letter queue's consumer keeps one (no queue runs out of retries in a minute). */
 function insertDeadLetter(eventId, lastError) {
-  const message = { clientId: "demo", url: "https://hooks.example.com/orders", event: { id: eventId, type: "order.successful", createdAt: Date.now(), data: { orderId: "ord_console_check", state: "successful", reference: PROBE } } };
+  const message = {
+    clientId: "demo",
+    url: "https://hooks.example.com/orders",
+    event: {
+      id: eventId,
+      type: "order.successful",
+      createdAt: Date.now(),
+      data: { orderId: "ord_console_check", state: "successful", reference: PROBE },
+    },
+  };
   const quote = (text) => `'${text.replaceAll("'", "''")}'`;
   const sql = `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (${quote(eventId)}, 'demo', ${quote(message.url)}, ${quote(JSON.stringify(message))}, 8, ${quote(lastError)}, ${Date.now()})`;
   const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
-  const result = spawnSync(process.execPath, [wrangler, "d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql], { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } });
+  const result = spawnSync(
+    process.execPath,
+    [wrangler, "d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql],
+    { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } },
+  );
   if (result.status !== 0) throw new Error(`could not add a dead letter: ${result.stderr.slice(-500)}`);
 }
 
@@ -115,29 +137,65 @@ try {
   // What the steps need, made through the operator and client APIs.
   const operators = {};
   for (const role of ["viewer", "operator", "admin"]) {
-    operators[role] = await api("POST", "/admin/operators", { name: `${role[0].toUpperCase()}${role.slice(1)} of the console check`, role }, token);
+    operators[role] = await api(
+      "POST",
+      "/admin/operators",
+      { name: `${role[0].toUpperCase()}${role.slice(1)} of the console check`, role },
+      token,
+    );
   }
   const client = await send(`${base}/order/create`, {
     method: "POST",
     headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
-    body: JSON.stringify({ productList: [{ sku: "DEMO-EU-FIXED", productType: "fixed", quote: 10, quantity: 1 }], wallet: "USD", reference: `check-${run}` }),
+    body: JSON.stringify({
+      productList: [{ sku: "DEMO-EU-FIXED", productType: "fixed", quote: 10, quantity: 1 }],
+      wallet: "USD",
+      reference: `check-${run}`,
+    }),
   });
   const order = (await client.json()).data;
-  await send(`${base}/order/confirm`, { method: "PUT", headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" }, body: JSON.stringify({ orderId: order.id }) });
+  await send(`${base}/order/confirm`, {
+    method: "PUT",
+    headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
+    body: JSON.stringify({ orderId: order.id }),
+  });
   // The probe in every free text a client or an operator writes that the pages show.
   await send(`${base}/order/create`, {
     method: "POST",
     headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
-    body: JSON.stringify({ productList: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 5, quantity: 1 }], wallet: "USD", reference: PROBE }),
+    body: JSON.stringify({
+      productList: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 5, quantity: 1 }],
+      wallet: "USD",
+      reference: PROBE,
+    }),
   });
   await api("POST", "/admin/clients", { id: `probe-${run}`, name: PROBE }, token);
-  await api("PUT", "/admin/products/PROBE-SKU", { productType: "fixed", name: PROBE, currency: "EUR", country: "DE", region: PROBE, quotes: ["10"], supplier: "inventory" }, token);
+  await api(
+    "PUT",
+    "/admin/products/PROBE-SKU",
+    {
+      productType: "fixed",
+      name: PROBE,
+      currency: "EUR",
+      country: "DE",
+      region: PROBE,
+      quotes: ["10"],
+      supplier: "inventory",
+    },
+    token,
+  );
   await api("PUT", "/admin/products/PROBE-SKU/low-stock-threshold", { threshold: 5 }, token);
   await api("PUT", "/admin/products/DEMO-GB-FIXED/low-stock-threshold", { threshold: 20 }, token);
   await api("PUT", "/admin/wallets/demo/EUR/low-balance-threshold", { threshold: "500" }, token);
-  await api("POST", "/admin/wallets/demo/USD/adjustments", { amount: "-0.01", idempotencyKey: `probe-${run}`, reason: PROBE }, token);
+  await api(
+    "POST",
+    "/admin/wallets/demo/USD/adjustments",
+    { amount: "-0.01", idempotencyKey: `probe-${run}`, reason: PROBE },
+    token,
+  );
   for (const role of ["viewer", "operator", "admin"]) insertDeadLetter(`evt_check_${role}_${run}`, `HTTP 503 ${PROBE}`);
-  const letters = (await api("GET", "/admin/webhooks/dead-letters?clientId=demo&limit=200", undefined, token)).deadLetters;
+  const letters = (await api("GET", "/admin/webhooks/dead-letters?clientId=demo&limit=200", undefined, token))
+    .deadLetters;
   const letterOf = (role) => letters.find((letter) => letter.eventId === `evt_check_${role}_${run}`).id;
 
   browser = await chromium.launch({ executablePath, headless: true, args: ["--no-sandbox"] });
@@ -164,9 +222,19 @@ try {
     /** axe-core in the page (evaluated through the driver: the page's policy allows no inline script). */
     async function accessible(name) {
       await page.evaluate(axeSource);
-      const violations = await page.evaluate(async () => (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })));
+      const violations = await page.evaluate(async () =>
+        (await globalThis.axe.run(document, { resultTypes: ["violations"] })).violations.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          nodes: v.nodes.length,
+        })),
+      );
       const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
-      check(`${role}: ${name} has no serious or critical axe violation`, bad.length === 0, bad.map((v) => `${v.id} (${v.impact}, ${v.nodes} nodes)`).join(", "));
+      check(
+        `${role}: ${name} has no serious or critical axe violation`,
+        bad.length === 0,
+        bad.map((v) => `${v.id} (${v.impact}, ${v.nodes} nodes)`).join(", "),
+      );
     }
     async function visit(path, name, file) {
       const response = await page.goto(`${base}${path}`);
@@ -184,13 +252,17 @@ try {
       }
     }
     /** A form post from this page's origin with the session's cookie, as a re-sent or forged form would arrive. */
-    const post = (path, form) => page.request.post(`${base}${path}`, { form, headers: { origin: base }, maxRedirects: 0 });
+    const post = (path, form) =>
+      page.request.post(`${base}${path}`, { form, headers: { origin: base }, maxRedirects: 0 });
 
     // 1. Sign in.
     await visit("/console/sign-in", "sign-in", "sign-in");
     await page.fill("#token", operators[role].token);
     await Promise.all([page.waitForURL(`${base}/console`), page.click("button[type=submit]")]);
-    check(`${role}: 1. signs in and lands on Needs attention`, (await page.textContent("h1"))?.includes("Needs attention") === true);
+    check(
+      `${role}: 1. signs in and lands on Needs attention`,
+      (await page.textContent("h1"))?.includes("Needs attention") === true,
+    );
     await accessible("Needs attention");
     await shoot("needs-attention");
 
@@ -200,27 +272,49 @@ try {
     await page.fill("#reference", `check-${run}`);
     await Promise.all([page.waitForURL(new RegExp(`/console/orders/${order.id}`)), page.click("text=Find the order")]);
     const timeline = await page.textContent("main");
-    check(`${role}: 2. finds the order by client and reference and opens its timeline`, timeline?.includes("Timeline") === true && timeline.includes(`check-${run}`));
+    check(
+      `${role}: 2. finds the order by client and reference and opens its timeline`,
+      timeline?.includes("Timeline") === true && timeline.includes(`check-${run}`),
+    );
     await accessible("order");
     await shoot("order");
 
     // 3. A top-up posted twice from one drawn form lands once.
     await visit("/console/wallets/demo/USD", "wallet", "wallet");
-    const ledgerBefore = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
+    const ledgerBefore = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries
+      .length;
     const topUpForm = page.locator("form:has(input[name=action][value=top-up])");
     if (role === "viewer") {
-      const refused = await post("/console/wallets/demo/USD", { action: "top-up", formKey: `console-${crypto.randomUUID()}`, amount: "5", reason: "viewer" });
-      check(`${role}: 3. is shown no top-up form, and a posted one is refused`, (await topUpForm.count()) === 0 && refused.status() === 403, String(refused.status()));
+      const refused = await post("/console/wallets/demo/USD", {
+        action: "top-up",
+        formKey: `console-${crypto.randomUUID()}`,
+        amount: "5",
+        reason: "viewer",
+      });
+      check(
+        `${role}: 3. is shown no top-up form, and a posted one is refused`,
+        (await topUpForm.count()) === 0 && refused.status() === 403,
+        String(refused.status()),
+      );
     } else {
       await topUpForm.locator("input[name=amount]").fill("12.34");
       await topUpForm.locator("input[name=reason]").fill(`console check ${role}`);
-      const fields = Object.fromEntries(await topUpForm.locator("input").evaluateAll((inputs) => inputs.map((input) => [input.name, input.value])));
-      await Promise.all([page.waitForResponse((answer) => answer.request().method() === "POST"), topUpForm.locator("button[type=submit]").click()]);
+      const fields = Object.fromEntries(
+        await topUpForm.locator("input").evaluateAll((inputs) => inputs.map((input) => [input.name, input.value])),
+      );
+      await Promise.all([
+        page.waitForResponse((answer) => answer.request().method() === "POST"),
+        topUpForm.locator("button[type=submit]").click(),
+      ]);
       await page.waitForLoadState("load");
       const again = await post("/console/wallets/demo/USD", fields);
       const ledger = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries;
       const mine = ledger.filter((entry) => entry.reason === `console check ${role}`);
-      check(`${role}: 3. one form sent twice posts once`, ledger.length === ledgerBefore + 1 && mine.length === 1 && mine[0].amount === 12.34, `entries +${ledger.length - ledgerBefore}, second answer ${again.status()}`);
+      check(
+        `${role}: 3. one form sent twice posts once`,
+        ledger.length === ledgerBefore + 1 && mine.length === 1 && mine[0].amount === 12.34,
+        `entries +${ledger.length - ledgerBefore}, second answer ${again.status()}`,
+      );
     }
 
     // 4. A CSV with one bad row is refused, and the report names that row.
@@ -229,18 +323,31 @@ try {
     const stockBefore = await api("GET", "/admin/products/DEMO-EU-FIXED/codes", undefined, token);
     if (role === "viewer") {
       const refused = await post("/console/catalogue/DEMO-EU-FIXED", { action: "threshold", threshold: "3" });
-      check(`${role}: 4. is shown no upload form, and a posted change is refused`, (await page.locator("#upload-file").count()) === 0 && refused.status() === 403, String(refused.status()));
+      check(
+        `${role}: 4. is shown no upload form, and a posted change is refused`,
+        (await page.locator("#upload-file").count()) === 0 && refused.status() === 403,
+        String(refused.status()),
+      );
     } else {
       const csv = `value,pin,link\n10,CHECK-${role}-${run}-1,https://redeem.example.com/1\n7,CHECK-${role}-${run}-2,https://redeem.example.com/2\n25,CHECK-${role}-${run}-3,https://redeem.example.com/3\n`;
       await page.setInputFiles("#upload-file", { name: "codes.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-      await Promise.all([page.waitForResponse((answer) => answer.request().method() === "POST"), page.click("button:has-text(\"Upload codes\")")]);
+      await Promise.all([
+        page.waitForResponse((answer) => answer.request().method() === "POST"),
+        page.click('button:has-text("Upload codes")'),
+      ]);
       await page.waitForLoadState("load");
       const report = (await page.textContent("#report-heading + p, main")) ?? "";
-      const row = await page.locator("tr", { hasText: `CHECK-${role}-${run}-2` }).textContent().catch(() => "");
+      const row = await page
+        .locator("tr", { hasText: `CHECK-${role}-${run}-2` })
+        .textContent()
+        .catch(() => "");
       const stockAfter = await api("GET", "/admin/products/DEMO-EU-FIXED/codes", undefined, token);
       check(
         `${role}: 4. the upload report names the bad row and nothing is added`,
-        report.includes("nothing was added") && row?.includes("Row 2") === true && row.includes("7 is not one of the quotes") && JSON.stringify(stockAfter) === JSON.stringify(stockBefore),
+        report.includes("nothing was added") &&
+          row?.includes("Row 2") === true &&
+          row.includes("7 is not one of the quotes") &&
+          JSON.stringify(stockAfter) === JSON.stringify(stockBefore),
         row ?? "",
       );
       await accessible("upload report");
@@ -252,10 +359,20 @@ try {
     const letter = letterOf(role);
     if (role === "viewer") {
       const refused = await post("/console/dead-letters", { id: String(letter) });
-      check(`${role}: 5. is shown no replay button, and a posted replay is refused`, (await page.locator(`button[aria-label="Replay dead letter ${letter}"]`).count()) === 0 && refused.status() === 403, String(refused.status()));
+      check(
+        `${role}: 5. is shown no replay button, and a posted replay is refused`,
+        (await page.locator(`button[aria-label="Replay dead letter ${letter}"]`).count()) === 0 &&
+          refused.status() === 403,
+        String(refused.status()),
+      );
     } else {
-      await Promise.all([page.waitForURL(new RegExp(`replayed=${letter}`)), page.click(`button[aria-label="Replay dead letter ${letter}"]`)]);
-      const replayed = (await api("GET", "/admin/webhooks/dead-letters?status=replayed&clientId=demo&limit=200", undefined, token)).deadLetters.some((entry) => entry.id === letter);
+      await Promise.all([
+        page.waitForURL(new RegExp(`replayed=${letter}`)),
+        page.click(`button[aria-label="Replay dead letter ${letter}"]`),
+      ]);
+      const replayed = (
+        await api("GET", "/admin/webhooks/dead-letters?status=replayed&clientId=demo&limit=200", undefined, token)
+      ).deadLetters.some((entry) => entry.id === letter);
       check(`${role}: 5. replays a dead letter`, replayed);
       await accessible("dead letters after a replay");
     }
@@ -263,15 +380,32 @@ try {
     // 6. A change the role may not make is refused and changes nothing.
     const before = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
     if (role === "viewer") {
-      const refused = await post("/console/wallets/demo/USD", { action: "adjustment", formKey: `console-${crypto.randomUUID()}`, amount: "-1", reason: "viewer" });
+      const refused = await post("/console/wallets/demo/USD", {
+        action: "adjustment",
+        formKey: `console-${crypto.randomUUID()}`,
+        amount: "-1",
+        reason: "viewer",
+      });
       const after = (await api("GET", "/admin/wallets/demo/USD/ledger?limit=200", undefined, token)).entries.length;
-      check(`${role}: 6. a viewer's change is refused`, refused.status() === 403 && after === before, String(refused.status()));
+      check(
+        `${role}: 6. a viewer's change is refused`,
+        refused.status() === 403 && after === before,
+        String(refused.status()),
+      );
     } else if (role === "operator") {
       const refused = await post("/console/catalogue", { base: "USD", target: "SEK", rate: "10" });
-      check(`${role}: 6. an admin's change (an exchange rate) is refused`, refused.status() === 403, String(refused.status()));
+      check(
+        `${role}: 6. an admin's change (an exchange rate) is refused`,
+        refused.status() === 403,
+        String(refused.status()),
+      );
     } else {
       const refused = await post("/console/catalogue", { base: "USD", target: "SEK", rate: "10" });
-      check(`${role}: 6. an admin's change is allowed (the refusals are the viewer's and the operator's)`, refused.status() === 303, String(refused.status()));
+      check(
+        `${role}: 6. an admin's change is allowed (the refusals are the viewer's and the operator's)`,
+        refused.status() === 303,
+        String(refused.status()),
+      );
     }
 
     // 7. The probe, wherever it was written, is text: nothing runs, no image is made.
@@ -288,14 +422,22 @@ try {
       await visit(path, name, path === "/console/audit" ? "audit" : undefined);
       const shown = (await page.textContent("main")) ?? "";
       const images = await page.evaluate(() => document.querySelectorAll("img").length);
-      check(`${role}: 7. ${name}: the probe is shown as text and made no element`, shown.includes(PROBE) && images === 0, `images ${images}`);
+      check(
+        `${role}: 7. ${name}: the probe is shown as text and made no element`,
+        shown.includes(PROBE) && images === 0,
+        `images ${images}`,
+      );
     }
     check(`${role}: 7. no script ran (no dialog)`, dialogs.length === 0, dialogs.join(", "));
 
     // 8. Sign out: the session ends on the server.
     await Promise.all([page.waitForURL(`${base}/console/sign-in`), page.click("text=Sign out")]);
     await page.goto(`${base}/console`);
-    check(`${role}: 8. signs out, and /console asks to sign in again`, page.url() === `${base}/console/sign-in`, page.url());
+    check(
+      `${role}: 8. signs out, and /console asks to sign in again`,
+      page.url() === `${base}/console/sign-in`,
+      page.url(),
+    );
 
     check(`${role}: every request stayed on this Worker`, elsewhere.length === 0, [...new Set(elsewhere)].join(", "));
     if (errors.length > 0) console.log(`browser errors (not fatal):\n  ${errors.join("\n  ")}`);
@@ -303,7 +445,9 @@ try {
   }
 } catch (error) {
   failures.push(error instanceof Error ? error.message : String(error));
-  console.error(`FAIL ${error instanceof Error ? error.stack : error}${error?.cause ? ` (cause: ${error.cause})` : ""}`);
+  console.error(
+    `FAIL ${error instanceof Error ? error.stack : error}${error?.cause ? ` (cause: ${error.cause})` : ""}`,
+  );
   console.error(output.slice(-3000));
 } finally {
   await browser?.close();
@@ -311,5 +455,7 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 1000));
   rmSync(state, { recursive: true, force: true });
 }
-console.log(`\ncheck:console: ${passed.length} checks passed, ${failures.length} failed${failures.length > 0 ? `:\n  ${failures.join("\n  ")}` : ""}`);
+console.log(
+  `\ncheck:console: ${passed.length} checks passed, ${failures.length} failed${failures.length > 0 ? `:\n  ${failures.join("\n  ")}` : ""}`,
+);
 process.exit(failures.length > 0 ? 1 : 0);

@@ -17,7 +17,8 @@ import { chromium } from "playwright-core";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const screenshot = join(root, "docs", "api-reference.png");
 const ORDER_OPERATIONS = ["createOrder", "confirmOrder", "getOrder"];
-const executablePath = process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
+const executablePath =
+  process.env.CHROMIUM_PATH ?? ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path) => existsSync(path));
 if (executablePath === undefined) {
   console.error("check:docs: no Chromium found; install Debian's `chromium` package or set CHROMIUM_PATH.");
   process.exit(2);
@@ -31,17 +32,25 @@ async function freePort() {
   return port;
 }
 
-if (!existsSync(join(root, "src/docs/generated/renderer.js")) || !existsSync(join(root, "src/docs/generated/assets/docs")) || !existsSync(join(root, "src/docs/generated/assets/console"))) {
+if (
+  !existsSync(join(root, "src/docs/generated/renderer.js")) ||
+  !existsSync(join(root, "src/docs/generated/assets/docs")) ||
+  !existsSync(join(root, "src/docs/generated/assets/console"))
+) {
   spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
 }
 
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const state = mkdtempSync(join(tmpdir(), "order-service-docs-"));
-const server = spawn(process.execPath, ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state], {
-  cwd: root,
-  stdio: ["ignore", "pipe", "pipe"],
-});
+const server = spawn(
+  process.execPath,
+  ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state],
+  {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  },
+);
 let output = "";
 server.stdout.on("data", (chunk) => (output += chunk));
 server.stderr.on("data", (chunk) => (output += chunk));
@@ -85,7 +94,9 @@ try {
   page.on("console", (message) => {
     if (message.type() !== "error") return;
     // The page's Content-Security-Policy stops any request to another origin before it is made; count those too.
-    const blocked = /Content Security Policy/.test(message.text()) ? /'(https?:[^']+)'|load (https?:\S+?)\.? /.exec(message.text()) : null;
+    const blocked = /Content Security Policy/.test(message.text())
+      ? /'(https?:[^']+)'|load (https?:\S+?)\.? /.exec(message.text())
+      : null;
     if (blocked !== null) elsewhere.push(blocked[1] ?? blocked[2]);
     else pageErrors.push(message.text());
   });
@@ -115,11 +126,15 @@ try {
 
   if (elsewhere.length > 0) {
     failed = true;
-    console.error(`FAIL the page asked for ${elsewhere.length} resource(s) not on this Worker:\n  ${[...new Set(elsewhere)].join("\n  ")}`);
+    console.error(
+      `FAIL the page asked for ${elsewhere.length} resource(s) not on this Worker:\n  ${[...new Set(elsewhere)].join("\n  ")}`,
+    );
   }
   if (missing.length > 0) {
     failed = true;
-    console.error(`FAIL the page asked for ${missing.length} resource(s) this Worker does not have:\n  ${missing.join("\n  ")}`);
+    console.error(
+      `FAIL the page asked for ${missing.length} resource(s) this Worker does not have:\n  ${missing.join("\n  ")}`,
+    );
   }
   if (pageErrors.length > 0) console.log(`browser console errors (not fatal):\n  ${pageErrors.join("\n  ")}`);
 } catch (error) {

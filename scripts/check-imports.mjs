@@ -59,7 +59,9 @@ for (const [file, imports] of graph) {
   for (const imported of imports) {
     const [from, to] = [folderOf(file), folderOf(imported)];
     if (/-routes\.ts$/.test(imported) && name(file) !== "app.ts") {
-      problems.push(`${name(file)} imports the routes file ${name(imported)}: only the composition root (src/app.ts) gathers routes`);
+      problems.push(
+        `${name(file)} imports the routes file ${name(imported)}: only the composition root (src/app.ts) gathers routes`,
+      );
     }
     if (from === to) continue;
     if (!folderEdges.has(from)) folderEdges.set(from, new Set());
@@ -74,7 +76,8 @@ for (const component of circles([...folderEdges.keys()], (folder) => [...(folder
   for (const [file, imports] of graph) {
     for (const imported of imports) {
       const [from, to] = [folderOf(file), folderOf(imported)];
-      if (from !== to && component.includes(from) && component.includes(to)) witnesses.push(`${name(file)} -> ${name(imported)}`);
+      if (from !== to && component.includes(from) && component.includes(to))
+        witnesses.push(`${name(file)} -> ${name(imported)}`);
     }
   }
   problems.push(`import circle between folders ${component.join(", ")}:\n    ${witnesses.join("\n    ")}`);
@@ -83,7 +86,8 @@ for (const component of circles([...folderEdges.keys()], (folder) => [...(folder
 const writers = tableWriters();
 for (const [table, files] of writers) {
   const folders = new Set([...files].map(folderOf));
-  if (folders.size > 1) problems.push(`the D1 table ${table} is written from ${folders.size} folders: ${[...files].map(name).join(", ")}`);
+  if (folders.size > 1)
+    problems.push(`the D1 table ${table} is written from ${folders.size} folders: ${[...files].map(name).join(", ")}`);
 }
 
 if (problems.length > 0) {

@@ -19,7 +19,8 @@ if (section === null) {
 const block = section[1].split("\n");
 
 const problems = [];
-const entries = (dir) => readdirSync(join(root, dir)).map((name) => (statSync(join(root, dir, name)).isDirectory() ? `${name}/` : name));
+const entries = (dir) =>
+  readdirSync(join(root, dir)).map((name) => (statSync(join(root, dir, name)).isDirectory() ? `${name}/` : name));
 
 // Top-level entries (no indent) and the lines that belong to each.
 const topLevel = new Map();
@@ -61,7 +62,9 @@ for (const name of entries("test").filter((entry) => entry.endsWith("/"))) {
 }
 
 // Each folder imports only the folders listed above it.
-const rank = new Map(srcEntries.filter(({ entry }) => entry.endsWith("/")).map(({ entry }, index) => [entry.slice(0, -1), index]));
+const rank = new Map(
+  srcEntries.filter(({ entry }) => entry.endsWith("/")).map(({ entry }, index) => [entry.slice(0, -1), index]),
+);
 const seen = new Set();
 for (const [file, imports] of importGraph()) {
   for (const imported of imports) {
@@ -69,18 +72,26 @@ for (const [file, imports] of importGraph()) {
     if (from === to || from === "(root)" || !rank.has(from) || !rank.has(to) || rank.get(to) < rank.get(from)) continue;
     if (seen.has(`${from}>${to}`)) continue;
     seen.add(`${from}>${to}`);
-    problems.push(`src/${from}/ imports src/${to}/, listed below it (${name(file)} imports ${name(imported)}): move the import or the line`);
+    problems.push(
+      `src/${from}/ imports src/${to}/, listed below it (${name(file)} imports ${name(imported)}): move the import or the line`,
+    );
   }
 }
 
 // The tables in brackets are the tables the folder writes.
 const written = new Map();
-for (const [table, files] of tableWriters()) for (const file of files) written.set(folderOf(file), [...(written.get(folderOf(file)) ?? []), table]);
+for (const [table, files] of tableWriters())
+  for (const file of files) written.set(folderOf(file), [...(written.get(folderOf(file)) ?? []), table]);
 for (const { entry, text } of srcEntries.filter(({ entry }) => entry.endsWith("/"))) {
   const folder = entry.slice(0, -1);
-  const listed = (/\[([a-z_, ]+)\]\s*$/.exec(text)?.[1] ?? "").split(",").map((table) => table.trim()).filter(Boolean).sort();
+  const listed = (/\[([a-z_, ]+)\]\s*$/.exec(text)?.[1] ?? "")
+    .split(",")
+    .map((table) => table.trim())
+    .filter(Boolean)
+    .sort();
   const actual = [...new Set(written.get(folder) ?? [])].sort();
-  if (listed.join() !== actual.join()) problems.push(`src/${entry} lists the tables [${listed.join(", ")}] but writes [${actual.join(", ")}]`);
+  if (listed.join() !== actual.join())
+    problems.push(`src/${entry} lists the tables [${listed.join(", ")}] but writes [${actual.join(", ")}]`);
 }
 
 // The names (ARCHITECTURE.md, "Names"): a routes file says who calls it, a schema file what it describes.
@@ -93,15 +104,20 @@ for (const file of srcFiles("src").filter((path) => path.endsWith(".ts") && !pat
   if (/schema/.test(base) && !/^[a-z0-9]+(-[a-z0-9]+)*-schemas\.ts$/.test(base)) {
     problems.push(`${file}: a schema file is named <subject>-schemas.ts (ARCHITECTURE.md, Names)`);
   }
-  if (/-storage\.ts$/.test(base)) problems.push(`${file}: a storage module is named <subject>-store.ts (ARCHITECTURE.md, Names)`);
+  if (/-storage\.ts$/.test(base))
+    problems.push(`${file}: a storage module is named <subject>-store.ts (ARCHITECTURE.md, Names)`);
   if (!base.endsWith("-routes.ts")) continue;
   const paths = [...readFileSync(join(root, file), "utf8").matchAll(/^\s*path: "([^"]+)"/gm)].map(([, path]) => path);
   const operatorOnly = paths.length > 0 && paths.every((path) => path.startsWith("/admin/") || path === "/admin");
   if (operatorOnly && !base.endsWith("-admin-routes.ts")) {
-    problems.push(`${file}: every route is under /admin, so its name ends in -admin-routes.ts (ARCHITECTURE.md, Names)`);
+    problems.push(
+      `${file}: every route is under /admin, so its name ends in -admin-routes.ts (ARCHITECTURE.md, Names)`,
+    );
   }
   if (base.endsWith("-admin-routes.ts") && !operatorOnly) {
-    problems.push(`${file}: named as the operator's, but serves ${paths.filter((path) => !path.startsWith("/admin")).join(", ") || "no route"}`);
+    problems.push(
+      `${file}: named as the operator's, but serves ${paths.filter((path) => !path.startsWith("/admin")).join(", ") || "no route"}`,
+    );
   }
 }
 

@@ -45,7 +45,9 @@ const NOT_AT_STARTUP = [
 const entryModules = ["app.ts", "index.ts"].map((file) => readFileSync(join(root, "src", file), "utf8")).join("\n");
 const lazilyImported = [...entryModules.matchAll(/import\("\.\/([\w/-]+)"\)/g)].map(([, path]) => `src/${path}.ts`);
 if (lazilyImported.length === 0) {
-  console.error("check-startup: src/app.ts and src/index.ts import nothing with import(): nothing is loaded on first use");
+  console.error(
+    "check-startup: src/app.ts and src/index.ts import nothing with import(): nothing is loaded on first use",
+  );
   process.exit(1);
 }
 
@@ -58,14 +60,24 @@ try {
     encoding: "utf8",
   });
   if (built.status !== 0) throw new Error(`wrangler deploy --dry-run failed:\n${built.stdout}${built.stderr}`);
-  let bundle = readFileSync(join(out, readdirSync(out).find((file) => file.endsWith(".js"))), "utf8");
+  let bundle = readFileSync(
+    join(
+      out,
+      readdirSync(out).find((file) => file.endsWith(".js")),
+    ),
+    "utf8",
+  );
 
   // esbuild's initialiser of a lazily evaluated module: `__esm({ "src/path.ts"() { top level } })`.
   const helper = "return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;";
-  if (!bundle.includes(helper)) throw new Error("esbuild's __esm helper is not the one this check instruments: update scripts/check-startup.mjs");
+  if (!bundle.includes(helper))
+    throw new Error("esbuild's __esm helper is not the one this check instruments: update scripts/check-startup.mjs");
   bundle = bundle.replace(helper, `if (fn) globalThis.__evaluated.push(__getOwnPropNames(fn)[0]); ${helper}`);
   // The Durable Object base class is the runtime's; a stand-in is enough to evaluate the module.
-  bundle = bundle.replace(/^import \{ DurableObject(?: as (\w+))? \} from "cloudflare:workers";$/gm, (_, alias) => `const ${alias ?? "DurableObject"} = class {};`);
+  bundle = bundle.replace(
+    /^import \{ DurableObject(?: as (\w+))? \} from "cloudflare:workers";$/gm,
+    (_, alias) => `const ${alias ?? "DurableObject"} = class {};`,
+  );
   // Every module of the bundle (esbuild names each in a `// path` comment), and those it wraps to evaluate on first use.
   const bundled = [...new Set([...bundle.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)].map(([, path]) => path))];
   const wrapped = new Set([...bundle.matchAll(/^ {2}"((?:src|node_modules)\/\S+)"\(\) \{$/gm)].map(([, path]) => path));
@@ -78,21 +90,30 @@ try {
   const modules = bundled.filter((path) => /^src\/\S+\.ts$/.test(path));
   const atStartup = modules.filter((path) => evaluatedAtStartup.has(path)).sort();
 
-  const misplaced = atStartup.filter((path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)));
+  const misplaced = atStartup.filter(
+    (path) => lazilyImported.includes(path) || NOT_AT_STARTUP.some((pattern) => pattern.test(path)),
+  );
   const missing = lazilyImported.filter((path) => !modules.includes(path));
   const zodAtStartup = bundled.filter((path) => path.startsWith("node_modules/zod/") && evaluatedAtStartup.has(path));
   if (misplaced.length > 0) {
-    console.error(`Evaluated when the Worker starts, though only the operator, the API document or the queue consumer needs them:\n  ${misplaced.join("\n  ")}`);
+    console.error(
+      `Evaluated when the Worker starts, though only the operator, the API document or the queue consumer needs them:\n  ${misplaced.join("\n  ")}`,
+    );
     console.error("A static import of one of them from a module the Worker loads at start-up puts it back there.");
   }
   if (missing.length > 0) console.error(`Imported with import() but not in the bundle:\n  ${missing.join("\n  ")}`);
   if (zodAtStartup.length > 0) {
-    console.error(`zod is evaluated when the Worker starts (${zodAtStartup.length} of its modules, e.g. ${zodAtStartup[0]}): a module on the client's path imports it, or imports a schema`);
+    console.error(
+      `zod is evaluated when the Worker starts (${zodAtStartup.length} of its modules, e.g. ${zodAtStartup[0]}): a module on the client's path imports it, or imports a schema`,
+    );
   }
   if (misplaced.length > 0 || missing.length > 0 || zodAtStartup.length > 0) process.exit(1);
   const later = modules.filter((path) => !atStartup.includes(path));
-  if (process.argv.includes("--list")) console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
-  console.log(`startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's, nor zod`);
+  if (process.argv.includes("--list"))
+    console.log(`At start-up:\n  ${atStartup.join("\n  ")}\nOn first use:\n  ${later.join("\n  ")}`);
+  console.log(
+    `startup: ${atStartup.length} modules of src/ evaluated when the Worker starts, ${later.length} on first use (${lazilyImported.length} imported with import() by app.ts and index.ts), none of them the operator's or the document's, nor zod`,
+  );
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

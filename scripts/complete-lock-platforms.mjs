@@ -31,13 +31,18 @@ for (const [path, entry] of Object.entries(pkgs)) {
     const parentDir = path.slice(0, path.lastIndexOf("node_modules/")).replace(/\/$/, "");
     const at = `${parentDir ? parentDir + "/" : ""}node_modules/${name}`;
     const platform = Object.entries(PLATFORM).find(([suffix]) => name.endsWith(suffix))?.[1];
-    if (!platform) { console.error(`no platform for ${name}`); continue; }
+    if (!platform) {
+      console.error(`no platform for ${name}`);
+      continue;
+    }
     pkgs[at] = { version, dev: entry.dev, license: entry.license, optional: true, ...platform, engines: entry.engines };
     added += 1;
     console.log(`added ${at}@${version}`);
   }
 }
-const sorted = Object.fromEntries(Object.entries(pkgs).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))));
+const sorted = Object.fromEntries(
+  Object.entries(pkgs).sort(([a], [b]) => (a === "" ? -1 : b === "" ? 1 : a.localeCompare(b))),
+);
 lock.packages = sorted;
 writeFileSync(file, JSON.stringify(lock, null, 2) + "\n");
 console.log(`${added} entries added`);

@@ -21,7 +21,16 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -123,10 +132,20 @@ async function readConfig(configPath, env) {
 function resourcesOf(config) {
   const producers = config.queues?.producers ?? [];
   const consumers = config.queues?.consumers ?? [];
-  const queues = [...new Set([...producers.map((p) => p.queue), ...consumers.map((c) => c.queue), ...consumers.map((c) => c.dead_letter_queue).filter(Boolean)])];
+  const queues = [
+    ...new Set([
+      ...producers.map((p) => p.queue),
+      ...consumers.map((c) => c.queue),
+      ...consumers.map((c) => c.dead_letter_queue).filter(Boolean),
+    ]),
+  ];
   return {
     worker: config.name,
-    databases: (config.d1_databases ?? []).map((d) => ({ binding: d.binding, name: d.database_name, id: d.database_id })),
+    databases: (config.d1_databases ?? []).map((d) => ({
+      binding: d.binding,
+      name: d.database_name,
+      id: d.database_id,
+    })),
     queues,
     provisionedQueues: new Set(producers.map((p) => p.queue)),
   };
@@ -135,7 +154,8 @@ function resourcesOf(config) {
 /** The secrets this configuration needs: the required list, and UPSTREAM_API_KEY when an upstream supplier is configured. */
 function neededSecrets(config) {
   const needed = [...(config.secrets?.required ?? [])];
-  if ((config.vars?.UPSTREAM_BASE_URL ?? "") !== "" && !needed.includes("UPSTREAM_API_KEY")) needed.push("UPSTREAM_API_KEY");
+  if ((config.vars?.UPSTREAM_BASE_URL ?? "") !== "" && !needed.includes("UPSTREAM_API_KEY"))
+    needed.push("UPSTREAM_API_KEY");
   return needed;
 }
 
@@ -159,31 +179,44 @@ async function preflight(options) {
   if (major < 20) throw new StepFailure(`Node ${process.versions.node}: this script needs Node 20 or newer`);
   const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.wrangler;
   const version = (await mustRun(["--version"])).stdout;
-  if (!version.includes(pinned)) throw new StepFailure(`wrangler answers version ${version.trim()}, the project pins ${pinned}: run \`npm ci\``);
+  if (!version.includes(pinned))
+    throw new StepFailure(`wrangler answers version ${version.trim()}, the project pins ${pinned}: run \`npm ci\``);
   say(`  Node ${process.versions.node}, wrangler ${pinned}`);
 
   const who = await wrangler(["whoami", "--json"]);
-  if (who.code !== 0) throw new StepFailure("wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again");
+  if (who.code !== 0)
+    throw new StepFailure(
+      "wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again",
+    );
   const user = parseJson(who.stdout, "the login");
-  if (!user.loggedIn) throw new StepFailure("wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again");
+  if (!user.loggedIn)
+    throw new StepFailure(
+      "wrangler is not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again",
+    );
   const accounts = user.accounts ?? [];
   const config = await readConfig(options.config, options.env);
   const wanted = process.env.CLOUDFLARE_ACCOUNT_ID || config.account_id;
   let account;
   if (wanted) {
     account = accounts.find((a) => a.id === wanted);
-    if (!account) throw new StepFailure(`account ${wanted} (CLOUDFLARE_ACCOUNT_ID or account_id) is not one this login can use`);
+    if (!account)
+      throw new StepFailure(`account ${wanted} (CLOUDFLARE_ACCOUNT_ID or account_id) is not one this login can use`);
   } else if (accounts.length === 1) {
     account = accounts[0];
   } else {
     const list = accounts.map((a) => `  ${a.id}  ${a.name}`).join("\n");
-    throw new StepFailure(`this login can use ${accounts.length} accounts; choose one with CLOUDFLARE_ACCOUNT_ID=<id>:\n${list}`);
+    throw new StepFailure(
+      `this login can use ${accounts.length} accounts; choose one with CLOUDFLARE_ACCOUNT_ID=<id>:\n${list}`,
+    );
   }
   say(`  logged in${user.email ? ` as ${user.email}` : ""}; account ${account.name} (${account.id})`);
 
   const resources = resourcesOf(config);
   for (const db of resources.databases) {
-    if (db.id && /^0{8}-/.test(db.id)) throw new StepFailure(`D1 binding ${db.binding} has the placeholder database_id ${db.id}: remove it (the database is found by its name)`);
+    if (db.id && /^0{8}-/.test(db.id))
+      throw new StepFailure(
+        `D1 binding ${db.binding} has the placeholder database_id ${db.id}: remove it (the database is found by its name)`,
+      );
   }
   if (options.env) {
     const live = resourcesOf(await readConfig(options.config, undefined));
@@ -192,14 +225,20 @@ async function preflight(options) {
       ...resources.databases.filter((d) => live.databases.some((l) => l.name === d.name)).map((d) => `D1 ${d.name}`),
       ...resources.queues.filter((q) => live.queues.includes(q)).map((q) => `queue ${q}`),
     ];
-    if (shared.length > 0) throw new StepFailure(`[env.${options.env}] shares ${shared.join(", ")} with the top-level (live) configuration`);
+    if (shared.length > 0)
+      throw new StepFailure(`[env.${options.env}] shares ${shared.join(", ")} with the top-level (live) configuration`);
   }
-  say(`  Worker ${resources.worker}${options.env ? ` ([env.${options.env}])` : ""}; secrets it needs: ${neededSecrets(config).join(", ") || "none"}`);
+  say(
+    `  Worker ${resources.worker}${options.env ? ` ([env.${options.env}])` : ""}; secrets it needs: ${neededSecrets(config).join(", ") || "none"}`,
+  );
   return { config, resources, account: account.id };
 }
 
 async function createResources(state, options) {
-  const listed = parseJson((await mustRun(["d1", "list", "--json", ...envArgs(options.env)], { account: state.account })).stdout, "the D1 databases");
+  const listed = parseJson(
+    (await mustRun(["d1", "list", "--json", ...envArgs(options.env)], { account: state.account })).stdout,
+    "the D1 databases",
+  );
   const existing = new Set(listed.map((d) => d.name));
   for (const db of state.resources.databases) {
     if (existing.has(db.name)) {
@@ -237,12 +276,20 @@ async function migrate(state, options) {
         say(`  D1 ${db.name}: would apply all ${migrations.length} migrations (${migrations.join(", ")})`);
         continue;
       }
-      const listed = await mustRun(["d1", "migrations", "list", db.binding, "--remote", ...envArgs(options.env)], { account: state.account });
+      const listed = await mustRun(["d1", "migrations", "list", db.binding, "--remote", ...envArgs(options.env)], {
+        account: state.account,
+      });
       const pending = migrations.filter((name) => listed.stdout.includes(name));
-      say(pending.length === 0 ? `  D1 ${db.name}: no migrations to apply` : `  D1 ${db.name}: would apply ${pending.join(", ")}`);
+      say(
+        pending.length === 0
+          ? `  D1 ${db.name}: no migrations to apply`
+          : `  D1 ${db.name}: would apply ${pending.join(", ")}`,
+      );
       continue;
     }
-    const applied = await mustRun(["d1", "migrations", "apply", db.binding, "--remote", ...envArgs(options.env)], { account: state.account });
+    const applied = await mustRun(["d1", "migrations", "apply", db.binding, "--remote", ...envArgs(options.env)], {
+      account: state.account,
+    });
     const done = migrations.filter((name) => applied.stdout.includes(name));
     say(done.length === 0 ? `  D1 ${db.name}: no migrations to apply` : `  D1 ${db.name}: applied ${done.join(", ")}`);
   }
@@ -250,14 +297,18 @@ async function migrate(state, options) {
 
 async function prepareSecrets(state, options) {
   const needed = neededSecrets(state.config);
-  const listed = await wrangler(["secret", "list", "--format", "json", ...envArgs(options.env)], { account: state.account });
+  const listed = await wrangler(["secret", "list", "--format", "json", ...envArgs(options.env)], {
+    account: state.account,
+  });
   let present;
   if (listed.code === 0) {
     present = new Set(parseJson(listed.stdout, "the Worker's secrets").map((s) => s.name));
   } else if (/10007|does not exist|not found/i.test(`${listed.stderr}${listed.stdout}`)) {
     present = new Set(); // the first deploy: the Worker does not exist yet
   } else {
-    throw new StepFailure(`\`wrangler secret list\` exited with ${listed.code}:\n${scrub(listed.stderr.trim().split("\n").slice(-5).join("\n"))}`);
+    throw new StepFailure(
+      `\`wrangler secret list\` exited with ${listed.code}:\n${scrub(listed.stderr.trim().split("\n").slice(-5).join("\n"))}`,
+    );
   }
   const missing = needed.filter((name) => !present.has(name));
   for (const name of needed.filter((n) => present.has(n))) say(`  ${name}: set on the Worker`);
@@ -266,7 +317,9 @@ async function prepareSecrets(state, options) {
     if (name === "ADMIN_TOKEN") {
       const file = tokenFile(state.resources.worker);
       if (options.plan) {
-        say(`  ADMIN_TOKEN: would be generated and uploaded with the deploy; shown once in ${relative(root, file) || file} (mode 0600)`);
+        say(
+          `  ADMIN_TOKEN: would be generated and uploaded with the deploy; shown once in ${relative(root, file) || file} (mode 0600)`,
+        );
         continue;
       }
       // A token generated by a run that stopped before its deploy is used again, not replaced.
@@ -284,7 +337,10 @@ async function prepareSecrets(state, options) {
       say(`  ADMIN_TOKEN: generated; it will be uploaded with the deploy`);
     } else {
       const value = process.env[name];
-      if (!value) throw new StepFailure(`${name} is not set on the Worker: export ${name}=… in this shell and run again (it is read from the environment, never printed)`);
+      if (!value)
+        throw new StepFailure(
+          `${name} is not set on the Worker: export ${name}=… in this shell and run again (it is read from the environment, never printed)`,
+        );
       secretValues.add(value);
       if (options.plan) say(`  ${name}: would be uploaded with the deploy (from this shell's environment)`);
       else {
@@ -319,7 +375,9 @@ async function deploy(state, options) {
   }
   if (state.tokenFile) {
     // The one line about the token: where it is, never what it is.
-    say(`  ADMIN_TOKEN shown once: ${state.tokenFile} (mode 0600). Store it in your password manager, then delete the file.`);
+    say(
+      `  ADMIN_TOKEN shown once: ${state.tokenFile} (mode 0600). Store it in your password manager, then delete the file.`,
+    );
   }
 }
 
@@ -345,7 +403,9 @@ async function fetchWithRetry(url, init, accept) {
     }
     if (attempt < attempts) await new Promise((r) => setTimeout(r, delay));
   }
-  throw new StepFailure(`${new URL(url).pathname} did not answer as expected after ${attempts} attempts (last: ${last})`);
+  throw new StepFailure(
+    `${new URL(url).pathname} did not answer as expected after ${attempts} attempts (last: ${last})`,
+  );
 }
 
 async function postDeployCheck(state, options) {
@@ -354,7 +414,8 @@ async function postDeployCheck(state, options) {
     return;
   }
   const url = deployedUrl(state, options);
-  if (url === null) throw new StepFailure("wrangler printed no URL for the Worker: run again with `-- --url https://your.domain`");
+  if (url === null)
+    throw new StepFailure("wrangler printed no URL for the Worker: run again with `-- --url https://your.domain`");
   say(`  ${url}`);
   await fetchWithRetry(`${url}/health`, {}, (r) => r.status === 200);
   say("  /health: 200");
@@ -366,14 +427,25 @@ async function postDeployCheck(state, options) {
   } catch {
     throw new StepFailure("/openapi.json is not JSON");
   }
-  if (!isDeepStrictEqual(served, expected)) throw new StepFailure("/openapi.json differs from schema/openapi.json: the deployed code is not this checkout's");
+  if (!isDeepStrictEqual(served, expected))
+    throw new StepFailure("/openapi.json differs from schema/openapi.json: the deployed code is not this checkout's");
   say("  /openapi.json: equals schema/openapi.json");
   const refused = await fetch(`${url}/admin/clients?limit=1`, { signal: AbortSignal.timeout(10_000) });
-  if (refused.status !== 403) throw new StepFailure(`/admin/clients without a token answered ${refused.status}, not 403`);
-  const token = state.adminToken ?? process.env.ADMIN_TOKEN ?? (existsSync(tokenFile(state.resources.worker)) ? readFileSync(tokenFile(state.resources.worker), "utf8").trim() : "");
+  if (refused.status !== 403)
+    throw new StepFailure(`/admin/clients without a token answered ${refused.status}, not 403`);
+  const token =
+    state.adminToken ??
+    process.env.ADMIN_TOKEN ??
+    (existsSync(tokenFile(state.resources.worker))
+      ? readFileSync(tokenFile(state.resources.worker), "utf8").trim()
+      : "");
   if (token) {
     secretValues.add(token);
-    await fetchWithRetry(`${url}/admin/clients?limit=1`, { headers: { authorization: `Bearer ${token}` } }, (r) => r.status === 200);
+    await fetchWithRetry(
+      `${url}/admin/clients?limit=1`,
+      { headers: { authorization: `Bearer ${token}` } },
+      (r) => r.status === 200,
+    );
     say("  admin auth: refused without the token, accepted with it");
   } else {
     say("  admin auth: refused without a token (export ADMIN_TOKEN to check it is accepted with yours)");
@@ -387,7 +459,9 @@ export async function main(argv) {
   try {
     options = parseOptions(argv);
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : error}\nUsage: npm run deploy [-- --env sandbox] [-- --plan] [-- --url https://…]\n`);
+    process.stderr.write(
+      `${error instanceof Error ? error.message : error}\nUsage: npm run deploy [-- --env sandbox] [-- --plan] [-- --url https://…]\n`,
+    );
     return 2;
   }
   if (options.help) {
@@ -410,7 +484,12 @@ export async function main(argv) {
     try {
       await run();
     } catch (error) {
-      const reason = error instanceof StepFailure ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+      const reason =
+        error instanceof StepFailure
+          ? error.message
+          : error instanceof Error
+            ? (error.stack ?? error.message)
+            : String(error);
       process.stderr.write(
         `${scrub(`Stopped at step ${index + 1}/${STEPS.length} (${STEPS[index]}): ${reason}`)}\n` +
           `Steps after it did not run. Fix the cause and run the same command again: every step checks before it changes anything.\n`,

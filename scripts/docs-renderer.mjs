@@ -33,4 +33,6 @@ const htmx = JSON.parse(readFileSync(`${root}/node_modules/htmx.org/package.json
 mkdirSync(`${generated}/assets/console`, { recursive: true });
 copyFileSync(`${root}/node_modules/htmx.org/dist/htmx.min.js`, `${generated}/assets/console/htmx-${htmx}.min.js`);
 console.log(`src/docs/generated: htmx ${htmx} for the console, served as a static asset`);
-console.log(`src/docs/generated: @scalar/api-reference ${version}, ${bundle.length} bytes, sha256 ${hash}…, served as a static asset`);
+console.log(
+  `src/docs/generated: @scalar/api-reference ${version}, ${bundle.length} bytes, sha256 ${hash}…, served as a static asset`,
+);

@@ -14,6 +14,7 @@ export function exportRevision(root, revision, dir) {
   execFileSync("sh", ["-c", `git archive "$1" | tar -x -C "$2"`, "sh", revision, dir], { cwd: root });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   const generated = join(root, "src", "docs", "generated");
-  if (existsSync(join(dir, "src", "docs")) && existsSync(generated)) cpSync(generated, join(dir, "src", "docs", "generated"), { recursive: true });
+  if (existsSync(join(dir, "src", "docs")) && existsSync(generated))
+    cpSync(generated, join(dir, "src", "docs", "generated"), { recursive: true });
   return dir;
 }

@@ -44,7 +44,17 @@ const hookUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
 
 const server = spawn(
   process.execPath,
-  ["scripts/start.mjs", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", state, "--var", "ALLOW_INSECURE_WEBHOOKS:true"],
+  [
+    "scripts/start.mjs",
+    "--port",
+    String(port),
+    "--ip",
+    "127.0.0.1",
+    "--persist-to",
+    state,
+    "--var",
+    "ALLOW_INSECURE_WEBHOOKS:true",
+  ],
   { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
 );
 let output = "";
@@ -61,23 +71,34 @@ while (!output.includes("Demo ready")) {
 console.log(`npm start ready in ${Date.now() - started} ms`);
 
 async function api(method, path, body) {
-  const response = await fetch(`${base}${path}`, { method, headers: auth, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: auth,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: await response.json() };
 }
 async function order(productList, webhookUrl) {
   const begin = Date.now();
-  const created = await api("POST", "/order/create", { productList, wallet: "USD", reference: `smoke-${begin}-${Math.random()}`, ...(webhookUrl ? { webhookUrl } : {}) });
+  const created = await api("POST", "/order/create", {
+    productList,
+    wallet: "USD",
+    reference: `smoke-${begin}-${Math.random()}`,
+    ...(webhookUrl ? { webhookUrl } : {}),
+  });
   if (created.status !== 200) throw new Error(JSON.stringify(created));
   const confirmed = await api("PUT", "/order/confirm", { orderId: created.body.data.id });
   if (confirmed.status !== 200) throw new Error(JSON.stringify(confirmed));
   for (;;) {
     const got = await api("GET", `/order/get?orderId=${created.body.data.id}`);
-    if (["successful", "partial", "failed"].includes(got.body.data.state)) return { ...got.body.data, ms: Date.now() - begin, charged: created.body.data.invoice.total };
+    if (["successful", "partial", "failed"].includes(got.body.data.state))
+      return { ...got.body.data, ms: Date.now() - begin, charged: created.body.data.invoice.total };
     if (Date.now() - begin > 10_000) throw new Error(`order stuck in ${got.body.data.state}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
-const balance = async () => (await api("GET", "/wallets")).body.data.wallets.find((wallet) => wallet.currency === "USD").balance;
+const balance = async () =>
+  (await api("GET", "/wallets")).body.data.wallets.find((wallet) => wallet.currency === "USD").balance;
 
 try {
   const before = await balance();
@@ -88,17 +109,29 @@ try {
     ],
     hookUrl,
   );
-  check(cross.state === "successful" && cross.charged === 61.02, `cross-currency order successful in ${cross.ms} ms, charged ${cross.charged} USD (54.35 + 6.67)`);
+  check(
+    cross.state === "successful" && cross.charged === 61.02,
+    `cross-currency order successful in ${cross.ms} ms, charged ${cross.charged} USD (54.35 + 6.67)`,
+  );
   check(cross.redeem["DEMO-EU-FIXED"]?.redeemPin.length === 2, "two EUR voucher codes delivered");
   const failed = await order([{ sku: "DEMO-US-FAILING", productType: "range", quote: 12.34, quantity: 1 }]);
-  check(failed.state === "failed" && failed.invoice.total === 0 && failed.invoice.status === "refunded", `failing SKU alone: failed and refunded in ${failed.ms} ms`);
+  check(
+    failed.state === "failed" && failed.invoice.total === 0 && failed.invoice.status === "refunded",
+    `failing SKU alone: failed and refunded in ${failed.ms} ms`,
+  );
   const partial = await order([
     { sku: "DEMO-US-RANGE", productType: "range", quote: 10, quantity: 1 },
     { sku: "DEMO-US-FAILING", productType: "range", quote: 5, quantity: 1 },
   ]);
-  check(partial.state === "partial" && partial.invoice.total === 10, `failing SKU with another: partial, 5 refunded, in ${partial.ms} ms`);
+  check(
+    partial.state === "partial" && partial.invoice.total === 10,
+    `failing SKU with another: partial, 5 refunded, in ${partial.ms} ms`,
+  );
   const after = await balance();
-  check(Math.round((before - after) * 100) === Math.round((61.02 + 10) * 100), `wallet went from ${before} to ${after} USD: exactly 61.02 + 10 spent`);
+  check(
+    Math.round((before - after) * 100) === Math.round((61.02 + 10) * 100),
+    `wallet went from ${before} to ${after} USD: exactly 61.02 + 10 spent`,
+  );
   const waitFrom = Date.now();
   while (events.length < 2 && Date.now() - waitFrom < 15_000) await new Promise((resolve) => setTimeout(resolve, 100));
   const types = events.map((entry) => entry.event.type).sort();
@@ -110,11 +143,19 @@ try {
   // The typed client example (examples/typescript-client), run as a newcomer would, against this server.
   const [major, minor] = process.versions.node.split(".").map(Number);
   if (major < 22 || (major === 22 && minor < 18)) {
-    check(false, `typed client example: needs Node >= 22.18 to run TypeScript (this is ${process.version}; \`npm run smoke\` uses the project's Node)`);
+    check(
+      false,
+      `typed client example: needs Node >= 22.18 to run TypeScript (this is ${process.version}; \`npm run smoke\` uses the project's Node)`,
+    );
   } else {
     const example = spawn(process.execPath, ["examples/typescript-client/client.ts"], {
       cwd: root,
-      env: { ...process.env, ORDER_SERVICE_URL: base, ORDER_SERVICE_API_KEY: "sk_test_demo", ORDER_SERVICE_WEBHOOK_SECRET: demoSecret },
+      env: {
+        ...process.env,
+        ORDER_SERVICE_URL: base,
+        ORDER_SERVICE_API_KEY: "sk_test_demo",
+        ORDER_SERVICE_WEBHOOK_SECRET: demoSecret,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let printed = "";
@@ -123,7 +164,9 @@ try {
     const code = await new Promise((resolve) => example.on("exit", resolve));
     console.log(printed.trimEnd().replace(/^/gm, "     | "));
     check(
-      code === 0 && /DEMO-EU-FIXED 10 EUR: DEMO-EU-10-\d+/.test(printed) && /verified with standardwebhooks: order\.confirmed, order\.successful; rejected: 0/.test(printed),
+      code === 0 &&
+        /DEMO-EU-FIXED 10 EUR: DEMO-EU-10-\d+/.test(printed) &&
+        /verified with standardwebhooks: order\.confirmed, order\.successful; rejected: 0/.test(printed),
       `typed client example (openapi-fetch): order successful, codes printed, webhooks verified with standardwebhooks (exit ${code})`,
     );
   }

@@ -55,7 +55,10 @@ export function d1Tables() {
   const dir = join(root, "schema", "migrations");
   const tables = new Set();
   for (const file of readdirSync(dir).filter((entry) => entry.endsWith(".sql"))) {
-    for (const [, table] of readFileSync(join(dir, file), "utf8").matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/gi)) tables.add(table);
+    for (const [, table] of readFileSync(join(dir, file), "utf8").matchAll(
+      /CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/gi,
+    ))
+      tables.add(table);
   }
   return tables;
 }
@@ -70,7 +73,12 @@ export function tableWriters() {
     if (file.includes(GENERATED)) continue;
     const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
     const visit = (node) => {
-      if (ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+      if (
+        ts.isStringLiteralLike(node) ||
+        ts.isTemplateHead(node) ||
+        ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node)
+      ) {
         for (const [, table] of node.text.matchAll(WRITE)) if (tables.has(table)) writers.get(table).add(file);
       }
       ts.forEachChild(node, visit);

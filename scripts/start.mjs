@@ -21,12 +21,20 @@ const demoKey = live ? "sk_live_demo" : "sk_test_demo";
 const localEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
 
 function run(args) {
-  const result = spawnSync(process.execPath, [...wrangler, ...args], { cwd: root, stdio: "inherit", env: { ...localEnv, CI: "true" } });
+  const result = spawnSync(process.execPath, [...wrangler, ...args], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...localEnv, CI: "true" },
+  });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
 // The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).
-if (!existsSync(`${root}/src/docs/generated/renderer.js`) || !existsSync(`${root}/src/docs/generated/assets/docs`) || !existsSync(`${root}/src/docs/generated/assets/console`)) {
+if (
+  !existsSync(`${root}/src/docs/generated/renderer.js`) ||
+  !existsSync(`${root}/src/docs/generated/assets/docs`) ||
+  !existsSync(`${root}/src/docs/generated/assets/console`)
+) {
   const made = spawnSync(process.execPath, ["scripts/docs-renderer.mjs"], { cwd: root, stdio: "inherit" });
   if (made.status !== 0) process.exit(made.status ?? 1);
 }
@@ -35,7 +43,12 @@ const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, 
 
 // A --persist-to given for wrangler dev applies to the local database setup too.
 const persistIndex = extra.findIndex((arg) => arg === "--persist-to" || arg.startsWith("--persist-to="));
-const persist = persistIndex === -1 ? [] : extra[persistIndex].includes("=") ? [extra[persistIndex]] : extra.slice(persistIndex, persistIndex + 2);
+const persist =
+  persistIndex === -1
+    ? []
+    : extra[persistIndex].includes("=")
+      ? [extra[persistIndex]]
+      : extra.slice(persistIndex, persistIndex + 2);
 run(["d1", "migrations", "apply", "DB", "--local", ...persist]);
 run(["d1", "execute", "DB", "--local", "--file", "schema/seed/demo.sql", ...persist]);
 if (live) {
@@ -45,7 +58,8 @@ if (live) {
 }
 
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
-const port = portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
+const port =
+  portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
 // The mode goes first, so a --var SERVICE_MODE:… of the caller's own still has the last word.
 const devArgs = ["dev", "--var", `SERVICE_MODE:${mode}`, ...(portIndex === -1 ? ["--port", port] : []), ...extra];
 const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit", env: localEnv });
@@ -53,7 +67,9 @@ for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(si
 dev.on("exit", (code) => process.exit(code ?? 0));
 
 // The demo webhook secret is the one the seed sets; read from there so the two cannot differ.
-const demoWebhookSecret = /'(whsec_[A-Za-z0-9+/]{43}=)'/.exec(readFileSync(`${root}/schema/seed/demo.sql`, "utf8"))?.[1] ?? "(see schema/seed/demo.sql)";
+const demoWebhookSecret =
+  /'(whsec_[A-Za-z0-9+/]{43}=)'/.exec(readFileSync(`${root}/schema/seed/demo.sql`, "utf8"))?.[1] ??
+  "(see schema/seed/demo.sql)";
 
 const DEMO_WALLETS = [
   ["USD", "100000"],
@@ -74,7 +90,9 @@ async function fundDemoWallets() {
       }
       console.log(
         `\nDemo ready on ${base} in ${mode} mode: API key ${demoKey}, wallets USD 100000 and EUR 200 (opening balances).\n` +
-          (live ? "Live mode: sk_test_ keys are refused (403 wrong_environment) and /sandbox/* is 404.\n" : "Sandbox helpers under /sandbox/* and the Sandbox-Outcome create header (docs/sandbox.md); npm start -- --live runs live mode.\n") +
+          (live
+            ? "Live mode: sk_test_ keys are refused (403 wrong_environment) and /sandbox/* is 404.\n"
+            : "Sandbox helpers under /sandbox/* and the Sandbox-Outcome create header (docs/sandbox.md); npm start -- --live runs live mode.\n") +
           `Webhook secret (Standard Webhooks) ${demoWebhookSecret}\nAPI reference ${base}/docs\n`,
       );
       return;

@@ -31,7 +31,10 @@ const CALIBRATION_ITERATIONS = 100_000;
 /** A Worker that does nothing at start-up but a short loop: its Active is the sampler's own share. */
 function calibrationWorker(dir) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "wrangler.toml"), `name = "startup-calibration"\nmain = "index.js"\ncompatibility_date = "2026-11-01"\n`);
+  writeFileSync(
+    join(dir, "wrangler.toml"),
+    `name = "startup-calibration"\nmain = "index.js"\ncompatibility_date = "2026-11-01"\n`,
+  );
   // performance.now() stands still while a Worker starts (workerd's timing rules), so the loop is counted.
   writeFileSync(
     join(dir, "index.js"),
@@ -42,13 +45,18 @@ function calibrationWorker(dir) {
 
 /** One `wrangler check startup` in `dir`: its Active milliseconds. */
 function measure(dir) {
-  const run = spawnSync(process.execPath, [wrangler, "check", "startup", "--outfile", join(tmp, "startup.cpuprofile")], {
-    cwd: dir,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    process.execPath,
+    [wrangler, "check", "startup", "--outfile", join(tmp, "startup.cpuprofile")],
+    {
+      cwd: dir,
+      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+      encoding: "utf8",
+    },
+  );
   const active = /Active: ([\d.]+) ms/.exec(run.stdout + run.stderr);
-  if (run.status !== 0 || active === null) throw new Error(`wrangler check startup failed in ${dir}:\n${run.stdout}${run.stderr}`);
+  if (run.status !== 0 || active === null)
+    throw new Error(`wrangler check startup failed in ${dir}:\n${run.stdout}${run.stderr}`);
   return Number(active[1]);
 }
 
@@ -59,10 +67,18 @@ const median = (values) => {
 };
 
 try {
-  const targets = revisions.length === 0
-    ? [{ name: "this tree", dir: root }]
-    : revisions.map((revision, index) => ({ name: `${revision} (${execFileSync("git", ["rev-parse", "--short", revision], { cwd: root, encoding: "utf8" }).trim()})`, dir: exportRevision(root, revision, join(tmp, `rev-${index}`)) }));
-  targets.push({ name: "calibration (a loop of ≈ 0.5 ms, nothing else)", dir: calibrationWorker(join(tmp, "calibration")), calibration: true });
+  const targets =
+    revisions.length === 0
+      ? [{ name: "this tree", dir: root }]
+      : revisions.map((revision, index) => ({
+          name: `${revision} (${execFileSync("git", ["rev-parse", "--short", revision], { cwd: root, encoding: "utf8" }).trim()})`,
+          dir: exportRevision(root, revision, join(tmp, `rev-${index}`)),
+        }));
+  targets.push({
+    name: "calibration (a loop of ≈ 0.5 ms, nothing else)",
+    dir: calibrationWorker(join(tmp, "calibration")),
+    calibration: true,
+  });
   const runs = targets.map(() => []);
   for (let round = 0; round < RUNS; round += 1) {
     const order = round % 2 === 0 ? [...targets.keys()] : [...targets.keys()].reverse();
@@ -73,8 +89,12 @@ try {
   const overhead = median(runs[targets.length - 1]);
   console.log(`wrangler check startup, Active ms, ${RUNS} runs each, alternately:`);
   for (const [index, target] of targets.entries()) {
-    const own = target.calibration ? "" : `; own start-up work ≈ ${(median(runs[index]) - overhead).toFixed(1)} (less the calibration's median)`;
-    console.log(`  ${target.name}: median ${median(runs[index]).toFixed(1)} (${runs[index].map((ms) => ms.toFixed(1)).join(", ")})${own}`);
+    const own = target.calibration
+      ? ""
+      : `; own start-up work ≈ ${(median(runs[index]) - overhead).toFixed(1)} (less the calibration's median)`;
+    console.log(
+      `  ${target.name}: median ${median(runs[index]).toFixed(1)} (${runs[index].map((ms) => ms.toFixed(1)).join(", ")})${own}`,
+    );
   }
 } finally {
   rmSync(tmp, { recursive: true, force: true });

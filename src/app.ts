@@ -27,7 +27,19 @@ const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...wa
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {
-  const [wallets, walletBackups, clients, catalogue, inventory, rates, orders, deadLetters, audit, operators, attention] = await Promise.all([
+  const [
+    wallets,
+    walletBackups,
+    clients,
+    catalogue,
+    inventory,
+    rates,
+    orders,
+    deadLetters,
+    audit,
+    operators,
+    attention,
+  ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
     import("./clients/client-admin-routes"),
@@ -56,11 +68,18 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
 });
 
 /** The sandbox's helpers, each under /sandbox/: loaded by the first request there (in the sandbox only) or by GET /openapi.json. */
-const sandboxRoutes = once(async (): Promise<readonly Route[]> => (await import("./sandbox/sandbox-routes")).sandboxRoutes);
+const sandboxRoutes = once(
+  async (): Promise<readonly Route[]> => (await import("./sandbox/sandbox-routes")).sandboxRoutes,
+);
 
 /** GET /openapi.json: the document of every route, itself included, with the parts only this root knows. */
 const documentRoute = once(async (): Promise<Route> => {
-  const [{ openApiRoute }, { DOCUMENT_PARTS }, operator, sandbox] = await Promise.all([import("./docs/docs-routes"), import("./document-parts"), operatorRoutes(), sandboxRoutes()]);
+  const [{ openApiRoute }, { DOCUMENT_PARTS }, operator, sandbox] = await Promise.all([
+    import("./docs/docs-routes"),
+    import("./document-parts"),
+    operatorRoutes(),
+    sandboxRoutes(),
+  ]);
   return openApiRoute([...CLIENT_ROUTES, ...sandbox, ...operator], DOCUMENT_PARTS);
 });
 
@@ -77,13 +96,17 @@ export const authenticate = apiKeyAuthentication(clientOfKey);
  * store's token lookup. Loaded with the first operator request, as the operator's routes are.
  */
 const operatorAuthorizer = once(async () => {
-  const [{ operatorAuthorization }, { liveOperatorOfToken }] = await Promise.all([import("./http/admin-auth"), import("./operators/operator-tokens")]);
+  const [{ operatorAuthorization }, { liveOperatorOfToken }] = await Promise.all([
+    import("./http/admin-auth"),
+    import("./operators/operator-tokens"),
+  ]);
   return operatorAuthorization(liveOperatorOfToken);
 });
 
 export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {
   authenticate,
-  authorizeOperator: async (request, env, requestId, needed) => (await operatorAuthorizer())(request, env, requestId, needed),
+  authorizeOperator: async (request, env, requestId, needed) =>
+    (await operatorAuthorizer())(request, env, requestId, needed),
   afterOperatorWrite: () => {
     forgetCachedKeys();
     forgetCatalogueCache();

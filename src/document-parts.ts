@@ -11,7 +11,18 @@ import { DeadLetterView } from "./webhooks/dead-letter-admin-schemas";
 import { ClientProductView } from "./catalogue/product-schemas";
 import { AdminDealView, AdminProductView } from "./catalogue/catalogue-admin-schemas";
 import type { DocumentParts } from "./http/openapi";
-import { ExchangeRateView, Invoice, InvoiceItem, InvoiceItemType, InvoiceStatus, OrderProduct, OrderState, OrderView, RedeemEntry, Timestamp } from "./orders/order-view-schemas";
+import {
+  ExchangeRateView,
+  Invoice,
+  InvoiceItem,
+  InvoiceItemType,
+  InvoiceStatus,
+  OrderProduct,
+  OrderState,
+  OrderView,
+  RedeemEntry,
+  Timestamp,
+} from "./orders/order-view-schemas";
 import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/catalogue-schemas";
 import { WalletView } from "./wallets/wallet-schemas";
 import { LedgerEntryView } from "./wallets/wallet-admin-schemas";
@@ -32,21 +43,45 @@ const DESCRIPTION = [
 
 /** The route groups of the document, in the order it lists them, with what each groups for a reader. */
 const TAGS: DocumentParts["tags"] = [
-  { name: "Orders", description: "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes." },
+  {
+    name: "Orders",
+    description:
+      "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes.",
+  },
   { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
-  { name: "Catalogue", description: "What the calling client can order: SKUs, quotes, availability and the client's own deal." },
+  {
+    name: "Catalogue",
+    description: "What the calling client can order: SKUs, quotes, availability and the client's own deal.",
+  },
   { name: "Wallets", description: "The calling client's wallets and balances." },
-  { name: "Sandbox", description: "Sandbox only (sk_test_ keys; 404 in live): top up your own wallets, expire an order now, send a test webhook. With the Sandbox-Outcome header of POST /order/create, they let an integration be tested end to end without waiting and without money." },
+  {
+    name: "Sandbox",
+    description:
+      "Sandbox only (sk_test_ keys; 404 in live): top up your own wallets, expire an order now, send a test webhook. With the Sandbox-Outcome header of POST /order/create, they let an integration be tested end to end without waiting and without money.",
+  },
   { name: "Meta", description: "This document." },
   { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
   { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },
-  { name: "Admin: inventory", description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock." },
+  {
+    name: "Admin: inventory",
+    description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock.",
+  },
   { name: "Admin: exchange rates", description: "Operator: the rates from a wallet currency to a product currency." },
-  { name: "Admin: orders", description: "Operator: any client's order with its stored record, and the orders whose timers keep failing." },
+  {
+    name: "Admin: orders",
+    description: "Operator: any client's order with its stored record, and the orders whose timers keep failing.",
+  },
   { name: "Admin: audit", description: "Operator: the log of every operator change." },
   { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
-  { name: "Admin: operators", description: "Operator: the people who run the service, each with a role and a token of their own." },
-  { name: "Admin: attention", description: "Operator: what needs attention (stuck orders, dead letters, low stock, low balances) and the thresholds it is judged by." },
+  {
+    name: "Admin: operators",
+    description: "Operator: the people who run the service, each with a role and a token of their own.",
+  },
+  {
+    name: "Admin: attention",
+    description:
+      "Operator: what needs attention (stuck orders, dead letters, low stock, low balances) and the thresholds it is judged by.",
+  },
   { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
 ];
 
@@ -80,4 +115,9 @@ const NAMED_SCHEMAS: DocumentParts["named"] = [
 ];
 
 /** Everything of the document but its routes. */
-export const DOCUMENT_PARTS: DocumentParts = { named: NAMED_SCHEMAS, tags: TAGS, description: DESCRIPTION, webhooks: webhookDocs };
+export const DOCUMENT_PARTS: DocumentParts = {
+  named: NAMED_SCHEMAS,
+  tags: TAGS,
+  description: DESCRIPTION,
+  webhooks: webhookDocs,
+};

@@ -34,7 +34,11 @@ async function probe(name: string, seam: string, call: () => Promise<unknown>): 
     await withTimeout(io(seam, call));
     return true;
   } catch (error) {
-    log("error", "health check failed", { component: "health", probe: name, error: error instanceof Error ? error.message : String(error) });
+    log("error", "health check failed", {
+      component: "health",
+      probe: name,
+      error: error instanceof Error ? error.message : String(error),
+    });
     return false;
   }
 }
@@ -47,9 +51,17 @@ export async function getHealth(_request: IRequest, { env }: RequestContext): Pr
   const headers = { "cache-control": "no-store" };
   return database && object
     ? jsonResponse({ message: "OK", data: { status: "ok" } }, 200, headers)
-    : jsonResponse({ message: "Service unavailable", code: "service_unavailable" }, 503, { ...headers, "retry-after": "5" });
+    : jsonResponse({ message: "Service unavailable", code: "service_unavailable" }, 503, {
+        ...headers,
+        "retry-after": "5",
+      });
 }
 
 export const healthPages: readonly Page[] = [
-  { method: "GET", path: "/health", handler: getHealth, summary: "200 when D1 and a Durable Object answer, 503 otherwise; no authentication" },
+  {
+    method: "GET",
+    path: "/health",
+    handler: getHealth,
+    summary: "200 when D1 and a Durable Object answer, 503 otherwise; no authentication",
+  },
 ];

@@ -15,5 +15,6 @@ const queueHandler = once(async () => (await import("./webhooks/queue-handler"))
 export default {
   fetch: handleRequest,
   queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
-  scheduled: async (controller, env) => void (await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)),
+  scheduled: async (controller, env) =>
+    void (await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)),
 } satisfies ExportedHandler<Env>;

@@ -4,8 +4,18 @@ import { call, type ApiCall } from "./helpers";
 /** The ADMIN_TOKEN binding of vitest.config.ts. */
 export const ADMIN_TOKEN = "test-admin-token";
 
-export function admin(method: string, path: string, body?: unknown, options: { token?: string | null; headers?: Record<string, string>; rawBody?: string } = {}): Promise<ApiCall> {
-  return call(method, path, { key: options.token === undefined ? ADMIN_TOKEN : options.token, body, headers: options.headers, rawBody: options.rawBody });
+export function admin(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { token?: string | null; headers?: Record<string, string>; rawBody?: string } = {},
+): Promise<ApiCall> {
+  return call(method, path, {
+    key: options.token === undefined ? ADMIN_TOKEN : options.token,
+    body,
+    headers: options.headers,
+    rawBody: options.rawBody,
+  });
 }
 
 /** Row counts of every table an operator action can change, to assert that a refused action changed nothing. */

@@ -14,14 +14,19 @@ export function countingEnv(vars: Partial<Record<keyof Env, string>> = {}): { en
   const counting = <T extends object>(on: T): T =>
     new Proxy(on, {
       get(target, name) {
-        if (name === "prepare") return (query: string) => ((prepared += 1), (target as unknown as D1Database).prepare(query));
-        if (name === "withSession") return (constraint: D1SessionConstraint) => counting((target as unknown as D1Database).withSession(constraint));
+        if (name === "prepare")
+          return (query: string) => ((prepared += 1), (target as unknown as D1Database).prepare(query));
+        if (name === "withSession")
+          return (constraint: D1SessionConstraint) =>
+            counting((target as unknown as D1Database).withSession(constraint));
         const value = Reflect.get(target, name);
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
   const db = counting(env.DB);
-  const wrapped = new Proxy(env, { get: (target, name) => (name === "DB" ? db : name in vars ? vars[name as keyof Env] : Reflect.get(target, name)) });
+  const wrapped = new Proxy(env, {
+    get: (target, name) => (name === "DB" ? db : name in vars ? vars[name as keyof Env] : Reflect.get(target, name)),
+  });
   return { env: wrapped, statements: () => prepared };
 }
 
@@ -38,7 +43,12 @@ export function wallet(clientId: string, currency: string, generation = 0, regio
   return env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, currency, generation, region)));
 }
 
-export async function topUp(clientId: string, currency: string, amount: string, key = `test-top-up:${crypto.randomUUID()}`) {
+export async function topUp(
+  clientId: string,
+  currency: string,
+  amount: string,
+  key = `test-top-up:${crypto.randomUUID()}`,
+) {
   const result = await wallet(clientId, currency).post({ key, kind: "top_up", amount, reason: "test" });
   if (!result.ok) throw new Error(`top up failed: ${JSON.stringify(result)}`);
   return result.entry;
@@ -60,10 +70,22 @@ export async function addClient(id: string, wallets: Record<string, string> = {}
   const hash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
   const now = Date.now();
   await env.DB.batch([
-    env.DB.prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?1, ?2, ?3)`).bind(id, `whsec_${id}`, now),
-    env.DB.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'test', ?3)`).bind(hash, id, now),
+    env.DB.prepare(`INSERT INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?1, ?2, ?3)`).bind(
+      id,
+      `whsec_${id}`,
+      now,
+    ),
+    env.DB.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'test', ?3)`).bind(
+      hash,
+      id,
+      now,
+    ),
     ...Object.keys(wallets).map((currency) =>
-      env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`).bind(id, currency, now),
+      env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES (?1, ?2, ?3)`).bind(
+        id,
+        currency,
+        now,
+      ),
     ),
   ]);
   for (const [currency, amount] of Object.entries(wallets)) if (amount !== "0") await topUp(id, currency, amount);
@@ -77,7 +99,11 @@ export interface ApiCall {
 }
 
 /** Calls the Worker's own fetch handler, as a client would. */
-export async function call(method: string, path: string, options: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {}): Promise<ApiCall> {
+export async function call(
+  method: string,
+  path: string,
+  options: { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiCall> {
   const headers: Record<string, string> = { ...options.headers };
   const key = options.key === undefined ? DEMO_KEY : options.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
@@ -109,7 +135,10 @@ export function line(sku: string, quote: number, quantity = 1, productType?: str
 }
 
 export async function createOrder(body: Record<string, unknown>, key?: string | null) {
-  return call("POST", "/order/create", { body: { wallet: "USD", reference: `ref-${crypto.randomUUID()}`, ...body }, key });
+  return call("POST", "/order/create", {
+    body: { wallet: "USD", reference: `ref-${crypto.randomUUID()}`, ...body },
+    key,
+  });
 }
 
 export async function confirmOrder(orderId: string, key?: string | null) {

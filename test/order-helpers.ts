@@ -33,7 +33,10 @@ export function uid(prefix = "t"): string {
 }
 
 /** A new client (unique id) with the given wallets; returns its id and API key. */
-export async function freshClient(wallets: Record<string, string> = { USD: "1000" }, prefix = "c"): Promise<{ id: string; key: string }> {
+export async function freshClient(
+  wallets: Record<string, string> = { USD: "1000" },
+  prefix = "c",
+): Promise<{ id: string; key: string }> {
   const id = uid(prefix);
   const key = await addClient(id, wallets);
   return { id, key };
@@ -52,8 +55,13 @@ export function expectError(res: ApiCall, status: number, message: string, code?
   expect(res.body.message, context).toBe(message);
   expect(res.body.code, context).toMatch(/^[a-z][a-z0-9_]*$/);
   if (code !== undefined) expect(res.body.code, context).toBe(code);
-  for (const field of Object.keys(res.body)) expect(ERROR_KEYS.has(field), `unexpected field ${field} in ${context}`).toBe(true);
-  if ("details" in res.body) expect(typeof res.body.details === "object" && res.body.details !== null && !Array.isArray(res.body.details), context).toBe(true);
+  for (const field of Object.keys(res.body))
+    expect(ERROR_KEYS.has(field), `unexpected field ${field} in ${context}`).toBe(true);
+  if ("details" in res.body)
+    expect(
+      typeof res.body.details === "object" && res.body.details !== null && !Array.isArray(res.body.details),
+      context,
+    ).toBe(true);
   expect(res.headers.get("x-request-id"), "X-Request-Id").toBeTruthy();
 }
 
@@ -158,18 +166,22 @@ export async function ledgerOf(clientId: string, currency: string): Promise<Ledg
 
 /** Available (unreserved, unsold) codes of one SKU and value in D1. */
 export async function availableCodes(sku: string, value: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'available'`)
+  const row = await env.DB.prepare(
+    `SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'available'`,
+  )
     .bind(sku, value)
     .first<{ n: number }>();
   return row!.n;
 }
 
 export async function codesOfOrder(orderId: string): Promise<{ sku: string; value: string; status: string }[]> {
-  const { results } = await env.DB.prepare(`SELECT sku, value, status FROM codes WHERE order_id = ?1 ORDER BY id`).bind(orderId).all<{
-    sku: string;
-    value: string;
-    status: string;
-  }>();
+  const { results } = await env.DB.prepare(`SELECT sku, value, status FROM codes WHERE order_id = ?1 ORDER BY id`)
+    .bind(orderId)
+    .all<{
+      sku: string;
+      value: string;
+      status: string;
+    }>();
   return results;
 }
 
@@ -178,7 +190,13 @@ export async function addCodes(sku: string, value: string, count: number): Promi
   const now = Date.now();
   const statements = Array.from({ length: count }, () => {
     const pin = uid(`${sku}-${value}`);
-    return env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`).bind(sku, value, pin, `https://redeem.example.com/${pin}`, now);
+    return env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`).bind(
+      sku,
+      value,
+      pin,
+      `https://redeem.example.com/${pin}`,
+      now,
+    );
   });
   if (statements.length > 0) await env.DB.batch(statements);
 }
@@ -195,7 +213,11 @@ export async function setRate(base: string, target: string, rate: string): Promi
 export async function setDeal(
   clientId: string,
   sku: string,
-  deal: { fee?: [string, "percentage" | "fixed"]; discount?: [string, "percentage" | "fixed"]; state?: "active" | "none" },
+  deal: {
+    fee?: [string, "percentage" | "fixed"];
+    discount?: [string, "percentage" | "fixed"];
+    state?: "active" | "none";
+  },
 ): Promise<void> {
   const [feeAmount, feeMode] = deal.fee ?? ["0", "fixed"];
   const [discountAmount, discountMode] = deal.discount ?? ["0", "fixed"];
@@ -237,8 +259,16 @@ export async function addProduct(product: {
 }
 
 /** The orders that hold part of the wallet's balance (its `holds` table), by order id. */
-export async function holdsOf(clientId: string, currency: string, generation = 0, region: string | null = null): Promise<string[]> {
+export async function holdsOf(
+  clientId: string,
+  currency: string,
+  generation = 0,
+  region: string | null = null,
+): Promise<string[]> {
   return runInDurableObject(wallet(clientId, currency, generation, region), (_instance, state) =>
-    state.storage.sql.exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`).toArray().map((row) => row.order_id),
+    state.storage.sql
+      .exec<{ order_id: string }>(`SELECT order_id FROM holds ORDER BY order_id`)
+      .toArray()
+      .map((row) => row.order_id),
   );
 }

@@ -142,7 +142,14 @@ function wrapStub(stub, binding) {
   return new Proxy(stub, {
     get(target, prop) {
       const value = Reflect.get(target, prop);
-      if (typeof prop === "symbol" || prop === "then" || prop === "id" || prop === "name" || typeof value !== "function") return value;
+      if (
+        typeof prop === "symbol" ||
+        prop === "then" ||
+        prop === "id" ||
+        prop === "name" ||
+        typeof value !== "function"
+      )
+        return value;
       return (...args) => {
         bump(counters.doCalls, `${binding}.${prop}`);
         const started = performance.now();
@@ -187,9 +194,22 @@ export function wrapEnv(env) {
   if (wrappedEnvs.has(env)) return wrappedEnvs.get(env);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value && typeof value === "object" && typeof value.prepare === "function" && typeof value.batch === "function") out[name] = wrapD1(value);
-    else if (value && typeof value === "object" && typeof value.idFromName === "function" && typeof value.get === "function") out[name] = wrapNamespace(value, name);
-    else if (value && typeof value === "object" && typeof value.send === "function" && typeof value.sendBatch === "function") out[name] = wrapQueue(value);
+    if (value && typeof value === "object" && typeof value.prepare === "function" && typeof value.batch === "function")
+      out[name] = wrapD1(value);
+    else if (
+      value &&
+      typeof value === "object" &&
+      typeof value.idFromName === "function" &&
+      typeof value.get === "function"
+    )
+      out[name] = wrapNamespace(value, name);
+    else if (
+      value &&
+      typeof value === "object" &&
+      typeof value.send === "function" &&
+      typeof value.sendBatch === "function"
+    )
+      out[name] = wrapQueue(value);
     else out[name] = value;
   }
   wrappedEnvs.set(env, out);
@@ -215,8 +235,16 @@ function patchStorage(storage) {
   const storageProto = Object.getPrototypeOf(storage);
   // The key-value API of a SQLite-backed object is billed as rows: one per key read, written or deleted.
   const keysIn = (method, first) =>
-    method === "put" && first !== null && typeof first === "object" ? Object.keys(first).length : Array.isArray(first) ? first.length : 1;
-  for (const [method, key] of [["get", "gets"], ["put", "puts"], ["delete", "deletes"]]) {
+    method === "put" && first !== null && typeof first === "object"
+      ? Object.keys(first).length
+      : Array.isArray(first)
+        ? first.length
+        : 1;
+  for (const [method, key] of [
+    ["get", "gets"],
+    ["put", "puts"],
+    ["delete", "deletes"],
+  ]) {
     const original = storageProto[method];
     if (typeof original !== "function") continue;
     storageProto[method] = function (...args) {
@@ -227,7 +255,13 @@ function patchStorage(storage) {
   }
   // The synchronous key-value API (ctx.storage.kv) of a SQLite-backed object: the same billing, one row a key.
   const kvProto = storage.kv ? Object.getPrototypeOf(storage.kv) : null;
-  for (const [method, key] of kvProto ? [["get", "gets"], ["put", "puts"], ["delete", "deletes"]] : []) {
+  for (const [method, key] of kvProto
+    ? [
+        ["get", "gets"],
+        ["put", "puts"],
+        ["delete", "deletes"],
+      ]
+    : []) {
     const original = kvProto[method];
     if (typeof original !== "function") continue;
     kvProto[method] = function (...args) {

@@ -46,7 +46,10 @@ async function settled(target, { maxMs = 2000 } = {}) {
 
 /** Sums of a counter diff, in the units the report uses. */
 export function summary(d) {
-  const sum = (prefix) => Object.entries(d).filter(([k]) => k.startsWith(prefix)).reduce((a, [, v]) => a + v, 0);
+  const sum = (prefix) =>
+    Object.entries(d)
+      .filter(([k]) => k.startsWith(prefix))
+      .reduce((a, [, v]) => a + v, 0);
   return {
     doCalls: sum("doCalls.") + sum("doAlarms."),
     doRpcs: sum("doCalls."),
@@ -89,11 +92,14 @@ async function oneFlow(target, { key, list, reference, webhookUrl }) {
   const orderId = created.json.data.id;
   const s1 = await counters(target);
   const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
-  if (confirmed.status !== 200) throw new Error(`metrics confirm: ${confirmed.status} ${JSON.stringify(confirmed.json)}`);
+  if (confirmed.status !== 200)
+    throw new Error(`metrics confirm: ${confirmed.status} ${JSON.stringify(confirmed.json)}`);
   const s2 = await counters(target);
   // With a webhook, an order makes two events (confirmed, then its end state): wait until both are consumed.
   const consumed = s0["queue.messagesConsumed"] ?? 0;
-  const s3 = webhookUrl ? await until(target, (now) => (now["queue.messagesConsumed"] ?? 0) >= consumed + 2) : await settled(target);
+  const s3 = webhookUrl
+    ? await until(target, (now) => (now["queue.messagesConsumed"] ?? 0) >= consumed + 2)
+    : await settled(target);
   const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key, parse: true });
   if (got.status !== 200) throw new Error(`metrics get: ${got.status} ${JSON.stringify(got.json)}`);
   const s4 = await settled(target);
@@ -111,22 +117,33 @@ async function oneFlow(target, { key, list, reference, webhookUrl }) {
  * Per order and per endpoint: the first order after start (cold isolate: API key not cached yet) and the
  * mean of `flows` orders after it.
  */
-export async function measureCosts(target, { runId, key, skus, list = productList(skus), webhookUrl, flows = 8, label }) {
+export async function measureCosts(
+  target,
+  { runId, key, skus, list = productList(skus), webhookUrl, flows = 8, label },
+) {
   const cold = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-cold` });
   const totals = {};
   const states = {};
   for (let i = 0; i < flows; i += 1) {
     const one = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-${i}` });
-    for (const part of ["create", "confirm", "afterConfirm", "get", "order"]) add((totals[part] ??= {}), one[part], 1 / flows);
+    for (const part of ["create", "confirm", "afterConfirm", "get", "order"])
+      add((totals[part] ??= {}), one[part], 1 / flows);
     states[one.finalState] = (states[one.finalState] ?? 0) + 1;
   }
   const round = (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Math.round(v * 100) / 100]));
-  const warm = Object.fromEntries(Object.entries(totals).map(([part, d]) => [part, { summary: summary(round(d)), counters: round(d) }]));
+  const warm = Object.fromEntries(
+    Object.entries(totals).map(([part, d]) => [part, { summary: summary(round(d)), counters: round(d) }]),
+  );
   return {
     flows,
     skusPerOrder: list.length,
     stateSeenByGet: states,
     warm,
-    cold: Object.fromEntries(["create", "confirm", "afterConfirm", "get", "order"].map((part) => [part, { summary: summary(cold[part]), counters: cold[part] }])),
+    cold: Object.fromEntries(
+      ["create", "confirm", "afterConfirm", "get", "order"].map((part) => [
+        part,
+        { summary: summary(cold[part]), counters: cold[part] },
+      ]),
+    ),
   };
 }

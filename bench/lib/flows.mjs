@@ -6,27 +6,34 @@ export function productList(skus) {
 }
 
 /** create → confirm → get, closed loop. Worker w uses keys[w % keys.length]. */
-export async function flowPhase(target, { runId, label, concurrency, seconds, keys, skus, maxFlows = Infinity, evictedTo }) {
+export async function flowPhase(
+  target,
+  { runId, label, concurrency, seconds, keys, skus, maxFlows = Infinity, evictedTo },
+) {
   const list = productList(skus);
-  const result = await closedLoop(target, { concurrency, seconds, maxIterations: maxFlows, evictedTo }, async (worker, index, record) => {
-    const key = keys[worker % keys.length];
-    const t0 = performance.now();
-    const created = await target.request("POST", "/order/create", {
-      key,
-      body: { productList: list, wallet: "USD", reference: `${runId}-${label}-${worker}-${index}` },
-      parse: true,
-    });
-    const t1 = performance.now();
-    if (!record("create", t1 - t0, created)) return false;
-    const orderId = created.json.data.id;
-    const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
-    const t2 = performance.now();
-    if (!record("confirm", t2 - t1, confirmed)) return false;
-    const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key });
-    const t3 = performance.now();
-    if (!record("get", t3 - t2, got)) return false;
-    record("flow", t3 - t0);
-  });
+  const result = await closedLoop(
+    target,
+    { concurrency, seconds, maxIterations: maxFlows, evictedTo },
+    async (worker, index, record) => {
+      const key = keys[worker % keys.length];
+      const t0 = performance.now();
+      const created = await target.request("POST", "/order/create", {
+        key,
+        body: { productList: list, wallet: "USD", reference: `${runId}-${label}-${worker}-${index}` },
+        parse: true,
+      });
+      const t1 = performance.now();
+      if (!record("create", t1 - t0, created)) return false;
+      const orderId = created.json.data.id;
+      const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
+      const t2 = performance.now();
+      if (!record("confirm", t2 - t1, confirmed)) return false;
+      const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key });
+      const t3 = performance.now();
+      if (!record("get", t3 - t2, got)) return false;
+      record("flow", t3 - t0);
+    },
+  );
   return { ...result, meta: { kind: "flow", label, clients: keys.length, skusPerOrder: skus.length, unit: "flow" } };
 }
 
@@ -59,12 +66,27 @@ export async function endpointPhase(target, { runId, label, endpoint, concurrenc
     const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key });
     return record("get", performance.now() - t0, got);
   });
-  return { ...result, meta: { kind: "endpoint", label, endpoint, clients: 1, skusPerOrder: skus.length, unit: "request" } };
+  return {
+    ...result,
+    meta: { kind: "endpoint", label, endpoint, clients: 1, skusPerOrder: skus.length, unit: "request" },
+  };
 }
 
 /** Runs of one target (slices of a phase) merged into one phase result. */
 function merge(runs) {
-  const out = { ...runs[0], latencies: {}, requests: {}, errors: {}, errorSamples: [], elapsedMs: 0, iterations: 0, completed: 0, clientCpuMs: 0, otherCpuMs: 0, workerdCpuMs: { inPhase: 0, withDrain: 0 } };
+  const out = {
+    ...runs[0],
+    latencies: {},
+    requests: {},
+    errors: {},
+    errorSamples: [],
+    elapsedMs: 0,
+    iterations: 0,
+    completed: 0,
+    clientCpuMs: 0,
+    otherCpuMs: 0,
+    workerdCpuMs: { inPhase: 0, withDrain: 0 },
+  };
   for (const run of runs) {
     for (const [k, v] of Object.entries(run.latencies)) (out.latencies[k] ??= []).push(...v);
     for (const [k, v] of Object.entries(run.requests)) out.requests[k] = (out.requests[k] ?? 0) + v;

@@ -184,7 +184,13 @@ export function summarise(latencies) {
   const sorted = Float64Array.from(latencies).sort();
   const mean = sorted.length ? sorted.reduce((a, b) => a + b, 0) / sorted.length : null;
   const r = (x) => (x === null ? null : Math.round(x * 1000) / 1000);
-  return { count: sorted.length, p50: r(percentile(sorted, 50)), p99: r(percentile(sorted, 99)), mean: r(mean), max: r(sorted.at(-1) ?? null) };
+  return {
+    count: sorted.length,
+    p50: r(percentile(sorted, 50)),
+    p99: r(percentile(sorted, 99)),
+    mean: r(mean),
+    max: r(sorted.at(-1) ?? null),
+  };
 }
 
 /**
@@ -234,7 +240,8 @@ export async function closedLoop(target, { concurrency, seconds, maxIterations =
   // CPU that neither the bench nor its workerd processes spent: other work on the machine during the phase
   const otherCpuMs = Math.max(0, machineBusyMs() - machine0 - (ownCpuMs() - own0));
   // `evictedTo`: count the phase's CPU until its objects are evicted (see drainEvicted), not only until it is quiet.
-  const cpuAfterDrain = (evictedTo === undefined ? await drain(target.pid) : await drainEvicted(target.pid, evictedTo)) - cpu0;
+  const cpuAfterDrain =
+    (evictedTo === undefined ? await drain(target.pid) : await drainEvicted(target.pid, evictedTo)) - cpu0;
   return {
     target: target.name,
     concurrency,

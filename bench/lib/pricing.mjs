@@ -34,8 +34,11 @@ export function priceOfOrders(summary, cpuMsPerOrder, prices, orders = 1_000_000
     "Worker CPU": perMillion(usage.workerCpuMs, workers.cpuMsPerMillion),
     "DO requests": perMillion(usage.doRequests, dobj.requestsPerMillion),
     "DO duration": perMillion(usage.doGbSeconds, dobj.gbSecondsPerMillion),
-    "SQLite rows": perMillion(usage.sqliteRowsRead, sqlite.rowsReadPerMillion) + perMillion(usage.sqliteRowsWritten, sqlite.rowsWrittenPerMillion),
-    "D1 rows": perMillion(usage.d1RowsRead, d1.rowsReadPerMillion) + perMillion(usage.d1RowsWritten, d1.rowsWrittenPerMillion),
+    "SQLite rows":
+      perMillion(usage.sqliteRowsRead, sqlite.rowsReadPerMillion) +
+      perMillion(usage.sqliteRowsWritten, sqlite.rowsWrittenPerMillion),
+    "D1 rows":
+      perMillion(usage.d1RowsRead, d1.rowsReadPerMillion) + perMillion(usage.d1RowsWritten, d1.rowsWrittenPerMillion),
     Queues: perMillion(usage.queueOperations, queues.operationsPerMillion),
   };
   const total = Object.values(items).reduce((a, b) => a + b, 0);

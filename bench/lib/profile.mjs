@@ -6,9 +6,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 function moduleIndex(bundle, lines) {
   const marks = [];
   lines.forEach((line, index) => {
-      const match = /^\/\/ ((?:\.\.\/)*(?:src|node_modules|bench|dev|tmp)\/\S+)$/.exec(line);
-      if (match) marks.push([index, match[1].replace(/^(\.\.\/)+/, "")]);
-    });
+    const match = /^\/\/ ((?:\.\.\/)*(?:src|node_modules|bench|dev|tmp)\/\S+)$/.exec(line);
+    if (match) marks.push([index, match[1].replace(/^(\.\.\/)+/, "")]);
+  });
   return (line) => {
     let lo = 0;
     let hi = marks.length - 1;
@@ -65,7 +65,8 @@ class Inspector {
 export async function profilePhase(instance, bundle, run, { saveTo, workerName } = {}) {
   const base = new URL(String(await instance.mf.getInspectorURL()));
   const list = await (await fetch(`http://${base.host}/json/list`)).json();
-  const target = list.find((t) => t.id === `core:user:${workerName}`) ?? list.find((t) => t.id.startsWith("core:user:"));
+  const target =
+    list.find((t) => t.id === `core:user:${workerName}`) ?? list.find((t) => t.id.startsWith("core:user:"));
   if (!target) throw new Error(`no user worker among inspector targets: ${list.map((t) => t.id).join(", ")}`);
   const inspector = new Inspector(target.webSocketDebuggerUrl);
   await inspector.open;
@@ -112,7 +113,10 @@ export async function profilePhase(instance, bundle, run, { saveTo, workerName }
       group = functionName.startsWith("(") ? functionName : "(native)";
       // a runtime (C++) function: name the JS function that called it
       const parent = parentOf.get(node.id);
-      where = parent && !functionName.startsWith("(") ? `called by ${parent.callFrame.functionName || "(anonymous)"}${parent.callFrame.url?.endsWith(bundleName) ? ` (${moduleOf(parent.callFrame.lineNumber) ?? bundleName})` : parent.callFrame.url ? ` (${parent.callFrame.url})` : ""}` : "";
+      where =
+        parent && !functionName.startsWith("(")
+          ? `called by ${parent.callFrame.functionName || "(anonymous)"}${parent.callFrame.url?.endsWith(bundleName) ? ` (${moduleOf(parent.callFrame.lineNumber) ?? bundleName})` : parent.callFrame.url ? ` (${parent.callFrame.url})` : ""}`
+          : "";
     }
     const key = `${functionName || "(anonymous)"}|${where}`;
     const f = byFunction.get(key) ?? { function: functionName || "(anonymous)", where, group, samples: 0 };
@@ -120,7 +124,8 @@ export async function profilePhase(instance, bundle, run, { saveTo, workerName }
     byFunction.set(key, f);
     byModule.set(group, (byModule.get(group) ?? 0) + count);
     if (url && url.endsWith(bundleName)) {
-      for (const tick of node.positionTicks ?? []) byLine.set(tick.line - 1, (byLine.get(tick.line - 1) ?? 0) + tick.ticks);
+      for (const tick of node.positionTicks ?? [])
+        byLine.set(tick.line - 1, (byLine.get(tick.line - 1) ?? 0) + tick.ticks);
     }
   }
   const pct = (n) => Math.round((n / Math.max(1, busy)) * 1000) / 10;
@@ -130,11 +135,26 @@ export async function profilePhase(instance, bundle, run, { saveTo, workerName }
     idleMs: Math.round(idle * msPerSample),
     flows: phase.completed,
     busyMsPerFlow: phase.completed ? Math.round(((busy * msPerSample) / phase.completed) * 1000) / 1000 : null,
-    modules: [...byModule.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([group, n]) => ({ module: group, percent: pct(n), msPerFlow: phase.completed ? Math.round(((n * msPerSample) / phase.completed) * 1000) / 1000 : null })),
+    modules: [...byModule.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+      .map(([group, n]) => ({
+        module: group,
+        percent: pct(n),
+        msPerFlow: phase.completed ? Math.round(((n * msPerSample) / phase.completed) * 1000) / 1000 : null,
+      })),
     lines: [...byLine.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 30)
-      .map(([line, n]) => ({ module: groupOf(moduleOf(line)), line: line + 1, code: (source[line] ?? "").trim().slice(0, 120), percent: pct(n) })),
-    functions: [...byFunction.values()].sort((a, b) => b.samples - a.samples).slice(0, 30).map((f) => ({ function: f.function, where: f.where, module: f.group, percent: pct(f.samples) })),
+      .map(([line, n]) => ({
+        module: groupOf(moduleOf(line)),
+        line: line + 1,
+        code: (source[line] ?? "").trim().slice(0, 120),
+        percent: pct(n),
+      })),
+    functions: [...byFunction.values()]
+      .sort((a, b) => b.samples - a.samples)
+      .slice(0, 30)
+      .map((f) => ({ function: f.function, where: f.where, module: f.group, percent: pct(f.samples) })),
   };
 }

@@ -27,7 +27,8 @@ function flowPairs(result) {
 
 function endpointPairs(result) {
   return ["create", "confirm", "get"].map((endpoint) => {
-    const of = (target) => result.phases.find((p) => p.kind === "endpoint" && p.endpoint === endpoint && p.target === target);
+    const of = (target) =>
+      result.phases.find((p) => p.kind === "endpoint" && p.endpoint === endpoint && p.target === target);
     return { endpoint, project: of("project"), local: of("local"), floor: of("floor") };
   });
 }
@@ -43,12 +44,25 @@ function judge(result, target) {
     p99Ratio: r2(pair[target].latency.flow?.p99 / pair.floor.latency.flow?.p99),
   }));
   const sum = (list, f) => list.reduce((a, p) => a + f(p), 0);
-  const cpu = sum(pairs, (p) => p[target].workerdCpuMs.withDrain) / Math.max(1, sum(pairs, (p) => p[target].completed));
-  const cpuFloor = sum(pairs, (p) => p.floor.workerdCpuMs.withDrain) / Math.max(1, sum(pairs, (p) => p.floor.completed));
+  const cpu =
+    sum(pairs, (p) => p[target].workerdCpuMs.withDrain) /
+    Math.max(
+      1,
+      sum(pairs, (p) => p[target].completed),
+    );
+  const cpuFloor =
+    sum(pairs, (p) => p.floor.workerdCpuMs.withDrain) /
+    Math.max(
+      1,
+      sum(pairs, (p) => p.floor.completed),
+    );
   const judged = perConcurrency.filter((p) => TARGETS.throughputAt.includes(p.concurrency));
   return {
     perConcurrency,
-    peakThroughput: { service: Math.max(...pairs.map((p) => p[target].throughput)), floor: Math.max(...pairs.map((p) => p.floor.throughput)) },
+    peakThroughput: {
+      service: Math.max(...pairs.map((p) => p[target].throughput)),
+      floor: Math.max(...pairs.map((p) => p.floor.throughput)),
+    },
     cpuMsPerFlow: { service: r2(cpu), floor: r2(cpuFloor), ratio: r2(cpu / cpuFloor) },
     throughputMet: judged.length > 0 && judged.every((p) => p.throughputRatio >= TARGETS.throughputRatioMin),
     cpuMet: cpu / cpuFloor <= TARGETS.cpuRatioMax,
@@ -70,7 +84,11 @@ export function verdicts(result) {
   return {
     targets: TARGETS,
     ...Object.fromEntries(VARIANTS.map(({ target }) => [target, judge(result, target)])),
-    d1Met: costChecks ? costChecks.d1RoundTripsAtCreate <= 1 && costChecks.d1RoundTripsAtConfirm === 0 && costChecks.d1RoundTripsAtGet === 0 : null,
+    d1Met: costChecks
+      ? costChecks.d1RoundTripsAtCreate <= 1 &&
+        costChecks.d1RoundTripsAtConfirm === 0 &&
+        costChecks.d1RoundTripsAtGet === 0
+      : null,
     costChecks,
     errors,
   };
@@ -90,9 +108,16 @@ function verdictLines(v) {
 function table(headers, rows) {
   const cells = [headers, ...rows].map((row) => row.map((c) => (c === null || c === undefined ? "–" : String(c))));
   const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i].length)));
-  const line = (row) => "│ " + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" │ ") + " │";
+  const line = (row) =>
+    "│ " + row.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join(" │ ") + " │";
   const rule = (l, m, r) => l + widths.map((w) => "─".repeat(w + 2)).join(m) + r;
-  return [rule("┌", "┬", "┐"), line(cells[0]), rule("├", "┼", "┤"), ...cells.slice(1).map(line), rule("└", "┴", "┘")].join("\n");
+  return [
+    rule("┌", "┬", "┐"),
+    line(cells[0]),
+    rule("├", "┼", "┤"),
+    ...cells.slice(1).map(line),
+    rule("└", "┴", "┘"),
+  ].join("\n");
 }
 
 const fmt = (x, digits = 1) => (x === null || x === undefined ? null : Number(x).toFixed(digits));
@@ -102,12 +127,33 @@ export function printReport(result) {
   const out = [];
   const v = result.verdicts;
   out.push("");
-  out.push(`Order service vs floor on workerd — ${result.generatedAt}, commit ${result.git.commit ?? "?"}${result.git.dirty ? " (+ uncommitted changes)" : ""}, ${result.machine.cpus} CPUs, workerd ${result.machine.workerd}`);
+  out.push(
+    `Order service vs floor on workerd — ${result.generatedAt}, commit ${result.git.commit ?? "?"}${result.git.dirty ? " (+ uncommitted changes)" : ""}, ${result.machine.cpus} CPUs, workerd ${result.machine.workerd}`,
+  );
   out.push("");
-  out.push("Whole flow (create → confirm → get), closed loop, one client, one SKU per order. sim: the service behind Miniflare's simulators (rate limiter, asset router); local: the same code as on Cloudflare (local limiters, reached directly):");
+  out.push(
+    "Whole flow (create → confirm → get), closed loop, one client, one SKU per order. sim: the service behind Miniflare's simulators (rate limiter, asset router); local: the same code as on Cloudflare (local limiters, reached directly):",
+  );
   out.push(
     table(
-      ["conc.", "sim flows/s", "local flows/s", "floor flows/s", "sim ratio", "local ratio", "sim p50/p99 ms", "local p50/p99 ms", "floor p50/p99 ms", "sim CPU ms/flow", "local CPU ms/flow", "floor CPU ms/flow", "sim CPU ratio", "local CPU ratio", "errors", "other load"],
+      [
+        "conc.",
+        "sim flows/s",
+        "local flows/s",
+        "floor flows/s",
+        "sim ratio",
+        "local ratio",
+        "sim p50/p99 ms",
+        "local p50/p99 ms",
+        "floor p50/p99 ms",
+        "sim CPU ms/flow",
+        "local CPU ms/flow",
+        "floor CPU ms/flow",
+        "sim CPU ratio",
+        "local CPU ratio",
+        "errors",
+        "other load",
+      ],
       flowPairs(result).map(({ concurrency, project: p, local: l, floor: f }) => [
         concurrency,
         fmt(p?.throughput),
@@ -128,7 +174,9 @@ export function printReport(result) {
       ]),
     ),
   );
-  out.push("  (other load: CPU used on this machine by processes other than the bench and its workerd, during the phase; high values make throughput noisy)");
+  out.push(
+    "  (other load: CPU used on this machine by processes other than the bench and its workerd, during the phase; high values make throughput noisy)",
+  );
   out.push("");
   out.push("Each endpoint inside the flow (latency p50 / p99 ms):");
   out.push(
@@ -136,17 +184,35 @@ export function printReport(result) {
       ["conc.", "service create", "floor create", "service confirm", "floor confirm", "service get", "floor get"],
       flowPairs(result).map(({ concurrency, project: p, floor: f }) => [
         concurrency,
-        ...["create", "confirm", "get"].flatMap((e) => [p?.latency[e] ? `${fmt(p.latency[e].p50)} / ${fmt(p.latency[e].p99)}` : null, f?.latency[e] ? `${fmt(f.latency[e].p50)} / ${fmt(f.latency[e].p99)}` : null]),
+        ...["create", "confirm", "get"].flatMap((e) => [
+          p?.latency[e] ? `${fmt(p.latency[e].p50)} / ${fmt(p.latency[e].p99)}` : null,
+          f?.latency[e] ? `${fmt(f.latency[e].p50)} / ${fmt(f.latency[e].p99)}` : null,
+        ]),
       ]),
     ),
   );
   const eps = endpointPairs(result).filter((e) => e.project || e.floor);
   if (eps.length) {
     out.push("");
-    out.push(`Each endpoint alone, closed loop at concurrency ${eps[0].project?.concurrency ?? eps[0].floor?.concurrency}:`);
+    out.push(
+      `Each endpoint alone, closed loop at concurrency ${eps[0].project?.concurrency ?? eps[0].floor?.concurrency}:`,
+    );
     out.push(
       table(
-        ["endpoint", "sim req/s", "local req/s", "floor req/s", "sim p50/p99 ms", "local p50/p99 ms", "floor p50/p99 ms", "sim CPU ms/req", "local CPU ms/req", "floor CPU ms/req", "sim CPU ratio", "local CPU ratio"],
+        [
+          "endpoint",
+          "sim req/s",
+          "local req/s",
+          "floor req/s",
+          "sim p50/p99 ms",
+          "local p50/p99 ms",
+          "floor p50/p99 ms",
+          "sim CPU ms/req",
+          "local CPU ms/req",
+          "floor CPU ms/req",
+          "sim CPU ratio",
+          "local CPU ratio",
+        ],
         eps.map(({ endpoint, project: p, local: l, floor: f }) => [
           endpoint,
           fmt(p?.throughput),
@@ -164,15 +230,31 @@ export function printReport(result) {
       ),
     );
   }
-  const scale = result.phases.filter((p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1));
+  const scale = result.phases.filter(
+    (p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1),
+  );
   if (scale.length) {
-    const base = result.phases.find((p) => p.kind === "flow" && p.target === "project" && p.clients === 1 && p.skusPerOrder === 1 && p.concurrency === scale[0].concurrency);
+    const base = result.phases.find(
+      (p) =>
+        p.kind === "flow" &&
+        p.target === "project" &&
+        p.clients === 1 &&
+        p.skusPerOrder === 1 &&
+        p.concurrency === scale[0].concurrency,
+    );
     out.push("");
     out.push("Service scaling (flows, same concurrency):");
     out.push(
       table(
         ["case", "flows/s", "p50/p99 ms", "CPU ms/flow"],
-        [base, ...scale].filter(Boolean).map((p) => [`c=${p.concurrency}, ${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""}/order`, fmt(p.throughput), `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`, fmt(p.cpuMsPerUnit, 2)]),
+        [base, ...scale]
+          .filter(Boolean)
+          .map((p) => [
+            `c=${p.concurrency}, ${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""}/order`,
+            fmt(p.throughput),
+            `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`,
+            fmt(p.cpuMsPerUnit, 2),
+          ]),
       ),
     );
   }
@@ -194,10 +276,21 @@ export function printReport(result) {
     ];
     const skus = costs[`project-${result.settings.scaleSkus}skus`];
     out.push("");
-    out.push(`Cost per order (instrumented build, mean of ${costs.project.flows} orders after the first; API key cached):`);
+    out.push(
+      `Cost per order (instrumented build, mean of ${costs.project.flows} orders after the first; API key cached):`,
+    );
     out.push(
       table(
-        ["counter", "create", "confirm + processing", "get", "service order", "first order", ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []), "floor order"],
+        [
+          "counter",
+          "create",
+          "confirm + processing",
+          "get",
+          "service order",
+          "first order",
+          ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []),
+          "floor order",
+        ],
         rows.map(([label, key]) => [
           label,
           w.create.summary[key],
@@ -210,25 +303,59 @@ export function printReport(result) {
         ]),
       ),
     );
-    const calls = Object.entries(w.order.counters).filter(([k]) => k.startsWith("doCalls.") || k.startsWith("doAlarms.")).map(([k, n]) => `${k.replace(/^doCalls\.|^doAlarms\./, (m) => (m === "doAlarms." ? "alarm " : ""))}×${n}`);
-    out.push(`  Durable Object calls per order: ${calls.join(", ")}; final state seen by get: ${JSON.stringify(costs.project.stateSeenByGet)}`);
+    const calls = Object.entries(w.order.counters)
+      .filter(([k]) => k.startsWith("doCalls.") || k.startsWith("doAlarms."))
+      .map(([k, n]) => `${k.replace(/^doCalls\.|^doAlarms\./, (m) => (m === "doAlarms." ? "alarm " : ""))}×${n}`);
+    out.push(
+      `  Durable Object calls per order: ${calls.join(", ")}; final state seen by get: ${JSON.stringify(costs.project.stateSeenByGet)}`,
+    );
   }
   if (result.profile?.project) {
     const p = result.profile.project;
     const f = result.profile.floor;
     out.push("");
-    out.push(`Where the service's isolate spends CPU (V8 sampling profile, ${p.flows} flows at concurrency ${p.concurrency ?? 16}; ${fmt(p.busyMsPerFlow, 2)} ms of JS-thread wall time (not idle) per flow${f ? `, floor ${fmt(f.busyMsPerFlow, 2)}` : ""}):`);
-    out.push(table(["module (self time)", "% busy", "ms/flow"], p.modules.slice(0, 14).map((m) => [m.module, fmt(m.percent), fmt(m.msPerFlow, 3)])));
-    out.push(table(["hottest lines of the bundle (self time)", "module", "% busy"], p.lines.slice(0, 12).map((l) => [l.code.slice(0, 80), l.module.slice(0, 34), fmt(l.percent)])));
-    out.push(table(["function (self time)", "module", "% busy"], p.functions.slice(0, 16).map((fn) => [`${fn.function} ${fn.where ? `(${fn.where.replace(/\((?:.*?\/)?((?:src|node_modules)\/)/, "($1")})` : ""}`.slice(0, 80), fn.module.slice(0, 34), fmt(fn.percent)])));
+    out.push(
+      `Where the service's isolate spends CPU (V8 sampling profile, ${p.flows} flows at concurrency ${p.concurrency ?? 16}; ${fmt(p.busyMsPerFlow, 2)} ms of JS-thread wall time (not idle) per flow${f ? `, floor ${fmt(f.busyMsPerFlow, 2)}` : ""}):`,
+    );
+    out.push(
+      table(
+        ["module (self time)", "% busy", "ms/flow"],
+        p.modules.slice(0, 14).map((m) => [m.module, fmt(m.percent), fmt(m.msPerFlow, 3)]),
+      ),
+    );
+    out.push(
+      table(
+        ["hottest lines of the bundle (self time)", "module", "% busy"],
+        p.lines.slice(0, 12).map((l) => [l.code.slice(0, 80), l.module.slice(0, 34), fmt(l.percent)]),
+      ),
+    );
+    out.push(
+      table(
+        ["function (self time)", "module", "% busy"],
+        p.functions
+          .slice(0, 16)
+          .map((fn) => [
+            `${fn.function} ${fn.where ? `(${fn.where.replace(/\((?:.*?\/)?((?:src|node_modules)\/)/, "($1")})` : ""}`.slice(
+              0,
+              80,
+            ),
+            fn.module.slice(0, 34),
+            fmt(fn.percent),
+          ]),
+      ),
+    );
   }
   out.push("");
   out.push(...priceSection(result, table));
   out.push("Targets:");
   for (const line of verdictLines(v)) out.push(`  ${line}`);
-  if (v.costChecks) out.push(`  D1 round trips create/confirm/get: ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`);
+  if (v.costChecks)
+    out.push(
+      `  D1 round trips create/confirm/get: ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`,
+    );
   if (v.errors) out.push(`  ${v.errors} non-2xx responses (see errorSamples in the JSON)`);
-  if (Object.values(result.outbound).some((o) => o.blocked)) out.push(`Outbound fetches blocked: ${JSON.stringify(result.outbound)}`);
+  if (Object.values(result.outbound).some((o) => o.blocked))
+    out.push(`Outbound fetches blocked: ${JSON.stringify(result.outbound)}`);
   console.log(out.join("\n"));
 }
 
@@ -251,21 +378,36 @@ function panel({ x0, y0, w, h, title, unit, series, concurrencies }) {
   for (let t = 0; t <= 4; t += 1) {
     const v = (max * t) / 4;
     parts.push(`<line x1="${x0}" x2="${x0 + w}" y1="${py(v)}" y2="${py(v)}" class="grid"/>`);
-    parts.push(`<text x="${x0 - 6}" y="${py(v) + 4}" class="tick" text-anchor="end">${esc(Number.isInteger(v) ? v : v.toFixed(1))}</text>`);
+    parts.push(
+      `<text x="${x0 - 6}" y="${py(v) + 4}" class="tick" text-anchor="end">${esc(Number.isInteger(v) ? v : v.toFixed(1))}</text>`,
+    );
   }
-  concurrencies.forEach((c, i) => parts.push(`<text x="${px(i)}" y="${y0 + h + 16}" class="tick" text-anchor="middle">${c}</text>`));
-  parts.push(`<text x="${x0 + w / 2}" y="${y0 + h + 34}" class="axis" text-anchor="middle">concurrency (closed-loop clients)</text>`);
-  parts.push(`<text x="${x0 - 44}" y="${y0 + h / 2}" class="axis" text-anchor="middle" transform="rotate(-90 ${x0 - 44} ${y0 + h / 2})">${esc(unit)}</text>`);
+  concurrencies.forEach((c, i) =>
+    parts.push(`<text x="${px(i)}" y="${y0 + h + 16}" class="tick" text-anchor="middle">${c}</text>`),
+  );
+  parts.push(
+    `<text x="${x0 + w / 2}" y="${y0 + h + 34}" class="axis" text-anchor="middle">concurrency (closed-loop clients)</text>`,
+  );
+  parts.push(
+    `<text x="${x0 - 44}" y="${y0 + h / 2}" class="axis" text-anchor="middle" transform="rotate(-90 ${x0 - 44} ${y0 + h / 2})">${esc(unit)}</text>`,
+  );
   for (const s of series) {
     const points = s.values.map((v, i) => (v === null ? null : [px(i), py(v)])).filter(Boolean);
-    parts.push(`<polyline points="${points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="6 4"` : ""}/>`);
+    parts.push(
+      `<polyline points="${points.map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`).join(" ")}" fill="none" stroke="${s.color}" stroke-width="2.5"${s.dash ? ` stroke-dasharray="6 4"` : ""}/>`,
+    );
     s.values.forEach((v, i) => {
       if (v === null) return;
       parts.push(`<circle cx="${px(i).toFixed(1)}" cy="${py(v).toFixed(1)}" r="3.5" fill="${s.color}"/>`);
       // the lower of two points at an x gets its label below, so that close values stay readable
-      const others = series.filter((o) => o !== s).map((o) => o.values[i]).filter((o) => o !== null && o !== undefined);
+      const others = series
+        .filter((o) => o !== s)
+        .map((o) => o.values[i])
+        .filter((o) => o !== null && o !== undefined);
       const below = others.some((o) => o > v);
-      parts.push(`<text x="${px(i).toFixed(1)}" y="${(py(v) + (below ? 17 : -8)).toFixed(1)}" class="value" fill="${s.color}" text-anchor="middle">${esc(v >= 100 ? Math.round(v) : v.toFixed(1))}</text>`);
+      parts.push(
+        `<text x="${px(i).toFixed(1)}" y="${(py(v) + (below ? 17 : -8)).toFixed(1)}" class="value" fill="${s.color}" text-anchor="middle">${esc(v >= 100 ? Math.round(v) : v.toFixed(1))}</text>`,
+      );
     });
   }
   return parts.join("\n");
@@ -284,13 +426,47 @@ export function renderSvg(result) {
   const v = result.verdicts;
   const top = 110;
   const body = [
-    panel({ x0: 70, y0: top, w: 270, h: 210, title: "Throughput, flows/s (higher is better)", unit: "flows / s", series: series((p) => p.throughput), concurrencies }),
-    panel({ x0: 430, y0: top, w: 270, h: 210, title: "Flow latency p99, ms (lower is better)", unit: "ms", series: series((p) => p.latency.flow?.p99 ?? null), concurrencies }),
-    panel({ x0: 790, y0: top, w: 270, h: 210, title: "workerd CPU per flow, ms (lower is better)", unit: "CPU ms / flow", series: series((p) => p.cpuMsPerUnit), concurrencies }),
+    panel({
+      x0: 70,
+      y0: top,
+      w: 270,
+      h: 210,
+      title: "Throughput, flows/s (higher is better)",
+      unit: "flows / s",
+      series: series((p) => p.throughput),
+      concurrencies,
+    }),
+    panel({
+      x0: 430,
+      y0: top,
+      w: 270,
+      h: 210,
+      title: "Flow latency p99, ms (lower is better)",
+      unit: "ms",
+      series: series((p) => p.latency.flow?.p99 ?? null),
+      concurrencies,
+    }),
+    panel({
+      x0: 790,
+      y0: top,
+      w: 270,
+      h: 210,
+      title: "workerd CPU per flow, ms (lower is better)",
+      unit: "CPU ms / flow",
+      series: series((p) => p.cpuMsPerUnit),
+      concurrencies,
+    }),
   ];
   const legend = `<g transform="translate(70 ${H - 14})"><line x1="0" x2="24" y1="-4" y2="-4" stroke="#d9480f" stroke-width="2.5"/><text x="30" y="0" class="tick">service, Miniflare simulators</text><line x1="210" x2="234" y1="-4" y2="-4" stroke="#2b8a3e" stroke-width="2.5"/><text x="240" y="0" class="tick">service, as on Cloudflare</text><line x1="400" x2="424" y1="-4" y2="-4" stroke="#1c7ed6" stroke-width="2.5" stroke-dasharray="6 4"/><text x="430" y="0" class="tick">floor (bench/floor: JSON → one Durable Object RPC → one SQLite statement → JSON)</text></g>`;
   const line1 = `Closed-loop create → confirm → get on workerd (Miniflare, ${result.machine.cpus} CPUs), ${result.generatedAt.slice(0, 16).replace("T", " ")} UTC, commit ${result.git.commit ?? "?"}${result.git.dirty ? " + uncommitted changes" : ""}, \`npm run bench\``;
-  const line2 = VARIANTS.filter(({ target }) => v[target]).map(({ target, label }) => `${label}: ${v[target].cpuMsPerFlow.ratio}× CPU, ${v[target].perConcurrency.map((p) => `${p.throughputRatio}×`).join(" / ")} throughput`).join("; ") + ` (floor = 1; concurrency ${pairs.map((p) => p.concurrency).join(" / ")}; targets ≤ ${TARGETS.cpuRatioMax}× CPU, ≥ ${TARGETS.throughputRatioMin}× throughput at ${TARGETS.throughputAt.join(" and ")})`;
+  const line2 =
+    VARIANTS.filter(({ target }) => v[target])
+      .map(
+        ({ target, label }) =>
+          `${label}: ${v[target].cpuMsPerFlow.ratio}× CPU, ${v[target].perConcurrency.map((p) => `${p.throughputRatio}×`).join(" / ")} throughput`,
+      )
+      .join("; ") +
+    ` (floor = 1; concurrency ${pairs.map((p) => p.concurrency).join(" / ")}; targets ≤ ${TARGETS.cpuRatioMax}× CPU, ≥ ${TARGETS.throughputRatioMin}× throughput at ${TARGETS.throughputAt.join(" and ")})`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="system-ui, -apple-system, Segoe UI, sans-serif">
 <style>
 .title { font-size: 14px; font-weight: 600; fill: #212529; }
@@ -314,33 +490,73 @@ ${legend}
 // ---- Markdown (bench/results/latest.md, for the README) ------------------------------------------
 function mdTable(headers, rows) {
   const cell = (c) => (c === null || c === undefined ? "–" : String(c).replace(/\|/g, "\\|"));
-  return [`| ${headers.join(" | ")} |`, `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+  return [
+    `| ${headers.join(" | ")} |`,
+    `| ${headers.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
 }
 
 export function renderMarkdown(result) {
   const v = result.verdicts;
   const out = [];
-  out.push(`Run of \`npm run bench\` at ${result.generatedAt} (commit ${result.git.commit ?? "?"}${result.git.dirty ? " + uncommitted changes" : ""}), ${result.machine.cpus} CPUs (${result.machine.cpuModel}), Node ${result.machine.node}, workerd ${result.machine.workerd}, ${result.durationSeconds} s in all.`);
+  out.push(
+    `Run of \`npm run bench\` at ${result.generatedAt} (commit ${result.git.commit ?? "?"}${result.git.dirty ? " + uncommitted changes" : ""}), ${result.machine.cpus} CPUs (${result.machine.cpuModel}), Node ${result.machine.node}, workerd ${result.machine.workerd}, ${result.durationSeconds} s in all.`,
+  );
   out.push("");
-  out.push("Whole flow (create → confirm → get), one client, one SKU per order. *sim*: the service behind Miniflare's simulators: its rate limiter (a Durable Object with a SQLite write per `limit()`) and its asset router (two Workers of its own in front of every request, because the service has static assets); *local*: the same code as it runs on Cloudflare: local in-memory limiters, as `limit()` runs there, and requests straight to the Worker, as `run_worker_first = true` has them there.");
+  out.push(
+    "Whole flow (create → confirm → get), one client, one SKU per order. *sim*: the service behind Miniflare's simulators: its rate limiter (a Durable Object with a SQLite write per `limit()`) and its asset router (two Workers of its own in front of every request, because the service has static assets); *local*: the same code as it runs on Cloudflare: local in-memory limiters, as `limit()` runs there, and requests straight to the Worker, as `run_worker_first = true` has them there.",
+  );
   out.push("");
-  out.push(mdTable(
-    ["concurrency", "sim flows/s", "local flows/s", "floor flows/s", "sim / local throughput ratio", "sim / local / floor p99 ms", "sim / local / floor CPU ms/flow", "sim / local CPU ratio"],
-    flowPairs(result).map(({ concurrency, project: p, local: l, floor: f }) => [
-      concurrency, fmt(p?.throughput), fmt(l?.throughput), fmt(f?.throughput), `${ratio(p?.throughput, f?.throughput)} / ${ratio(l?.throughput, f?.throughput)}`,
-      `${fmt(p?.latency.flow?.p99)} / ${fmt(l?.latency.flow?.p99)} / ${fmt(f?.latency.flow?.p99)}`,
-      `${fmt(p?.cpuMsPerUnit, 2)} / ${fmt(l?.cpuMsPerUnit, 2)} / ${fmt(f?.cpuMsPerUnit, 2)}`, `${ratio(p?.cpuMsPerUnit, f?.cpuMsPerUnit)} / ${ratio(l?.cpuMsPerUnit, f?.cpuMsPerUnit)}`,
-    ]),
-  ));
+  out.push(
+    mdTable(
+      [
+        "concurrency",
+        "sim flows/s",
+        "local flows/s",
+        "floor flows/s",
+        "sim / local throughput ratio",
+        "sim / local / floor p99 ms",
+        "sim / local / floor CPU ms/flow",
+        "sim / local CPU ratio",
+      ],
+      flowPairs(result).map(({ concurrency, project: p, local: l, floor: f }) => [
+        concurrency,
+        fmt(p?.throughput),
+        fmt(l?.throughput),
+        fmt(f?.throughput),
+        `${ratio(p?.throughput, f?.throughput)} / ${ratio(l?.throughput, f?.throughput)}`,
+        `${fmt(p?.latency.flow?.p99)} / ${fmt(l?.latency.flow?.p99)} / ${fmt(f?.latency.flow?.p99)}`,
+        `${fmt(p?.cpuMsPerUnit, 2)} / ${fmt(l?.cpuMsPerUnit, 2)} / ${fmt(f?.cpuMsPerUnit, 2)}`,
+        `${ratio(p?.cpuMsPerUnit, f?.cpuMsPerUnit)} / ${ratio(l?.cpuMsPerUnit, f?.cpuMsPerUnit)}`,
+      ]),
+    ),
+  );
   out.push("");
   const eps = endpointPairs(result).filter((e) => e.project && e.floor);
   if (eps.length) {
-    out.push(`Each endpoint alone (closed loop, concurrency ${eps[0].project.concurrency}; confirm includes the processing it starts):`);
+    out.push(
+      `Each endpoint alone (closed loop, concurrency ${eps[0].project.concurrency}; confirm includes the processing it starts):`,
+    );
     out.push("");
-    out.push(mdTable(
-      ["endpoint", "sim / local / floor req/s", "sim / local / floor p99 ms", "sim / local / floor CPU ms", "sim / local CPU ratio"],
-      eps.map(({ endpoint, project: p, local: l, floor: f }) => [endpoint, `${fmt(p.throughput)} / ${fmt(l?.throughput)} / ${fmt(f.throughput)}`, `${fmt(p.latency[endpoint]?.p99)} / ${fmt(l?.latency[endpoint]?.p99)} / ${fmt(f.latency[endpoint]?.p99)}`, `${fmt(p.cpuMsPerUnit, 2)} / ${fmt(l?.cpuMsPerUnit, 2)} / ${fmt(f.cpuMsPerUnit, 2)}`, `${ratio(p.cpuMsPerUnit, f.cpuMsPerUnit)} / ${ratio(l?.cpuMsPerUnit, f.cpuMsPerUnit)}`]),
-    ));
+    out.push(
+      mdTable(
+        [
+          "endpoint",
+          "sim / local / floor req/s",
+          "sim / local / floor p99 ms",
+          "sim / local / floor CPU ms",
+          "sim / local CPU ratio",
+        ],
+        eps.map(({ endpoint, project: p, local: l, floor: f }) => [
+          endpoint,
+          `${fmt(p.throughput)} / ${fmt(l?.throughput)} / ${fmt(f.throughput)}`,
+          `${fmt(p.latency[endpoint]?.p99)} / ${fmt(l?.latency[endpoint]?.p99)} / ${fmt(f.latency[endpoint]?.p99)}`,
+          `${fmt(p.cpuMsPerUnit, 2)} / ${fmt(l?.cpuMsPerUnit, 2)} / ${fmt(f.cpuMsPerUnit, 2)}`,
+          `${ratio(p.cpuMsPerUnit, f.cpuMsPerUnit)} / ${ratio(l?.cpuMsPerUnit, f.cpuMsPerUnit)}`,
+        ]),
+      ),
+    );
     out.push("");
   }
   const costs = result.costs ?? {};
@@ -349,25 +565,73 @@ export function renderMarkdown(result) {
     const skus = costs[`project-${result.settings.scaleSkus}skus`];
     out.push("Cost per order (instrumented build, API key already cached):");
     out.push("");
-    out.push(mdTable(
-      ["counter", "create", "confirm + processing", "get", "order", ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []), "floor order"],
-      [["Durable Object calls (RPC + alarm runs)", "doCalls"], ["D1 round trips", "d1RoundTrips"], ["D1 rows read", "d1RowsRead"], ["D1 rows written", "d1RowsWritten"], ["DO SQLite statements", "sqliteStatements"], ["DO SQLite rows written", "sqliteRowsWritten"], ["alarms set", "alarmsSet"]].map(([label, key]) => [
-        label, w.create.summary[key], r2(w.confirm.summary[key] + w.afterConfirm.summary[key]), w.get.summary[key], w.order.summary[key], ...(skus ? [skus.warm.order.summary[key]] : []), costs.floor.warm.order.summary[key],
-      ]),
-    ));
+    out.push(
+      mdTable(
+        [
+          "counter",
+          "create",
+          "confirm + processing",
+          "get",
+          "order",
+          ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []),
+          "floor order",
+        ],
+        [
+          ["Durable Object calls (RPC + alarm runs)", "doCalls"],
+          ["D1 round trips", "d1RoundTrips"],
+          ["D1 rows read", "d1RowsRead"],
+          ["D1 rows written", "d1RowsWritten"],
+          ["DO SQLite statements", "sqliteStatements"],
+          ["DO SQLite rows written", "sqliteRowsWritten"],
+          ["alarms set", "alarmsSet"],
+        ].map(([label, key]) => [
+          label,
+          w.create.summary[key],
+          r2(w.confirm.summary[key] + w.afterConfirm.summary[key]),
+          w.get.summary[key],
+          w.order.summary[key],
+          ...(skus ? [skus.warm.order.summary[key]] : []),
+          costs.floor.warm.order.summary[key],
+        ]),
+      ),
+    );
     out.push("");
   }
-  const scale = result.phases.filter((p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1));
+  const scale = result.phases.filter(
+    (p) => p.kind === "flow" && p.target === "project" && (p.clients > 1 || p.skusPerOrder > 1),
+  );
   if (scale.length) {
-    const base = result.phases.find((p) => p.kind === "flow" && p.target === "project" && p.clients === 1 && p.skusPerOrder === 1 && p.concurrency === scale[0].concurrency);
-    out.push(mdTable(["service, concurrency " + scale[0].concurrency, "flows/s", "p50 / p99 ms", "CPU ms/flow"], [base, ...scale].filter(Boolean).map((p) => [`${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""} per order`, fmt(p.throughput), `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`, fmt(p.cpuMsPerUnit, 2)])));
+    const base = result.phases.find(
+      (p) =>
+        p.kind === "flow" &&
+        p.target === "project" &&
+        p.clients === 1 &&
+        p.skusPerOrder === 1 &&
+        p.concurrency === scale[0].concurrency,
+    );
+    out.push(
+      mdTable(
+        ["service, concurrency " + scale[0].concurrency, "flows/s", "p50 / p99 ms", "CPU ms/flow"],
+        [base, ...scale]
+          .filter(Boolean)
+          .map((p) => [
+            `${p.clients} client${p.clients > 1 ? "s" : ""}, ${p.skusPerOrder} SKU${p.skusPerOrder > 1 ? "s" : ""} per order`,
+            fmt(p.throughput),
+            `${fmt(p.latency.flow?.p50)} / ${fmt(p.latency.flow?.p99)}`,
+            fmt(p.cpuMsPerUnit, 2),
+          ]),
+      ),
+    );
     out.push("");
   }
   out.push(...priceSection(result, mdTable));
   out.push("Targets:");
   out.push("");
   for (const line of verdictLines(v)) out.push(`- ${line}`);
-  if (v.costChecks) out.push(`- D1 round trips create/confirm/get ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`);
+  if (v.costChecks)
+    out.push(
+      `- D1 round trips create/confirm/get ${v.costChecks.d1RoundTripsAtCreate}/${v.costChecks.d1RoundTripsAtConfirm}/${v.costChecks.d1RoundTripsAtGet} (at most 1/0/0): ${v.d1Met ? "MET" : "NOT MET"}`,
+    );
   return out.join("\n") + "\n";
 }
 
@@ -378,20 +642,36 @@ export function priceSection(result, render) {
   const usd = (n) => (n >= 0.1 ? n.toFixed(2) : n.toFixed(3));
   const items = Object.keys(priced.rows[0].items);
   const out = [];
-  out.push(`What 1 million orders cost on Cloudflare (Workers Paid usage prices of ${priced.asOf}, \`${priced.priceFile}\`; marginal, beyond the plan's monthly allowances), in USD. One line of one unit per order, create → confirm → get; usage per order from the instrumented build (${priced.rows[0].flows} orders each); Worker CPU ${priced.cpuMsPerOrder} ms per order (whole flow at concurrency 16 with local limiters, which on this machine includes the objects' own CPU: an upper bound).`);
+  out.push(
+    `What 1 million orders cost on Cloudflare (Workers Paid usage prices of ${priced.asOf}, \`${priced.priceFile}\`; marginal, beyond the plan's monthly allowances), in USD. One line of one unit per order, create → confirm → get; usage per order from the instrumented build (${priced.rows[0].flows} orders each); Worker CPU ${priced.cpuMsPerOrder} ms per order (whole flow at concurrency 16 with local limiters, which on this machine includes the objects' own CPU: an upper bound).`,
+  );
   out.push("");
-  out.push(render(
-    ["supplier", "webhook", ...items, "total per 1M orders", "per order"],
-    priced.rows.map((r) => [r.kind, r.webhook ? "yes" : "no", ...items.map((k) => usd(r.items[k])), `**${usd(r.total)}**`, `${(r.total / r.orders * 100).toFixed(5)} ¢`]),
-  ));
+  out.push(
+    render(
+      ["supplier", "webhook", ...items, "total per 1M orders", "per order"],
+      priced.rows.map((r) => [
+        r.kind,
+        r.webhook ? "yes" : "no",
+        ...items.map((k) => usd(r.items[k])),
+        `**${usd(r.total)}**`,
+        `${((r.total / r.orders) * 100).toFixed(5)} ¢`,
+      ]),
+    ),
+  );
   out.push("");
   out.push("Usage per order behind it:");
   out.push("");
   const usage = Object.keys(priced.rows[0].usage);
-  out.push(render(
-    ["supplier", "webhook", ...usage],
-    priced.rows.map((r) => [r.kind, r.webhook ? "yes" : "no", ...usage.map((k) => Math.round(r.usage[k] * 10000) / 10000)]),
-  ));
+  out.push(
+    render(
+      ["supplier", "webhook", ...usage],
+      priced.rows.map((r) => [
+        r.kind,
+        r.webhook ? "yes" : "no",
+        ...usage.map((k) => Math.round(r.usage[k] * 10000) / 10000),
+      ]),
+    ),
+  );
   out.push("");
   return out;
 }

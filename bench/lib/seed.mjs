@@ -19,19 +19,25 @@ export async function seedProject(instance, target, { adminToken, clients, skus,
   const db = await instance.mf.getD1Database("DB");
   // `root`: the tree whose schema the Worker was built from (another revision, for bench:compare).
   const migrations = path.join(root, "schema", "migrations");
-  for (const file of readdirSync(migrations).filter((f) => f.endsWith(".sql")).sort()) await runSql(db, readFileSync(path.join(migrations, file), "utf8"));
+  for (const file of readdirSync(migrations)
+    .filter((f) => f.endsWith(".sql"))
+    .sort())
+    await runSql(db, readFileSync(path.join(migrations, file), "utf8"));
   await runSql(db, readFileSync(path.join(root, "schema", "seed", "demo.sql"), "utf8"));
 
   // Extra sandbox SKUs shaped like DEMO-US-RANGE (copied column by column, whatever the columns are).
   const columns = (await db.prepare(`PRAGMA table_info(products)`).all()).results.map((c) => c.name);
   const extraSkus = Array.from({ length: skus }, (_, i) => `BENCH-US-RANGE-${i + 1}`);
-  if (extraSkus.length > 0) await db.batch(
-    extraSkus.map((sku) =>
-      db
-        .prepare(`INSERT OR IGNORE INTO products (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "sku" ? "?1" : c)).join(", ")} FROM products WHERE sku = 'DEMO-US-RANGE'`)
-        .bind(sku),
-    ),
-  );
+  if (extraSkus.length > 0)
+    await db.batch(
+      extraSkus.map((sku) =>
+        db
+          .prepare(
+            `INSERT OR IGNORE INTO products (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "sku" ? "?1" : c)).join(", ")} FROM products WHERE sku = 'DEMO-US-RANGE'`,
+          )
+          .bind(sku),
+      ),
+    );
 
   const keys = ["sk_test_demo"];
   const clientIds = ["demo"];
@@ -43,9 +49,15 @@ export async function seedProject(instance, target, { adminToken, clients, skus,
     keys.push(key);
     clientIds.push(id);
     statements.push(
-      db.prepare(`INSERT OR IGNORE INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?1, ?2, ?3)`).bind(id, `whsec_${id}`, now),
-      db.prepare(`INSERT OR IGNORE INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'bench', ?3)`).bind(sha256(key), id, now),
-      db.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, 'USD', ?2)`).bind(id, now),
+      db
+        .prepare(`INSERT OR IGNORE INTO clients (id, name, webhook_secret, created_at) VALUES (?1, ?1, ?2, ?3)`)
+        .bind(id, `whsec_${id}`, now),
+      db
+        .prepare(`INSERT OR IGNORE INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'bench', ?3)`)
+        .bind(sha256(key), id, now),
+      db
+        .prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at) VALUES (?1, 'USD', ?2)`)
+        .bind(id, now),
     );
   }
   if (statements.length > 0) await db.batch(statements);
@@ -56,7 +68,8 @@ export async function seedProject(instance, target, { adminToken, clients, skus,
       body: { amount: topUp, idempotencyKey: `bench-${clientId}-USD`, reason: "benchmark funds" },
       parse: true,
     });
-    if (response.status !== 200) throw new Error(`top-up of ${clientId}: ${response.status} ${JSON.stringify(response.json)}`);
+    if (response.status !== 200)
+      throw new Error(`top-up of ${clientId}: ${response.status} ${JSON.stringify(response.json)}`);
   }
   return { keys, clientIds, extraSkus };
 }
@@ -69,7 +82,10 @@ export async function answerOutbound(request) {
   const url = new URL(request.url);
   if (url.pathname === "/upstream/v1/codes") {
     const { quantity, orderId } = await request.json();
-    const codes = Array.from({ length: quantity }, (_, i) => ({ pin: `UP-${orderId.slice(-12)}-${i}`, link: `https://redeem.invalid/UP-${orderId.slice(-12)}-${i}` }));
+    const codes = Array.from({ length: quantity }, (_, i) => ({
+      pin: `UP-${orderId.slice(-12)}-${i}`,
+      link: `https://redeem.invalid/UP-${orderId.slice(-12)}-${i}`,
+    }));
     return Response.json({ codes });
   }
   if (url.pathname.startsWith("/hooks/")) return new Response(null, { status: 204 });
@@ -84,12 +100,29 @@ export async function seedSupplierKinds(target, { adminToken, codes }) {
   const admin = { authorization: `Bearer ${adminToken}` };
   const upstream = await target.request("PUT", "/admin/products/BENCH-US-UPSTREAM", {
     headers: admin,
-    body: { productType: "range", name: "Bench upstream top-up", currency: "USD", country: "US", region: "North America", minQuote: "1", maxQuote: "500", supplier: "upstream" },
+    body: {
+      productType: "range",
+      name: "Bench upstream top-up",
+      currency: "USD",
+      country: "US",
+      region: "North America",
+      minQuote: "1",
+      maxQuote: "500",
+      supplier: "upstream",
+    },
     parse: true,
   });
   if (upstream.status !== 200) throw new Error(`upstream SKU: ${upstream.status} ${JSON.stringify(upstream.json)}`);
-  const list = Array.from({ length: codes }, (_, i) => ({ value: "10", pin: `BENCH-EU10-${String(i).padStart(5, "0")}`, link: `https://redeem.invalid/BENCH-EU10-${i}` }));
-  const uploaded = await target.request("POST", "/admin/products/DEMO-EU-FIXED/codes", { headers: admin, body: { codes: list }, parse: true });
+  const list = Array.from({ length: codes }, (_, i) => ({
+    value: "10",
+    pin: `BENCH-EU10-${String(i).padStart(5, "0")}`,
+    link: `https://redeem.invalid/BENCH-EU10-${i}`,
+  }));
+  const uploaded = await target.request("POST", "/admin/products/DEMO-EU-FIXED/codes", {
+    headers: admin,
+    body: { codes: list },
+    parse: true,
+  });
   if (uploaded.status !== 200) throw new Error(`inventory codes: ${uploaded.status} ${JSON.stringify(uploaded.json)}`);
   return {
     sandbox: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 10, quantity: 1 }],

@@ -19,14 +19,29 @@ const WRANGLER = path.join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js
  */
 export function build({ configPath, outdir, entry }) {
   mkdirSync(outdir, { recursive: true });
-  const args = [WRANGLER, "deploy", ...(entry ? [entry] : []), "--config", configPath, "--dry-run", "--no-minify", "--outdir", outdir];
+  const args = [
+    WRANGLER,
+    "deploy",
+    ...(entry ? [entry] : []),
+    "--config",
+    configPath,
+    "--dry-run",
+    "--no-minify",
+    "--outdir",
+    outdir,
+  ];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (d) => (output += d));
     child.stderr.on("data", (d) => (output += d));
     child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`build of ${entry ?? configPath} failed (exit ${code}):\n${output.slice(-4000)}`));
+      if (code !== 0)
+        return reject(new Error(`build of ${entry ?? configPath} failed (exit ${code}):\n${output.slice(-4000)}`));
       const bundle = readdirSync(outdir).find((f) => f.endsWith(".js"));
       if (!bundle) return reject(new Error(`build of ${configPath} wrote no .js to ${outdir}`));
       resolve(path.join(outdir, bundle));
@@ -40,7 +55,13 @@ export function build({ configPath, outdir, entry }) {
  */
 export function writeInstrumentedEntry({ configPath, file }) {
   const { workerOptions, main } = unstable_getMiniflareWorkerOptions(configPath);
-  const classes = [...new Set(Object.values(workerOptions.durableObjects ?? {}).map((d) => (typeof d === "string" ? d : d.className)).filter(Boolean))];
+  const classes = [
+    ...new Set(
+      Object.values(workerOptions.durableObjects ?? {})
+        .map((d) => (typeof d === "string" ? d : d.className))
+        .filter(Boolean),
+    ),
+  ];
   const instrument = path.join(ROOT, "bench", "instrument", "instrument.js");
   const lines = [
     `import * as worker from ${JSON.stringify(main)};`,
@@ -59,8 +80,16 @@ export function writeInstrumentedEntry({ configPath, file }) {
  */
 export function writeLocalLimiterEntry({ configPath, file, limit }) {
   const { workerOptions, main } = unstable_getMiniflareWorkerOptions(configPath);
-  const classes = [...new Set(Object.values(workerOptions.durableObjects ?? {}).map((d) => (typeof d === "string" ? d : d.className)).filter(Boolean))];
-  const limiters = Object.fromEntries(Object.entries(workerOptions.ratelimits ?? {}).map(([name, rl]) => [name, { limit, period: rl.simple.period }]));
+  const classes = [
+    ...new Set(
+      Object.values(workerOptions.durableObjects ?? {})
+        .map((d) => (typeof d === "string" ? d : d.className))
+        .filter(Boolean),
+    ),
+  ];
+  const limiters = Object.fromEntries(
+    Object.entries(workerOptions.ratelimits ?? {}).map(([name, rl]) => [name, { limit, period: rl.simple.period }]),
+  );
   const local = path.join(ROOT, "bench", "local-limiter", "local-limiter.js");
   const lines = [
     `import * as worker from ${JSON.stringify(main)};`,
@@ -78,7 +107,16 @@ export function writeLocalLimiterEntry({ configPath, file, limit }) {
  * answer those to 127.0.0.1, and everything else is answered 599 by a Node handler and counted.
  * `assetRouter`: keep Miniflare's asset router in front of the Worker (see below).
  */
-export async function start({ name, configPath, bundle, persistDir, bindings = {}, inspectorPort, answer, assetRouter = false }) {
+export async function start({
+  name,
+  configPath,
+  bundle,
+  persistDir,
+  bindings = {},
+  inspectorPort,
+  answer,
+  assetRouter = false,
+}) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath);
   const before = new Set(workerdPids());
   const outbound = { blocked: 0, urls: [] };
@@ -92,7 +130,12 @@ export async function start({ name, configPath, bundle, persistDir, bindings = {
   // Rate limits stay in the code path (every limit() call is made and costs what it costs) but are raised
   // out of reach: the bench measures throughput, not the configured cap.
   if (options.ratelimits) {
-    options.ratelimits = Object.fromEntries(Object.entries(options.ratelimits).map(([name, rl]) => [name, { ...rl, simple: { ...rl.simple, limit: 1_000_000_000 } }]));
+    options.ratelimits = Object.fromEntries(
+      Object.entries(options.ratelimits).map(([name, rl]) => [
+        name,
+        { ...rl, simple: { ...rl.simple, limit: 1_000_000_000 } },
+      ]),
+    );
   }
   const mf = new Miniflare(
     convertV4MiniflareOptions({

@@ -43,19 +43,24 @@ async function placeOrder(receiver: Receiver | null): Promise<Order> {
       ...(receiver === null ? {} : { webhookUrl: receiver.url }),
     },
   });
-  if (created.error !== undefined) throw new Error(`create answered ${created.response.status} ${created.error.code}: ${created.error.message}`);
+  if (created.error !== undefined)
+    throw new Error(`create answered ${created.response.status} ${created.error.code}: ${created.error.message}`);
   const { id, invoice } = created.data.data;
   console.log(`created ${id}: ${invoice.total} ${invoice.wallet} (${invoice.status})`);
 
   const confirmed = await client.PUT("/order/confirm", { body: { orderId: id } });
-  if (confirmed.error !== undefined) throw new Error(`confirm answered ${confirmed.response.status} ${confirmed.error.code}: ${confirmed.error.message}`);
+  if (confirmed.error !== undefined)
+    throw new Error(
+      `confirm answered ${confirmed.response.status} ${confirmed.error.code}: ${confirmed.error.message}`,
+    );
   console.log(`confirmed ${id}: ${confirmed.data.data.state}`);
 
   // Processing runs after confirm; poll until the order reaches an end state.
   const deadline = Date.now() + 30_000;
   for (let delay = 100; ; delay = Math.min(delay * 2, 2_000)) {
     const got = await client.GET("/order/get", { params: { query: { orderId: id } } });
-    if (got.error !== undefined) throw new Error(`get answered ${got.response.status} ${got.error.code}: ${got.error.message}`);
+    if (got.error !== undefined)
+      throw new Error(`get answered ${got.response.status} ${got.error.code}: ${got.error.message}`);
     const order = got.data.data;
     if (END_STATES.has(order.state)) return order;
     if (Date.now() > deadline) throw new Error(`order ${id} still ${order.state} after 30 s`);
@@ -66,18 +71,30 @@ async function placeOrder(receiver: Receiver | null): Promise<Order> {
 const receiver = webhookSecret === undefined ? null : await startReceiver(webhookSecret);
 try {
   const order = await placeOrder(receiver);
-  console.log(`order ${order.uid} ${order.state}; paid ${order.invoice.total} ${order.invoice.wallet} (${order.invoice.status})`);
+  console.log(
+    `order ${order.uid} ${order.state}; paid ${order.invoice.total} ${order.invoice.wallet} (${order.invoice.status})`,
+  );
   for (const [sku, redeem] of Object.entries(order.redeem)) {
-    redeem.redeemPin.forEach((pin, index) => console.log(`  ${sku} ${redeem.value} ${redeem.currency}: ${pin} ${redeem.redeemLinks[index] ?? redeem.redeemLink}`));
+    redeem.redeemPin.forEach((pin, index) =>
+      console.log(
+        `  ${sku} ${redeem.value} ${redeem.currency}: ${pin} ${redeem.redeemLinks[index] ?? redeem.redeemLink}`,
+      ),
+    );
   }
 
   if (receiver !== null) {
     // Webhooks arrive through a queue: wait for the event of the end state.
     const endType = `order.${order.state}`;
     const deadline = Date.now() + 15_000;
-    while (!receiver.events.some((event) => event.data.orderId === order.uid && event.type === endType) && Date.now() < deadline) await sleep(100);
+    while (
+      !receiver.events.some((event) => event.data.orderId === order.uid && event.type === endType) &&
+      Date.now() < deadline
+    )
+      await sleep(100);
     const mine = receiver.events.filter((event) => event.data.orderId === order.uid);
-    console.log(`webhooks verified with standardwebhooks: ${mine.map((event) => event.type).join(", ") || "none"}; rejected: ${receiver.rejected}`);
+    console.log(
+      `webhooks verified with standardwebhooks: ${mine.map((event) => event.type).join(", ") || "none"}; rejected: ${receiver.rejected}`,
+    );
     if (!mine.some((event) => event.type === endType) || receiver.rejected > 0) process.exitCode = 1;
   }
   if (order.state !== "successful") process.exitCode = 1;

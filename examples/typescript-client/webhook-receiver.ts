@@ -25,15 +25,26 @@ export interface Receiver {
 }
 
 function isOrderEvent(value: unknown): value is OrderEvent {
-  if (typeof value !== "object" || value === null || !("id" in value) || !("type" in value) || !("data" in value)) return false;
+  if (typeof value !== "object" || value === null || !("id" in value) || !("type" in value) || !("data" in value))
+    return false;
   const data = value.data;
-  return typeof value.id === "string" && typeof value.type === "string" && typeof data === "object" && data !== null && "orderId" in data;
+  return (
+    typeof value.id === "string" &&
+    typeof value.type === "string" &&
+    typeof data === "object" &&
+    data !== null &&
+    "orderId" in data
+  );
 }
 
 /** The three headers the library reads; Node gives each as a string (or an array when repeated). */
 function signatureHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const one = (name: string) => String(headers[name] ?? "");
-  return { "webhook-id": one("webhook-id"), "webhook-timestamp": one("webhook-timestamp"), "webhook-signature": one("webhook-signature") };
+  return {
+    "webhook-id": one("webhook-id"),
+    "webhook-timestamp": one("webhook-timestamp"),
+    "webhook-signature": one("webhook-signature"),
+  };
 }
 
 export async function startReceiver(secret: string): Promise<Receiver> {

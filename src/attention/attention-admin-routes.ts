@@ -8,7 +8,13 @@ import { SkuParams } from "../kernel/primitives";
 import { WalletPathParams } from "../wallets/wallet-admin-schemas";
 import { needsAttention } from "./attention";
 import { attentionExamples } from "./attention-examples";
-import { AttentionData, StockThresholdData, StockThresholdRequest, WalletThresholdData, WalletThresholdRequest } from "./attention-admin-schemas";
+import {
+  AttentionData,
+  StockThresholdData,
+  StockThresholdRequest,
+  WalletThresholdData,
+  WalletThresholdRequest,
+} from "./attention-admin-schemas";
 import { setStockThreshold, setWalletThreshold } from "./set-thresholds";
 
 /** GET /admin/attention. */
@@ -21,7 +27,10 @@ export async function putStockThreshold(request: IRequest, context: RequestConte
   const actor = adminCaller(context);
   const { sku } = parseParams(SkuParams, request);
   const { threshold } = await parseBody(StockThresholdRequest, request, context.env);
-  return ok(threshold === null ? "Low-stock threshold removed" : "Low-stock threshold set", await setStockThreshold(context.env.DB, actor, sku, threshold));
+  return ok(
+    threshold === null ? "Low-stock threshold removed" : "Low-stock threshold set",
+    await setStockThreshold(context.env.DB, actor, sku, threshold),
+  );
 }
 
 /** PUT /admin/wallets/:clientId/:currency/low-balance-threshold. */

@@ -13,7 +13,9 @@ export const StockThresholdRequest = z.strictObject({
     .min(1)
     .max(1_000_000)
     .nullable()
-    .describe("Listed as low while fewer codes than this are available, all values together; null removes the threshold."),
+    .describe(
+      "Listed as low while fewer codes than this are available, all values together; null removes the threshold.",
+    ),
 });
 
 export const StockThresholdData = z.object({
@@ -43,10 +45,17 @@ export const LowStockView = z.object({
   available: z.number().int().describe("Codes available (unsold, unreserved), all values together."),
   byValue: z
     .array(z.object({ value: z.number(), available: z.number().int() }))
-    .describe("Available codes per value: every quote of a fixed SKU (0 included), the values in stock of a range SKU."),
+    .describe(
+      "Available codes per value: every quote of a fixed SKU (0 included), the values in stock of a range SKU.",
+    ),
 });
 
-export const LowBalanceView = z.object({ clientId: z.string(), currency: CurrencyCode, threshold: z.number(), balance: z.number() });
+export const LowBalanceView = z.object({
+  clientId: z.string(),
+  currency: CurrencyCode,
+  threshold: z.number(),
+  balance: z.number(),
+});
 
 export const AttentionData = z.object({
   stuckOrders: z.object({
@@ -57,6 +66,10 @@ export const AttentionData = z.object({
     deadLetters: z.array(DeadLetterView).describe("The newest 50 dead letters not replayed yet."),
     more: z.boolean().describe("Whether GET /admin/webhooks/dead-letters lists more pending ones."),
   }),
-  lowStock: z.array(LowStockView).describe("Active inventory SKUs with fewer available codes than their low-stock threshold, by SKU."),
-  lowBalance: z.array(LowBalanceView).describe("Wallets whose balance is below their low-balance threshold, by client and currency."),
+  lowStock: z
+    .array(LowStockView)
+    .describe("Active inventory SKUs with fewer available codes than their low-stock threshold, by SKU."),
+  lowBalance: z
+    .array(LowBalanceView)
+    .describe("Wallets whose balance is below their low-balance threshold, by client and currency."),
 });

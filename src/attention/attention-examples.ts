@@ -48,10 +48,24 @@ export const attentionExamples = {
         ],
         more: false,
       },
-      lowStock: [{ sku: "EU-VOUCHER", name: "EU voucher", threshold: 20, available: 12, byValue: [{ value: 10, available: 12 }, { value: 25, available: 0 }] }],
+      lowStock: [
+        {
+          sku: "EU-VOUCHER",
+          name: "EU voucher",
+          threshold: 20,
+          available: 12,
+          byValue: [
+            { value: 10, available: 12 },
+            { value: 25, available: 0 },
+          ],
+        },
+      ],
       lowBalance: [{ clientId: "acme", currency: "USD", threshold: 250, balance: 120.5 }],
     },
   },
   adminSetStockThreshold: { request: { threshold: 20 }, data: { sku: "EU-VOUCHER", threshold: 20, available: 12 } },
-  adminSetWalletThreshold: { request: { threshold: "250.00" }, data: { clientId: "acme", currency: "USD", threshold: 250, balance: 120.5 } },
+  adminSetWalletThreshold: {
+    request: { threshold: "250.00" },
+    data: { clientId: "acme", currency: "USD", threshold: 250, balance: 120.5 },
+  },
 } satisfies Record<string, RouteExample>;

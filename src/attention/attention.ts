@@ -58,18 +58,30 @@ export async function skusBelowThreshold(db: D1Database): Promise<LowStock[]> {
     productSummariesStatement(db, SKUS_WITH_THRESHOLD),
     availableCodesStatement(db, SKUS_WITH_THRESHOLD),
   ]);
-  const thresholdOf = new Map((thresholds!.results as { sku: string; threshold: number }[]).map((row) => [row.sku, row.threshold]));
+  const thresholdOf = new Map(
+    (thresholds!.results as { sku: string; threshold: number }[]).map((row) => [row.sku, row.threshold]),
+  );
   const stock = available!.results as { sku: string; value: string; available: number }[];
   const below: LowStock[] = [];
-  for (const product of products!.results as { sku: string; name: string; supplier: string; active: number; quotes: string | null }[]) {
+  for (const product of products!.results as {
+    sku: string;
+    name: string;
+    supplier: string;
+    active: number;
+    quotes: string | null;
+  }[]) {
     const threshold = thresholdOf.get(product.sku);
     if (threshold === undefined || product.active !== 1 || product.supplier !== "inventory") continue;
     const counts = new Map<string, number>();
-    for (const quote of product.quotes === null ? [] : (JSON.parse(product.quotes) as string[])) counts.set(new Money(quote).toFixed(), 0);
-    for (const row of stock.filter((row) => row.sku === product.sku)) counts.set(row.value, (counts.get(row.value) ?? 0) + row.available);
+    for (const quote of product.quotes === null ? [] : (JSON.parse(product.quotes) as string[]))
+      counts.set(new Money(quote).toFixed(), 0);
+    for (const row of stock.filter((row) => row.sku === product.sku))
+      counts.set(row.value, (counts.get(row.value) ?? 0) + row.available);
     const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
     if (!stockBelow(total, threshold)) continue;
-    const byValue = [...counts].map(([value, count]) => ({ value: toAmountNumber(value), available: count })).sort((a, b) => a.value - b.value);
+    const byValue = [...counts]
+      .map(([value, count]) => ({ value: toAmountNumber(value), available: count }))
+      .sort((a, b) => a.value - b.value);
     below.push({ sku: product.sku, name: product.name, threshold, available: total, byValue });
   }
   return below;
@@ -80,7 +92,10 @@ export async function skusBelowThreshold(db: D1Database): Promise<LowStock[]> {
  * each wallet object with a threshold (in parallel), since the balance lives there.
  */
 export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): Promise<LowBalance[]> {
-  const [thresholds, wallets] = await env.DB.batch([walletThresholdsStatement(env.DB), registeredWalletsStatement(env.DB, WALLETS_WITH_THRESHOLD)]);
+  const [thresholds, wallets] = await env.DB.batch([
+    walletThresholdsStatement(env.DB),
+    registeredWalletsStatement(env.DB, WALLETS_WITH_THRESHOLD),
+  ]);
   const rows = wallets!.results as { client_id: string }[];
   const registered = new Map(
     registeredWallets(rows).map((wallet, index) => [`${rows[index]!.client_id}:${wallet.currency}`, wallet]),
@@ -101,7 +116,12 @@ export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): P
   );
   return checked
     .filter(({ row, balance }) => balanceBelow(balance, row.threshold))
-    .map(({ row, balance }) => ({ clientId: row.client_id, currency: row.currency, threshold: toAmountNumber(row.threshold), balance: toAmountNumber(balance) }));
+    .map(({ row, balance }) => ({
+      clientId: row.client_id,
+      currency: row.currency,
+      threshold: toAmountNumber(row.threshold),
+      balance: toAmountNumber(balance),
+    }));
 }
 
 /** The whole list: its four parts read in parallel. */

@@ -23,11 +23,19 @@ export type Actor = Parameters<typeof auditStatement>[1];
 export async function setStockThreshold(db: D1Database, actor: Actor, sku: string, threshold: number | null) {
   const product = await requireProduct(db, sku);
   if (product.supplier !== "inventory") {
-    fail("invalid_request_body", { reason: `${sku} is supplied by ${product.supplier}, not from uploaded codes: it has no stock to watch` });
+    fail("invalid_request_body", {
+      reason: `${sku} is supplied by ${product.supplier}, not from uploaded codes: it has no stock to watch`,
+    });
   }
   await db.batch([
     setStockThresholdStatement(db, sku, threshold, Date.now()),
-    auditStatement(db, actor, threshold === null ? "product.low_stock_threshold.remove" : "product.low_stock_threshold.set", `product:${sku}`, { threshold }),
+    auditStatement(
+      db,
+      actor,
+      threshold === null ? "product.low_stock_threshold.remove" : "product.low_stock_threshold.set",
+      `product:${sku}`,
+      { threshold },
+    ),
   ]);
   const available = (await stockOf(db, sku)).reduce((sum, value) => sum + value.available, 0);
   return { sku, threshold, available };
@@ -37,7 +45,13 @@ export async function setStockThreshold(db: D1Database, actor: Actor, sku: strin
  * The wallet's low-balance threshold (null removes it): positive, with at most the currency's minor units
  * (400 otherwise). 404 client_not_found or wallet_unknown unless the wallet is registered.
  */
-export async function setWalletThreshold(env: Pick<Env, "DB" | "WALLETS">, actor: Actor, clientId: string, currency: string, given: string | number | null) {
+export async function setWalletThreshold(
+  env: Pick<Env, "DB" | "WALLETS">,
+  actor: Actor,
+  clientId: string,
+  currency: string,
+  given: string | number | null,
+) {
   let threshold: string | null = null;
   if (given !== null) {
     const checked = lowBalanceThreshold(given, currency);
@@ -58,5 +72,10 @@ export async function setWalletThreshold(env: Pick<Env, "DB" | "WALLETS">, actor
     ),
   ]);
   const balance = await currentBalance(env, clientId, found.wallet);
-  return { clientId, currency, threshold: threshold === null ? null : toAmountNumber(threshold), balance: toAmountNumber(balance) };
+  return {
+    clientId,
+    currency,
+    threshold: threshold === null ? null : toAmountNumber(threshold),
+    balance: toAmountNumber(balance),
+  };
 }

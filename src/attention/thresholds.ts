@@ -28,7 +28,12 @@ export function stockBelow(available: number, threshold: number): boolean {
 }
 
 /** Sets (or, with null, removes) the SKU's low-stock threshold: a statement for the caller's batch. */
-export function setStockThresholdStatement(db: D1Database, sku: string, threshold: number | null, now: number): D1PreparedStatement {
+export function setStockThresholdStatement(
+  db: D1Database,
+  sku: string,
+  threshold: number | null,
+  now: number,
+): D1PreparedStatement {
   if (threshold === null) return db.prepare(`DELETE FROM stock_thresholds WHERE sku = ?1`).bind(sku);
   return db
     .prepare(
@@ -39,8 +44,15 @@ export function setStockThresholdStatement(db: D1Database, sku: string, threshol
 }
 
 /** Sets (or, with null, removes) the wallet's low-balance threshold: a statement for the caller's batch. */
-export function setWalletThresholdStatement(db: D1Database, clientId: string, currency: string, threshold: string | null, now: number): D1PreparedStatement {
-  if (threshold === null) return db.prepare(`DELETE FROM wallet_thresholds WHERE client_id = ?1 AND currency = ?2`).bind(clientId, currency);
+export function setWalletThresholdStatement(
+  db: D1Database,
+  clientId: string,
+  currency: string,
+  threshold: string | null,
+  now: number,
+): D1PreparedStatement {
+  if (threshold === null)
+    return db.prepare(`DELETE FROM wallet_thresholds WHERE client_id = ?1 AND currency = ?2`).bind(clientId, currency);
   return db
     .prepare(
       `INSERT INTO wallet_thresholds (client_id, currency, threshold, updated_at) VALUES (?1, ?2, ?3, ?4)
@@ -67,7 +79,10 @@ export function walletThresholdsStatement(db: D1Database): D1PreparedStatement {
 
 /** The SKU's low-stock threshold, or null. */
 export async function stockThresholdOf(db: D1Database, sku: string): Promise<number | null> {
-  const row = await db.prepare(`SELECT threshold FROM stock_thresholds WHERE sku = ?1`).bind(sku).first<{ threshold: number }>();
+  const row = await db
+    .prepare(`SELECT threshold FROM stock_thresholds WHERE sku = ?1`)
+    .bind(sku)
+    .first<{ threshold: number }>();
   return row?.threshold ?? null;
 }
 

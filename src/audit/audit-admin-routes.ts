@@ -14,9 +14,12 @@ import { auditExamples } from "./audit-examples";
 export async function listAudit(request: IRequest, context: RequestContext): Promise<Response> {
   const query = parseQuery(AuditQuery, request);
   const after = query.after === undefined ? 0 : Number(query.after);
-  if (!Number.isSafeInteger(after) || after < 0) fail("invalid_parameters", { issues: [{ path: "after", message: "an entry id" }] });
+  if (!Number.isSafeInteger(after) || after < 0)
+    fail("invalid_parameters", { issues: [{ path: "after", message: "an entry id" }] });
   const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  const page = pageOf(await auditEntriesAfter(context.env.DB, after, query.target ?? null, limit), limit, (row) => String(row.id));
+  const page = pageOf(await auditEntriesAfter(context.env.DB, after, query.target ?? null, limit), limit, (row) =>
+    String(row.id),
+  );
   const entries = page.items.map((row) => ({
     id: row.id,
     at: row.at,
@@ -40,7 +43,8 @@ export const auditRoutes: Route[] = [
     example: auditExamples.adminListAudit,
     tag: "Admin: audit",
     summary: "Operator actions, oldest first",
-    description: "Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.",
+    description:
+      "Every change an operator made (who, what, on which target, with the request id), oldest first. Page with `after` (the `next` of the previous page) and `limit`; filter one target with `target`, e.g. `client:acme` or `product:EU-VOUCHER`.",
     auth: "admin",
     role: "viewer",
     query: AuditQuery,

@@ -20,11 +20,11 @@ export const auditExamples = {
             name: "Acme Gifts Ltd",
             keyId: "key_328bd1c026147932",
             keyLabel: "production",
-            region: "apac"
-          }
-        }
+            region: "apac",
+          },
+        },
       ],
-      next: "1"
-    }
+      next: "1",
+    },
   },
 } satisfies Record<string, RouteExample>;

@@ -30,10 +30,18 @@ export function actorColumns(actor: Actor | SystemActor): { actor: string; name:
 }
 
 /** The audit row of an action, to run in the same D1 batch as the change it records. */
-export function auditStatement(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): D1PreparedStatement {
+export function auditStatement(
+  db: D1Database,
+  by: AuditedBy,
+  action: string,
+  target: string,
+  details: unknown,
+): D1PreparedStatement {
   const actor = actorColumns(by.actor);
   return db
-    .prepare(`INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`)
+    .prepare(
+      `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+    )
     .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
 }
 
@@ -42,7 +50,13 @@ export function auditStatement(db: D1Database, by: AuditedBy, action: string, ta
  * only if that statement changed a row (SQLite's changes()), so a change that found nothing to do, or lost
  * a race, leaves no row claiming it happened.
  */
-export function auditStatementIfChanged(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): D1PreparedStatement {
+export function auditStatementIfChanged(
+  db: D1Database,
+  by: AuditedBy,
+  action: string,
+  target: string,
+  details: unknown,
+): D1PreparedStatement {
   const actor = actorColumns(by.actor);
   return db
     .prepare(
@@ -52,7 +66,13 @@ export function auditStatementIfChanged(db: D1Database, by: AuditedBy, action: s
     .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
 }
 
-export async function audit(db: D1Database, by: AuditedBy, action: string, target: string, details: unknown): Promise<void> {
+export async function audit(
+  db: D1Database,
+  by: AuditedBy,
+  action: string,
+  target: string,
+  details: unknown,
+): Promise<void> {
   await auditStatement(db, by, action, target, details).run();
 }
 
@@ -61,7 +81,13 @@ export async function audit(db: D1Database, by: AuditedBy, action: string, targe
  * the entry without its row (the entry lives in the wallet object, the row in D1, so no one batch holds
  * both). The entry's `seq` in `details` is what makes it once.
  */
-export async function auditLedgerEntryOnce(db: D1Database, by: AuditedBy, action: string, target: string, details: { seq: number } & Record<string, unknown>): Promise<void> {
+export async function auditLedgerEntryOnce(
+  db: D1Database,
+  by: AuditedBy,
+  action: string,
+  target: string,
+  details: { seq: number } & Record<string, unknown>,
+): Promise<void> {
   const actor = actorColumns(by.actor);
   await db
     .prepare(
@@ -85,7 +111,12 @@ export interface AuditRow {
 }
 
 /** Entries after the entry id `after`, oldest first, only about `target` if given; one more than `limit`. */
-export async function auditEntriesAfter(db: D1Database, after: number, target: string | null, limit: number): Promise<AuditRow[]> {
+export async function auditEntriesAfter(
+  db: D1Database,
+  after: number,
+  target: string | null,
+  limit: number,
+): Promise<AuditRow[]> {
   const { results } = await db
     .prepare(
       `SELECT id, at, actor, actor_name, action, target, request_id, details FROM audit_log
@@ -114,7 +145,12 @@ export interface AuditFilters {
  * Rows matching `filters` with an id below `before` (null: from the newest), newest first, at most
  * `rows` of them. Every filter is bound as a parameter, never spliced into the SQL.
  */
-export async function auditEntriesBefore(db: D1Database, filters: AuditFilters, before: number | null, rows: number): Promise<AuditRow[]> {
+export async function auditEntriesBefore(
+  db: D1Database,
+  filters: AuditFilters,
+  before: number | null,
+  rows: number,
+): Promise<AuditRow[]> {
   const { results } = await db
     .prepare(
       `SELECT id, at, actor, actor_name, action, target, request_id, details FROM audit_log
@@ -126,7 +162,15 @@ export async function auditEntriesBefore(db: D1Database, filters: AuditFilters, 
           AND (?6 IS NULL OR at < ?6)
         ORDER BY id DESC LIMIT ?7`,
     )
-    .bind(before, filters.actor ?? null, filters.action ?? null, filters.target ?? null, filters.from ?? null, filters.to ?? null, rows)
+    .bind(
+      before,
+      filters.actor ?? null,
+      filters.action ?? null,
+      filters.target ?? null,
+      filters.from ?? null,
+      filters.to ?? null,
+      rows,
+    )
     .all<AuditRow>();
   return results;
 }

@@ -41,7 +41,6 @@ function adminProductViewOf(row: StoredProductRow, counts: CodeCountRow[]) {
   return adminProductView(productFromRow(row), row.updated_at, counts);
 }
 
-
 function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
   return adminProductViewOf(found.row, found.counts);
 }
@@ -51,7 +50,11 @@ function viewOf(found: { row: StoredProductRow; counts: CodeCountRow[] }) {
  * while it has codes on sale or reserved; answers whether the SKU exists. Codes sold are delivered and do
  * not count.
  */
-async function refuseStockTermsChange(db: D1Database, sku: string, next: { currency: string; productType: string; supplier: string }): Promise<boolean> {
+async function refuseStockTermsChange(
+  db: D1Database,
+  sku: string,
+  next: { currency: string; productType: string; supplier: string },
+): Promise<boolean> {
   const found = await productWithCodeCounts(db, sku);
   if (found === undefined) return false;
   const changed = changedStockTerms(productFromRow(found.row), next);
@@ -81,7 +84,17 @@ export async function upsertProduct(request: IRequest, context: RequestContext):
     await db.batch([
       upsertProductStatement(
         db,
-        { ...body, sku, productType, supplier, quotes, minQuote: min, maxQuote: max, supplierConfig: body.supplierConfig ?? {}, active },
+        {
+          ...body,
+          sku,
+          productType,
+          supplier,
+          quotes,
+          minQuote: min,
+          maxQuote: max,
+          supplierConfig: body.supplierConfig ?? {},
+          active,
+        },
         Date.now(),
       ),
       auditStatement(db, actor, existed ? "product.update" : "product.create", `product:${sku}`, body),
@@ -165,7 +178,8 @@ export const catalogueRoutes: Route[] = [
     example: catalogueExamples.adminListDeals,
     tag: "Admin: catalogue",
     summary: "A client's deals",
-    description: "Every deal of the client, one per SKU, including deals switched to `dealState: none`. A SKU without a deal has no fee and no discount.",
+    description:
+      "Every deal of the client, one per SKU, including deals switched to `dealState: none`. A SKU without a deal has no fee and no discount.",
     auth: "admin",
     role: "viewer",
     params: ClientParams,
@@ -181,7 +195,8 @@ export const catalogueRoutes: Route[] = [
     example: catalogueExamples.adminUpsertDeal,
     tag: "Admin: catalogue",
     summary: "Set a client's fee and discount on a SKU",
-    description: "A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.",
+    description:
+      "A percentage is of the line's face value (at most 100); a fixed amount is per unit in the product's currency. Orders already created keep their deal.",
     auth: "admin",
     role: "admin",
     params: DealParams,
@@ -198,7 +213,8 @@ export const catalogueRoutes: Route[] = [
     example: catalogueExamples.adminDeleteDeal,
     tag: "Admin: catalogue",
     summary: "Remove a client's deal on a SKU",
-    description: "Deletes the deal: new orders of the client for this SKU have no fee and no discount. Answers the deal as it was. Orders already created keep the prices they were created with.",
+    description:
+      "Deletes the deal: new orders of the client for this SKU have no fee and no discount. Answers the deal as it was. Orders already created keep the prices they were created with.",
     auth: "admin",
     role: "admin",
     params: DealParams,
@@ -214,7 +230,8 @@ export const catalogueRoutes: Route[] = [
     example: catalogueExamples.adminListProducts,
     tag: "Admin: catalogue",
     summary: "Every SKU, disabled ones too, with code counts",
-    description: "Every SKU ordered by SKU, active and disabled, with its supplier, settings and, for inventory SKUs, code counts. Page with `after` (the `next` of the previous page) and `limit`.",
+    description:
+      "Every SKU ordered by SKU, active and disabled, with its supplier, settings and, for inventory SKUs, code counts. Page with `after` (the `next` of the previous page) and `limit`.",
     auth: "admin",
     role: "viewer",
     query: PageQuery,
@@ -264,7 +281,8 @@ export const catalogueRoutes: Route[] = [
     example: catalogueExamples.adminDisableProduct,
     tag: "Admin: catalogue",
     summary: "Stop selling a SKU (new orders get 404; existing orders are kept)",
-    description: "Takes the SKU out of GET /products; a new order naming it is 404 product_not_found. Orders already created are fulfilled as usual. Disabling a disabled SKU changes nothing.",
+    description:
+      "Takes the SKU out of GET /products; a new order naming it is 404 product_not_found. Orders already created are fulfilled as usual. Disabling a disabled SKU changes nothing.",
     auth: "admin",
     role: "operator",
     params: SkuParams,

@@ -31,7 +31,10 @@ const ProductInputFields = {
   country: z.string().regex(/^[A-Z]{2}$/, "an ISO 3166-1 alpha-2 code like US"),
   region: z.string().min(1).max(100),
   supplier: SupplierKind,
-  supplierConfig: z.record(z.string(), z.unknown()).optional().describe("Supplier settings, e.g. {\"fail\": true} for a sandbox SKU."),
+  supplierConfig: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('Supplier settings, e.g. {"fail": true} for a sandbox SKU.'),
   active: z.boolean().optional().describe("Default true: an upsert (re-)enables the SKU unless it says false."),
 };
 

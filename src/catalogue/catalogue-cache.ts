@@ -43,7 +43,11 @@ export async function catalogueSnapshot(
   if (hit !== undefined && hit.until > now && covers(hit.snapshot, skus, wallet)) return hit.snapshot;
   // A replica near this Worker may answer; what it lacks (a SKU, wallet or rate added a moment ago) is
   // read from the primary, so additions still show at once.
-  const snapshot = await readNearestThenPrimary(env.DB, (db) => loadCatalogueSnapshot(db, clientId, skus, wallet), (read) => covers(read, skus, wallet));
+  const snapshot = await readNearestThenPrimary(
+    env.DB,
+    (db) => loadCatalogueSnapshot(db, clientId, skus, wallet),
+    (read) => covers(read, skus, wallet),
+  );
   if (ttlMs > 0) {
     if (snapshots.size >= CACHE_LIMIT) snapshots.clear();
     snapshots.set(key, { snapshot, until: now + ttlMs });

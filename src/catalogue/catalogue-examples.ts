@@ -54,11 +54,7 @@ export const catalogueExamples = {
           currency: "EUR",
           country: "DE",
           region: "Europe",
-          quotes: [
-            10,
-            25,
-            50
-          ],
+          quotes: [10, 25, 50],
           minQuote: null,
           maxQuote: null,
           availability: {
@@ -67,19 +63,19 @@ export const catalogueExamples = {
             byQuote: [
               {
                 quote: 10,
-                count: 10
+                count: 10,
               },
               {
                 quote: 25,
-                count: 8
+                count: 8,
               },
               {
                 quote: 50,
-                count: 10
-              }
-            ]
+                count: 10,
+              },
+            ],
           },
-          deal: null
+          deal: null,
         },
         {
           sku: "DEMO-GB-FIXED",
@@ -88,9 +84,7 @@ export const catalogueExamples = {
           currency: "GBP",
           country: "GB",
           region: "Europe",
-          quotes: [
-            20
-          ],
+          quotes: [20],
           minQuote: null,
           maxQuote: null,
           availability: {
@@ -99,11 +93,11 @@ export const catalogueExamples = {
             byQuote: [
               {
                 quote: 20,
-                count: 10
-              }
-            ]
+                count: 10,
+              },
+            ],
           },
-          deal: null
+          deal: null,
         },
         {
           sku: "DEMO-JP-RANGE",
@@ -116,9 +110,9 @@ export const catalogueExamples = {
           minQuote: 1000,
           maxQuote: 50000,
           availability: {
-            type: "unlimited"
+            type: "unlimited",
           },
-          deal: null
+          deal: null,
         },
         {
           sku: "DEMO-US-FAILING",
@@ -131,9 +125,9 @@ export const catalogueExamples = {
           minQuote: 1,
           maxQuote: 100,
           availability: {
-            type: "unlimited"
+            type: "unlimited",
           },
-          deal: null
+          deal: null,
         },
         {
           sku: "DEMO-US-RANGE",
@@ -146,9 +140,9 @@ export const catalogueExamples = {
           minQuote: 5,
           maxQuote: 500,
           availability: {
-            type: "unlimited"
+            type: "unlimited",
           },
-          deal: null
+          deal: null,
         },
         {
           sku: "DEMO-US-SOLDOUT",
@@ -157,20 +151,18 @@ export const catalogueExamples = {
           currency: "USD",
           country: "US",
           region: "North America",
-          quotes: [
-            10
-          ],
+          quotes: [10],
           minQuote: null,
           maxQuote: null,
           availability: {
             type: "stock",
             count: 0,
-            byQuote: []
+            byQuote: [],
           },
-          deal: null
-        }
-      ]
-    }
+          deal: null,
+        },
+      ],
+    },
   },
   adminListProducts: {
     data: {
@@ -182,11 +174,7 @@ export const catalogueExamples = {
           currency: "EUR",
           country: "DE",
           region: "Europe",
-          quotes: [
-            10,
-            25,
-            50
-          ],
+          quotes: [10, 25, 50],
           minQuote: null,
           maxQuote: null,
           supplier: "inventory",
@@ -196,12 +184,12 @@ export const catalogueExamples = {
           codes: {
             available: 28,
             reserved: 0,
-            sold: 2
-          }
-        }
+            sold: 2,
+          },
+        },
       ],
-      next: "DEMO-EU-FIXED"
-    }
+      next: "DEMO-EU-FIXED",
+    },
   },
   adminGetProduct: { data: adminProductView(euVoucher, ENABLED_AT, uploaded) },
   adminUpsertProduct: { request: upsertProduct, data: adminProductView(euVoucher, UPSERTED_AT, []) },

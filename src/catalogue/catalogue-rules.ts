@@ -35,25 +35,30 @@ export const SUPPLIER_CONFIG_MAX_BYTES = 4096;
  * come back as canonical decimal strings (`new Money(v).toFixed()`: 10.50 as "10.5"), which is how stock is
  * matched to quotes.
  */
-export function canonicalQuotes(body: z.infer<typeof UpsertProductRequest>): Checked<{ quotes: string[] | null; min: string | null; max: string | null }> {
+export function canonicalQuotes(
+  body: z.infer<typeof UpsertProductRequest>,
+): Checked<{ quotes: string[] | null; min: string | null; max: string | null }> {
   const issues: Issue[] = [];
   const canonical = (value: string | number, path: string): string => {
     const amount = new Money(String(value));
     if (amount.lessThanOrEqualTo(0)) issues.push({ path, message: "must be positive" });
-    else if (!fitsMinorUnits(amount, body.currency)) issues.push({ path, message: `has more decimals than ${body.currency} allows` });
+    else if (!fitsMinorUnits(amount, body.currency))
+      issues.push({ path, message: `has more decimals than ${body.currency} allows` });
     return amount.toFixed();
   };
   let result: { quotes: string[] | null; min: string | null; max: string | null };
   if (body.productType === "fixed") {
     const quotes = body.quotes.map((quote, index) => canonical(quote, `quotes.${index}`));
     quotes.forEach((quote, index) => {
-      if (quotes.indexOf(quote) !== index) issues.push({ path: `quotes.${index}`, message: `repeats the quote ${quote}` });
+      if (quotes.indexOf(quote) !== index)
+        issues.push({ path: `quotes.${index}`, message: `repeats the quote ${quote}` });
     });
     result = { quotes, min: null, max: null };
   } else {
     const min = canonical(body.minQuote, "minQuote");
     const max = canonical(body.maxQuote, "maxQuote");
-    if (issues.length === 0 && new Money(min).greaterThan(max)) issues.push({ path: "maxQuote", message: "must not be below minQuote" });
+    if (issues.length === 0 && new Money(min).greaterThan(max))
+      issues.push({ path: "maxQuote", message: "must not be below minQuote" });
     result = { quotes: null, min, max };
   }
   if (JSON.stringify(body.supplierConfig ?? {}).length > SUPPLIER_CONFIG_MAX_BYTES) {
@@ -71,16 +76,24 @@ export interface DealTerm {
  * A deal's fee and discount as stored: an absent one is zero; a percentage is at most 100 with at most 4
  * decimals; a fixed amount is in the product's currency with at most its minor units.
  */
-export function canonicalDealTerms(body: z.infer<typeof UpsertDealRequest>, productCurrency: string): Checked<{ fee: DealTerm; discount: DealTerm }> {
+export function canonicalDealTerms(
+  body: z.infer<typeof UpsertDealRequest>,
+  productCurrency: string,
+): Checked<{ fee: DealTerm; discount: DealTerm }> {
   const issues: Issue[] = [];
   const term = (name: "fee" | "discount"): DealTerm => {
     const given = body[name] ?? { amount: "0", adjustmentMode: "fixed" as const };
     const amount = new Money(String(given.amount));
-    if (given.adjustmentMode === "percentage" && amount.greaterThan(100)) issues.push({ path: `${name}.amount`, message: "a percentage is at most 100" });
+    if (given.adjustmentMode === "percentage" && amount.greaterThan(100))
+      issues.push({ path: `${name}.amount`, message: "a percentage is at most 100" });
     if (given.adjustmentMode === "fixed" && !fitsMinorUnits(amount, productCurrency)) {
-      issues.push({ path: `${name}.amount`, message: `a fixed amount is in ${productCurrency} and has at most its minor units` });
+      issues.push({
+        path: `${name}.amount`,
+        message: `a fixed amount is in ${productCurrency} and has at most its minor units`,
+      });
     }
-    if (given.adjustmentMode === "percentage" && amount.decimalPlaces() > 4) issues.push({ path: `${name}.amount`, message: "a percentage has at most 4 decimals" });
+    if (given.adjustmentMode === "percentage" && amount.decimalPlaces() > 4)
+      issues.push({ path: `${name}.amount`, message: "a percentage has at most 4 decimals" });
     return { amount: amount.toFixed(), mode: given.adjustmentMode };
   };
   const fee = term("fee");

@@ -37,7 +37,9 @@ export interface DealRow {
 
 const DEAL_COLUMNS = `client_id, sku, deal_state, fee_amount, fee_mode, discount_amount, discount_mode, updated_at`;
 
-export function dealFromRow(row: Pick<DealRow, "deal_state" | "fee_amount" | "fee_mode" | "discount_amount" | "discount_mode">): Deal {
+export function dealFromRow(
+  row: Pick<DealRow, "deal_state" | "fee_amount" | "fee_mode" | "discount_amount" | "discount_mode">,
+): Deal {
   return {
     dealState: row.deal_state === "active" ? "active" : "none",
     fee: { amount: row.fee_amount, adjustmentMode: row.fee_mode as AdjustmentMode },
@@ -83,13 +85,22 @@ export function rateKey(base: string, target: string): string {
   return `${base}>${target}`;
 }
 
-export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, clientId: string, skus: string[], wallet: string): Promise<CatalogueSnapshot> {
+export async function loadCatalogueSnapshot(
+  db: D1Database | D1DatabaseSession,
+  clientId: string,
+  skus: string[],
+  wallet: string,
+): Promise<CatalogueSnapshot> {
   const skuJson = JSON.stringify(skus);
   const [products, wallets, rates, deals] = await db.batch([
     db.prepare(`SELECT ${PRODUCT_COLUMNS} FROM products WHERE sku IN (SELECT value FROM json_each(?1))`).bind(skuJson),
     walletCurrenciesStatement(db, clientId),
-    ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [skuJson]),
-    db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`).bind(clientId, skuJson),
+    ratesFromStatement(db, wallet, `SELECT currency FROM products WHERE sku IN (SELECT value FROM json_each(?2))`, [
+      skuJson,
+    ]),
+    db
+      .prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku IN (SELECT value FROM json_each(?2))`)
+      .bind(clientId, skuJson),
   ]);
   const snapshot: CatalogueSnapshot = {
     products: new Map(),
@@ -105,7 +116,8 @@ export async function loadCatalogueSnapshot(db: D1Database | D1DatabaseSession, 
     if (region !== null) snapshot.walletRegions.set(currency, region);
     if (generation !== 0) snapshot.walletGenerations.set(currency, generation);
   }
-  for (const row of rates!.results as unknown as RateRow[]) snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
+  for (const row of rates!.results as unknown as RateRow[])
+    snapshot.rates.set(rateKey(row.base_currency, row.target_currency), rateFromRow(row));
   for (const row of deals!.results as unknown as DealRow[]) snapshot.deals.set(row.sku, dealFromRow(row));
   return snapshot;
 }
@@ -118,17 +130,25 @@ export type StoredProductRow = ProductRow & { updated_at: number };
 const STORED_PRODUCT_COLUMNS = `${PRODUCT_COLUMNS}, updated_at`;
 
 export function findStoredProduct(db: D1Database, sku: string): Promise<StoredProductRow | null> {
-  return db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE sku = ?1`).bind(sku).first<StoredProductRow>();
+  return db
+    .prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE sku = ?1`)
+    .bind(sku)
+    .first<StoredProductRow>();
 }
 
 /** Products matching `where` by SKU, at most `limit`, with their code counts by status, in one batch. */
 async function productsWithCodeCounts(db: D1Database, where: string, binds: unknown[], limit: number) {
   const [products, counts] = await db.batch([
-    db.prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`).bind(...binds),
+    db
+      .prepare(`SELECT ${STORED_PRODUCT_COLUMNS} FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`)
+      .bind(...binds),
     codeCountsStatement(db, `SELECT sku FROM products WHERE ${where} ORDER BY sku LIMIT ${limit}`, binds),
   ]);
   const countRows = counts!.results as unknown as CodeCountRow[];
-  return (products!.results as unknown as StoredProductRow[]).map((row) => ({ row, counts: countRows.filter((count) => count.sku === row.sku) }));
+  return (products!.results as unknown as StoredProductRow[]).map((row) => ({
+    row,
+    counts: countRows.filter((count) => count.sku === row.sku),
+  }));
 }
 
 /** Products by SKU after `after`, disabled ones too, with code counts; one more than `limit` (src/kernel/paging.ts). */
@@ -147,7 +167,9 @@ export async function productWithCodeCounts(db: D1Database, sku: string) {
  * active, quotes} rows: a statement for the caller's batch (the Needs attention list names its SKUs with it).
  */
 export function productSummariesStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
-  return db.prepare(`SELECT sku, name, supplier, active, quotes FROM products WHERE sku IN (${skus}) ORDER BY sku`).bind(...binds);
+  return db
+    .prepare(`SELECT sku, name, supplier, active, quotes FROM products WHERE sku IN (${skus}) ORDER BY sku`)
+    .bind(...binds);
 }
 
 /** The stored SKU, or 404 sku_not_found. */
@@ -190,7 +212,9 @@ export function upsertProductStatement(
 
 /** Starts or stops the SKU's sale; changes no row when it is already so (for auditStatementIfChanged). */
 export function setActiveStatement(db: D1Database, sku: string, active: boolean, now: number): D1PreparedStatement {
-  return db.prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1 AND active != ?2`).bind(sku, active ? 1 : 0, now);
+  return db
+    .prepare(`UPDATE products SET active = ?2, updated_at = ?3 WHERE sku = ?1 AND active != ?2`)
+    .bind(sku, active ? 1 : 0, now);
 }
 
 // Deals ------------------------------------------------------------------------------------------------------
@@ -211,11 +235,23 @@ export function upsertDealStatement(
          updated_at = excluded.updated_at
        RETURNING ${DEAL_COLUMNS}`,
     )
-    .bind(deal.clientId, deal.sku, deal.dealState, deal.fee.amount, deal.fee.mode, deal.discount.amount, deal.discount.mode, now);
+    .bind(
+      deal.clientId,
+      deal.sku,
+      deal.dealState,
+      deal.fee.amount,
+      deal.fee.mode,
+      deal.discount.amount,
+      deal.discount.mode,
+      now,
+    );
 }
 
 export function findDeal(db: D1Database, clientId: string, sku: string): Promise<DealRow | null> {
-  return db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku = ?2`).bind(clientId, sku).first<DealRow>();
+  return db
+    .prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 AND sku = ?2`)
+    .bind(clientId, sku)
+    .first<DealRow>();
 }
 
 export function deleteDealStatement(db: D1Database, clientId: string, sku: string): D1PreparedStatement {
@@ -224,7 +260,10 @@ export function deleteDealStatement(db: D1Database, clientId: string, sku: strin
 
 /** The client's deals, by SKU. */
 export async function dealsOf(db: D1Database, clientId: string): Promise<DealRow[]> {
-  const { results } = await db.prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 ORDER BY sku`).bind(clientId).all<DealRow>();
+  const { results } = await db
+    .prepare(`SELECT ${DEAL_COLUMNS} FROM deals WHERE client_id = ?1 ORDER BY sku`)
+    .bind(clientId)
+    .all<DealRow>();
   return results;
 }
 

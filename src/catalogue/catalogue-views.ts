@@ -26,7 +26,6 @@ export function productFields(product: CatalogueProduct) {
   };
 }
 
-
 /** A SKU as the operator sees it: as stored, with its code counts by status for an inventory SKU. */
 export function adminProductView(product: CatalogueProduct, updatedAt: number, counts: readonly CodeCountRow[]) {
   const byStatus = { available: 0, reserved: 0, sold: 0 };

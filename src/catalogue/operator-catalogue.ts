@@ -13,7 +13,12 @@ export type CatalogueActor = AuditedBy;
  * changes nothing and writes no audit row. The change and its row are one D1 batch, the row written only
  * if the update changed the SKU, so two operators disabling it at once leave one row, not two.
  */
-export async function setProductActive(db: D1Database, actor: CatalogueActor, sku: string, active: boolean): Promise<void> {
+export async function setProductActive(
+  db: D1Database,
+  actor: CatalogueActor,
+  sku: string,
+  active: boolean,
+): Promise<void> {
   const product = await requireProduct(db, sku);
   if (product.active === active) return;
   await db.batch([

@@ -29,13 +29,18 @@ import { keyIdOf } from "./client-secrets";
 import { clientExamples } from "./client-examples";
 
 function clientView(row: ClientRow) {
-  return { id: row.id, name: row.name, createdAt: row.created_at, disabledAt: row.disabled_at, region: regionOf(row.region) };
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: row.created_at,
+    disabledAt: row.disabled_at,
+    region: regionOf(row.region),
+  };
 }
 
 function keyView(row: KeyRow) {
   return { keyId: keyIdOf(row.key_hash), label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
 }
-
 
 /** POST /admin/clients: a client, its first API key and its webhook secret, both shown only in this answer. */
 export async function createClient(request: IRequest, context: RequestContext): Promise<Response> {
@@ -164,7 +169,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminCreateClient,
     tag: "Admin: clients",
     summary: "Create a client with its first API key and webhook secret",
-    description: "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
+    description:
+      "The API key and the webhook secret are in this answer only: the key is stored as a SHA-256 digest, and no route returns the secret again.",
     auth: "admin",
     role: "admin",
     body: CreateClientRequest,
@@ -180,7 +186,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminListClients,
     tag: "Admin: clients",
     summary: "List clients by id",
-    description: "Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).",
+    description:
+      "Clients ordered by id, a page at a time: pass `next` as `after` for the following page (null on the last page).",
     auth: "admin",
     role: "viewer",
     query: PageQuery,
@@ -196,7 +203,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminGetClient,
     tag: "Admin: clients",
     summary: "A client, its API keys (ids, never keys) and its wallets",
-    description: "The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.",
+    description:
+      "The client, every API key it has had (key ids and labels, never the keys themselves; revoked ones with `revokedAt`) and its wallets with their balances.",
     auth: "admin",
     role: "viewer",
     params: ClientParams,
@@ -230,7 +238,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminIssueKey,
     tag: "Admin: clients",
     summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
-    description: "Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.",
+    description:
+      "Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.",
     auth: "admin",
     role: "admin",
     params: ClientParams,
@@ -247,7 +256,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminRotateKeys,
     tag: "Admin: clients",
     summary: "Issue a new API key and revoke every other key of the client",
-    description: "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
+    description:
+      "Revoked keys stop working at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere.",
     auth: "admin",
     role: "admin",
     params: ClientParams,
@@ -280,7 +290,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminRotateWebhookSecret,
     tag: "Admin: clients",
     summary: "Replace the client's webhook signing secret",
-    description: "Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.",
+    description:
+      "Generates a new webhook signing secret for the client and answers it (the only time it is shown). Deliveries after this call are signed with the new secret; see the `webhook-signature` header of `webhooks` for how receivers verify across a rotation.",
     auth: "admin",
     role: "admin",
     params: ClientParams,
@@ -313,7 +324,8 @@ export const clientRoutes: Route[] = [
     example: clientExamples.adminEnableClient,
     tag: "Admin: clients",
     summary: "Enable a disabled client again: its API keys work as before",
-    description: "Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.",
+    description:
+      "Restores the client's keys as they were when it was disabled (keys revoked meanwhile stay revoked). Enabling an enabled client changes nothing.",
     auth: "admin",
     role: "admin",
     params: ClientParams,

@@ -13,7 +13,10 @@ const Label = z.string().max(100);
 export const ClientParams = z.object({ clientId: ClientIdPath });
 export const KeyParams = z.object({
   clientId: ClientIdPath,
-  keyId: z.string().regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef").meta({ examples: ["key_328bd1c026147932"] }),
+  keyId: z
+    .string()
+    .regex(/^key_[0-9a-f]{16}$/, "a key id like key_0123456789abcdef")
+    .meta({ examples: ["key_328bd1c026147932"] }),
 });
 
 export const CreateClientRequest = z.strictObject({
@@ -33,11 +36,16 @@ export const ClientView = z.object({
   name: z.string(),
   createdAt: z.number().int(),
   disabledAt: z.number().int().nullable(),
-  region: z.enum(REGIONS).nullable().describe("Where the client's new wallets are created (a Durable Object location hint); null: no hint."),
+  region: z
+    .enum(REGIONS)
+    .nullable()
+    .describe("Where the client's new wallets are created (a Durable Object location hint); null: no hint."),
 });
 
 export const ApiKeyView = z.object({
-  keyId: z.string().describe("key_ and the first 16 hex digits of the key's SHA-256: names a key without revealing it."),
+  keyId: z
+    .string()
+    .describe("key_ and the first 16 hex digits of the key's SHA-256: names a key without revealing it."),
   label: z.string(),
   createdAt: z.number().int(),
   revokedAt: z.number().int().nullable(),
@@ -45,9 +53,15 @@ export const ApiKeyView = z.object({
 
 export const CreateClientData = z.object({
   client: ClientView,
-  apiKey: z.string().describe("sk_live_... in live, sk_test_... in the sandbox: shown once, only its SHA-256 is stored."),
+  apiKey: z
+    .string()
+    .describe("sk_live_... in live, sk_test_... in the sandbox: shown once, only its SHA-256 is stored."),
   key: ApiKeyView,
-  webhookSecret: z.string().describe("whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again."),
+  webhookSecret: z
+    .string()
+    .describe(
+      "whsec_...: the client's Standard Webhooks signing secret (see `webhook-signature`). Shown once; the API never returns it again.",
+    ),
 });
 
 /** What disabling or enabling a client answers: the client as it is now. */
@@ -61,7 +75,9 @@ export const ClientDetail = z.object({ client: ClientView, keys: z.array(ApiKeyV
 export const SetRegionRequest = z.strictObject({
   region: z
     .enum(REGIONS)
-    .describe("The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there."),
+    .describe(
+      "The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there.",
+    ),
 });
 
 /** What setting a client's region answers: the client, and each wallet this request moved (or finished moving). */
@@ -71,7 +87,9 @@ export const ClientRegionData = z.object({
     .array(
       z.object({
         currency: z.string(),
-        from: WalletPlacementView.describe("The wallet object the money left (it stays, read-only, in the wallet's ledger)."),
+        from: WalletPlacementView.describe(
+          "The wallet object the money left (it stays, read-only, in the wallet's ledger).",
+        ),
         to: WalletPlacementView.describe("The wallet object it is in now."),
         amount: z.number().describe("The balance transferred, as the `move_out` and `move_in` entries record it."),
       }),

@@ -10,7 +10,7 @@ export const clientExamples = {
       id: "acme",
       name: "Acme Gifts Ltd",
       keyLabel: "production",
-      region: "apac"
+      region: "apac",
     },
     data: {
       client: {
@@ -18,17 +18,17 @@ export const clientExamples = {
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
         disabledAt: null,
-        region: "apac"
+        region: "apac",
       },
       apiKey: "sk_live_5c796c9b6a261eee63fa8ebd68725f73d65ceddb51167bc16bd0f5eaab879aeb",
       key: {
         keyId: "key_328bd1c026147932",
         label: "production",
         createdAt: 1795345078741,
-        revokedAt: null
+        revokedAt: null,
       },
-      webhookSecret: "whsec_f0466f7f7c5c2f1e5553535b93cb4abd9e3cc642a4eaea80ab5fe199fca30fb0"
-    }
+      webhookSecret: "whsec_f0466f7f7c5c2f1e5553535b93cb4abd9e3cc642a4eaea80ab5fe199fca30fb0",
+    },
   },
   adminListClients: {
     data: {
@@ -38,11 +38,11 @@ export const clientExamples = {
           name: "Acme Gifts Ltd",
           createdAt: 1795345078741,
           disabledAt: null,
-        region: "apac"
-        }
+          region: "apac",
+        },
       ],
-      next: "acme"
-    }
+      next: "acme",
+    },
   },
   adminGetClient: {
     data: {
@@ -51,39 +51,39 @@ export const clientExamples = {
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
         disabledAt: null,
-        region: "apac"
+        region: "apac",
       },
       keys: [
         {
           keyId: "key_328bd1c026147932",
           label: "production",
           createdAt: 1795345078741,
-          revokedAt: 1795345078797
+          revokedAt: 1795345078797,
         },
         {
           keyId: "key_46eb07dbfccedbcd",
           label: "staging",
           createdAt: 1795345078756,
-          revokedAt: 1795345078775
+          revokedAt: 1795345078775,
         },
         {
           keyId: "key_0d71c46d5fc82dd7",
           label: "production-2026-12",
           createdAt: 1795345078797,
-          revokedAt: null
-        }
+          revokedAt: null,
+        },
       ],
       wallets: [
         {
           currency: "USD",
-          balance: 487.5
-        }
-      ]
-    }
+          balance: 487.5,
+        },
+      ],
+    },
   },
   adminIssueKey: {
     request: {
-      label: "staging"
+      label: "staging",
     },
     data: {
       clientId: "acme",
@@ -92,10 +92,10 @@ export const clientExamples = {
         keyId: "key_46eb07dbfccedbcd",
         label: "staging",
         createdAt: 1795345078756,
-        revokedAt: null
+        revokedAt: null,
       },
-      revokedKeyIds: []
-    }
+      revokedKeyIds: [],
+    },
   },
   adminRevokeKey: {
     data: {
@@ -104,13 +104,13 @@ export const clientExamples = {
         keyId: "key_46eb07dbfccedbcd",
         label: "staging",
         createdAt: 1795345078756,
-        revokedAt: 1795345078775
-      }
-    }
+        revokedAt: 1795345078775,
+      },
+    },
   },
   adminRotateKeys: {
     request: {
-      label: "production-2026-12"
+      label: "production-2026-12",
     },
     data: {
       clientId: "acme",
@@ -119,18 +119,16 @@ export const clientExamples = {
         keyId: "key_0d71c46d5fc82dd7",
         label: "production-2026-12",
         createdAt: 1795345078797,
-        revokedAt: null
+        revokedAt: null,
       },
-      revokedKeyIds: [
-        "key_328bd1c026147932"
-      ]
-    }
+      revokedKeyIds: ["key_328bd1c026147932"],
+    },
   },
   adminRotateWebhookSecret: {
     data: {
       clientId: "acme",
-      webhookSecret: "whsec_6d74919cbfaf326abf4703347de58e3d75dbb3132a1c08428a87dacc25d941b5"
-    }
+      webhookSecret: "whsec_6d74919cbfaf326abf4703347de58e3d75dbb3132a1c08428a87dacc25d941b5",
+    },
   },
   adminDisableClient: {
     data: {
@@ -139,9 +137,9 @@ export const clientExamples = {
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
         disabledAt: 1795345079120,
-        region: "apac"
-      }
-    }
+        region: "apac",
+      },
+    },
   },
   adminEnableClient: {
     data: {
@@ -150,9 +148,9 @@ export const clientExamples = {
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
         disabledAt: null,
-        region: "apac"
-      }
-    }
+        region: "apac",
+      },
+    },
   },
   adminSetClientRegion: {
     request: { region: "apac" },
@@ -162,16 +160,16 @@ export const clientExamples = {
         name: "Acme Gifts Ltd",
         createdAt: 1795345078741,
         disabledAt: null,
-        region: "apac"
+        region: "apac",
       },
       moved: [
         {
           currency: "USD",
           from: { generation: 0, region: null },
           to: { generation: 1, region: "apac" },
-          amount: 445.65
-        }
-      ]
-    }
+          amount: 445.65,
+        },
+      ],
+    },
   },
 } satisfies Record<string, RouteExample>;

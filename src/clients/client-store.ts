@@ -61,7 +61,11 @@ export function insertClientStatement(
  * revoked nor changed: the key lookup (clientOfKey) refuses every key of a disabled client, so enabling
  * it restores them as they were.
  */
-export function setClientDisabledStatement(db: D1Database, clientId: string, disabledAt: number | null): D1PreparedStatement {
+export function setClientDisabledStatement(
+  db: D1Database,
+  clientId: string,
+  disabledAt: number | null,
+): D1PreparedStatement {
   return disabledAt === null
     ? db.prepare(`UPDATE clients SET disabled_at = NULL WHERE id = ?1`).bind(clientId)
     : db.prepare(`UPDATE clients SET disabled_at = COALESCE(disabled_at, ?2) WHERE id = ?1`).bind(clientId, disabledAt);
@@ -73,9 +77,16 @@ export function setClientRegionStatement(db: D1Database, clientId: string, regio
 }
 
 /** A new webhook secret for the client; the one it replaces is kept as the previous secret, with the time. */
-export function rotateWebhookSecretStatement(db: D1Database, clientId: string, webhookSecret: string, now: number): D1PreparedStatement {
+export function rotateWebhookSecretStatement(
+  db: D1Database,
+  clientId: string,
+  webhookSecret: string,
+  now: number,
+): D1PreparedStatement {
   return db
-    .prepare(`UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`)
+    .prepare(
+      `UPDATE clients SET previous_webhook_secret = webhook_secret, webhook_secret_rotated_at = ?3, webhook_secret = ?2 WHERE id = ?1`,
+    )
     .bind(clientId, webhookSecret, now);
 }
 
@@ -98,7 +109,10 @@ export function webhookSecretsStatement(db: D1Database, clientIds: readonly stri
     .bind(JSON.stringify(clientIds));
 }
 
-export function insertKeyStatement(db: D1Database, key: { keyHash: string; clientId: string; label: string; now: number }): D1PreparedStatement {
+export function insertKeyStatement(
+  db: D1Database,
+  key: { keyHash: string; clientId: string; label: string; now: number },
+): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`)
     .bind(key.keyHash, key.clientId, key.label, key.now);
@@ -106,11 +120,15 @@ export function insertKeyStatement(db: D1Database, key: { keyHash: string; clien
 
 /** Revokes every live key of the client; its results are the revoked keys' hashes. */
 export function revokeAllKeysStatement(db: D1Database, clientId: string, now: number): D1PreparedStatement {
-  return db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE client_id = ?1 AND revoked_at IS NULL RETURNING key_hash`).bind(clientId, now);
+  return db
+    .prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE client_id = ?1 AND revoked_at IS NULL RETURNING key_hash`)
+    .bind(clientId, now);
 }
 
 export function revokeKeyStatement(db: D1Database, keyHash: string, now: number): D1PreparedStatement {
-  return db.prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE key_hash = ?1 AND revoked_at IS NULL`).bind(keyHash, now);
+  return db
+    .prepare(`UPDATE api_keys SET revoked_at = ?2 WHERE key_hash = ?1 AND revoked_at IS NULL`)
+    .bind(keyHash, now);
 }
 
 export async function keysOf(db: D1Database, clientId: string): Promise<KeyRow[]> {

@@ -81,7 +81,10 @@ export async function getDocs(request: IRequest, { env }: RequestContext): Promi
   if (asset === RENDERER_FILE) {
     // Asked of the assets by its path; the answer's headers are this route's (the file never changes).
     const file = await env.ASSETS.fetch(new URL(`/docs/${RENDERER_FILE}`, request.url));
-    if (!file.ok) throw new Error(`the docs renderer is missing from the static assets (${file.status}): run npm ci or node scripts/docs-renderer.mjs`);
+    if (!file.ok)
+      throw new Error(
+        `the docs renderer is missing from the static assets (${file.status}): run npm ci or node scripts/docs-renderer.mjs`,
+      );
     return new Response(file.body, {
       headers: {
         "content-type": "text/javascript; charset=utf-8",

@@ -56,6 +56,7 @@ export const docsPages: readonly Page[] = [
     method: "GET",
     path: "/docs/:asset?",
     handler: getDocs,
-    summary: "The API reference for people: GET /openapi.json rendered in the browser (the renderer is served from /docs/ too)",
+    summary:
+      "The API reference for people: GET /openapi.json rendered in the browser (the renderer is served from /docs/ too)",
   },
 ];

@@ -15,7 +15,8 @@ export const SLOW_ATTEMPTS = 2;
 
 function scripted(request: IssueRequest): Promise<IssueOutcome> {
   const { line } = request;
-  if (line.sandboxOutcome === "fail") return Promise.resolve({ kind: "failed", reason: "Sandbox-Outcome: this line was set to fail" });
+  if (line.sandboxOutcome === "fail")
+    return Promise.resolve({ kind: "failed", reason: "Sandbox-Outcome: this line was set to fail" });
   if (line.sandboxOutcome === "slow" && request.attempt <= SLOW_ATTEMPTS) {
     return Promise.resolve({ kind: "unknown", reason: "Sandbox-Outcome slow: the supplier has not answered yet" });
   }
@@ -25,5 +26,7 @@ function scripted(request: IssueRequest): Promise<IssueOutcome> {
 
 /** `supplier`, with the lines a Sandbox-Outcome scripted answered by their script instead. */
 export function withScriptedOutcomes(supplier: Supplier): Supplier {
-  return { issue: (request) => (request.line.sandboxOutcome === undefined ? supplier.issue(request) : scripted(request)) };
+  return {
+    issue: (request) => (request.line.sandboxOutcome === undefined ? supplier.issue(request) : scripted(request)),
+  };
 }

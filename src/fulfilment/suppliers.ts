@@ -33,6 +33,10 @@ function supplierOfKind(kind: SupplierKind, env: Env): Supplier {
     case "sandbox":
       return sandboxSupplier;
     case "upstream":
-      return upstreamSupplier({ baseUrl: env.UPSTREAM_BASE_URL, apiKey: env.UPSTREAM_API_KEY ?? "", timeoutMs: Number(env.UPSTREAM_TIMEOUT_MS) });
+      return upstreamSupplier({
+        baseUrl: env.UPSTREAM_BASE_URL,
+        apiKey: env.UPSTREAM_API_KEY ?? "",
+        timeoutMs: Number(env.UPSTREAM_TIMEOUT_MS),
+      });
   }
 }

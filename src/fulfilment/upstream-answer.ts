@@ -5,5 +5,12 @@
 import * as z from "zod/mini";
 
 export const UpstreamIssueResponse = z.object({
-  codes: z.array(z.object({ pin: z.string().check(z.minLength(1), z.maxLength(512)), link: z.string().check(z.url(), z.maxLength(2048)) })).check(z.minLength(1)),
+  codes: z
+    .array(
+      z.object({
+        pin: z.string().check(z.minLength(1), z.maxLength(512)),
+        link: z.string().check(z.url(), z.maxLength(2048)),
+      }),
+    )
+    .check(z.minLength(1)),
 });

@@ -40,26 +40,36 @@ export function upstreamSupplier(config: UpstreamConfig): Supplier {
       if (config.baseUrl === "") return { kind: "failed", reason: "no upstream supplier is configured" };
       let response: Response;
       try {
-        response = await fetch(new URL("v1/codes", config.baseUrl.endsWith("/") ? config.baseUrl : `${config.baseUrl}/`), {
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${config.apiKey}`,
-            "content-type": "application/json",
-            "idempotency-key": idempotencyKey,
+        response = await fetch(
+          new URL("v1/codes", config.baseUrl.endsWith("/") ? config.baseUrl : `${config.baseUrl}/`),
+          {
+            method: "POST",
+            headers: {
+              authorization: `Bearer ${config.apiKey}`,
+              "content-type": "application/json",
+              "idempotency-key": idempotencyKey,
+            },
+            body: JSON.stringify({
+              productCode:
+                typeof line.product.supplierConfig.productCode === "string"
+                  ? line.product.supplierConfig.productCode
+                  : line.sku,
+              quote: line.quote,
+              currency: line.product.currency,
+              quantity: line.quantity,
+              orderId,
+            }),
+            signal: AbortSignal.timeout(config.timeoutMs),
           },
-          body: JSON.stringify({
-            productCode: typeof line.product.supplierConfig.productCode === "string" ? line.product.supplierConfig.productCode : line.sku,
-            quote: line.quote,
-            currency: line.product.currency,
-            quantity: line.quantity,
-            orderId,
-          }),
-          signal: AbortSignal.timeout(config.timeoutMs),
-        });
+        );
       } catch (error) {
         // The request may have reached the supplier either way: the outcome is unknown, not failed.
         const name = (error as Error)?.name;
-        return { kind: "unknown", reason: name === "TimeoutError" ? `no answer within ${config.timeoutMs} ms` : `network error: ${String(error)}` };
+        return {
+          kind: "unknown",
+          reason:
+            name === "TimeoutError" ? `no answer within ${config.timeoutMs} ms` : `network error: ${String(error)}`,
+        };
       }
       const text = await response.text().catch(() => "");
       if (!response.ok) return outcomeOfStatus(response.status);
@@ -71,9 +81,13 @@ export function upstreamSupplier(config: UpstreamConfig): Supplier {
       }
       const parsed = (await answerSchema()).safeParse(body);
       // A 202 "accepted, still issuing" has no codes yet: unknown as well.
-      if (!parsed.success) return { kind: "unknown", reason: `upstream answered ${response.status} without the contract's codes` };
+      if (!parsed.success)
+        return { kind: "unknown", reason: `upstream answered ${response.status} without the contract's codes` };
       if (parsed.data.codes.length !== line.quantity) {
-        return { kind: "unknown", reason: `upstream issued ${parsed.data.codes.length} codes for ${line.quantity} units` };
+        return {
+          kind: "unknown",
+          reason: `upstream issued ${parsed.data.codes.length} codes for ${line.quantity} units`,
+        };
       }
       return { kind: "issued", codes: parsed.data.codes };
     },

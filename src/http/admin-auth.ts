@@ -43,14 +43,20 @@ function usableToken(token: string | undefined): token is string {
  * deadline a valid time in the future and at most MAX_ADMIN_TOKEN_OVERLAP_MS away (a deadline set by
  * mistake years ahead would otherwise keep an old token alive for good).
  */
-export function previousTokenOpen(env: Pick<Env, "ADMIN_TOKEN_PREVIOUS" | "ADMIN_TOKEN_PREVIOUS_UNTIL">, now: number): boolean {
+export function previousTokenOpen(
+  env: Pick<Env, "ADMIN_TOKEN_PREVIOUS" | "ADMIN_TOKEN_PREVIOUS_UNTIL">,
+  now: number,
+): boolean {
   if (!usableToken(env.ADMIN_TOKEN_PREVIOUS) || typeof env.ADMIN_TOKEN_PREVIOUS_UNTIL !== "string") return false;
   const until = Date.parse(env.ADMIN_TOKEN_PREVIOUS_UNTIL);
   return Number.isFinite(until) && now < until && until - now <= MAX_ADMIN_TOKEN_OVERLAP_MS;
 }
 
 /** The live operator holding a token, or null (unknown, or revoked). */
-export type OperatorLookup = (db: D1Database, token: string) => Promise<{ id: string; name: string; role: Role } | null>;
+export type OperatorLookup = (
+  db: D1Database,
+  token: string,
+) => Promise<{ id: string; name: string; role: Role } | null>;
 
 /** The caller of an operator route if its role allows `needed`; else 403 unauthenticated or forbidden. */
 export type AuthorizeOperator = (request: Request, env: Env, requestId: string, needed: Role) => Promise<AdminCaller>;
@@ -72,7 +78,12 @@ export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator
       const label = `admin:${(await sha256Hex(token)).slice(0, 8)}`;
       if (!current) {
         // The runbook's signal that something still uses the old token before its window closes.
-        log("warn", "previous admin token used", { component: "admin-auth", actor: label, requestId, until: env.ADMIN_TOKEN_PREVIOUS_UNTIL });
+        log("warn", "previous admin token used", {
+          component: "admin-auth",
+          actor: label,
+          requestId,
+          until: env.ADMIN_TOKEN_PREVIOUS_UNTIL,
+        });
       }
       return { actor: { kind: "break-glass", label }, role: "admin", requestId };
     }
@@ -85,6 +96,7 @@ export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator
 
 /** The caller of an operator route, as the router checked it; a route without `auth: "admin"` and a role has none. */
 export function adminCaller(context: RequestContext): AdminCaller {
-  if (context.admin === undefined) throw new Error('an operator route ran without its role check: describe it with auth "admin" and a role');
+  if (context.admin === undefined)
+    throw new Error('an operator route ran without its role check: describe it with auth "admin" and a role');
   return context.admin;
 }

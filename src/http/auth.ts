@@ -20,7 +20,11 @@ export interface Client {
  * time (`asOf`, this isolate's clock) at which the database was at least as new as that answer; the answer
  * is at most `maxAgeMs` old.
  */
-export type KeyLookup = (db: D1Database, keyHash: string, maxAgeMs: number) => Promise<{ answer: string | null; asOf: number }>;
+export type KeyLookup = (
+  db: D1Database,
+  keyHash: string,
+  maxAgeMs: number,
+) => Promise<{ answer: string | null; asOf: number }>;
 
 /** The client behind a request's API key, or an ApiError (403 unauthenticated, 429 rate_limited). */
 export type Authenticate = (request: Request, env: Env) => Promise<Client>;
@@ -67,7 +71,6 @@ export function forgetCachedKeys(): void {
   forgetPrimaryMark();
 }
 
-
 export function bearerToken(request: Request): string | null {
   const header = request.headers.get("authorization");
   if (header === null) return null;
@@ -76,7 +79,10 @@ export function bearerToken(request: Request): string | null {
   return match ? match[1]! : null;
 }
 
-const ENVIRONMENT_NAMES: Readonly<Record<ServiceMode, string>> = { sandbox: "the sandbox", live: "the live environment" };
+const ENVIRONMENT_NAMES: Readonly<Record<ServiceMode, string>> = {
+  sandbox: "the sandbox",
+  live: "the live environment",
+};
 
 /** wrong_environment's message: the code's, then which environment the key is for and which keys this one takes. */
 function wrongEnvironmentMessage(keyMode: ServiceMode, mode: ServiceMode): string {
@@ -91,7 +97,13 @@ function checkEnvironment(key: string, env: Env): void {
   const keyMode = modeOfKey(key);
   const mode = serviceMode(env);
   if (keyMode === null || keyMode === mode) return;
-  throw new ApiError(failure("wrong_environment", { keyEnvironment: keyMode, environment: mode }, wrongEnvironmentMessage(keyMode, mode)));
+  throw new ApiError(
+    failure(
+      "wrong_environment",
+      { keyEnvironment: keyMode, environment: mode },
+      wrongEnvironmentMessage(keyMode, mode),
+    ),
+  );
 }
 
 function rateLimited(): never {

@@ -7,14 +7,23 @@ import * as z from "zod";
 import { ERRORS, type ErrorCode } from "./errors";
 
 const Issues = z
-  .array(z.object({ path: z.string().describe("Dotted path of the field, `(body)` for the body itself."), message: z.string() }))
+  .array(
+    z.object({
+      path: z.string().describe("Dotted path of the field, `(body)` for the body itself."),
+      message: z.string(),
+    }),
+  )
   .describe("zod's validation issues: which field and what is wrong with it.");
 
 /** invalid_request_body and invalid_parameters: zod's issues, or a reason for a check beyond the shape. */
 const InvalidInput = z
   .object({
     issues: Issues.optional(),
-    count: z.number().int().optional().describe("How many issues there were, when only the first 100 are listed (code uploads)."),
+    count: z
+      .number()
+      .int()
+      .optional()
+      .describe("How many issues there were, when only the first 100 are listed (code uploads)."),
     reason: z.string().optional().describe("What is wrong, for a check beyond the schema (e.g. a CSV row)."),
     index: z.number().int().optional().describe("0-based CSV data row."),
     missing: z.array(z.string()).optional().describe("CSV columns the header lacks."),
@@ -36,10 +45,16 @@ interface DetailsDoc {
 }
 
 export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
-  invalid_request_body: { schema: InvalidInput, example: { issues: [{ path: "productList.0.quantity", message: "Too small: expected number to be >=1" }] } },
+  invalid_request_body: {
+    schema: InvalidInput,
+    example: { issues: [{ path: "productList.0.quantity", message: "Too small: expected number to be >=1" }] },
+  },
   malformed_json: { schema: Reason, always: true, example: { reason: "body is empty" } },
   product_list_malformed: {
-    schema: z.object({ reason: z.enum(["productList is empty", "duplicate sku"]), sku: z.string().optional().describe("The repeated SKU.") }),
+    schema: z.object({
+      reason: z.enum(["productList is empty", "duplicate sku"]),
+      sku: z.string().optional().describe("The repeated SKU."),
+    }),
     always: true,
     example: { reason: "duplicate sku", sku: "DEMO-EU-FIXED" },
   },
@@ -56,25 +71,39 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   quote_mismatch: { schema: Line, always: true, example: { sku: "DEMO-EU-FIXED", index: 0 } },
   quote_out_of_range: { schema: Line, always: true, example: { sku: "DEMO-US-RANGE", index: 1 } },
   insufficient_funds: {
-    schema: z.object({ balance: z.number().describe("The wallet's balance now."), required: z.number().describe("What the order costs, in the wallet's currency.") }),
+    schema: z.object({
+      balance: z.number().describe("The wallet's balance now."),
+      required: z.number().describe("What the order costs, in the wallet's currency."),
+    }),
     always: true,
     example: { balance: 12.5, required: 61.02 },
   },
   balance_held: {
     schema: z.object({
       balance: z.number().describe("The wallet's balance now."),
-      held: z.number().describe("What the client's other open orders that hold codes hold of it until they are confirmed or expire."),
+      held: z
+        .number()
+        .describe("What the client's other open orders that hold codes hold of it until they are confirmed or expire."),
       required: z.number().describe("What this order costs, in the wallet's currency."),
     }),
     always: true,
     example: { balance: 50, held: 40, required: 20 },
   },
-  wallet_not_found: { schema: z.object({ wallet: z.string() }), always: true, example: { wallet: "GBP" }, message: "No wallet in currency GBP" },
+  wallet_not_found: {
+    schema: z.object({ wallet: z.string() }),
+    always: true,
+    example: { wallet: "GBP" },
+    message: "No wallet in currency GBP",
+  },
   invalid_order_id: {
     schema: z.object({ issues: Issues.optional(), reason: z.string().optional() }),
     example: { issues: [{ path: "orderId", message: "Invalid input: expected string, received undefined" }] },
   },
-  invalid_order_query: { schema: z.object({ issues: Issues }), always: true, example: { issues: [{ path: "orderId", message: "Invalid input: expected string, received undefined" }] } },
+  invalid_order_query: {
+    schema: z.object({ issues: Issues }),
+    always: true,
+    example: { issues: [{ path: "orderId", message: "Invalid input: expected string, received undefined" }] },
+  },
   invalid_webhook_url: {
     schema: Reason,
     always: true,
@@ -98,36 +127,69 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   sandbox_outcome_in_live: {},
   wrong_environment: {
     schema: z.object({
-      keyEnvironment: z.enum(["sandbox", "live"]).describe("The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live."),
+      keyEnvironment: z
+        .enum(["sandbox", "live"])
+        .describe("The environment the key's prefix names: `sk_test_` the sandbox, `sk_live_` live."),
       environment: z.enum(["sandbox", "live"]).describe("The environment that answered."),
     }),
     always: true,
     example: { keyEnvironment: "sandbox", environment: "live" },
-    message: "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys",
+    message:
+      "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys",
   },
   product_not_found: { schema: Line, always: true, example: { sku: "DEMO-NOPE", index: 0 } },
   order_not_found: {},
   route_not_found: {},
   client_not_found: { schema: z.object({ clientId: z.string() }), always: true, example: { clientId: "acme" } },
-  method_not_allowed: { schema: z.object({ allow: z.string().describe("The methods the path has, as in the Allow header.") }), always: true, example: { allow: "GET" } },
-  order_already_confirmed: { schema: z.object({ state: z.string().describe("The order's state now.") }), always: true, example: { state: "successful" } },
-  reference_already_used: { schema: z.object({ orderId: z.string().describe("The order that has this reference.") }), always: true, example: { orderId: "ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f" } },
-  idempotency_conflict: { schema: z.object({ idempotencyKey: z.string() }), always: true, example: { idempotencyKey: "topup-2026-11-22-1" } },
+  method_not_allowed: {
+    schema: z.object({ allow: z.string().describe("The methods the path has, as in the Allow header.") }),
+    always: true,
+    example: { allow: "GET" },
+  },
+  order_already_confirmed: {
+    schema: z.object({ state: z.string().describe("The order's state now.") }),
+    always: true,
+    example: { state: "successful" },
+  },
+  reference_already_used: {
+    schema: z.object({ orderId: z.string().describe("The order that has this reference.") }),
+    always: true,
+    example: { orderId: "ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f" },
+  },
+  idempotency_conflict: {
+    schema: z.object({ idempotencyKey: z.string() }),
+    always: true,
+    example: { idempotencyKey: "topup-2026-11-22-1" },
+  },
   payload_too_large: { schema: z.object({ maxBytes: z.number().int() }), always: true, example: { maxBytes: 65536 } },
   order_expired: {},
   rate_limited: {},
   exchange_not_supported: {
-    schema: Line.extend({ from: z.string().describe("The wallet's currency."), to: z.string().describe("The product's currency.") }),
+    schema: Line.extend({
+      from: z.string().describe("The wallet's currency."),
+      to: z.string().describe("The product's currency."),
+    }),
     always: true,
     example: { sku: "DEMO-JP-RANGE", index: 0, from: "GBP", to: "JPY" },
   },
   out_of_stock: {
-    schema: z.object({ sku: z.string(), quote: z.number(), quantity: z.number().int().describe("How many codes the line asked for.") }),
+    schema: z.object({
+      sku: z.string(),
+      quote: z.number(),
+      quantity: z.number().int().describe("How many codes the line asked for."),
+    }),
     always: true,
     example: { sku: "DEMO-US-SOLDOUT", quote: 10, quantity: 1 },
   },
-  server_error: { schema: Reason, example: { reason: "the wallet did not confirm the posting; retry with the same idempotency key" } },
-  invalid_parameters: { schema: InvalidInput, always: true, example: { issues: [{ path: "currency", message: "Invalid option: expected one of \"EUR\"|\"GBP\"|\"JPY\"|\"USD\"" }] } },
+  server_error: {
+    schema: Reason,
+    example: { reason: "the wallet did not confirm the posting; retry with the same idempotency key" },
+  },
+  invalid_parameters: {
+    schema: InvalidInput,
+    always: true,
+    example: { issues: [{ path: "currency", message: 'Invalid option: expected one of "EUR"|"GBP"|"JPY"|"USD"' }] },
+  },
   ledger_chain_broken: {
     schema: z.object({ reason: z.string().describe("The first entry that breaks the chain, and how.") }),
     always: true,
@@ -138,14 +200,38 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
     always: true,
     example: { clientId: "acme", currency: "USD", reason: "the wallet has 3 entries" },
   },
-  adjustment_below_zero: { schema: z.object({ balance: z.number().describe("The wallet's balance now.") }), always: true, example: { balance: 20 } },
-  api_key_not_found: { schema: z.object({ clientId: z.string(), keyId: z.string() }), always: true, example: { clientId: "acme", keyId: "key_0123456789abcdef" } },
+  adjustment_below_zero: {
+    schema: z.object({ balance: z.number().describe("The wallet's balance now.") }),
+    always: true,
+    example: { balance: 20 },
+  },
+  api_key_not_found: {
+    schema: z.object({ clientId: z.string(), keyId: z.string() }),
+    always: true,
+    example: { clientId: "acme", keyId: "key_0123456789abcdef" },
+  },
   sku_not_found: { schema: z.object({ sku: z.string() }), always: true, example: { sku: "EU-VOUCHER" } },
-  wallet_unknown: { schema: z.object({ clientId: z.string(), currency: z.string() }), always: true, example: { clientId: "acme", currency: "EUR" } },
-  deal_not_found: { schema: z.object({ clientId: z.string(), sku: z.string() }), always: true, example: { clientId: "acme", sku: "EU-VOUCHER" } },
+  wallet_unknown: {
+    schema: z.object({ clientId: z.string(), currency: z.string() }),
+    always: true,
+    example: { clientId: "acme", currency: "EUR" },
+  },
+  deal_not_found: {
+    schema: z.object({ clientId: z.string(), sku: z.string() }),
+    always: true,
+    example: { clientId: "acme", sku: "EU-VOUCHER" },
+  },
   dead_letter_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 7 } },
-  operator_not_found: { schema: z.object({ operatorId: z.string() }), always: true, example: { operatorId: "opr_5c1f0e2a9b7d4e61" } },
-  operator_revoked: { schema: z.object({ operatorId: z.string() }), always: true, example: { operatorId: "opr_5c1f0e2a9b7d4e61" } },
+  operator_not_found: {
+    schema: z.object({ operatorId: z.string() }),
+    always: true,
+    example: { operatorId: "opr_5c1f0e2a9b7d4e61" },
+  },
+  operator_revoked: {
+    schema: z.object({ operatorId: z.string() }),
+    always: true,
+    example: { operatorId: "opr_5c1f0e2a9b7d4e61" },
+  },
   client_exists: { schema: z.object({ clientId: z.string() }), always: true, example: { clientId: "acme" } },
   duplicate_codes: {
     schema: z.object({
@@ -153,7 +239,9 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
         z.object({
           pin: z.string(),
           reason: z.enum(["repeated_in_upload", "already_stored"]),
-          indexes: z.array(z.number().int()).describe("0-based positions in the upload (CSV: data row index + 1 is the row after the header)."),
+          indexes: z
+            .array(z.number().int())
+            .describe("0-based positions in the upload (CSV: data row index + 1 is the row after the header)."),
         }),
       ),
     }),
@@ -163,7 +251,9 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   sku_has_unsold_codes: {
     schema: z.object({
       sku: z.string(),
-      changed: z.array(z.enum(["currency", "productType", "supplier"])).describe("What the request would change that codes on sale or reserved forbid."),
+      changed: z
+        .array(z.enum(["currency", "productType", "supplier"]))
+        .describe("What the request would change that codes on sale or reserved forbid."),
       unsold: z.number().int().describe("Codes on sale (not reserved, not sold)."),
       reserved: z.number().int().describe("Codes held by orders not yet fulfilled."),
     }),
@@ -173,7 +263,9 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
   sku_changed: {
     schema: z.object({
       sku: z.string(),
-      changed: z.array(z.enum(["currency", "productType", "supplier"])).describe("What changed between the upload's check of its codes and its write."),
+      changed: z
+        .array(z.enum(["currency", "productType", "supplier"]))
+        .describe("What changed between the upload's check of its codes and its write."),
     }),
     always: true,
     example: { sku: "EU-VOUCHER", changed: ["currency"] },
@@ -197,5 +289,9 @@ export const RETRY: Partial<Record<ErrorCode, string>> = {
 /** The example error body of a code. */
 export function errorExample(code: ErrorCode): { message: string; code: ErrorCode; details?: Record<string, unknown> } {
   const doc = ERROR_DETAILS[code];
-  return { message: doc.message ?? ERRORS[code].message, code, ...(doc.example !== undefined ? { details: doc.example } : {}) };
+  return {
+    message: doc.message ?? ERRORS[code].message,
+    code,
+    ...(doc.example !== undefined ? { details: doc.example } : {}),
+  };
 }

@@ -73,7 +73,10 @@ export const ERRORS = Object.fromEntries(
 
 /** Thrown inside the Worker to end a request with a failure; the router turns it into the error body. */
 export class ApiError extends Error {
-  constructor(readonly failure: Failure, readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly failure: Failure,
+    readonly headers: Record<string, string> = {},
+  ) {
     super(failure.message);
   }
 }

@@ -65,8 +65,11 @@ export const SERVERS = [
   { url: "http://127.0.0.1:8787", description: "Local: `npm start` (wrangler dev with the demo seed)." },
   {
     url: "https://order-service.{account}.workers.dev",
-    description: "Production: a placeholder. The Worker's workers.dev address (or its own route) once deployed with `wrangler deploy`.",
-    variables: { account: { default: "your-account", description: "Your Cloudflare account's workers.dev subdomain." } },
+    description:
+      "Production: a placeholder. The Worker's workers.dev address (or its own route) once deployed with `wrangler deploy`.",
+    variables: {
+      account: { default: "your-account", description: "Your Cloudflare account's workers.dev subdomain." },
+    },
   },
 ];
 
@@ -86,7 +89,9 @@ function strip(schema: JsonSchema): JsonSchema {
 }
 
 function inline(schema: z.core.$ZodType, io: "input" | "output"): JsonSchema {
-  return strip(z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "throw", override: tidy }) as JsonSchema);
+  return strip(
+    z.toJSONSchema(schema, { io, target: "draft-2020-12", unrepresentable: "throw", override: tidy }) as JsonSchema,
+  );
 }
 
 function pascal(operationId: string): string {
@@ -94,12 +99,16 @@ function pascal(operationId: string): string {
 }
 
 function envelope(data: z.core.$ZodType, messages: string[] | undefined): z.ZodType {
-  const message = messages !== undefined && messages.length > 0 ? z.enum(messages as [string, ...string[]]) : z.string();
+  const message =
+    messages !== undefined && messages.length > 0 ? z.enum(messages as [string, ...string[]]) : z.string();
   return z.object({ message, data });
 }
 
 function errorName(code: ErrorCode): string {
-  return `${code.split("_").map((word) => pascal(word)).join("")}Error`;
+  return `${code
+    .split("_")
+    .map((word) => pascal(word))
+    .join("")}Error`;
 }
 
 /** The shape every error body has: what a client that knows no code can rely on. */
@@ -149,7 +158,11 @@ function implicitErrors(doc: LoadedDoc): ErrorCode[] {
 /** What an operator route's description says of who may call it. */
 function roleSentence(role: RouteDoc["role"]): string | undefined {
   if (role === undefined) return undefined;
-  const who = { viewer: "any operator (role `viewer` or above)", operator: "an operator with the role `operator` or `admin`", admin: "an operator with the role `admin`" }[role];
+  const who = {
+    viewer: "any operator (role `viewer` or above)",
+    operator: "an operator with the role `operator` or `admin`",
+    admin: "an operator with the role `admin`",
+  }[role];
   const lesser = role === "viewer" ? "" : " A lesser role is 403 `forbidden`.";
   return `**Role:** ${who}, or ADMIN_TOKEN (break-glass).${lesser}`;
 }
@@ -184,7 +197,9 @@ function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
   const names = [...itty.matchAll(/:(\w+)/g)].map((match) => match[1]!);
   const declared = Object.keys(doc.params?.shape ?? {});
   if (names.join() !== declared.join()) {
-    throw new Error(`${doc.operationId}: path parameters ${names.join(",")} but the schema declares ${declared.join(",")}`);
+    throw new Error(
+      `${doc.operationId}: path parameters ${names.join(",")} but the schema declares ${declared.join(",")}`,
+    );
   }
   const out: JsonSchema[] = [];
   for (const [location, shape] of [
@@ -205,7 +220,8 @@ function parameters(doc: LoadedDoc, itty: string): JsonSchema[] {
       });
     }
   }
-  for (const [name, { description, schema }] of Object.entries(doc.requestHeaders ?? {})) out.push({ name, in: "header", required: false, description, schema });
+  for (const [name, { description, schema }] of Object.entries(doc.requestHeaders ?? {}))
+    out.push({ name, in: "header", required: false, description, schema });
   return out;
 }
 
@@ -217,7 +233,6 @@ export interface OpenApiDocument {
   [key: string]: unknown;
 }
 
-
 function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
   return {
     operationId: hook.operationId,
@@ -225,12 +240,26 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
     description: hook.description,
     tags: ["Webhooks"],
     security: [],
-    parameters: hook.headers.map(({ name, description, schema, example }) => ({ name, in: "header", required: true, description, schema, example })),
+    parameters: hook.headers.map(({ name, description, schema, example }) => ({
+      name,
+      in: "header",
+      required: true,
+      description,
+      schema,
+      example,
+    })),
     requestBody: {
       required: true,
-      content: { "application/json": { schema: bodyRef, examples: { [hook.event]: { summary: hook.summary, value: hook.example } } } },
+      content: {
+        "application/json": {
+          schema: bodyRef,
+          examples: { [hook.event]: { summary: hook.summary, value: hook.example } },
+        },
+      },
     },
-    responses: Object.fromEntries(Object.entries(hook.responses).map(([status, description]) => [status, { description }])),
+    responses: Object.fromEntries(
+      Object.entries(hook.responses).map(([status, description]) => [status, { description }]),
+    ),
   };
 }
 
@@ -251,7 +280,10 @@ async function loaded<T>(part: Loadable<T>): Promise<T> {
  * wrong: a method and path routed twice, an operationId used twice, path parameters that differ from the
  * route's params schema, a schema name used twice.
  */
-export async function buildOpenApi(routes: readonly Route[], { named, tags, description, webhooks = [] }: DocumentParts): Promise<OpenApiDocument> {
+export async function buildOpenApi(
+  routes: readonly Route[],
+  { named, tags, description, webhooks = [] }: DocumentParts,
+): Promise<OpenApiDocument> {
   const inputs = z.registry<{ id: string }>();
   const outputs = z.registry<{ id: string }>();
   for (const [schema, id] of named) outputs.add(schema, { id });
@@ -269,8 +301,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   );
   for (const route of loadedRoutes) {
     const { method, path: itty, handler: _handler, ...doc } = route;
-    if (!tags.some((tag) => tag.name === doc.tag)) throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
-    if ((doc.auth === "admin") !== (doc.role !== undefined)) throw new Error(`${doc.operationId}: an operator route, and only one, names the role it needs`);
+    if (!tags.some((tag) => tag.name === doc.tag))
+      throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
+    if ((doc.auth === "admin") !== (doc.role !== undefined))
+      throw new Error(`${doc.operationId}: an operator route, and only one, names the role it needs`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -283,7 +317,8 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
   }
   const webhookBodies = new Map<WebhookDoc, string>();
   for (const hook of webhooks) {
-    if (seen.has(`operationId ${hook.operationId}`)) throw new Error(`operationId ${hook.operationId} is described twice`);
+    if (seen.has(`operationId ${hook.operationId}`))
+      throw new Error(`operationId ${hook.operationId} is described twice`);
     seen.add(`operationId ${hook.operationId}`);
     const id = outputs.get(hook.body)?.id ?? `${pascal(hook.operationId)}Body`;
     if (!outputs.has(hook.body)) outputs.add(hook.body, { id });
@@ -299,7 +334,8 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     if (schemas[id] !== undefined) throw new Error(`schema name ${id} is used twice`);
     schemas[id] = schema;
   };
-  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)]) add(id, strip(schema));
+  for (const [id, schema] of [...Object.entries(outputSchemas), ...Object.entries(inputSchemas)])
+    add(id, strip(schema));
 
   for (const { method, path: itty, doc, okSchema } of operations) {
     const name = pascal(doc.operationId);
@@ -311,7 +347,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
       const messages = doc.messages ?? [];
       if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
       for (const [index, message] of messages.entries()) {
-        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = { summary: message, value: { message, data: doc.example.data } };
+        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
+          summary: message,
+          value: { message, data: doc.example.data },
+        };
       }
     }
     responses[String(doc.status ?? 200)] = {
@@ -319,7 +358,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
       headers: { ...requestId, ...(doc.headers ?? {}) },
       content: {
         "application/json": {
-          schema: okSchema === null ? { type: "object", description: "An OpenAPI 3.1 document." } : { $ref: uri(`${name}Response`) },
+          schema:
+            okSchema === null
+              ? { type: "object", description: "An OpenAPI 3.1 document." }
+              : { $ref: uri(`${name}Response`) },
           ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
         },
       },
@@ -336,7 +378,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
           ? { $ref: uri(errorName(statusCodes[0]!)) }
           : {
               oneOf: statusCodes.map((code) => ({ $ref: uri(errorName(code)) })),
-              discriminator: { propertyName: "code", mapping: Object.fromEntries(statusCodes.map((code) => [code, uri(errorName(code))])) },
+              discriminator: {
+                propertyName: "code",
+                mapping: Object.fromEntries(statusCodes.map((code) => [code, uri(errorName(code))])),
+              },
             };
       responses[String(status)] = {
         description: describeCodes(statusCodes),
@@ -344,7 +389,9 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
         content: {
           "application/json": {
             schema,
-            examples: Object.fromEntries(statusCodes.map((code) => [code, { summary: ERRORS[code].message, value: errorExample(code) }])),
+            examples: Object.fromEntries(
+              statusCodes.map((code) => [code, { summary: ERRORS[code].message, value: errorExample(code) }]),
+            ),
           },
         },
       };
@@ -363,7 +410,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     if (doc.body !== undefined) {
       const request = doc.example?.request;
       const content: Record<string, unknown> = {
-        "application/json": { schema: { $ref: uri(`${name}Request`) }, ...(request !== undefined ? { examples: { example: { summary: doc.summary, value: request } } } : {}) },
+        "application/json": {
+          schema: { $ref: uri(`${name}Request`) },
+          ...(request !== undefined ? { examples: { example: { summary: doc.summary, value: request } } } : {}),
+        },
       };
       if (doc.csv === true) {
         const csv = doc.example?.csv;
@@ -382,7 +432,10 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
 
   const sortedPaths = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
   const sortedSchemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
-  const usedTags = new Set<string>([...operations.map(({ doc }) => doc.tag), ...(webhooks.length > 0 ? ["Webhooks"] : [])]);
+  const usedTags = new Set<string>([
+    ...operations.map(({ doc }) => doc.tag),
+    ...(webhooks.length > 0 ? ["Webhooks"] : []),
+  ]);
   return {
     openapi: OPENAPI_VERSION,
     info: {
@@ -396,13 +449,30 @@ export async function buildOpenApi(routes: readonly Route[], { named, tags, desc
     tags: tags.filter((tag) => usedTags.has(tag.name)).map(({ name, description }) => ({ name, description })),
     paths: sortedPaths,
     ...(webhooks.length > 0
-      ? { webhooks: Object.fromEntries(webhooks.map((hook) => [hook.event, { post: webhookOperation(hook, { $ref: uri(webhookBodies.get(hook)!) }) }])) }
+      ? {
+          webhooks: Object.fromEntries(
+            webhooks.map((hook) => [
+              hook.event,
+              { post: webhookOperation(hook, { $ref: uri(webhookBodies.get(hook)!) }) },
+            ]),
+          ),
+        }
       : {}),
     components: {
       schemas: sortedSchemas,
-      headers: { RequestId: { description: "The request's id: the one sent, if well-formed, or a generated one.", schema: { type: "string" } } },
+      headers: {
+        RequestId: {
+          description: "The request's id: the one sent, if well-formed, or a generated one.",
+          schema: { type: "string" },
+        },
+      },
       securitySchemes: {
-        apiKey: { type: "http", scheme: "bearer", description: "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment." },
+        apiKey: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment.",
+        },
         adminToken: {
           type: "http",
           scheme: "bearer",

@@ -31,7 +31,12 @@ export function parseQuery<T extends z.ZodType>(schema: T, request: IRequest): z
 }
 
 /** A JSON body of at most MAX_BODY_BYTES (or `maxBytes`) checked by `schema`; 400 invalid_request_body. */
-export async function parseBody<T extends z.ZodType>(schema: T, request: IRequest, env: Env, maxBytes = Number(env.MAX_BODY_BYTES)): Promise<z.output<T>> {
+export async function parseBody<T extends z.ZodType>(
+  schema: T,
+  request: IRequest,
+  env: Env,
+  maxBytes = Number(env.MAX_BODY_BYTES),
+): Promise<z.output<T>> {
   const parsed = schema.safeParse(await readJson(request, maxBytes));
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
   return parsed.data;

@@ -83,7 +83,10 @@ function strayRoute(prefix: string, list: readonly Routed[]): string | null {
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
  * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
  */
-export function createRouter(routes: readonly Routed[], { authenticate, authorizeOperator, afterOperatorWrite, lazy = [] }: RouterParts): FetchHandler {
+export function createRouter(
+  routes: readonly Routed[],
+  { authenticate, authorizeOperator, afterOperatorWrite, lazy = [] }: RouterParts,
+): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
   /**
    * An operator route's handler runs only after its caller's role was checked against the route's, here

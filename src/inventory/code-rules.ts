@@ -45,12 +45,18 @@ export function codesFromCsv(text: string): { ok: true; codes: Record<string, st
   const missing = CSV_COLUMNS.filter((name) => !columns.includes(name));
   const unknown = columns.filter((name) => !(CSV_COLUMNS as readonly string[]).includes(name));
   if (header === undefined || missing.length > 0 || unknown.length > 0 || new Set(columns).size !== columns.length) {
-    return { ok: false, details: { reason: "the first CSV row must name the columns value, pin and link, each once", missing, unknown } };
+    return {
+      ok: false,
+      details: { reason: "the first CSV row must name the columns value, pin and link, each once", missing, unknown },
+    };
   }
   const codes: Record<string, string>[] = [];
   for (const [index, row] of rows.entries()) {
     if (row.length !== columns.length) {
-      return { ok: false, details: { reason: `CSV data row ${index + 1} has ${row.length} fields, the header ${columns.length}`, index } };
+      return {
+        ok: false,
+        details: { reason: `CSV data row ${index + 1} has ${row.length} fields, the header ${columns.length}`, index },
+      };
     }
     codes.push(Object.fromEntries(columns.map((name, column) => [name, row[column]!])));
   }
@@ -60,7 +66,10 @@ export function codesFromCsv(text: string): { ok: true; codes: Record<string, st
 /** Codes are uploaded only to a SKU supplied from them (supplier `inventory`); any other is refused. */
 export function uploadRefusal(product: Pick<CodeProduct, "sku" | "supplier">): Refusal | null {
   if (product.supplier === "inventory") return null;
-  return { ok: false, details: { reason: `${product.sku} is supplied by ${product.supplier}, not from uploaded codes` } };
+  return {
+    ok: false,
+    details: { reason: `${product.sku} is supplied by ${product.supplier}, not from uploaded codes` },
+  };
 }
 
 /** Values checked against the SKU (a fixed SKU's quotes, a range SKU's bounds) and made canonical. */
@@ -92,7 +101,8 @@ export function duplicatesOf(codes: CanonicalCode[], alreadyStored: Iterable<str
   const positions = new Map<string, number[]>();
   codes.forEach((code, index) => positions.set(code.pin, [...(positions.get(code.pin) ?? []), index]));
   const duplicates: Duplicate[] = [];
-  for (const [pin, indexes] of positions) if (indexes.length > 1) duplicates.push({ pin, reason: "repeated_in_upload", indexes });
+  for (const [pin, indexes] of positions)
+    if (indexes.length > 1) duplicates.push({ pin, reason: "repeated_in_upload", indexes });
   for (const pin of new Set(alreadyStored)) {
     const indexes = positions.get(pin);
     if (indexes !== undefined) duplicates.push({ pin, reason: "already_stored", indexes });

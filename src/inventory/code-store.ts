@@ -28,7 +28,13 @@ export async function storedPins(db: D1Database, sku: string, codes: CanonicalCo
  * code is worth its value in its SKU's currency, so codes checked as EUR must never land in a SKU relabelled
  * JPY in the meantime. The SKU column is then NULL, which its NOT NULL constraint refuses.
  */
-export function insertCodesStatement(db: D1Database, sku: string, codes: CanonicalCode[], now: number, terms: CodeTerms): D1PreparedStatement {
+export function insertCodesStatement(
+  db: D1Database,
+  sku: string,
+  codes: CanonicalCode[],
+  now: number,
+  terms: CodeTerms,
+): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO codes (sku, value, pin, link, created_at)
@@ -59,7 +65,9 @@ export async function stockOf(db: D1Database, sku: string) {
  * of SKUs by the caller, bound to `binds` (?1…). A statement for the caller's batch.
  */
 export function codeCountsStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
-  return db.prepare(`SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (${skus}) GROUP BY sku, status`).bind(...binds);
+  return db
+    .prepare(`SELECT sku, status, COUNT(*) AS n FROM codes WHERE sku IN (${skus}) GROUP BY sku, status`)
+    .bind(...binds);
 }
 
 /**
@@ -68,6 +76,8 @@ export function codeCountsStatement(db: D1Database, skus: string, binds: unknown
  */
 export function availableCodesStatement(db: D1Database, skus: string, binds: unknown[] = []): D1PreparedStatement {
   return db
-    .prepare(`SELECT sku, value, COUNT(*) AS available FROM codes WHERE status = 'available' AND sku IN (${skus}) GROUP BY sku, value`)
+    .prepare(
+      `SELECT sku, value, COUNT(*) AS available FROM codes WHERE status = 'available' AND sku IN (${skus}) GROUP BY sku, value`,
+    )
     .bind(...binds);
 }

@@ -6,7 +6,14 @@
 import { issuesOf } from "../http/body";
 import { fail } from "../http/errors";
 import { auditStatement } from "../audit/audit-log";
-import { canonicalCodes, changedCodeTerms, codesFromCsv, duplicatesOf, uploadRefusal, type CodeProduct } from "./code-rules";
+import {
+  canonicalCodes,
+  changedCodeTerms,
+  codesFromCsv,
+  duplicatesOf,
+  uploadRefusal,
+  type CodeProduct,
+} from "./code-rules";
 import { insertCodesStatement, stockOf, storedPins } from "./code-store";
 import { UploadCodesRequest } from "./inventory-admin-schemas";
 
@@ -24,7 +31,14 @@ export type UploadFormat = "application/json" | "text/csv";
  * 409 listing every duplicate; the write adds nothing if the SKU's currency, type or supplier changed after
  * the check (409 sku_changed).
  */
-export async function uploadCodes(db: D1Database, actor: UploadActor, requireProduct: RequireProduct, sku: string, text: string, format: UploadFormat) {
+export async function uploadCodes(
+  db: D1Database,
+  actor: UploadActor,
+  requireProduct: RequireProduct,
+  sku: string,
+  text: string,
+  format: UploadFormat,
+) {
   let raw: unknown;
   if (format === "text/csv") {
     const fromCsv = codesFromCsv(text);

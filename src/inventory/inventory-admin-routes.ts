@@ -18,23 +18,27 @@ export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
  * value,pin,link): src/inventory/code-upload.ts checks and writes it, all or nothing.
  */
-const uploadCodesRoute = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  const actor = adminCaller(context);
-  const { sku } = parseParams(SkuParams, request);
-  const mediaType = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim().toLowerCase();
-  if (mediaType !== "application/json" && mediaType !== "text/csv") {
-    fail("unsupported_media_type", { accepted: ["application/json", "text/csv"], given: mediaType });
-  }
-  const text = await readText(request, CODES_UPLOAD_MAX_BYTES);
-  return ok("Codes added", await uploadCodes(context.env.DB, actor, requireProduct, sku, text, mediaType));
-};
+const uploadCodesRoute =
+  (requireProduct: RequireProduct): Handler =>
+  async (request, context) => {
+    const actor = adminCaller(context);
+    const { sku } = parseParams(SkuParams, request);
+    const mediaType = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim().toLowerCase();
+    if (mediaType !== "application/json" && mediaType !== "text/csv") {
+      fail("unsupported_media_type", { accepted: ["application/json", "text/csv"], given: mediaType });
+    }
+    const text = await readText(request, CODES_UPLOAD_MAX_BYTES);
+    return ok("Codes added", await uploadCodes(context.env.DB, actor, requireProduct, sku, text, mediaType));
+  };
 
 /** GET /admin/products/:sku/codes: code counts per value and status (pins are never listed). */
-const getCodeStock = (requireProduct: RequireProduct): Handler => async (request, context) => {
-  const { sku } = parseParams(SkuParams, request);
-  await requireProduct(context.env.DB, sku);
-  return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
-};
+const getCodeStock =
+  (requireProduct: RequireProduct): Handler =>
+  async (request, context) => {
+    const { sku } = parseParams(SkuParams, request);
+    await requireProduct(context.env.DB, sku);
+    return ok("Code stock", { sku, byValue: await stockOf(context.env.DB, sku) });
+  };
 
 /** This file's routes, each with its description in GET /openapi.json; SKUs are looked up with `requireProduct`. */
 export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
@@ -46,7 +50,8 @@ export const inventoryRoutes = (requireProduct: RequireProduct): Route[] => [
     example: inventoryExamples.adminGetCodeStock,
     tag: "Admin: inventory",
     summary: "Code counts of a SKU per value and status",
-    description: "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
+    description:
+      "How many codes of an inventory SKU are available, reserved by orders not yet fulfilled, and sold, per face value. Pins are never listed.",
     auth: "admin",
     role: "viewer",
     params: SkuParams,

@@ -11,14 +11,14 @@ export const inventoryExamples = {
         {
           value: "25",
           pin: "EU25-0001-AAAA",
-          link: "https://redeem.example/EU25-0001-AAAA"
+          link: "https://redeem.example/EU25-0001-AAAA",
         },
         {
           value: "25",
           pin: "EU25-0002-BBBB",
-          link: "https://redeem.example/EU25-0002-BBBB"
-        }
-      ]
+          link: "https://redeem.example/EU25-0002-BBBB",
+        },
+      ],
     },
     data: {
       sku: "EU-VOUCHER",
@@ -28,11 +28,11 @@ export const inventoryExamples = {
           value: 25,
           available: 2,
           reserved: 0,
-          sold: 0
-        }
-      ]
+          sold: 0,
+        },
+      ],
     },
-    csv: "value,pin,link\n25,EU25-0001-AAAA,https://redeem.example/EU25-0001-AAAA\n25,EU25-0002-BBBB,https://redeem.example/EU25-0002-BBBB\n"
+    csv: "value,pin,link\n25,EU25-0001-AAAA,https://redeem.example/EU25-0001-AAAA\n25,EU25-0002-BBBB,https://redeem.example/EU25-0002-BBBB\n",
   },
   adminGetCodeStock: {
     data: {
@@ -42,9 +42,9 @@ export const inventoryExamples = {
           value: 25,
           available: 2,
           reserved: 0,
-          sold: 0
-        }
-      ]
-    }
+          sold: 0,
+        },
+      ],
+    },
   },
 } satisfies Record<string, RouteExample>;

@@ -12,7 +12,8 @@ export interface Reservation {
   quantity: number;
 }
 
-export type ReservationResult = { ok: true } | { ok: false; sku: string; value: string; requested: number; available: number };
+export type ReservationResult =
+  { ok: true } | { ok: false; sku: string; value: string; requested: number; available: number };
 
 /**
  * The one statement that returns an order's reserved codes to sale. `narrower` adds conditions to its
@@ -20,7 +21,9 @@ export type ReservationResult = { ok: true } | { ok: false; sku: string; value: 
  */
 function releaseStatement(db: D1Database, orderId: string, narrower = "", ...binds: unknown[]): D1PreparedStatement {
   return db
-    .prepare(`UPDATE codes SET status = 'available', order_id = NULL, reserved_until = NULL WHERE order_id = ?1 AND status = 'reserved'${narrower}`)
+    .prepare(
+      `UPDATE codes SET status = 'available', order_id = NULL, reserved_until = NULL WHERE order_id = ?1 AND status = 'reserved'${narrower}`,
+    )
     .bind(orderId, ...binds);
 }
 
@@ -43,12 +46,19 @@ function merged(lines: Reservation[]): Reservation[] {
  * with another body never strands the first body's codes, and two orders racing for the last codes can
  * never share one (each UPDATE checks the count in the same statement).
  */
-export async function reserveCodes(db: D1Database, orderId: string, lines: Reservation[], until: number): Promise<ReservationResult> {
+export async function reserveCodes(
+  db: D1Database,
+  orderId: string,
+  lines: Reservation[],
+  until: number,
+): Promise<ReservationResult> {
   const wanted = merged(lines);
   const statements: D1PreparedStatement[] = [releaseStatement(db, orderId)];
   for (const line of wanted) {
     statements.push(
-      db.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'available'`).bind(line.sku, line.value),
+      db
+        .prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'available'`)
+        .bind(line.sku, line.value),
       db
         .prepare(
           `UPDATE codes SET status = 'reserved', order_id = ?1, reserved_until = ?2
@@ -61,15 +71,25 @@ export async function reserveCodes(db: D1Database, orderId: string, lines: Reser
   if (wanted.length > 0) {
     // Every line complete, or nothing held: checked inside the same batch, so no crash can leave half.
     const complete = wanted
-      .map(() => `(SELECT COUNT(*) FROM codes WHERE order_id = ?1 AND status = 'reserved' AND sku = ? AND value = ?) = ?`)
+      .map(
+        () => `(SELECT COUNT(*) FROM codes WHERE order_id = ?1 AND status = 'reserved' AND sku = ? AND value = ?) = ?`,
+      )
       .join(" AND ");
-    statements.push(releaseStatement(db, orderId, ` AND NOT (${complete})`, ...wanted.flatMap((line) => [line.sku, line.value, line.quantity])));
+    statements.push(
+      releaseStatement(
+        db,
+        orderId,
+        ` AND NOT (${complete})`,
+        ...wanted.flatMap((line) => [line.sku, line.value, line.quantity]),
+      ),
+    );
   }
   const results = await io(INVENTORY_SEAMS.reserve, () => db.batch<{ n: number }>(statements));
   for (const [index, line] of wanted.entries()) {
     const available = results[1 + index * 2]!.results[0]!.n;
     const reserved = results[2 + index * 2]!.meta.changes;
-    if (reserved !== line.quantity) return { ok: false, sku: line.sku, value: line.value, requested: line.quantity, available };
+    if (reserved !== line.quantity)
+      return { ok: false, sku: line.sku, value: line.value, requested: line.quantity, available };
   }
   return { ok: true };
 }
@@ -86,7 +106,13 @@ export async function releaseCodes(db: D1Database, orderId: string): Promise<voi
  * them sold and sells nothing more; a sold code never returns to sale. Answers the codes sold to the order
  * of this SKU: fewer than `quantity` when the line cannot be filled.
  */
-export async function sellReserved(db: D1Database, orderId: string, sku: string, quantity: number, now: number): Promise<{ pin: string; link: string }[]> {
+export async function sellReserved(
+  db: D1Database,
+  orderId: string,
+  sku: string,
+  quantity: number,
+  now: number,
+): Promise<{ pin: string; link: string }[]> {
   const held = `SELECT COUNT(*) FROM codes WHERE order_id = ?1 AND sku = ?2 AND status = 'reserved'`;
   const sold = `SELECT COUNT(*) FROM codes WHERE order_id = ?1 AND sku = ?2 AND status = 'sold'`;
   const [, , read] = await io(INVENTORY_SEAMS.sell, () =>
@@ -99,7 +125,11 @@ export async function sellReserved(db: D1Database, orderId: string, sku: string,
         )
         .bind(orderId, sku, now, quantity),
       releaseStatement(db, orderId, " AND sku = ?2", sku),
-      db.prepare(`SELECT pin, link FROM codes WHERE order_id = ?1 AND sku = ?2 AND status = 'sold' ORDER BY id LIMIT ?3`).bind(orderId, sku, quantity),
+      db
+        .prepare(
+          `SELECT pin, link FROM codes WHERE order_id = ?1 AND sku = ?2 AND status = 'sold' ORDER BY id LIMIT ?3`,
+        )
+        .bind(orderId, sku, quantity),
     ]),
   );
   return read!.results;
@@ -116,7 +146,12 @@ export interface StaleHolder {
  * `limit`, starting after `after` (the last holder of the previous page) so that a caller pages through
  * all of them, past the ones it leaves alone.
  */
-export async function staleHolders(db: D1Database, cutoff: number, limit: number, after?: StaleHolder): Promise<StaleHolder[]> {
+export async function staleHolders(
+  db: D1Database,
+  cutoff: number,
+  limit: number,
+  after?: StaleHolder,
+): Promise<StaleHolder[]> {
   const { results } = await db
     .prepare(
       `SELECT order_id, MIN(reserved_until) AS oldest_until FROM codes WHERE status = 'reserved' AND reserved_until < ?1

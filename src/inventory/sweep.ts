@@ -61,7 +61,12 @@ export interface SweepReport {
   stoppedBy: "orders" | "asks" | null;
 }
 
-export async function sweepReservations(env: Pick<Env, "DB">, askHolder: AskHolder, now = Date.now(), runId = `sweep_${now}`): Promise<SweepReport> {
+export async function sweepReservations(
+  env: Pick<Env, "DB">,
+  askHolder: AskHolder,
+  now = Date.now(),
+  runId = `sweep_${now}`,
+): Promise<SweepReport> {
   const cutoff = now - SWEEP_GRACE_MS;
   const report: SweepReport = { cutoff, looked: 0, released: 0, kept: 0, failed: 0, orders: [], stoppedBy: null };
   let after: StaleHolder | undefined;
@@ -99,17 +104,27 @@ export async function sweepReservations(env: Pick<Env, "DB">, askHolder: AskHold
   if (report.released > 0) {
     try {
       await io(SWEEP_SEAMS.audit, () =>
-        audit(env.DB, { actor: { kind: "system", name: "sweep" }, requestId: runId }, "inventory.reservations_released", "codes", {
-          cutoff,
-          released: report.released,
-          orders: report.orders,
-        }),
+        audit(
+          env.DB,
+          { actor: { kind: "system", name: "sweep" }, requestId: runId },
+          "inventory.reservations_released",
+          "codes",
+          {
+            cutoff,
+            released: report.released,
+            orders: report.orders,
+          },
+        ),
       );
     } catch (error) {
       logFailure(error, { step: "sweep.audit", requestId: runId });
     }
   }
   // Kept orders filling the whole budget of asks means many orders sit in processing: worth a look.
-  log(report.failed > 0 || report.stoppedBy === "asks" ? "warn" : "info", "inventory sweep", { step: "sweep", requestId: runId, ...report });
+  log(report.failed > 0 || report.stoppedBy === "asks" ? "warn" : "info", "inventory sweep", {
+    step: "sweep",
+    requestId: runId,
+    ...report,
+  });
   return report;
 }

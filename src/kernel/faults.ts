@@ -28,7 +28,10 @@ export interface Fault {
 
 /** The error a seam throws; tests tell an injected fault from a real bug by its class. */
 export class InjectedFault extends Error {
-  constructor(readonly seam: string, readonly when: FaultWhen) {
+  constructor(
+    readonly seam: string,
+    readonly when: FaultWhen,
+  ) {
     super(`injected fault at ${seam} (${when})`);
     this.name = "InjectedFault";
   }

@@ -12,7 +12,11 @@ export function rowsToFetch(limit: number): number {
 }
 
 /** The first `limit` rows and the cursor of the next page (null on the last page). */
-export function pageOf<Row, Cursor>(rows: readonly Row[], limit: number, cursorOf: (row: Row) => Cursor): { items: Row[]; next: Cursor | null } {
+export function pageOf<Row, Cursor>(
+  rows: readonly Row[],
+  limit: number,
+  cursorOf: (row: Row) => Cursor,
+): { items: Row[]; next: Cursor | null } {
   const items = rows.slice(0, limit);
   return { items, next: rows.length > limit ? cursorOf(items[items.length - 1]!) : null };
 }

@@ -8,7 +8,14 @@ import type { RequestContext, Route } from "../http/route";
 import { DEFAULT_PAGE_SIZE } from "../kernel/paging";
 import { changeRole, createOperator, listOperators, revokeOperator, type OperatorChange } from "./operators";
 import { operatorExamples } from "./operator-examples";
-import { ChangedOperator, ChangeRoleRequest, CreatedOperator, CreateOperatorRequest, OperatorPage, OperatorParams } from "./operator-admin-schemas";
+import {
+  ChangedOperator,
+  ChangeRoleRequest,
+  CreatedOperator,
+  CreateOperatorRequest,
+  OperatorPage,
+  OperatorParams,
+} from "./operator-admin-schemas";
 
 /** POST /admin/operators: 201 with the operator and its token, which no later answer shows. */
 export async function createOperatorRoute(request: IRequest, context: RequestContext): Promise<Response> {
@@ -71,7 +78,8 @@ export const operatorRoutes: Route[] = [
     example: operatorExamples.adminListOperators,
     tag: "Admin: operators",
     summary: "Operators by id",
-    description: "Every operator, revoked ones included (with `revokedAt`), by id. Page with `after` (the `next` of the previous page) and `limit`. Tokens are never shown again.",
+    description:
+      "Every operator, revoked ones included (with `revokedAt`), by id. Page with `after` (the `next` of the previous page) and `limit`. Tokens are never shown again.",
     auth: "admin",
     role: "viewer",
     query: PageQuery,
@@ -87,7 +95,8 @@ export const operatorRoutes: Route[] = [
     example: operatorExamples.adminChangeOperatorRole,
     tag: "Admin: operators",
     summary: "Change an operator's role",
-    description: "Takes effect on the operator's next request, console sessions included. The same role again changes nothing (`changed: false`, no audit row); a revoked operator is 409. Audited as `operator.role` with `from` and `to`.",
+    description:
+      "Takes effect on the operator's next request, console sessions included. The same role again changes nothing (`changed: false`, no audit row); a revoked operator is 409. Audited as `operator.role` with `from` and `to`.",
     auth: "admin",
     role: "admin",
     params: OperatorParams,
@@ -104,7 +113,8 @@ export const operatorRoutes: Route[] = [
     example: operatorExamples.adminRevokeOperator,
     tag: "Admin: operators",
     summary: "Revoke an operator",
-    description: "The operator's token is refused from the next request on (403 `unauthenticated`) and its console sessions end, in one write with the audit row (`operator.revoke`). Revoking again changes nothing (`changed: false`). There is no un-revoke: create the operator again, with a new token.",
+    description:
+      "The operator's token is refused from the next request on (403 `unauthenticated`) and its console sessions end, in one write with the audit row (`operator.revoke`). Revoking again changes nothing (`changed: false`). There is no un-revoke: create the operator again, with a new token.",
     auth: "admin",
     role: "admin",
     params: OperatorParams,

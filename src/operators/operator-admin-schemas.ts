@@ -2,10 +2,17 @@
 import * as z from "zod";
 import { ROLES } from "../kernel/roles";
 
-const RoleSchema = z.enum(ROLES as ["viewer", "operator", "admin"]).describe("viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.");
+const RoleSchema = z
+  .enum(ROLES as ["viewer", "operator", "admin"])
+  .describe(
+    "viewer reads everything; operator also moves money and stock; admin also changes clients, keys, deals, rates, the catalogue and operators.",
+  );
 
 export const OperatorParams = z.object({
-  operatorId: z.string().regex(/^opr_[0-9a-f]{16}$/, "an operator id like opr_0123456789abcdef").meta({ examples: ["opr_5c1f0e2a9b7d4e61"] }),
+  operatorId: z
+    .string()
+    .regex(/^opr_[0-9a-f]{16}$/, "an operator id like opr_0123456789abcdef")
+    .meta({ examples: ["opr_5c1f0e2a9b7d4e61"] }),
 });
 
 export const CreateOperatorRequest = z.strictObject({
@@ -20,12 +27,18 @@ export const OperatorView = z.object({
   name: z.string(),
   role: RoleSchema,
   createdAt: z.number().int(),
-  revokedAt: z.number().int().nullable().describe("When the operator was revoked (its token and sessions stopped); null while live."),
+  revokedAt: z
+    .number()
+    .int()
+    .nullable()
+    .describe("When the operator was revoked (its token and sessions stopped); null while live."),
 });
 
 export const CreatedOperator = z.object({
   operator: OperatorView,
-  token: z.string().describe("The operator's token (opt_ and 64 hex digits), in this answer only: the service keeps its SHA-256."),
+  token: z
+    .string()
+    .describe("The operator's token (opt_ and 64 hex digits), in this answer only: the service keeps its SHA-256."),
 });
 
 export const OperatorPage = z.object({ operators: z.array(OperatorView), next: z.string().nullable() });

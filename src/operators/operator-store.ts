@@ -14,14 +14,20 @@ export interface OperatorRow {
 
 const COLUMNS = "id, name, role, created_at, revoked_at";
 
-export function insertOperatorStatement(db: D1Database, row: { id: string; name: string; role: Role; tokenHash: string; at: number }): D1PreparedStatement {
+export function insertOperatorStatement(
+  db: D1Database,
+  row: { id: string; name: string; role: Role; tokenHash: string; at: number },
+): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO operators (id, name, role, token_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`)
     .bind(row.id, row.name, row.role, row.tokenHash, row.at);
 }
 
 /** The operator whose token has this SHA-256, revoked or not, with the stored hash for a constant-time compare. */
-export async function operatorByTokenHash(db: D1Database, tokenHash: string): Promise<(OperatorRow & { token_hash: string }) | null> {
+export async function operatorByTokenHash(
+  db: D1Database,
+  tokenHash: string,
+): Promise<(OperatorRow & { token_hash: string }) | null> {
   return db.prepare(`SELECT ${COLUMNS}, token_hash FROM operators WHERE token_hash = ?1`).bind(tokenHash).first();
 }
 
@@ -31,13 +37,18 @@ export async function operatorById(db: D1Database, id: string): Promise<Operator
 
 /** Operators by id after `after`, one more than `limit` (the paging helper's contract). */
 export async function operatorsAfter(db: D1Database, after: string, limit: number): Promise<OperatorRow[]> {
-  const { results } = await db.prepare(`SELECT ${COLUMNS} FROM operators WHERE id > ?1 ORDER BY id LIMIT ?2`).bind(after, limit).all<OperatorRow>();
+  const { results } = await db
+    .prepare(`SELECT ${COLUMNS} FROM operators WHERE id > ?1 ORDER BY id LIMIT ?2`)
+    .bind(after, limit)
+    .all<OperatorRow>();
   return results;
 }
 
 /** A live operator's new role, if it still has the role `from` (so a concurrent change is not overwritten unseen). */
 export function setRoleStatement(db: D1Database, id: string, role: Role, from: Role): D1PreparedStatement {
-  return db.prepare(`UPDATE operators SET role = ?2 WHERE id = ?1 AND revoked_at IS NULL AND role = ?3 AND role <> ?2`).bind(id, role, from);
+  return db
+    .prepare(`UPDATE operators SET role = ?2 WHERE id = ?1 AND revoked_at IS NULL AND role = ?3 AND role <> ?2`)
+    .bind(id, role, from);
 }
 
 /** Revokes a live operator (a revoked one keeps its first revocation time). */
@@ -75,7 +86,12 @@ export async function sessionById(db: D1Database, id: string): Promise<SessionRo
  * A new session, and the end of the operator's sessions that are over (signed out rows are gone already;
  * these are the ones that timed out), so the table holds about one row per operator signed in.
  */
-export async function insertSession(db: D1Database, session: { id: string; operatorId: string; at: number }, idleMs: number, absoluteMs: number): Promise<void> {
+export async function insertSession(
+  db: D1Database,
+  session: { id: string; operatorId: string; at: number },
+  idleMs: number,
+  absoluteMs: number,
+): Promise<void> {
   await db.batch([
     db
       .prepare(`DELETE FROM console_sessions WHERE operator_id = ?1 AND (last_seen_at <= ?2 OR created_at <= ?3)`)
@@ -88,7 +104,10 @@ export async function insertSession(db: D1Database, session: { id: string; opera
 
 /** Moves a session's idle clock to `at`, unless it moved within the last `everyMs` (one write a minute at most). */
 export async function touchSession(db: D1Database, id: string, at: number, everyMs: number): Promise<void> {
-  await db.prepare(`UPDATE console_sessions SET last_seen_at = ?2 WHERE id = ?1 AND last_seen_at <= ?3`).bind(id, at, at - everyMs).run();
+  await db
+    .prepare(`UPDATE console_sessions SET last_seen_at = ?2 WHERE id = ?1 AND last_seen_at <= ?3`)
+    .bind(id, at, at - everyMs)
+    .run();
 }
 
 export async function deleteSession(db: D1Database, id: string): Promise<void> {

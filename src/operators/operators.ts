@@ -7,7 +7,15 @@ import { auditStatement, auditStatementIfChanged, type AuditedBy } from "../audi
 import { randomHex, sha256Hex } from "../kernel/crypto";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 import type { Role } from "../kernel/roles";
-import { endSessionsOfStatement, insertOperatorStatement, operatorById, operatorsAfter, revokeStatement, setRoleStatement, type OperatorRow } from "./operator-store";
+import {
+  endSessionsOfStatement,
+  insertOperatorStatement,
+  operatorById,
+  operatorsAfter,
+  revokeStatement,
+  setRoleStatement,
+  type OperatorRow,
+} from "./operator-store";
 import { newOperatorToken } from "./operator-tokens";
 
 export interface OperatorView {
@@ -23,7 +31,11 @@ export function operatorView(row: OperatorRow): OperatorView {
 }
 
 /** A new operator and its token: the token is in this answer only; the table keeps its SHA-256. */
-export async function createOperator(db: D1Database, by: AuditedBy, input: { name: string; role: Role }): Promise<{ operator: OperatorView; token: string }> {
+export async function createOperator(
+  db: D1Database,
+  by: AuditedBy,
+  input: { name: string; role: Role },
+): Promise<{ operator: OperatorView; token: string }> {
   const id = `opr_${randomHex(8)}`;
   const token = newOperatorToken();
   const at = Date.now();
@@ -34,7 +46,8 @@ export async function createOperator(db: D1Database, by: AuditedBy, input: { nam
   return { operator: { id, name: input.name, role: input.role, createdAt: at, revokedAt: null }, token };
 }
 
-export type OperatorChange = { ok: true; operator: OperatorView; changed: boolean } | { ok: false; reason: "not_found" | "revoked" };
+export type OperatorChange =
+  { ok: true; operator: OperatorView; changed: boolean } | { ok: false; reason: "not_found" | "revoked" };
 
 /**
  * Gives a live operator another role. The audit row is written only when the UPDATE changed the row (the
@@ -71,7 +84,11 @@ export async function revokeOperator(db: D1Database, by: AuditedBy, id: string):
 }
 
 /** Operators by id, after the id `after`; `next` continues the list. */
-export async function listOperators(db: D1Database, after: string, limit: number): Promise<{ operators: OperatorView[]; next: string | null }> {
+export async function listOperators(
+  db: D1Database,
+  after: string,
+  limit: number,
+): Promise<{ operators: OperatorView[]; next: string | null }> {
   const page = pageOf(await operatorsAfter(db, after, rowsToFetch(limit)), limit, (row) => row.id);
   return { operators: page.items.map(operatorView), next: page.next };
 }

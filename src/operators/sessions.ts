@@ -44,17 +44,20 @@ function signingKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (key === undefined) {
     const encoder = new TextEncoder();
-    key = crypto.subtle
-      .importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"])
-      .then((material) =>
-        crypto.subtle.deriveKey(
-          { name: "HKDF", hash: "SHA-256", salt: encoder.encode("order-service"), info: encoder.encode("console-session-v1") },
-          material,
-          { name: "HMAC", hash: "SHA-256", length: 256 },
-          false,
-          ["sign", "verify"],
-        ),
-      );
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]).then((material) =>
+      crypto.subtle.deriveKey(
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: encoder.encode("order-service"),
+          info: encoder.encode("console-session-v1"),
+        },
+        material,
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign", "verify"],
+      ),
+    );
     if (keys.size >= 4) keys.clear();
     keys.set(secret, key);
   }
@@ -62,12 +65,17 @@ function signingKey(secret: string): Promise<CryptoKey> {
 }
 
 function currentSecret(env: Env): string {
-  if (typeof env.ADMIN_TOKEN !== "string" || env.ADMIN_TOKEN.length < 16) throw new Error("ADMIN_TOKEN is not set: console sessions cannot be signed");
+  if (typeof env.ADMIN_TOKEN !== "string" || env.ADMIN_TOKEN.length < 16)
+    throw new Error("ADMIN_TOKEN is not set: console sessions cannot be signed");
   return env.ADMIN_TOKEN;
 }
 
 async function sign(env: Env, sessionId: string): Promise<string> {
-  const signature = await crypto.subtle.sign("HMAC", await signingKey(currentSecret(env)), new TextEncoder().encode(sessionId));
+  const signature = await crypto.subtle.sign(
+    "HMAC",
+    await signingKey(currentSecret(env)),
+    new TextEncoder().encode(sessionId),
+  );
   return toHex(new Uint8Array(signature));
 }
 
@@ -85,7 +93,8 @@ async function signedSessionId(request: Request, env: Env, now: number): Promise
   if (previousTokenOpen(env, now)) secrets.push(env.ADMIN_TOKEN_PREVIOUS!);
   for (const secret of secrets) {
     // crypto.subtle.verify compares in constant time.
-    if (await crypto.subtle.verify("HMAC", await signingKey(secret), hexBytes(signature), new TextEncoder().encode(id))) return id;
+    if (await crypto.subtle.verify("HMAC", await signingKey(secret), hexBytes(signature), new TextEncoder().encode(id)))
+      return id;
   }
   return null;
 }
@@ -100,12 +109,21 @@ export function cookieValue(request: Request, name: string): string | null {
 }
 
 /** Signs an operator in: a new session for a live operator's token, or null for an unknown or revoked one. */
-export async function startSession(env: Env, token: string, now: number): Promise<{ setCookie: string; operator: SessionOperator } | null> {
+export async function startSession(
+  env: Env,
+  token: string,
+  now: number,
+): Promise<{ setCookie: string; operator: SessionOperator } | null> {
   const operator = await liveOperatorOfToken(env.DB, token);
   if (operator === null) return null;
   const sessionId = randomHex(16);
   const signature = await sign(env, sessionId);
-  await insertSession(env.DB, { id: sessionId, operatorId: operator.id, at: now }, IDLE_TIMEOUT_MS, ABSOLUTE_TIMEOUT_MS);
+  await insertSession(
+    env.DB,
+    { id: sessionId, operatorId: operator.id, at: now },
+    IDLE_TIMEOUT_MS,
+    ABSOLUTE_TIMEOUT_MS,
+  );
   return {
     setCookie: `${SESSION_COOKIE}=${sessionId}.${signature}; ${ATTRIBUTES}`,
     operator: { operatorId: operator.id, name: operator.name, role: operator.role, sessionId },
@@ -121,7 +139,11 @@ export async function readSession(request: Request, env: Env, now: number): Prom
   if (sessionId === null) return null;
   const row = await sessionById(env.DB, sessionId);
   if (row === null) return null;
-  if (row.revoked_at !== null || now - row.last_seen_at >= IDLE_TIMEOUT_MS || now - row.created_at >= ABSOLUTE_TIMEOUT_MS) {
+  if (
+    row.revoked_at !== null ||
+    now - row.last_seen_at >= IDLE_TIMEOUT_MS ||
+    now - row.created_at >= ABSOLUTE_TIMEOUT_MS
+  ) {
     await deleteSession(env.DB, sessionId);
     return null;
   }

@@ -12,7 +12,8 @@ import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
 import { ORDER_SEAMS } from "./seams";
 import { transition } from "./transitions";
 
-export type ExpiryHost = OutboxHost & Pick<OrderHost, "orderId" | "now" | "save" | "voidOrderAlong" | "db" | "livemode">;
+export type ExpiryHost = OutboxHost &
+  Pick<OrderHost, "orderId" | "now" | "save" | "voidOrderAlong" | "db" | "livemode">;
 
 /**
  * At expiresAt a still-created order becomes rejected (see `reject`). Each step is idempotent, so a

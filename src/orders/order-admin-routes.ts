@@ -15,7 +15,10 @@ import { listTimerFailures } from "./timer-failures";
 import { orderExamples } from "./order-examples";
 
 /** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */
-async function answer(stub: DurableObjectStub<import("./order-object").OrderObject>, context: RequestContext): Promise<Response> {
+async function answer(
+  stub: DurableObjectStub<import("./order-object").OrderObject>,
+  context: RequestContext,
+): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
   const view = adminCaller(context).role === "viewer" ? maskedAdminOrderView : adminOrderView;
@@ -60,7 +63,8 @@ export const adminOrderRoutes: Route[] = [
     example: orderExamples.adminFindOrder,
     tag: "Admin: orders",
     summary: "Find a client's order by its reference",
-    description: "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
+    description:
+      "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
     auth: "admin",
     role: "viewer",
     query: OrderLookupQuery,
@@ -78,7 +82,7 @@ export const adminOrderRoutes: Route[] = [
     tag: "Admin: orders",
     summary: "Orders whose timers keep failing",
     description:
-      "Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, \"in progress\") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line's last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.",
+      'Orders whose expiry, processing, webhook outbox or settle timer has failed at least 3 times in a row, with the last error and the next attempt, and (timer `supplier`) orders whose upstream lines have had an unknown outcome (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS: their SKUs, since when, and each line\'s last answer. The order object retries without limit with capped exponential backoff (a timer 2 s doubling to 5 min, a line 1 s doubling to 5 min); the row is removed when the timer succeeds again or the supplier settles the lines. Ordered by order id; page with `after`.',
     auth: "admin",
     role: "viewer",
     query: PageQuery,
@@ -94,7 +98,8 @@ export const adminOrderRoutes: Route[] = [
     example: orderExamples.adminGetOrder,
     tag: "Admin: orders",
     summary: "Any client's order by id, with its stored record",
-    description: "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
+    description:
+      "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
     auth: "admin",
     role: "viewer",
     params: OrderParams,

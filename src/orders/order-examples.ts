@@ -121,7 +121,9 @@ const successful: OrderRecord = {
   state: "successful",
   modifiedAt: CREATED_AT + 120,
   invoiceStatus: "paid",
-  lines: created.lines.map((line) => ({ ...line, status: "fulfilled", attempts: 1, redeem: ISSUED[line.sku]! }) as const),
+  lines: created.lines.map(
+    (line) => ({ ...line, status: "fulfilled", attempts: 1, redeem: ISSUED[line.sku]! }) as const,
+  ),
 };
 
 /** The examples are of the sandbox, where the suites and `npm start` run. */

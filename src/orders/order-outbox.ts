@@ -28,5 +28,7 @@ export function outboxEntry(seq: number, message: WebhookMessage): OutboxEntry {
 
 /** The events still to hand to the queue, in the order they were stored. */
 export function pendingOf(entries: readonly OutboxEntry[]): { eventId: string; message: WebhookMessage }[] {
-  return entries.filter((entry) => !entry.sent).map((entry) => ({ eventId: entry.eventId, message: JSON.parse(entry.message) as WebhookMessage }));
+  return entries
+    .filter((entry) => !entry.sent)
+    .map((entry) => ({ eventId: entry.eventId, message: JSON.parse(entry.message) as WebhookMessage }));
 }

@@ -19,7 +19,9 @@ export interface OrderLimits {
   maxTotalQuantity: number;
 }
 
-export function limitsFromEnv(env: Pick<Env, "MAX_QUANTITY_PER_SKU" | "MAX_SKUS_PER_ORDER" | "MAX_TOTAL_QUANTITY">): OrderLimits {
+export function limitsFromEnv(
+  env: Pick<Env, "MAX_QUANTITY_PER_SKU" | "MAX_SKUS_PER_ORDER" | "MAX_TOTAL_QUANTITY">,
+): OrderLimits {
   return {
     maxQuantityPerSku: Number(env.MAX_QUANTITY_PER_SKU),
     maxSkusPerOrder: Number(env.MAX_SKUS_PER_ORDER),
@@ -38,7 +40,12 @@ export function checkProductList(request: CreateOrderRequest, limits: OrderLimit
   }
   for (const line of request.productList) {
     if (line.quantity > limits.maxQuantityPerSku) {
-      return failure("product_list_too_big", { limit: "quantityPerSku", max: limits.maxQuantityPerSku, sku: line.sku, requested: line.quantity });
+      return failure("product_list_too_big", {
+        limit: "quantityPerSku",
+        max: limits.maxQuantityPerSku,
+        sku: line.sku,
+        requested: line.quantity,
+      });
     }
   }
   const total = request.productList.reduce((acc, line) => acc + line.quantity, 0);
@@ -64,7 +71,10 @@ export interface OrderPlan {
  * `snapshot`. First failure wins; lines are checked in list order. Stock and balance come after, when the
  * order object reserves codes and asks the wallet.
  */
-export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapshot): Failure | ({ ok: true } & OrderPlan) {
+export function planOrder(
+  request: CreateOrderRequest,
+  snapshot: CatalogueSnapshot,
+): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
     const product = snapshot.products.get(line.sku);
     if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });
@@ -80,7 +90,8 @@ export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapsh
     const currency = snapshot.products.get(line.sku)!.currency;
     if (currency === wallet) continue;
     const rate = snapshot.rates.get(rateKey(wallet, currency));
-    if (rate === undefined) return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
+    if (rate === undefined)
+      return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
     rates.set(currency, rate);
   }
   const lines = request.productList.map((line): OrderLine => {
@@ -131,7 +142,6 @@ export function planOrder(request: CreateOrderRequest, snapshot: CatalogueSnapsh
   };
 }
 
-
 /** The values of the sandbox's create header Sandbox-Outcome: how processing of the order ends. */
 export const SANDBOX_OUTCOMES = ["successful", "partial", "failed", "slow"] as const;
 export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
@@ -139,13 +149,20 @@ export type SandboxOutcome = (typeof SANDBOX_OUTCOMES)[number];
 /** The header's value as an outcome, or the 400 for a value it does not know (exact, lowercase). */
 export function readSandboxOutcome(value: string): SandboxOutcome | Failure {
   const outcome = SANDBOX_OUTCOMES.find((known) => known === value);
-  return outcome ?? failure("invalid_sandbox_outcome", { reason: `${JSON.stringify(value.slice(0, 64))} is not one of ${SANDBOX_OUTCOMES.join(", ")}` });
+  return (
+    outcome ??
+    failure("invalid_sandbox_outcome", {
+      reason: `${JSON.stringify(value.slice(0, 64))} is not one of ${SANDBOX_OUTCOMES.join(", ")}`,
+    })
+  );
 }
 
 /** Why the list cannot end as `outcome` (partial needs a line to fail and one to succeed), or null. */
 export function checkSandboxOutcome(request: CreateOrderRequest, outcome: SandboxOutcome): Failure | null {
   if (outcome === "partial" && request.productList.length < 2) {
-    return failure("invalid_sandbox_outcome", { reason: "partial needs at least two lines: the last fails, the others succeed" });
+    return failure("invalid_sandbox_outcome", {
+      reason: "partial needs at least two lines: the last fails, the others succeed",
+    });
   }
   return null;
 }

@@ -7,7 +7,15 @@ import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { catalogueSnapshot } from "../catalogue/catalogue-cache";
-import { checkProductList, checkSandboxOutcome, limitsFromEnv, planOrder, readSandboxOutcome, scriptLines, type SandboxOutcome } from "./order-plan";
+import {
+  checkProductList,
+  checkSandboxOutcome,
+  limitsFromEnv,
+  planOrder,
+  readSandboxOutcome,
+  scriptLines,
+  type SandboxOutcome,
+} from "./order-plan";
 import { serviceMode } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
@@ -45,7 +53,10 @@ async function createRequestOf(body: unknown): Promise<CreateOrderRequest> {
 }
 
 /** The orderId of a confirm body or a retrieve query, read without zod when it is plainly valid; else what its schema says. */
-async function requestedOrderId(input: unknown, schema: "ConfirmOrderRequest" | "GetOrderQuery"): Promise<{ orderId: string } | { issues: ReturnType<typeof issuesOf> }> {
+async function requestedOrderId(
+  input: unknown,
+  schema: "ConfirmOrderRequest" | "GetOrderQuery",
+): Promise<{ orderId: string } | { issues: ReturnType<typeof issuesOf> }> {
   const read = readOrderId(input);
   if (read !== null) return { orderId: read };
   const parsed = (await schemas())[schema].safeParse(input);
@@ -60,9 +71,15 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
     const problem = checkWebhookUrl(body.webhookUrl, env.ALLOW_INSECURE_WEBHOOKS === "true");
     if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
   }
-  const listProblem = checkProductList(body, limitsFromEnv(env)) ?? (outcome !== null ? checkSandboxOutcome(body, outcome) : null);
+  const listProblem =
+    checkProductList(body, limitsFromEnv(env)) ?? (outcome !== null ? checkSandboxOutcome(body, outcome) : null);
   if (listProblem !== null) return errorResponse(listProblem);
-  const snapshot = await catalogueSnapshot(env, client.id, body.productList.map((line) => line.sku), body.wallet);
+  const snapshot = await catalogueSnapshot(
+    env,
+    client.id,
+    body.productList.map((line) => line.sku),
+    body.wallet,
+  );
   // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
   // its order even when this plan failed.
   const planned = planOrder(body, snapshot);
@@ -174,7 +191,12 @@ export const orderRoutes: Route[] = [
         schema: { type: "string", enum: ["successful", "partial", "failed", "slow"] },
       },
     },
-    headers: { "Idempotent-Replayed": { description: "`true` when the answer is an existing order of this reference.", schema: { type: "string", const: "true" } } },
+    headers: {
+      "Idempotent-Replayed": {
+        description: "`true` when the answer is an existing order of this reference.",
+        schema: { type: "string", const: "true" },
+      },
+    },
   },
   {
     method: "PUT",

@@ -10,7 +10,11 @@
 import { en } from "zod/locales";
 import * as z from "zod/mini";
 import { ProductType } from "../catalogue/catalogue-schemas";
-import { BOUNDS, type CreateOrderRequest as ReadCreateOrderRequest, type ProductLineRequest as ReadProductLineRequest } from "./requests";
+import {
+  BOUNDS,
+  type CreateOrderRequest as ReadCreateOrderRequest,
+  type ProductLineRequest as ReadProductLineRequest,
+} from "./requests";
 
 // zod/mini loads no messages, and classic (which sets English when it loads) may not be loaded yet: without
 // this line every issue of a client's invalid request would read "Invalid input" (test/orders/messages.test.ts).
@@ -25,12 +29,17 @@ const text = ({ min, max }: { min: number; max: number }) => z.string().check(z.
  */
 export const ProductLineRequest = z.object({
   sku: text(BOUNDS.sku).register(z.globalRegistry, { description: "Unique within the list." }),
-  productType: text(BOUNDS.productType).register(z.globalRegistry, { enum: ProductType.options, description: "The SKU's productType (GET /products); any other value is 400 quote_mismatch." }),
-  quote: z.number().register(z.globalRegistry, { description: "Face value of one code, in the product's currency: one of a fixed SKU's quotes, or within a range SKU's bounds." }),
-  quantity: z
-    .number()
-    .check(z.int(), z.gte(1))
-    .register(z.globalRegistry, { description: "Codes of this SKU and quote; limits per SKU and per order apply (400 product_list_too_big)." }),
+  productType: text(BOUNDS.productType).register(z.globalRegistry, {
+    enum: ProductType.options,
+    description: "The SKU's productType (GET /products); any other value is 400 quote_mismatch.",
+  }),
+  quote: z.number().register(z.globalRegistry, {
+    description:
+      "Face value of one code, in the product's currency: one of a fixed SKU's quotes, or within a range SKU's bounds.",
+  }),
+  quantity: z.number().check(z.int(), z.gte(1)).register(z.globalRegistry, {
+    description: "Codes of this SKU and quote; limits per SKU and per order apply (400 product_list_too_big).",
+  }),
 });
 export type ProductLineRequest = ReadProductLineRequest;
 
@@ -39,8 +48,14 @@ export const CreateOrderRequest = z.object({
   productList: z.array(ProductLineRequest),
   // Any string passes the shape: a wallet the client does not hold, or no currency at all, is 400
   // wallet_not_found ("No wallet in currency usd"), so the document shows the form a wallet can have.
-  wallet: text(BOUNDS.wallet).register(z.globalRegistry, { pattern: "^[A-Z]{3}$", description: "The currency of the wallet to pay from (ISO 4217, e.g. USD); anything else is 400 wallet_not_found." }),
-  reference: text(BOUNDS.reference).register(z.globalRegistry, { description: "The client's own id of the order, unique per client: a create repeated with the same reference and body returns the same order." }),
+  wallet: text(BOUNDS.wallet).register(z.globalRegistry, {
+    pattern: "^[A-Z]{3}$",
+    description: "The currency of the wallet to pay from (ISO 4217, e.g. USD); anything else is 400 wallet_not_found.",
+  }),
+  reference: text(BOUNDS.reference).register(z.globalRegistry, {
+    description:
+      "The client's own id of the order, unique per client: a create repeated with the same reference and body returns the same order.",
+  }),
   webhookUrl: z
     .optional(z.string().check(z.maxLength(BOUNDS.webhookUrl.max)))
     .register(z.globalRegistry, { description: "An https URL that receives this order's events (see `webhooks`)." }),
@@ -56,5 +71,8 @@ export const ConfirmOrderRequest = z.object({ orderId: text(BOUNDS.orderId) });
 
 /** GET /order/get?orderId=. */
 export const GetOrderQuery = z.object({
-  orderId: text(BOUNDS.orderId).register(z.globalRegistry, { description: "The `id` of the create answer.", examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"] }),
+  orderId: text(BOUNDS.orderId).register(z.globalRegistry, {
+    description: "The `id` of the create answer.",
+    examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"],
+  }),
 });

@@ -2,7 +2,17 @@ import { currentVersion, migrationsAfter, type Migration } from "../kernel/migra
 import type { WebhookMessage } from "../webhooks/events";
 import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } from "./order-outbox";
 import type { OrderRecord } from "./order-record";
-import { afterFailure, afterRun, byDueTime, scheduled, without, worstFailing, type StuckReport, type Timer, type TimerKind } from "./order-timers";
+import {
+  afterFailure,
+  afterRun,
+  byDueTime,
+  scheduled,
+  without,
+  worstFailing,
+  type StuckReport,
+  type Timer,
+  type TimerKind,
+} from "./order-timers";
 
 /**
  * The order object's storage: the order document, the due times behind its one alarm (their rules in
@@ -70,7 +80,13 @@ export function upgradeDocument(
   return upgraded;
 }
 
-const EMPTY: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: null, timers: [], outboxCount: 0, reported: null };
+const EMPTY: StoredDocument = {
+  version: ORDER_SCHEMA_VERSION,
+  order: null,
+  timers: [],
+  outboxCount: 0,
+  reported: null,
+};
 
 /**
  * The SQL schema of versions 0 to 2, kept to read an order stored under it (IF NOT EXISTS: a version-0
@@ -118,7 +134,10 @@ export class OrderStore {
   private read(): StoredDocument {
     if (this.doc !== null) return this.doc;
     const stored = this.kv.get<string>(DOCUMENT_KEY);
-    this.doc = stored !== undefined ? upgradeDocument(JSON.parse(stored) as StoredDocument) : (this.migrateFromTables() ?? EMPTY);
+    this.doc =
+      stored !== undefined
+        ? upgradeDocument(JSON.parse(stored) as StoredDocument)
+        : (this.migrateFromTables() ?? EMPTY);
     return this.doc;
   }
 
@@ -133,24 +152,47 @@ export class OrderStore {
    * (a new order: one read of sqlite_master, no write).
    */
   private migrateFromTables(): StoredDocument | null {
-    const legacy = this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
+    const legacy =
+      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'order_record'`).toArray().length > 0;
     if (!legacy) return null;
     return this.storage.transactionSync(() => {
-      this.sql.exec(`CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
-      const stored = this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
+      this.sql.exec(
+        `CREATE TABLE IF NOT EXISTS schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`,
+      );
+      const stored =
+        this.sql.exec<{ version: number }>(`SELECT version FROM schema_meta WHERE id = 1`).toArray()[0]?.version ?? 0;
       for (const migration of migrationsAfter(TABLE_MIGRATIONS, stored)) migration.up(this.sql);
       const row = this.sql.exec<{ doc: string }>(`SELECT doc FROM order_record WHERE id = 1`).toArray()[0];
       const timers = this.sql
         .exec<{ kind: TimerKind; due_at: number; failures: number; last_error: string | null }>(`SELECT * FROM timers`)
         .toArray()
-        .map((timer) => ({ kind: timer.kind, dueAt: timer.due_at, failures: timer.failures, lastError: timer.last_error }))
+        .map((timer) => ({
+          kind: timer.kind,
+          dueAt: timer.due_at,
+          failures: timer.failures,
+          lastError: timer.last_error,
+        }))
         .sort(byDueTime);
-      const events = this.sql.exec<{ event_id: string; message: string; sent: number }>(`SELECT event_id, message, sent FROM outbox ORDER BY rowid`).toArray();
+      const events = this.sql
+        .exec<{ event_id: string; message: string; sent: number }>(
+          `SELECT event_id, message, sent FROM outbox ORDER BY rowid`,
+        )
+        .toArray();
       events.forEach((event, index) => {
-        const entry: OutboxEntry = { seq: index + 1, eventId: event.event_id, message: event.message, sent: event.sent === 1 };
+        const entry: OutboxEntry = {
+          seq: index + 1,
+          eventId: event.event_id,
+          message: event.message,
+          sent: event.sent === 1,
+        };
         this.kv.put(outboxKey(entry.seq), entry);
       });
-      const doc: StoredDocument = { version: ORDER_SCHEMA_VERSION, order: row ? (JSON.parse(row.doc) as OrderRecord) : null, timers, outboxCount: events.length };
+      const doc: StoredDocument = {
+        version: ORDER_SCHEMA_VERSION,
+        order: row ? (JSON.parse(row.doc) as OrderRecord) : null,
+        timers,
+        outboxCount: events.length,
+      };
       this.kv.put(DOCUMENT_KEY, JSON.stringify(doc));
       this.sql.exec(`DROP TABLE order_record; DROP TABLE timers; DROP TABLE outbox; DROP TABLE schema_meta;`);
       return doc;
@@ -174,7 +216,8 @@ export class OrderStore {
   save(order: OrderRecord, timers: Partial<Record<TimerKind, number | null>>, event: WebhookMessage | null): void {
     const doc = this.read();
     let changed = doc.timers;
-    for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][]) changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
+    for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][])
+      changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
     if (event === null) {
       this.write({ ...doc, order, timers: changed });
       return;
@@ -254,12 +297,17 @@ export class OrderStore {
   markSent(eventIds: string[]): void {
     const ids = new Set(eventIds);
     this.storage.transactionSync(() => {
-      for (const entry of this.outbox()) if (ids.has(entry.eventId) && !entry.sent) this.kv.put(outboxKey(entry.seq), { ...entry, sent: true });
+      for (const entry of this.outbox())
+        if (ids.has(entry.eventId) && !entry.sent) this.kv.put(outboxKey(entry.seq), { ...entry, sent: true });
     });
   }
 
   /** Every event the order has stored, sent or not, in order (tests and audits). */
   events(): { eventId: string; type: string; sent: boolean }[] {
-    return this.outbox().map((entry) => ({ eventId: entry.eventId, type: (JSON.parse(entry.message) as WebhookMessage).event.type, sent: entry.sent }));
+    return this.outbox().map((entry) => ({
+      eventId: entry.eventId,
+      type: (JSON.parse(entry.message) as WebhookMessage).event.type,
+      sent: entry.sent,
+    }));
   }
 }

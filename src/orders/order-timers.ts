@@ -31,7 +31,11 @@ export interface StuckReport {
 /** Whether the stuck list, having been given `reported`, already shows `wanted` (null: no row). */
 export function sameReport(reported: StuckReport | null, wanted: StuckReport | null): boolean {
   if (reported === null || wanted === null) return reported === wanted;
-  return reported.timer === wanted.timer && reported.failures === wanted.failures && (reported.skus ?? []).join("\n") === (wanted.skus ?? []).join("\n");
+  return (
+    reported.timer === wanted.timer &&
+    reported.failures === wanted.failures &&
+    (reported.skus ?? []).join("\n") === (wanted.skus ?? []).join("\n")
+  );
 }
 
 /** Due order, then kind: the first timer of a sorted list is the one the alarm is set to. */
@@ -58,7 +62,8 @@ export function afterRun(timers: readonly Timer[], ran: Timer): Timer[] | null {
   const current = timers.find((other) => other.kind === ran.kind);
   if (current === undefined) return null;
   if (current.dueAt === ran.dueAt) return without(timers, ran.kind);
-  if (current.failures > 0) return timers.map((other) => (other === current ? { ...current, failures: 0, lastError: null } : other));
+  if (current.failures > 0)
+    return timers.map((other) => (other === current ? { ...current, failures: 0, lastError: null } : other));
   return null;
 }
 
@@ -67,7 +72,12 @@ export function afterRun(timers: readonly Timer[], ran: Timer): Timer[] | null {
  * retry delay of that count (src/orders/timer-policy.ts), even if the failed handler had cleared it, so
  * that a failure never drops a timer.
  */
-export function afterFailure(timers: readonly Timer[], kind: TimerKind, now: number, error: string): { timers: Timer[]; failed: Timer } {
+export function afterFailure(
+  timers: readonly Timer[],
+  kind: TimerKind,
+  now: number,
+  error: string,
+): { timers: Timer[]; failed: Timer } {
   const failures = (timers.find((timer) => timer.kind === kind)?.failures ?? 0) + 1;
   const failed: Timer = { kind, dueAt: now + timerRetryDelayMs(failures), failures, lastError: error };
   return { timers: [...without(timers, kind), failed].sort(byDueTime), failed };
@@ -80,7 +90,8 @@ export function afterFailure(timers: readonly Timer[], kind: TimerKind, now: num
 export function worstFailing(timers: readonly Timer[], threshold: number): Timer | null {
   let worst: Timer | null = null;
   for (const timer of timers) {
-    if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures)) worst = timer;
+    if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures))
+      worst = timer;
   }
   return worst;
 }

@@ -37,17 +37,24 @@ export const InvoiceItemType = z.enum([
 ]);
 
 export const Adjustment = z.object({
-  amount: z.number().describe("A percentage of the line's face value, or a fixed amount per code in the product's currency."),
+  amount: z
+    .number()
+    .describe("A percentage of the line's face value, or a fixed amount per code in the product's currency."),
   adjustmentMode: AdjustmentMode,
 });
 
 /** The metaData of main-product and refund items: the line they price or refund. */
-const InvoiceLineMeta = z.object({ quantity: z.number().int().describe("Codes of the line."), quote: z.number().describe("Face value of one code, in the product's currency.") });
+const InvoiceLineMeta = z.object({
+  quantity: z.number().int().describe("Codes of the line."),
+  quote: z.number().describe("Face value of one code, in the product's currency."),
+});
 
 export const InvoiceItem = z.object({
   type: InvoiceItemType,
   description: z.string(),
-  effect: z.object({ amount: z.number(), currency: CurrencyCode }).describe("What the item adds to (or, negative, takes from) the record."),
+  effect: z
+    .object({ amount: z.number(), currency: CurrencyCode })
+    .describe("What the item adds to (or, negative, takes from) the record."),
   metaData: z
     .union([InvoiceLineMeta, Adjustment, ExchangeRateView])
     .describe(
@@ -57,7 +64,9 @@ export const InvoiceItem = z.object({
 export type InvoiceItem = z.infer<typeof InvoiceItem>;
 
 export const InvoiceRecord = z.object({
-  total: z.record(CurrencyCode, z.number()).describe("The record's total per currency: the wallet's, and the product's where they differ."),
+  total: z
+    .record(CurrencyCode, z.number())
+    .describe("The record's total per currency: the wallet's, and the product's where they differ."),
   sku: z.string(),
   items: z.array(InvoiceItem),
 });
@@ -120,7 +129,9 @@ export const OrderView = z.object({
   invoice: Invoice,
   createdDate: Timestamp,
   modifiedDate: Timestamp,
-  redeem: z.record(z.string(), RedeemEntry).describe("Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states."),
+  redeem: z
+    .record(z.string(), RedeemEntry)
+    .describe("Redeem codes by SKU: filled in `successful` and `partial`, empty before and in other states."),
   ...shownFields,
   livemode: z.boolean().describe("false for an order of the sandbox (sk_test_ keys, no real money), true in live."),
 });
@@ -131,7 +142,10 @@ export const CreateOrderData = z.object({
   exchangeRates: z.array(ExchangeRateView),
   invoice: Invoice,
   retailInvoice: Invoice.describe("The same order at retail price: no fee and no discount."),
-  expiresAt: z.number().int().describe("Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected."),
+  expiresAt: z
+    .number()
+    .int()
+    .describe("Unix time in milliseconds after which a confirm is 419 Expired and the order is rejected."),
   livemode: z.boolean().describe("false for an order of the sandbox (sk_test_ keys, no real money), true in live."),
 });
 export type CreateOrderData = z.infer<typeof CreateOrderData>;

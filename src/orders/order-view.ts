@@ -189,7 +189,10 @@ export function maskedAdminOrderView(order: OrderRecord, livemode: boolean): Adm
   const lines = order.lines.map((line) =>
     line.redeem === null
       ? line
-      : { ...line, redeem: { ...line.redeem, pins: line.redeem.pins.map(maskedCode), links: line.redeem.links.map(maskedCode) } },
+      : {
+          ...line,
+          redeem: { ...line.redeem, pins: line.redeem.pins.map(maskedCode), links: line.redeem.links.map(maskedCode) },
+        },
   );
   return adminOrderView({ ...order, lines }, livemode);
 }

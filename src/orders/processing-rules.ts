@@ -69,7 +69,10 @@ export function unknownBudgetMs(value: string | undefined): number {
  */
 export function linesPastBudget(lines: readonly OrderLine[], budgetMs: number, now: number): OrderLine[] {
   return lines
-    .filter((line) => line.status === "pending" && typeof line.unknownSince === "number" && now - line.unknownSince >= budgetMs)
+    .filter(
+      (line) =>
+        line.status === "pending" && typeof line.unknownSince === "number" && now - line.unknownSince >= budgetMs,
+    )
     .sort((a, b) => a.unknownSince! - b.unknownSince!);
 }
 

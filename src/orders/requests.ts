@@ -88,7 +88,8 @@ export const BOUNDS = {
 
 type Bounded = keyof typeof BOUNDS;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Code points as zod's length checks count them: a high surrogate followed by a low one is one, any other unit one. */
 function codePointLength(text: string): number {

@@ -40,5 +40,9 @@ export const ORDER_SEAMS = {
 export type OrderSeam = (typeof ORDER_SEAMS)[keyof typeof ORDER_SEAMS];
 
 export function supplierSeam(kind: "inventory" | "sandbox" | "upstream"): OrderSeam {
-  return kind === "inventory" ? ORDER_SEAMS.supplierInventory : kind === "sandbox" ? ORDER_SEAMS.supplierSandbox : ORDER_SEAMS.supplierUpstream;
+  return kind === "inventory"
+    ? ORDER_SEAMS.supplierInventory
+    : kind === "sandbox"
+      ? ORDER_SEAMS.supplierSandbox
+      : ORDER_SEAMS.supplierUpstream;
 }

@@ -8,7 +8,6 @@ export const CurrencyCode = z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code lik
 /** A currency the service accepts: the ISO 4217 codes of MINOR_UNITS. */
 export const Currency = z.enum(Object.keys(MINOR_UNITS).sort() as [string, ...string[]]);
 
-
 /** A positive decimal given as a string (exact) or a JSON number; canonicalised with Money before use. */
 export const PositiveDecimal = z.union([
   z.string().regex(/^\d{1,15}(\.\d{1,12})?$/, "a decimal like 10 or 12.5"),

@@ -32,9 +32,15 @@ export function checkQuote(product: QuotedProduct, productType: string, quote: M
  * A fee or discount on a line, in the product currency: a percentage of the line's face value, or a fixed
  * amount per unit. Rounded half up to the product currency's minor unit, since it is shown on the invoice.
  */
-export function adjustmentAmount(adjustment: Adjustment, faceValue: MoneyT, quantity: number, currency: string): MoneyT {
+export function adjustmentAmount(
+  adjustment: Adjustment,
+  faceValue: MoneyT,
+  quantity: number,
+  currency: string,
+): MoneyT {
   const amount = new Money(adjustment.amount);
-  const raw = adjustment.adjustmentMode === "percentage" ? faceValue.times(amount).dividedBy(100) : amount.times(quantity);
+  const raw =
+    adjustment.adjustmentMode === "percentage" ? faceValue.times(amount).dividedBy(100) : amount.times(quantity);
   return roundToMinor(raw, currency);
 }
 

@@ -12,7 +12,12 @@ import { AdminRateView, RateList, RateParams, SetRateRequest } from "./rate-admi
 import { rateExamples } from "./rate-examples";
 
 function rateView(row: RateRow) {
-  return { baseCurrency: row.base_currency, targetCurrency: row.target_currency, rate: Number(row.rate), updatedAt: row.updated_at };
+  return {
+    baseCurrency: row.base_currency,
+    targetCurrency: row.target_currency,
+    rate: Number(row.rate),
+    updatedAt: row.updated_at,
+  };
 }
 
 /**
@@ -43,7 +48,8 @@ export const rateRoutes: Route[] = [
     example: rateExamples.adminListRates,
     tag: "Admin: exchange rates",
     summary: "Every exchange rate",
-    description: "Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.",
+    description:
+      "Every exchange rate, by base (wallet) currency then target (product) currency. A pair that is not listed cannot be used: an order paying for that product currency from that wallet is 500 exchange_not_supported.",
     auth: "admin",
     role: "viewer",
     data: RateList,

@@ -5,7 +5,10 @@
 import * as z from "zod";
 import { Currency, CurrencyCode, PositiveDecimal } from "./amount-schemas";
 
-export const RateParams = z.object({ base: Currency.meta({ examples: ["USD"] }), target: Currency.meta({ examples: ["EUR"] }) });
+export const RateParams = z.object({
+  base: Currency.meta({ examples: ["USD"] }),
+  target: Currency.meta({ examples: ["EUR"] }),
+});
 
 export const SetRateRequest = z.strictObject({
   rate: PositiveDecimal.describe("1 unit of base (the wallet's currency) buys `rate` units of target (the product's)."),

@@ -7,14 +7,14 @@ import type { RouteExample } from "../http/route";
 export const rateExamples = {
   adminSetRate: {
     request: {
-      rate: "0.92"
+      rate: "0.92",
     },
     data: {
       baseCurrency: "USD",
       targetCurrency: "EUR",
       rate: 0.92,
-      updatedAt: 1795345079465
-    }
+      updatedAt: 1795345079465,
+    },
   },
   adminListRates: {
     data: {
@@ -23,27 +23,27 @@ export const rateExamples = {
           baseCurrency: "EUR",
           targetCurrency: "USD",
           rate: 1.08,
-          updatedAt: 1767225600000
+          updatedAt: 1767225600000,
         },
         {
           baseCurrency: "USD",
           targetCurrency: "EUR",
           rate: 0.92,
-          updatedAt: 1795345079465
+          updatedAt: 1795345079465,
         },
         {
           baseCurrency: "USD",
           targetCurrency: "GBP",
           rate: 0.79,
-          updatedAt: 1767225600000
+          updatedAt: 1767225600000,
         },
         {
           baseCurrency: "USD",
           targetCurrency: "JPY",
           rate: 150,
-          updatedAt: 1767225600000
-        }
-      ]
-    }
+          updatedAt: 1767225600000,
+        },
+      ],
+    },
   },
 } satisfies Record<string, RouteExample>;

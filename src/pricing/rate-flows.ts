@@ -11,7 +11,13 @@ import { setRateStatement, type RateRow } from "./rate-store";
 export type RateActor = Parameters<typeof auditStatement>[1];
 
 /** Sets 1 `base` = `rate` `target`: 400 for a pair of one currency or a rate that is not positive with at most 12 decimals. */
-export async function setExchangeRate(db: D1Database, actor: RateActor, base: string, target: string, given: string | number): Promise<RateRow> {
+export async function setExchangeRate(
+  db: D1Database,
+  actor: RateActor,
+  base: string,
+  target: string,
+  given: string | number,
+): Promise<RateRow> {
   const problem = pairProblem(base, target);
   if (problem !== null) fail("invalid_parameters", { reason: problem });
   const checked = canonicalRate(given);

@@ -10,7 +10,9 @@ export function pairProblem(base: string, target: string): string | null {
 }
 
 /** The rate as stored (a canonical decimal string), or the issues of a 400 invalid_request_body. */
-export function canonicalRate(given: string | number): { ok: true; rate: string } | { ok: false; issues: { path: string; message: string }[] } {
+export function canonicalRate(
+  given: string | number,
+): { ok: true; rate: string } | { ok: false; issues: { path: string; message: string }[] } {
   const rate = new Money(String(given));
   if (rate.lessThanOrEqualTo(0) || rate.decimalPlaces() > 12 || rate.greaterThan("1e12")) {
     return { ok: false, issues: [{ path: "rate", message: "a positive rate with at most 12 decimals" }] };

@@ -14,11 +14,22 @@ export interface RateRow {
 const RATE_COLUMNS = `base_currency, target_currency, rate, updated_at`;
 
 export function rateFromRow(row: RateRow): ExchangeRate {
-  return { baseCurrency: row.base_currency, targetCurrency: row.target_currency, rate: row.rate, modifiedAt: row.updated_at };
+  return {
+    baseCurrency: row.base_currency,
+    targetCurrency: row.target_currency,
+    rate: row.rate,
+    modifiedAt: row.updated_at,
+  };
 }
 
 /** Sets the rate from base to target; its results are the stored row. */
-export function setRateStatement(db: D1Database, base: string, target: string, rate: string, now: number): D1PreparedStatement {
+export function setRateStatement(
+  db: D1Database,
+  base: string,
+  target: string,
+  rate: string,
+  now: number,
+): D1PreparedStatement {
   return db
     .prepare(
       `INSERT INTO exchange_rates (${RATE_COLUMNS}) VALUES (?1, ?2, ?3, ?4)
@@ -30,7 +41,9 @@ export function setRateStatement(db: D1Database, base: string, target: string, r
 
 /** Every rate, by base then target. */
 export async function allRates(db: D1Database): Promise<RateRow[]> {
-  const { results } = await db.prepare(`SELECT ${RATE_COLUMNS} FROM exchange_rates ORDER BY base_currency, target_currency`).all<RateRow>();
+  const { results } = await db
+    .prepare(`SELECT ${RATE_COLUMNS} FROM exchange_rates ORDER BY base_currency, target_currency`)
+    .all<RateRow>();
   return results;
 }
 
@@ -39,6 +52,13 @@ export async function allRates(db: D1Database): Promise<RateRow[]> {
  * SELECT by the caller whose parameters are `binds`, numbered from ?2 (?1 is the base). A statement for
  * the caller's batch.
  */
-export function ratesFromStatement(db: D1Database | D1DatabaseSession, base: string, targets: string, binds: unknown[] = []): D1PreparedStatement {
-  return db.prepare(`SELECT ${RATE_COLUMNS} FROM exchange_rates WHERE base_currency = ?1 AND target_currency IN (${targets})`).bind(base, ...binds);
+export function ratesFromStatement(
+  db: D1Database | D1DatabaseSession,
+  base: string,
+  targets: string,
+  binds: unknown[] = [],
+): D1PreparedStatement {
+  return db
+    .prepare(`SELECT ${RATE_COLUMNS} FROM exchange_rates WHERE base_currency = ?1 AND target_currency IN (${targets})`)
+    .bind(base, ...binds);
 }

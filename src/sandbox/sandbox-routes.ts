@@ -25,7 +25,14 @@ import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
 import { checkWebhookUrl } from "../webhooks/url-policy";
 import { sandboxTopUpAmount, topUpIdempotencyKey } from "./sandbox-rules";
 import { SANDBOX_SEAMS } from "./seams";
-import { SandboxOrderParams, SandboxTopUpData, SandboxTopUpRequest, SandboxWalletParams, TestWebhookData, TestWebhookRequest } from "./sandbox-schemas";
+import {
+  SandboxOrderParams,
+  SandboxTopUpData,
+  SandboxTopUpRequest,
+  SandboxWalletParams,
+  TestWebhookData,
+  TestWebhookRequest,
+} from "./sandbox-schemas";
 import { sandboxExamples } from "./sandbox-examples";
 
 const views = () => import("../orders/order-view-schemas");
@@ -47,14 +54,22 @@ async function topUpOwnWallet(request: IRequest, { env, authenticate, requestId 
   let result: PostingResult;
   let balance: Money;
   try {
-    const registered = await io(SANDBOX_SEAMS.topUpOpenWallet, () => openClientWallet(env.DB, client.id, currency, Date.now()));
+    const registered = await io(SANDBOX_SEAMS.topUpOpenWallet, () =>
+      openClientWallet(env.DB, client.id, currency, Date.now()),
+    );
     // From the wallet's first object on, as the operator's top-up: a moved one answers a key it knows.
     const posted = await atWallet<PostingResult>(
       env,
       client.id,
       currency,
       firstPlacement(registered),
-      (wallet) => wallet.post({ key: sandboxTopUpKey(key.key), kind: "top_up", amount: amount.amount, reason: "sandbox self-serve top-up" }),
+      (wallet) =>
+        wallet.post({
+          key: sandboxTopUpKey(key.key),
+          kind: "top_up",
+          amount: amount.amount,
+          reason: "sandbox self-serve top-up",
+        }),
       (step, run) => io(step === "call" ? SANDBOX_SEAMS.topUpPost : WALLET_MOVE_SEAMS.moveIn, run),
     );
     result = posted.answer;
@@ -119,7 +134,12 @@ async function sendTestWebhook(request: IRequest, { env, authenticate }: Request
   const keys = secret == null ? null : signingKeys(secret, Date.now());
   const event = exampleEvent(body.type);
   if (keys === null) {
-    return ok("Test webhook not sent", { event, delivered: false, status: null, error: "the client's webhook secret is not whsec_<base64>: ask the operator to rotate it" });
+    return ok("Test webhook not sent", {
+      event,
+      delivered: false,
+      status: null,
+      error: "the client's webhook secret is not whsec_<base64>: ask the operator to rotate it",
+    });
   }
   const attempt = await postSignedEvent(body.url, event, keys);
   return ok(attempt.ok ? "Test webhook delivered" : "Test webhook not delivered", {
@@ -150,7 +170,13 @@ export const sandboxRoutes: Route[] = [
     auth: "apiKey",
     params: SandboxWalletParams,
     body: SandboxTopUpRequest,
-    requestHeaders: { "Idempotency-Key": { description: "The top-up's idempotency key (or `idempotencyKey` in the body): 1 to 128 visible ASCII characters.", schema: { type: "string", minLength: 1, maxLength: 128 } } },
+    requestHeaders: {
+      "Idempotency-Key": {
+        description:
+          "The top-up's idempotency key (or `idempotencyKey` in the body): 1 to 128 visible ASCII characters.",
+        schema: { type: "string", minLength: 1, maxLength: 128 },
+      },
+    },
     data: SandboxTopUpData,
     messages: ["Wallet topped up", "Top-up already applied"],
     errors: ["invalid_parameters", "idempotency_conflict"],

@@ -15,15 +15,26 @@ export const SANDBOX_TOP_UP_MAX = "1000000";
 export function sandboxTopUpAmount(given: string | number, currency: string): AmountCheck {
   const checked = topUpAmount(given, currency);
   if (!checked.ok) return checked;
-  if (new Money(checked.amount).greaterThan(SANDBOX_TOP_UP_MAX)) return { ok: false, reason: `amount must be at most ${SANDBOX_TOP_UP_MAX} per sandbox top-up` };
+  if (new Money(checked.amount).greaterThan(SANDBOX_TOP_UP_MAX))
+    return { ok: false, reason: `amount must be at most ${SANDBOX_TOP_UP_MAX} per sandbox top-up` };
   return checked;
 }
 
 /** The idempotency key of a top-up: the Idempotency-Key header or the body's idempotencyKey; both must agree. */
-export function topUpIdempotencyKey(header: string | null, body: string | undefined): { ok: true; key: string } | { ok: false; reason: string } {
-  if (header !== null && !/^[\x21-\x7e]{1,128}$/.test(header)) return { ok: false, reason: "Idempotency-Key must be 1 to 128 visible ASCII characters" };
-  if (header !== null && body !== undefined && header !== body) return { ok: false, reason: "Idempotency-Key and idempotencyKey differ" };
+export function topUpIdempotencyKey(
+  header: string | null,
+  body: string | undefined,
+): { ok: true; key: string } | { ok: false; reason: string } {
+  if (header !== null && !/^[\x21-\x7e]{1,128}$/.test(header))
+    return { ok: false, reason: "Idempotency-Key must be 1 to 128 visible ASCII characters" };
+  if (header !== null && body !== undefined && header !== body)
+    return { ok: false, reason: "Idempotency-Key and idempotencyKey differ" };
   const key = header ?? body;
-  if (key === undefined) return { ok: false, reason: "an Idempotency-Key header (or idempotencyKey in the body) is required: a retry with the same key adds nothing" };
+  if (key === undefined)
+    return {
+      ok: false,
+      reason:
+        "an Idempotency-Key header (or idempotencyKey in the body) is required: a retry with the same key adds nothing",
+    };
   return { ok: true, key };
 }

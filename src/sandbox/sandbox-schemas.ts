@@ -18,7 +18,9 @@ export const SandboxTopUpRequest = z.strictObject({
     .min(1)
     .max(128)
     .optional()
-    .describe("The top-up's idempotency key, if not sent as the Idempotency-Key header (one of the two is required; both must agree)."),
+    .describe(
+      "The top-up's idempotency key, if not sent as the Idempotency-Key header (one of the two is required; both must agree).",
+    ),
 });
 
 export const SandboxTopUpData = z.object({
@@ -30,7 +32,14 @@ export const SandboxTopUpData = z.object({
 });
 
 export const SandboxOrderParams = z.object({
-  orderId: z.string().min(BOUNDS.orderId.min).max(BOUNDS.orderId.max).meta({ description: "The order's id, as `id` of the create answer.", examples: ["ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f"] }),
+  orderId: z
+    .string()
+    .min(BOUNDS.orderId.min)
+    .max(BOUNDS.orderId.max)
+    .meta({
+      description: "The order's id, as `id` of the create answer.",
+      examples: ["ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f"],
+    }),
 });
 
 export const TestWebhookRequest = z.strictObject({
@@ -42,5 +51,8 @@ export const TestWebhookData = z.object({
   event: OrderEventSchema.describe("The event sent, exactly as its body was (an example: its order does not exist)."),
   delivered: z.boolean().describe("true when the receiver answered 2xx within 10 seconds."),
   status: z.number().int().nullable().describe("The receiver's HTTP status; null when it did not answer."),
-  error: z.string().nullable().describe("Why it was not delivered (a status, a timeout, a network error); null when delivered."),
+  error: z
+    .string()
+    .nullable()
+    .describe("Why it was not delivered (a status, a timeout, a network error); null when delivered."),
 });

@@ -30,20 +30,33 @@ export const LEDGER_BACKUP_SEAMS = {
 } as const;
 
 /** GET /admin/wallets/:clientId/:currency/export: every entry, exact, oldest first. */
-const exportWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const found = await findWallet(context.env.DB, clientStatement, clientId, currency);
-  if (!found.client) fail("client_not_found", { clientId });
-  if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
-  // Every object the wallet has been, oldest first: the last is the export (what a restore writes), the
-  // others its history.
-  const exports = await Promise.all(
-    historyOf(found.wallet).map(async (wallet) => ({ wallet, exported: (await placedWallet(context.env, clientId, currency, wallet).exportLedger(clientId, currency)) as LedgerExport })),
-  );
-  const { wallet, exported } = exports.at(-1)!;
-  const previous = exports.slice(0, -1).map((earlier) => ({ wallet: earlier.wallet, balance: earlier.exported.balance, entries: earlier.exported.entries, voids: earlier.exported.voids }));
-  return ok("Ledger export", { ...exported, wallet, ...(previous.length > 0 ? { previous } : {}) });
-};
+const exportWallet =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const found = await findWallet(context.env.DB, clientStatement, clientId, currency);
+    if (!found.client) fail("client_not_found", { clientId });
+    if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
+    // Every object the wallet has been, oldest first: the last is the export (what a restore writes), the
+    // others its history.
+    const exports = await Promise.all(
+      historyOf(found.wallet).map(async (wallet) => ({
+        wallet,
+        exported: (await placedWallet(context.env, clientId, currency, wallet).exportLedger(
+          clientId,
+          currency,
+        )) as LedgerExport,
+      })),
+    );
+    const { wallet, exported } = exports.at(-1)!;
+    const previous = exports.slice(0, -1).map((earlier) => ({
+      wallet: earlier.wallet,
+      balance: earlier.exported.balance,
+      entries: earlier.exported.entries,
+      voids: earlier.exported.voids,
+    }));
+    return ok("Ledger export", { ...exported, wallet, ...(previous.length > 0 ? { previous } : {}) });
+  };
 
 /**
  * POST /admin/wallets/:clientId/:currency/restore: writes an export verbatim into the wallet, which must
@@ -51,51 +64,57 @@ const exportWallet = (clientStatement: ClientStatement): Handler => async (reque
  * Safe to send again: a wallet holding exactly these entries answers as the restore did, and the audit
  * row is written once (keyed by the last entry's seq).
  */
-const restoreWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = adminCaller(context);
-  const { env } = context;
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const body = await parseBody(LedgerExportData, request, env, LEDGER_RESTORE_MAX_BYTES);
-  if (body.clientId !== clientId || body.currency !== currency) {
-    fail("invalid_request_body", { reason: `the export is of wallet ${body.clientId}/${body.currency}, not ${clientId}/${currency}` });
-  }
-  const found = await findWallet(env.DB, clientStatement, clientId, currency);
-  if (!found.client) fail("client_not_found", { clientId });
-  const retry = { reason: "the restore may or may not have been written; send the same export again" };
-  let result: RestoreResult;
-  try {
-    const registered = await io(LEDGER_BACKUP_SEAMS.register, () => openWallet(env.DB, clientId, currency, found.region, Date.now()));
-    const wallet = placedWallet(env, clientId, currency, placementOf(registered));
-    result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await wallet.restoreLedger(body)) as RestoreResult);
-  } catch (error) {
-    logFailure(error, { step: "wallet.restore", requestId: actor.requestId, clientId });
-    fail("server_error", retry);
-  }
-  if (!result.ok) {
-    if (result.code === "wallet_not_empty") fail("wallet_not_empty", { clientId, currency, reason: result.reason });
-    fail("ledger_chain_broken", { reason: result.reason });
-  }
-  try {
-    await io(LEDGER_BACKUP_SEAMS.audit, () =>
-      auditLedgerEntryOnce(env.DB, actor, "wallet.restore", `wallet:${clientId}:${currency}`, {
-        seq: body.entries.at(-1)?.seq ?? 0,
-        entries: result.entries,
-        balance: result.balance,
-        exportedAt: body.exportedAt,
-      }),
-    );
-  } catch (error) {
-    logFailure(error, { step: LEDGER_BACKUP_SEAMS.audit, requestId: actor.requestId, clientId });
-    fail("server_error", retry);
-  }
-  return ok(result.replayed ? "Ledger already restored" : "Ledger restored", {
-    clientId,
-    currency,
-    entries: result.entries,
-    balance: result.balance,
-    replayed: result.replayed,
-  });
-};
+const restoreWallet =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const actor = adminCaller(context);
+    const { env } = context;
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const body = await parseBody(LedgerExportData, request, env, LEDGER_RESTORE_MAX_BYTES);
+    if (body.clientId !== clientId || body.currency !== currency) {
+      fail("invalid_request_body", {
+        reason: `the export is of wallet ${body.clientId}/${body.currency}, not ${clientId}/${currency}`,
+      });
+    }
+    const found = await findWallet(env.DB, clientStatement, clientId, currency);
+    if (!found.client) fail("client_not_found", { clientId });
+    const retry = { reason: "the restore may or may not have been written; send the same export again" };
+    let result: RestoreResult;
+    try {
+      const registered = await io(LEDGER_BACKUP_SEAMS.register, () =>
+        openWallet(env.DB, clientId, currency, found.region, Date.now()),
+      );
+      const wallet = placedWallet(env, clientId, currency, placementOf(registered));
+      result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await wallet.restoreLedger(body)) as RestoreResult);
+    } catch (error) {
+      logFailure(error, { step: "wallet.restore", requestId: actor.requestId, clientId });
+      fail("server_error", retry);
+    }
+    if (!result.ok) {
+      if (result.code === "wallet_not_empty") fail("wallet_not_empty", { clientId, currency, reason: result.reason });
+      fail("ledger_chain_broken", { reason: result.reason });
+    }
+    try {
+      await io(LEDGER_BACKUP_SEAMS.audit, () =>
+        auditLedgerEntryOnce(env.DB, actor, "wallet.restore", `wallet:${clientId}:${currency}`, {
+          seq: body.entries.at(-1)?.seq ?? 0,
+          entries: result.entries,
+          balance: result.balance,
+          exportedAt: body.exportedAt,
+        }),
+      );
+    } catch (error) {
+      logFailure(error, { step: LEDGER_BACKUP_SEAMS.audit, requestId: actor.requestId, clientId });
+      fail("server_error", retry);
+    }
+    return ok(result.replayed ? "Ledger already restored" : "Ledger restored", {
+      clientId,
+      currency,
+      entries: result.entries,
+      balance: result.balance,
+      replayed: result.replayed,
+    });
+  };
 
 export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] => [
   {

@@ -27,18 +27,39 @@ export interface LedgerExport {
   /** The orders voided for good: no ledger entry where nothing had been charged. */
   voids: VoidMark[];
   /** A moved wallet's earlier objects, oldest first (the route adds them): history, not restored. */
-  previous?: { wallet: { generation: number; region: string | null }; balance: string; entries: LedgerEntry[]; voids: VoidMark[] }[];
+  previous?: {
+    wallet: { generation: number; region: string | null };
+    balance: string;
+    entries: LedgerEntry[];
+    voids: VoidMark[];
+  }[];
 }
 
 /** Entries read per statement while exporting: bounds what one read holds, not what the export holds. */
 const EXPORT_PAGE = 1000;
 
-export function exportLedger(store: LedgerStore, wallet: { clientId: string; currency: string }, now: number): LedgerExport {
+export function exportLedger(
+  store: LedgerStore,
+  wallet: { clientId: string; currency: string },
+  now: number,
+): LedgerExport {
   const entries: LedgerEntry[] = [];
-  for (let page = store.page(0, EXPORT_PAGE); page.length > 0; page = store.page(page[page.length - 1]!.seq, EXPORT_PAGE)) {
+  for (
+    let page = store.page(0, EXPORT_PAGE);
+    page.length > 0;
+    page = store.page(page[page.length - 1]!.seq, EXPORT_PAGE)
+  ) {
     entries.push(...page);
   }
-  return { format: LEDGER_EXPORT_FORMAT, clientId: wallet.clientId, currency: wallet.currency, exportedAt: now, balance: store.balance().toFixed(), entries, voids: store.voids() };
+  return {
+    format: LEDGER_EXPORT_FORMAT,
+    clientId: wallet.clientId,
+    currency: wallet.currency,
+    exportedAt: now,
+    balance: store.balance().toFixed(),
+    entries,
+    voids: store.voids(),
+  };
 }
 
 /** Why these entries are not a ledger a wallet could have written, or null when they are. */
@@ -47,7 +68,8 @@ export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): 
   let lastSeq = 0;
   const keys = new Set<string>();
   for (const [index, entry] of backup.entries.entries()) {
-    if (!Number.isSafeInteger(entry.seq) || entry.seq <= lastSeq) return `entries[${index}]: seq ${entry.seq} does not follow ${lastSeq}`;
+    if (!Number.isSafeInteger(entry.seq) || entry.seq <= lastSeq)
+      return `entries[${index}]: seq ${entry.seq} does not follow ${lastSeq}`;
     if (keys.has(entry.key)) return `entries[${index}]: key ${JSON.stringify(entry.key)} appears twice`;
     let amount: Money;
     let after: Money;
@@ -58,7 +80,8 @@ export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): 
       return `entries[${index}]: amount or balanceAfter is not a decimal`;
     }
     if (!amount.isFinite() || !after.isFinite()) return `entries[${index}]: amount or balanceAfter is not a decimal`;
-    if (!balance.plus(amount).equals(after)) return `entries[${index}]: balanceAfter ${entry.balanceAfter} is not ${balance.toFixed()} + ${entry.amount}`;
+    if (!balance.plus(amount).equals(after))
+      return `entries[${index}]: balanceAfter ${entry.balanceAfter} is not ${balance.toFixed()} + ${entry.amount}`;
     if (after.isNegative()) return `entries[${index}]: balanceAfter ${entry.balanceAfter} is below zero`;
     balance = after;
     lastSeq = entry.seq;
@@ -96,7 +119,10 @@ function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
  * into a wallet with no entry; the chain is checked first. A wallet that holds exactly these entries
  * already (a restore whose answer was lost, sent again) answers as the restore did, and writes nothing.
  */
-export function restoreLedger(storage: DurableObjectStorage, backup: Pick<LedgerExport, "balance" | "entries" | "voids">): RestoreResult {
+export function restoreLedger(
+  storage: DurableObjectStorage,
+  backup: Pick<LedgerExport, "balance" | "entries" | "voids">,
+): RestoreResult {
   const store = new LedgerStore(storage);
   const broken = brokenChain(backup);
   if (broken !== null) return { ok: false, code: "ledger_chain_broken", reason: broken };
@@ -104,7 +130,9 @@ export function restoreLedger(storage: DurableObjectStorage, backup: Pick<Ledger
   // came without it.
   const marks: VoidMark[] = [
     ...backup.voids,
-    ...backup.entries.filter((entry) => entry.kind === "order_void" && entry.orderId !== null).map((entry) => ({ orderId: entry.orderId!, voidedAt: entry.createdAt, reason: entry.reason })),
+    ...backup.entries
+      .filter((entry) => entry.kind === "order_void" && entry.orderId !== null)
+      .map((entry) => ({ orderId: entry.orderId!, voidedAt: entry.createdAt, reason: entry.reason })),
   ];
   const markAll = () => {
     for (const mark of marks) store.markVoided(mark.orderId, mark.reason, mark.voidedAt);
@@ -112,7 +140,10 @@ export function restoreLedger(storage: DurableObjectStorage, backup: Pick<Ledger
   const existing = store.sum();
   if (existing.count > 0) {
     const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
-    if (stored.length === backup.entries.length && stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))) {
+    if (
+      stored.length === backup.entries.length &&
+      stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))
+    ) {
       // A restore whose answer was lost: its marks went with it, in its transaction (this writes nothing).
       storage.transactionSync(markAll);
       return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true };

@@ -102,7 +102,9 @@ export type HoldResult =
 export type FundsResult = { ok: true; balance: string } | WalletMoved;
 
 /** What taking in a transfer answers: `forward` when this wallet has moved too and passed it on. */
-export type MoveInResult = { ok: true; entry: LedgerEntry; replayed: boolean; forward: Transfer | null } | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
+export type MoveInResult =
+  | { ok: true; entry: LedgerEntry; replayed: boolean; forward: Transfer | null }
+  | { ok: false; code: "idempotency_conflict"; entry: LedgerEntry };
 
 /** What a test or an operator sweep checks: the balance is the ledger's sum. */
 export interface WalletAudit {
@@ -141,10 +143,23 @@ function moved(store: LedgerStore, successor: Successor): WalletMoved {
  * Passes a credit a moved wallet just took on to its successor: a `move_out` of the same amount under the
  * credit's forward key, in the same step as the credit, so the moved wallet's balance stays 0.
  */
-function forwardCredit(store: LedgerStore, creditKey: string, amount: MoneyT, holds: StoredHold[], reason: string | null): Transfer {
+function forwardCredit(
+  store: LedgerStore,
+  creditKey: string,
+  amount: MoneyT,
+  holds: StoredHold[],
+  reason: string | null,
+): Transfer {
   const key = forwardKey(creditKey);
   const balance = store.balance();
-  store.append({ key, kind: "move_out", amount: amount.negated(), balanceAfter: balance.minus(amount), orderId: null, reason });
+  store.append({
+    key,
+    kind: "move_out",
+    amount: amount.negated(),
+    balanceAfter: balance.minus(amount),
+    orderId: null,
+    reason,
+  });
   store.recordTransfer(key, holds);
   return transferOut(store, key)!;
 }
@@ -155,7 +170,8 @@ const SIGNED_KINDS: ReadonlySet<LedgerKind> = new Set(["adjustment"]);
 function ordersOfCharge(posting: Posting): string[] {
   if (posting.kind !== "order_charge") return [];
   const orderIds = new Set<string>();
-  for (const orderId of [posting.orderId ?? null, orderIdOfChargeKey(posting.key)]) if (orderId !== null) orderIds.add(orderId);
+  for (const orderId of [posting.orderId ?? null, orderIdOfChargeKey(posting.key)])
+    if (orderId !== null) orderIds.add(orderId);
   return [...orderIds];
 }
 
@@ -215,15 +231,29 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
 export function voidOrder(store: LedgerStore, orderId: string, reason: string, now: number): OrderVoid {
   const successor = store.successor();
   // Only a moved wallet says more than a void always did: where the void goes on, and a credit passed on.
-  const moves = (forward: Transfer | null) => (successor === null ? {} : { forward, successor: placementOf(successor) });
+  const moves = (forward: Transfer | null) =>
+    successor === null ? {} : { forward, successor: placementOf(successor) };
   const voidedAt = store.voidedAt([orderId]);
-  if (voidedAt !== null) return { orderId, voidedAt, credit: store.byKey(voidKey(orderId)), ...moves(transferOut(store, forwardKey(voidKey(orderId)))) };
+  if (voidedAt !== null)
+    return {
+      orderId,
+      voidedAt,
+      credit: store.byKey(voidKey(orderId)),
+      ...moves(transferOut(store, forwardKey(voidKey(orderId)))),
+    };
   const charge = store.byKey(chargeKey(orderId));
   let credit: LedgerEntry | null = null;
   let forward: Transfer | null = null;
   if (charge !== null) {
     const amount = new Money(charge.amount).abs();
-    credit = store.append({ key: voidKey(orderId), kind: "order_void", amount, balanceAfter: store.balance().plus(amount), orderId, reason });
+    credit = store.append({
+      key: voidKey(orderId),
+      kind: "order_void",
+      amount,
+      balanceAfter: store.balance().plus(amount),
+      orderId,
+      reason,
+    });
     if (successor !== null) forward = forwardCredit(store, voidKey(orderId), amount, [], reason);
   }
   store.markVoided(orderId, reason, now);
@@ -253,11 +283,22 @@ export function funds(store: LedgerStore): FundsResult {
  * the move first (then any credit passed on since), for the caller to deliver. Idempotent: once moved,
  * it answers the transfers it made, whatever it is asked again.
  */
-export function moveOut(store: LedgerStore, move: { key: string; to: Placement; reason: string }, now: number): Transfer[] {
+export function moveOut(
+  store: LedgerStore,
+  move: { key: string; to: Placement; reason: string },
+  now: number,
+): Transfer[] {
   if (store.successor() !== null) return transfers(store);
   const balance = store.balance();
   const holds = store.standingHolds(now);
-  store.append({ key: move.key, kind: "move_out", amount: balance.negated(), balanceAfter: new Money(0), orderId: null, reason: move.reason });
+  store.append({
+    key: move.key,
+    kind: "move_out",
+    amount: balance.negated(),
+    balanceAfter: new Money(0),
+    orderId: null,
+    reason: move.reason,
+  });
   store.recordTransfer(move.key, holds);
   store.dropAllHolds();
   store.markMoved({ generation: move.to.generation, region: move.to.region, moveKey: move.key, movedAt: now });
@@ -278,9 +319,20 @@ export function moveIn(store: LedgerStore, transfer: Transfer, reason: string, n
       ? { ok: true, entry: existing, replayed: true, forward: transferOut(store, forwardKey(transfer.key)) }
       : { ok: false, code: "idempotency_conflict", entry: existing };
   }
-  const entry = store.append({ key: transfer.key, kind: "move_in", amount, balanceAfter: store.balance().plus(amount), orderId: null, reason });
-  const holds = transfer.holds.filter((hold) => hold.until > now && store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null);
-  if (store.successor() !== null) return { ok: true, entry, replayed: false, forward: forwardCredit(store, transfer.key, amount, holds, reason) };
+  const entry = store.append({
+    key: transfer.key,
+    kind: "move_in",
+    amount,
+    balanceAfter: store.balance().plus(amount),
+    orderId: null,
+    reason,
+  });
+  const holds = transfer.holds.filter(
+    (hold) =>
+      hold.until > now && store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null,
+  );
+  if (store.successor() !== null)
+    return { ok: true, entry, replayed: false, forward: forwardCredit(store, transfer.key, amount, holds, reason) };
   for (const hold of holds) store.placeHold(hold.orderId, new Money(hold.amount), hold.until, now);
   return { ok: true, entry, replayed: false, forward: null };
 }
@@ -303,7 +355,8 @@ export function hold(store: LedgerStore, { orderId, amount, until }: Hold, now: 
   const balance = store.balance();
   if (balance.lessThan(wanted)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
   const held = store.heldBesides(orderId, now);
-  if (balance.minus(held).lessThan(wanted)) return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.toFixed() };
+  if (balance.minus(held).lessThan(wanted))
+    return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.toFixed() };
   store.placeHold(orderId, wanted, until, now);
   return { ok: true, balance: balance.toFixed(), held: held.plus(wanted).toFixed() };
 }
@@ -312,5 +365,3 @@ export function audit(store: LedgerStore): WalletAudit {
   const { total, count } = store.sum();
   return { balance: store.balance().toFixed(), ledgerSum: total.toFixed(), entries: count };
 }
-
-

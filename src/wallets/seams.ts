@@ -24,7 +24,8 @@ export const WALLET_MOVE_SEAMS = {
   register: "wallet.move.register",
 } as const;
 
-export type WalletSeam = (typeof WALLET_SEAMS)[keyof typeof WALLET_SEAMS] | (typeof WALLET_MOVE_SEAMS)[keyof typeof WALLET_MOVE_SEAMS];
+export type WalletSeam =
+  (typeof WALLET_SEAMS)[keyof typeof WALLET_SEAMS] | (typeof WALLET_MOVE_SEAMS)[keyof typeof WALLET_MOVE_SEAMS];
 
 /** The seams an operator's top-up or adjustment passes. */
 export const OPERATOR_POSTING_SEAMS: readonly WalletSeam[] = Object.values(WALLET_SEAMS);

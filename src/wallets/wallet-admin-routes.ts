@@ -7,52 +7,81 @@ import { toAmountNumber } from "../pricing/money";
 import { ledgerEntryView } from "./ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingOutcome } from "./operator-postings";
 import type { ClientStatement } from "./wallet-registry";
-import { AdjustmentRequest, LedgerPage, LedgerQuery, TopUpRequest, WalletBalanceData, WalletPathParams, WalletPostingData } from "./wallet-admin-schemas";
+import {
+  AdjustmentRequest,
+  LedgerPage,
+  LedgerQuery,
+  TopUpRequest,
+  WalletBalanceData,
+  WalletPathParams,
+  WalletPostingData,
+} from "./wallet-admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
 function postingAnswer(outcome: PostingOutcome, messages: { done: string; replayed: string }): Response {
   const { clientId, currency, balance, entry, replayed } = outcome;
-  return ok(replayed ? messages.replayed : messages.done, { clientId, currency, balance: toAmountNumber(balance), entry: ledgerEntryView(entry), replayed });
+  return ok(replayed ? messages.replayed : messages.done, {
+    clientId,
+    currency,
+    balance: toAmountNumber(balance),
+    entry: ledgerEntryView(entry),
+    replayed,
+  });
 }
 
 /**
  * POST /admin/wallets/:clientId/:currency/top-ups: credits a client's wallet, opening it if it is new.
  * The idempotency key makes a retried top-up add nothing; the same key with another amount is 409.
  */
-const topUp = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = adminCaller(context);
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const body = await parseBody(TopUpRequest, request, context.env);
-  const outcome = await topUpWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
-  return postingAnswer(outcome, { done: "Wallet topped up", replayed: "Top-up already applied" });
-};
+const topUp =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const actor = adminCaller(context);
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const body = await parseBody(TopUpRequest, request, context.env);
+    const outcome = await topUpWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
+    return postingAnswer(outcome, { done: "Wallet topped up", replayed: "Top-up already applied" });
+  };
 
 /**
  * POST /admin/wallets/:clientId/:currency/adjustments: a signed correction of an existing wallet with a
  * reason. Positive credits, negative debits; a debit never takes the balance below zero (400).
  */
-const adjust = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const actor = adminCaller(context);
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const body = await parseBody(AdjustmentRequest, request, context.env);
-  const outcome = await adjustWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
-  return postingAnswer(outcome, { done: "Wallet adjusted", replayed: "Adjustment already applied" });
-};
+const adjust =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const actor = adminCaller(context);
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const body = await parseBody(AdjustmentRequest, request, context.env);
+    const outcome = await adjustWallet(context.env, clientStatement, actor, { clientId, currency, ...body });
+    return postingAnswer(outcome, { done: "Wallet adjusted", replayed: "Adjustment already applied" });
+  };
 
 /** GET /admin/wallets/:clientId/:currency: the balance. */
-const getWallet = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const balance = await walletBalance(context.env, clientStatement, clientId, currency);
-  return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
-};
+const getWallet =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const balance = await walletBalance(context.env, clientStatement, clientId, currency);
+    return ok("Wallet", { clientId, currency, balance: toAmountNumber(balance) });
+  };
 
 /** GET /admin/wallets/:clientId/:currency/ledger?after=&limit=: ledger entries in order, a page at a time. */
-const getLedger = (clientStatement: ClientStatement): Handler => async (request, context) => {
-  const { clientId, currency } = parseParams(WalletPathParams, request);
-  const query = parseQuery(LedgerQuery, request);
-  const page = await ledgerPage(context.env, clientStatement, clientId, currency, query.after ?? 0, query.limit ?? DEFAULT_PAGE_SIZE);
-  return ok("Ledger", { clientId, currency, entries: page.entries.map(ledgerEntryView), next: page.next });
-};
+const getLedger =
+  (clientStatement: ClientStatement): Handler =>
+  async (request, context) => {
+    const { clientId, currency } = parseParams(WalletPathParams, request);
+    const query = parseQuery(LedgerQuery, request);
+    const page = await ledgerPage(
+      context.env,
+      clientStatement,
+      clientId,
+      currency,
+      query.after ?? 0,
+      query.limit ?? DEFAULT_PAGE_SIZE,
+    );
+    return ok("Ledger", { clientId, currency, entries: page.entries.map(ledgerEntryView), next: page.next });
+  };
 
 /**
  * The operator's wallet routes, each with its description in GET /openapi.json; clients are looked up with
@@ -67,7 +96,8 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     example: walletExamples.adminTopUpWallet,
     tag: "Admin: wallets",
     summary: "Credit a wallet (opens it if new)",
-    description: "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
+    description:
+      "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
     auth: "admin",
     role: "operator",
     params: WalletPathParams,
@@ -84,7 +114,8 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     example: walletExamples.adminAdjustWallet,
     tag: "Admin: wallets",
     summary: "Correct a wallet by a signed amount, with a reason",
-    description: "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
+    description:
+      "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
     auth: "admin",
     role: "operator",
     params: WalletPathParams,
@@ -101,7 +132,8 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     example: walletExamples.adminGetWallet,
     tag: "Admin: wallets",
     summary: "A wallet's balance",
-    description: "The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.",
+    description:
+      "The balance of one wallet of a client; 404 wallet_unknown when the client has no wallet in that currency.",
     auth: "admin",
     role: "viewer",
     params: WalletPathParams,

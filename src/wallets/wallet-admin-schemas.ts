@@ -9,7 +9,10 @@ import { LedgerKindSchema } from "./wallet-schemas";
 import { LEDGER_EXPORT_FORMAT } from "./ledger-backup";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
-export const AmountInput = z.union([z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"), z.number().positive().max(1e15)]);
+export const AmountInput = z.union([
+  z.string().regex(/^\d{1,15}(\.\d{1,8})?$/, "a decimal amount like 100 or 12.50"),
+  z.number().positive().max(1e15),
+]);
 
 export const TopUpRequest = z.strictObject({
   amount: AmountInput,
@@ -69,7 +72,9 @@ export const LedgerQuery = z.object({
     .int()
     .min(0)
     .optional()
-    .describe("Return the entries after this position: the `next` of the previous page (for a wallet never moved, an entry's seq)."),
+    .describe(
+      "Return the entries after this position: the `next` of the previous page (for a wallet never moved, an entry's seq).",
+    ),
   limit: z.coerce.number().int().min(1).max(500).optional().describe("Page size, 1..500, default 100."),
 });
 
@@ -106,7 +111,9 @@ const ExportedVoids = z
       reason: z.string().nullable(),
     }),
   )
-  .describe("Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry.");
+  .describe(
+    "Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry.",
+  );
 
 const ExportedPlacement = z.strictObject({ generation: z.number().int().min(0), region: z.string().nullable() });
 
@@ -116,12 +123,21 @@ export const LedgerExportData = z.strictObject({
   clientId: z.string().min(1).max(128),
   currency: CurrencyCode,
   exportedAt: z.number().int().describe("When the export was made (ms since the epoch)."),
-  wallet: ExportedPlacement.optional().describe("The wallet object these entries are in (absent in exports made before wallets could move: generation 0)."),
+  wallet: ExportedPlacement.optional().describe(
+    "The wallet object these entries are in (absent in exports made before wallets could move: generation 0).",
+  ),
   balance: ExactDecimal.describe("The balance at export: the last entry's balanceAfter (0 when there is none)."),
   entries: ExportedEntries,
   voids: ExportedVoids,
   previous: z
-    .array(z.strictObject({ wallet: ExportedPlacement, balance: ExactDecimal, entries: ExportedEntries, voids: ExportedVoids }))
+    .array(
+      z.strictObject({
+        wallet: ExportedPlacement,
+        balance: ExactDecimal,
+        entries: ExportedEntries,
+        voids: ExportedVoids,
+      }),
+    )
     .optional()
     .describe(
       "A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`.",

@@ -25,7 +25,20 @@ import {
 import { LedgerStore } from "./wallet-store";
 import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
 
-export type { ChargeStatus, FundsResult, Hold, HoldResult, MoveInResult, OrderVoid, Placement, Posting, PostingResult, Transfer, WalletAudit, WalletMoved } from "./postings";
+export type {
+  ChargeStatus,
+  FundsResult,
+  Hold,
+  HoldResult,
+  MoveInResult,
+  OrderVoid,
+  Placement,
+  Posting,
+  PostingResult,
+  Transfer,
+  WalletAudit,
+  WalletMoved,
+} from "./postings";
 export type { LedgerExport, RestoreResult } from "./ledger-backup";
 
 /**

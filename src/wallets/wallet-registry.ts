@@ -11,7 +11,17 @@ import type { Placement, WalletObject } from "./wallet-object";
  * where it was first created, so the hint counts only on the first call to a wallet object; the service
  * passes it on every call so that whichever call comes first places the object.
  */
-export const REGIONS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const satisfies readonly DurableObjectLocationHint[];
+export const REGIONS = [
+  "wnam",
+  "enam",
+  "sam",
+  "weur",
+  "eeur",
+  "apac",
+  "oc",
+  "afr",
+  "me",
+] as const satisfies readonly DurableObjectLocationHint[];
 export type Region = (typeof REGIONS)[number];
 
 /** A stored region (clients.region, wallets.region), or null for none and for anything not a hint. */
@@ -25,13 +35,24 @@ export function regionOf(stored: string | null | undefined): Region | null {
  * moved to another region is another object, its `generation` (0: the wallet's first object, named as
  * before moves existed). This is the one place that opens wallet objects.
  */
-export function walletStub(env: Pick<Env, "WALLETS">, clientId: string, currency: string, region: Region | null, generation = 0): DurableObjectStub<WalletObject> {
+export function walletStub(
+  env: Pick<Env, "WALLETS">,
+  clientId: string,
+  currency: string,
+  region: Region | null,
+  generation = 0,
+): DurableObjectStub<WalletObject> {
   const id = env.WALLETS.idFromName(walletName(clientId, currency, generation, region));
   return region === null ? env.WALLETS.get(id) : env.WALLETS.get(id, { locationHint: region });
 }
 
 /** walletStub for a placement as a wallet object states it (its region read as a hint). */
-export function placedWallet(env: Pick<Env, "WALLETS">, clientId: string, currency: string, placement: Placement): DurableObjectStub<WalletObject> {
+export function placedWallet(
+  env: Pick<Env, "WALLETS">,
+  clientId: string,
+  currency: string,
+  placement: Placement,
+): DurableObjectStub<WalletObject> {
   return walletStub(env, clientId, currency, regionOf(placement.region), placement.generation);
 }
 
@@ -136,16 +157,26 @@ export async function findWallet(
 }
 
 function walletStatement(db: D1Database, clientId: string, currency: string): D1PreparedStatement {
-  return db.prepare(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE client_id = ?1 AND currency = ?2`).bind(clientId, currency);
+  return db
+    .prepare(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE client_id = ?1 AND currency = ?2`)
+    .bind(clientId, currency);
 }
 
 /**
  * Registers the client's wallet in the currency, placed in `region`, unless it is already there; answers
  * the registered wallet (an earlier registration's wins, since its object may exist).
  */
-export async function openWallet(db: D1Database, clientId: string, currency: string, region: Region | null, now: number): Promise<RegisteredWallet> {
+export async function openWallet(
+  db: D1Database,
+  clientId: string,
+  currency: string,
+  region: Region | null,
+  now: number,
+): Promise<RegisteredWallet> {
   const [, row] = await db.batch([
-    db.prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at, region) VALUES (?1, ?2, ?3, ?4)`).bind(clientId, currency, now, region),
+    db
+      .prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at, region) VALUES (?1, ?2, ?3, ?4)`)
+      .bind(clientId, currency, now, region),
     walletStatement(db, clientId, currency),
   ]);
   return registeredWallet(row!.results[0] as WalletRow);
@@ -155,10 +186,17 @@ export async function openWallet(db: D1Database, clientId: string, currency: str
  * openWallet for a caller that knows the client but not its region (the sandbox's own top-up): a new
  * wallet takes the client's region, in the same statement. Answers the registered wallet.
  */
-export async function openClientWallet(db: D1Database, clientId: string, currency: string, now: number): Promise<RegisteredWallet> {
+export async function openClientWallet(
+  db: D1Database,
+  clientId: string,
+  currency: string,
+  now: number,
+): Promise<RegisteredWallet> {
   const [, row] = await db.batch([
     db
-      .prepare(`INSERT OR IGNORE INTO wallets (client_id, currency, created_at, region) SELECT ?1, ?2, ?3, region FROM clients WHERE id = ?1`)
+      .prepare(
+        `INSERT OR IGNORE INTO wallets (client_id, currency, created_at, region) SELECT ?1, ?2, ?3, region FROM clients WHERE id = ?1`,
+      )
       .bind(clientId, currency, now),
     walletStatement(db, clientId, currency),
   ]);
@@ -172,13 +210,18 @@ export async function openClientWallet(db: D1Database, clientId: string, currenc
  */
 export function startMovesStatement(db: D1Database, clientId: string, region: Region): D1PreparedStatement {
   return db
-    .prepare(`UPDATE wallets SET moving_to = ?2 WHERE client_id = ?1 AND moving_to IS NULL AND (region IS NULL OR region <> ?2)`)
+    .prepare(
+      `UPDATE wallets SET moving_to = ?2 WHERE client_id = ?1 AND moving_to IS NULL AND (region IS NULL OR region <> ?2)`,
+    )
     .bind(clientId, region);
 }
 
 /** The client's wallets a move is under way for. */
 export async function movingWallets(db: D1Database, clientId: string): Promise<RegisteredWallet[]> {
-  const { results } = await db.prepare(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE client_id = ?1 AND moving_to IS NOT NULL ORDER BY currency`).bind(clientId).all<WalletRow>();
+  const { results } = await db
+    .prepare(`SELECT ${WALLET_COLUMNS} FROM wallets WHERE client_id = ?1 AND moving_to IS NOT NULL ORDER BY currency`)
+    .bind(clientId)
+    .all<WalletRow>();
   return results.map(registeredWallet);
 }
 
@@ -186,7 +229,12 @@ export async function movingWallets(db: D1Database, clientId: string): Promise<R
  * Points the registry at the wallet's new object once its balance is there: the current object joins
  * `previous`, and the move is over. Changes nothing when it already has (a retried move).
  */
-export function finishMove(db: D1Database, clientId: string, currency: string, fromGeneration: number): Promise<D1Result> {
+export function finishMove(
+  db: D1Database,
+  clientId: string,
+  currency: string,
+  fromGeneration: number,
+): Promise<D1Result> {
   return db
     .prepare(
       `UPDATE wallets SET previous = json_insert(previous, '$[#]', json_object('generation', generation, 'region', region)),

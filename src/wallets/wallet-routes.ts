@@ -23,7 +23,8 @@ export const walletRoutes: Route[] = [
     example: async () => (await examples()).listWallets,
     tag: "Wallets",
     summary: "The calling client's wallets and balances",
-    description: "Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.",
+    description:
+      "Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.",
     auth: "apiKey",
     data: async () => (await views()).WalletList,
     messages: ["Wallets"],

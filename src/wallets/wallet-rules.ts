@@ -10,7 +10,8 @@ export type AmountCheck = { ok: true; amount: string } | { ok: false; reason: st
 function postingAmount(given: string | number, currency: string, sign: "positive" | "non-zero"): AmountCheck {
   const amount = new Money(String(given));
   const signOk = sign === "positive" ? amount.greaterThan(0) : !amount.isZero();
-  if (!signOk || !fitsMinorUnits(amount, currency)) return { ok: false, reason: `amount must be ${sign} with at most the minor units of ${currency}` };
+  if (!signOk || !fitsMinorUnits(amount, currency))
+    return { ok: false, reason: `amount must be ${sign} with at most the minor units of ${currency}` };
   return { ok: true, amount: amount.toFixed() };
 }
 

@@ -90,7 +90,10 @@ export function migrateWallet(
   for (const migration of migrationsAfter(migrations, version)) {
     storage.transactionSync(() => {
       migration.up(sql);
-      sql.exec(`INSERT INTO schema_meta (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, migration.version);
+      sql.exec(
+        `INSERT INTO schema_meta (id, version) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`,
+        migration.version,
+      );
     });
     version = migration.version;
   }
@@ -167,7 +170,9 @@ export class LedgerStore {
 
   balance(): Money {
     if (this.balanceCache === null) {
-      const row = this.sql.exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`).toArray()[0];
+      const row = this.sql
+        .exec<{ balance_after: string }>(`SELECT balance_after FROM ledger ORDER BY seq DESC LIMIT 1`)
+        .toArray()[0];
       this.balanceCache = new Money(row?.balance_after ?? 0);
     }
     return this.balanceCache;
@@ -182,27 +187,44 @@ export class LedgerStore {
   voidedAt(orderIds: readonly string[]): number | null {
     if (orderIds.length === 0) return null;
     const marks = orderIds.map(() => "?").join(", ");
-    const row = this.sql.exec<{ voided_at: number }>(`SELECT voided_at FROM order_voids WHERE order_id IN (${marks}) ORDER BY voided_at LIMIT 1`, ...orderIds).toArray()[0];
+    const row = this.sql
+      .exec<{ voided_at: number }>(
+        `SELECT voided_at FROM order_voids WHERE order_id IN (${marks}) ORDER BY voided_at LIMIT 1`,
+        ...orderIds,
+      )
+      .toArray()[0];
     return row?.voided_at ?? null;
   }
 
   /** Every void mark, oldest first: what a backup of the wallet must carry besides its entries. */
   voids(): VoidMark[] {
     return this.sql
-      .exec<{ order_id: string; voided_at: number; reason: string | null }>(`SELECT order_id, voided_at, reason FROM order_voids ORDER BY voided_at, order_id`)
+      .exec<{ order_id: string; voided_at: number; reason: string | null }>(
+        `SELECT order_id, voided_at, reason FROM order_voids ORDER BY voided_at, order_id`,
+      )
       .toArray()
       .map((row) => ({ orderId: row.order_id, voidedAt: row.voided_at, reason: row.reason }));
   }
 
   /** Marks the order voided for good (a second mark changes nothing). */
   markVoided(orderId: string, reason: string | null, at: number): void {
-    this.sql.exec(`INSERT OR IGNORE INTO order_voids (order_id, voided_at, reason) VALUES (?, ?, ?)`, orderId, at, reason);
+    this.sql.exec(
+      `INSERT OR IGNORE INTO order_voids (order_id, voided_at, reason) VALUES (?, ?, ?)`,
+      orderId,
+      at,
+      reason,
+    );
   }
 
   /** The sum of the holds of other orders that still stand at `now`, and nothing of those that lapsed. */
   heldBesides(orderId: string, now: number): Money {
     let held = new Money(0);
-    for (const row of this.sql.exec<{ amount: string }>(`SELECT amount FROM holds WHERE until > ? AND order_id <> ?`, now, orderId)) held = held.plus(row.amount);
+    for (const row of this.sql.exec<{ amount: string }>(
+      `SELECT amount FROM holds WHERE until > ? AND order_id <> ?`,
+      now,
+      orderId,
+    ))
+      held = held.plus(row.amount);
     return held;
   }
 
@@ -225,7 +247,10 @@ export class LedgerStore {
   /** The holds that still stand at `now`. */
   standingHolds(now: number): StoredHold[] {
     return this.sql
-      .exec<{ order_id: string; amount: string; until: number }>(`SELECT order_id, amount, until FROM holds WHERE until > ? ORDER BY order_id`, now)
+      .exec<{ order_id: string; amount: string; until: number }>(
+        `SELECT order_id, amount, until FROM holds WHERE until > ? ORDER BY order_id`,
+        now,
+      )
       .toArray()
       .map((row) => ({ orderId: row.order_id, amount: row.amount, until: row.until }));
   }
@@ -238,9 +263,13 @@ export class LedgerStore {
   /** The successor of a moved wallet, or null while the wallet has not moved. */
   successor(): Successor | null {
     const row = this.sql
-      .exec<{ generation: number; region: string | null; move_key: string; moved_at: number }>(`SELECT generation, region, move_key, moved_at FROM moved WHERE id = 1`)
+      .exec<{ generation: number; region: string | null; move_key: string; moved_at: number }>(
+        `SELECT generation, region, move_key, moved_at FROM moved WHERE id = 1`,
+      )
       .toArray()[0];
-    return row === undefined ? null : { generation: row.generation, region: row.region, moveKey: row.move_key, movedAt: row.moved_at };
+    return row === undefined
+      ? null
+      : { generation: row.generation, region: row.region, moveKey: row.move_key, movedAt: row.moved_at };
   }
 
   /** Marks the wallet moved for good: from here on it takes no new charge, hold or posting. */
@@ -294,7 +323,11 @@ export class LedgerStore {
   /** Movements of money only: the voids of amount 0 that older wallets wrote into the ledger are left out. */
   page(afterSeq: number, limit: number): LedgerEntry[] {
     return this.sql
-      .exec<LedgerRow>(`SELECT * FROM ledger WHERE seq > ? AND NOT (kind = 'order_void' AND amount = '0') ORDER BY seq LIMIT ?`, afterSeq, limit)
+      .exec<LedgerRow>(
+        `SELECT * FROM ledger WHERE seq > ? AND NOT (kind = 'order_void' AND amount = '0') ORDER BY seq LIMIT ?`,
+        afterSeq,
+        limit,
+      )
       .toArray()
       .map(entryFromRow);
   }

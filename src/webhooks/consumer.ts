@@ -8,14 +8,21 @@
  */
 import { type DeadLetterMessage, QueuedWebhookMessageSchema } from "./webhook-message-schemas";
 import { serviceMode } from "../kernel/service-mode";
-import { backoffSeconds, DELIVERY_TIMEOUT_MS, maxAttemptsFrom, PREVIOUS_SECRET_OVERLAP_MS, signedHeaders } from "./delivery";
+import {
+  backoffSeconds,
+  DELIVERY_TIMEOUT_MS,
+  maxAttemptsFrom,
+  PREVIOUS_SECRET_OVERLAP_MS,
+  signedHeaders,
+} from "./delivery";
 import { webhookSigningKey } from "../clients/client-secrets";
 import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/client-store";
 import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
 
-export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> & Partial<Pick<Env, "SERVICE_MODE">>;
+export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> &
+  Partial<Pick<Env, "SERVICE_MODE">>;
 
 /** The outcome of one delivery attempt. `permanent` failures are dead-lettered without further attempts. */
 export type Attempt = { ok: true; status: number } | { ok: false; error: string; status?: number; permanent?: boolean };
@@ -49,7 +56,8 @@ export async function secretsOf(db: D1Database, clientIds: string[]): Promise<Ma
 
 function describeError(error: unknown): string {
   if (error instanceof Error) {
-    if (error.name === "TimeoutError" || error.name === "AbortError") return `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s`;
+    if (error.name === "TimeoutError" || error.name === "AbortError")
+      return `timeout after ${DELIVERY_TIMEOUT_MS / 1000} s`;
     return `${error.name}: ${error.message}`.slice(0, 500);
   }
   return String(error).slice(0, 500);
@@ -59,10 +67,14 @@ function describeError(error: unknown): string {
  * The keys a delivery at `now` is signed with: the current secret's, then for PREVIOUS_SECRET_OVERLAP_MS
  * after a rotation the previous secret's. Null when the current secret cannot be used as a key.
  */
-export function signingKeys(client: Pick<ClientSecret, "secret" | "previousSecret" | "rotatedAt">, now: number): Uint8Array[] | null {
+export function signingKeys(
+  client: Pick<ClientSecret, "secret" | "previousSecret" | "rotatedAt">,
+  now: number,
+): Uint8Array[] | null {
   const current = webhookSigningKey(client.secret);
   if (current === null) return null;
-  const overlapping = client.previousSecret !== null && client.rotatedAt !== null && now - client.rotatedAt < PREVIOUS_SECRET_OVERLAP_MS;
+  const overlapping =
+    client.previousSecret !== null && client.rotatedAt !== null && now - client.rotatedAt < PREVIOUS_SECRET_OVERLAP_MS;
   const previous = overlapping ? webhookSigningKey(client.previousSecret!) : null;
   return previous === null ? [current] : [current, previous];
 }
@@ -96,7 +108,11 @@ export async function postSignedEvent(url: string, event: OrderEvent, keys: Uint
 }
 
 /** One POST of the event, signed now. */
-async function attemptDelivery(message: WebhookMessage, client: ClientSecret | null | undefined, env: WebhookConsumerEnv): Promise<Attempt> {
+async function attemptDelivery(
+  message: WebhookMessage,
+  client: ClientSecret | null | undefined,
+  env: WebhookConsumerEnv,
+): Promise<Attempt> {
   // Checked again at delivery: the queue must not become a way to reach what create refuses.
   const problem = checkWebhookUrl(message.url, env.ALLOW_INSECURE_WEBHOOKS === "true");
   if (problem !== null) return { ok: false, error: `webhookUrl is not allowed: ${problem}`, permanent: true };
@@ -105,18 +121,31 @@ async function attemptDelivery(message: WebhookMessage, client: ClientSecret | n
 
   const keys = signingKeys(client, Date.now());
   // Loud, not silent: a secret no Standard Webhooks library can use is dead-lettered, to be replayed after a rotation.
-  if (keys === null) return { ok: false, error: `webhook secret of client ${message.clientId} is not whsec_<base64>; rotate it`, permanent: true };
+  if (keys === null)
+    return {
+      ok: false,
+      error: `webhook secret of client ${message.clientId} is not whsec_<base64>; rotate it`,
+      permanent: true,
+    };
   return postSignedEvent(message.url, message.event, keys);
 }
 
 /** Hands a message to the dead-letter queue; false when the queue would not take it. */
-async function deadLetter(env: WebhookConsumerEnv, message: WebhookMessage, attempts: number, error: string): Promise<boolean> {
+async function deadLetter(
+  env: WebhookConsumerEnv,
+  message: WebhookMessage,
+  attempts: number,
+  error: string,
+): Promise<boolean> {
   const body: DeadLetterMessage = { ...message, deadLetter: { attempts, error: error.slice(0, 1000) } };
   try {
     await env.WEBHOOKS_DLQ.send(body, { contentType: "json" });
     return true;
   } catch (sendError) {
-    log("error", "dead-letter queue refused the message", { eventId: message.event.id, error: describeError(sendError) });
+    log("error", "dead-letter queue refused the message", {
+      eventId: message.event.id,
+      error: describeError(sendError),
+    });
     return false;
   }
 }
@@ -141,7 +170,10 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
 
   let secrets: Map<string, ClientSecret | null>;
   try {
-    secrets = await secretsOf(env.DB, valid.map(({ message }) => message.clientId));
+    secrets = await secretsOf(
+      env.DB,
+      valid.map(({ message }) => message.clientId),
+    );
   } catch (error) {
     // D1 is unavailable: nothing was attempted, so try the whole batch again later.
     log("error", "could not read webhook secrets", { error: describeError(error) });

@@ -24,7 +24,8 @@ export async function replayDeadLetterRoute(request: IRequest, context: RequestC
   const actor = adminCaller(context);
   const { id } = parseParams(DeadLetterParams, request);
   const result = await replayAudited(context.env, actor, id);
-  if (!result.ok) fail(result.reason === "not_found" ? "dead_letter_not_found" : "dead_letter_already_replayed", { id });
+  if (!result.ok)
+    fail(result.reason === "not_found" ? "dead_letter_not_found" : "dead_letter_already_replayed", { id });
   return ok("Dead letter replayed", { deadLetter: result.deadLetter });
 }
 
@@ -38,7 +39,8 @@ export const deadLetterRoutes: Route[] = [
     example: deadLetterExamples.adminListDeadLetters,
     tag: "Admin: webhooks",
     summary: "Webhooks that could not be delivered, newest first",
-    description: "Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).",
+    description:
+      "Webhook deliveries that failed every attempt, newest first: the event, where it was going, how often it was tried and the last error. `status` chooses pending (default), replayed or all; page with `before` (the `nextBefore` of the previous page).",
     auth: "admin",
     role: "viewer",
     query: DeadLetterQuery,
@@ -54,7 +56,8 @@ export const deadLetterRoutes: Route[] = [
     example: deadLetterExamples.adminReplayDeadLetter,
     tag: "Admin: webhooks",
     summary: "Send a dead-lettered webhook again",
-    description: "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",
+    description:
+      "Queued again with the same event id (receivers dedupe on it); delivery attempts start afresh. A dead letter is replayed once.",
     auth: "admin",
     role: "operator",
     params: DeadLetterParams,

@@ -7,10 +7,21 @@ export const DeadLetterQuery = z.object({
   clientId: ClientIdParam.optional().describe("Only this client's dead letters."),
   status: z.enum(["pending", "replayed", "all"]).optional().describe("Default pending (not replayed yet)."),
   limit: z.coerce.number().int().min(1).max(200).optional().describe("Page size, 1..200, default 50."),
-  before: z.coerce.number().int().min(1).optional().describe("Cursor: the `nextBefore` of the previous page (newest first)."),
+  before: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("Cursor: the `nextBefore` of the previous page (newest first)."),
 });
 
-export const DeadLetterParams = z.object({ id: z.coerce.number().int().min(1).meta({ description: "The dead letter's id.", examples: [1] }) });
+export const DeadLetterParams = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .meta({ description: "The dead letter's id.", examples: [1] }),
+});
 
 export const DeadLetterView = z.object({
   id: z.number().int(),
@@ -20,7 +31,11 @@ export const DeadLetterView = z.object({
   message: QueuedWebhookMessageSchema.describe(
     "The queue message a replay sends again: the same event id, so receivers dedupe. A message dead-lettered before events carried `livemode` has none; it is delivered with the deployment's.",
   ),
-  attempts: z.number().int().nullable().describe("Delivery attempts made; null when the Queue dead-lettered the message by itself."),
+  attempts: z
+    .number()
+    .int()
+    .nullable()
+    .describe("Delivery attempts made; null when the Queue dead-lettered the message by itself."),
   lastError: z.string(),
   failedAt: z.number().int(),
   replayedAt: z.number().int().nullable(),

@@ -23,18 +23,18 @@ export const deadLetterExamples = {
               data: {
                 orderId: "ord_1",
                 state: "successful",
-                reference: "po-2026-0042"
-              }
-            }
+                reference: "po-2026-0042",
+              },
+            },
           },
           attempts: 8,
           lastError: "HTTP 503",
           failedAt: 1795345079774,
-          replayedAt: null
-        }
+          replayedAt: null,
+        },
       ],
-      nextBefore: null
-    }
+      nextBefore: null,
+    },
   },
   adminReplayDeadLetter: {
     data: {
@@ -53,15 +53,15 @@ export const deadLetterExamples = {
             data: {
               orderId: "ord_1",
               state: "successful",
-              reference: "po-2026-0042"
-            }
-          }
+              reference: "po-2026-0042",
+            },
+          },
         },
         attempts: 8,
         lastError: "HTTP 503",
         failedAt: 1795345079774,
-        replayedAt: 1795345079822
-      }
-    }
+        replayedAt: 1795345079822,
+      },
+    },
   },
 } satisfies Record<string, RouteExample>;

@@ -61,18 +61,34 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<En
     const parsed = DeadLetterMessageSchema.safeParse(raw.body);
     if (!parsed.success) {
       // Nothing here could be replayed; say so loudly rather than loop on it.
-      log("error", "malformed dead letter dropped", { messageId: raw.id, body: JSON.stringify(raw.body)?.slice(0, 2000) });
+      log("error", "malformed dead letter dropped", {
+        messageId: raw.id,
+        body: JSON.stringify(raw.body)?.slice(0, 2000),
+      });
       raw.ack();
       continue;
     }
     const { deadLetter, ...message } = parsed.data;
     const lastError = deadLetter?.error ?? "retries ran out in the queue";
-    log("warn", "webhook kept as dead letter", { messageId: raw.id, eventId: message.event.id, clientId: message.clientId, error: lastError });
+    log("warn", "webhook kept as dead letter", {
+      messageId: raw.id,
+      eventId: message.event.id,
+      clientId: message.clientId,
+      error: lastError,
+    });
     statements.push(
       env.DB.prepare(
         `INSERT OR IGNORE INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ).bind(message.event.id, message.clientId, message.url, JSON.stringify(message), deadLetter?.attempts ?? null, lastError, now),
+      ).bind(
+        message.event.id,
+        message.clientId,
+        message.url,
+        JSON.stringify(message),
+        deadLetter?.attempts ?? null,
+        lastError,
+        now,
+      ),
     );
     kept.push(raw);
   }
@@ -80,7 +96,9 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<En
   try {
     await env.DB.batch(statements);
   } catch (error) {
-    log("error", "could not store dead letters; retrying", { error: error instanceof Error ? error.message : String(error) });
+    log("error", "could not store dead letters; retrying", {
+      error: error instanceof Error ? error.message : String(error),
+    });
     for (const raw of kept) raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
     return;
   }
@@ -122,7 +140,10 @@ export async function listDeadLetters(db: D1Database, options: ListDeadLettersOp
   }
   params.push(rowsToFetch(limit));
   const sql = `SELECT * FROM dead_letters ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?${params.length}`;
-  const { results } = await db.prepare(sql).bind(...params).all<DeadLetterRow>();
+  const { results } = await db
+    .prepare(sql)
+    .bind(...params)
+    .all<DeadLetterRow>();
   const page = pageOf(results, limit, (row) => row.id);
   return { deadLetters: page.items.map(fromRow), nextBefore: page.next };
 }
@@ -131,7 +152,10 @@ export async function listDeadLetters(db: D1Database, options: ListDeadLettersOp
 export async function deadLettersOfEvents(db: D1Database, eventIds: readonly string[]): Promise<DeadLetter[]> {
   if (eventIds.length === 0) return [];
   const marks = eventIds.map((_, index) => `?${index + 1}`).join(", ");
-  const { results } = await db.prepare(`SELECT * FROM dead_letters WHERE event_id IN (${marks}) ORDER BY id`).bind(...eventIds).all<DeadLetterRow>();
+  const { results } = await db
+    .prepare(`SELECT * FROM dead_letters WHERE event_id IN (${marks}) ORDER BY id`)
+    .bind(...eventIds)
+    .all<DeadLetterRow>();
   return results.map(fromRow);
 }
 
@@ -141,7 +165,8 @@ export async function getDeadLetter(db: D1Database, id: number): Promise<DeadLet
   return row === null ? null : fromRow(row);
 }
 
-export type ReplayResult = { ok: true; deadLetter: DeadLetter } | { ok: false; reason: "not_found" | "already_replayed" };
+export type ReplayResult =
+  { ok: true; deadLetter: DeadLetter } | { ok: false; reason: "not_found" | "already_replayed" };
 
 /**
  * Sends a dead letter's message to the webhook queue again (same event id, attempts start afresh) and
@@ -150,7 +175,9 @@ export type ReplayResult = { ok: true; deadLetter: DeadLetter } | { ok: false; r
  */
 export async function replayDeadLetter(env: Pick<Env, "DB" | "WEBHOOKS">, id: number): Promise<ReplayResult> {
   const now = Date.now();
-  const row = await env.DB.prepare(`UPDATE dead_letters SET replayed_at = ?2 WHERE id = ?1 AND replayed_at IS NULL RETURNING *`)
+  const row = await env.DB.prepare(
+    `UPDATE dead_letters SET replayed_at = ?2 WHERE id = ?1 AND replayed_at IS NULL RETURNING *`,
+  )
     .bind(id, now)
     .first<DeadLetterRow>();
   if (row === null) {
@@ -163,7 +190,10 @@ export async function replayDeadLetter(env: Pick<Env, "DB" | "WEBHOOKS">, id: nu
     const message = QueuedWebhookMessageSchema.parse(deadLetter.message);
     await env.WEBHOOKS.send(message, { contentType: "json" });
   } catch (error) {
-    await env.DB.prepare(`UPDATE dead_letters SET replayed_at = NULL WHERE id = ?1 AND replayed_at = ?2`).bind(id, now).run().catch(() => undefined);
+    await env.DB.prepare(`UPDATE dead_letters SET replayed_at = NULL WHERE id = ?1 AND replayed_at = ?2`)
+      .bind(id, now)
+      .run()
+      .catch(() => undefined);
     throw error;
   }
   log("info", "dead letter replayed", { id, eventId: deadLetter.eventId });

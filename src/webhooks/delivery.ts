@@ -37,7 +37,12 @@ export async function signatureOf(key: Uint8Array, id: string, timestamp: number
  * The three signature headers of one attempt at `timestamp` (unix seconds), signed with each key in order
  * (the current secret's first, then the previous one's while the overlap lasts).
  */
-export async function signedHeaders(keys: Uint8Array[], id: string, timestamp: number, rawBody: string): Promise<Record<string, string>> {
+export async function signedHeaders(
+  keys: Uint8Array[],
+  id: string,
+  timestamp: number,
+  rawBody: string,
+): Promise<Record<string, string>> {
   const signatures = await Promise.all(keys.map((key) => signatureOf(key, id, timestamp, rawBody)));
   return { [ID_HEADER]: id, [TIMESTAMP_HEADER]: String(timestamp), [SIGNATURE_HEADER]: signatures.join(" ") };
 }

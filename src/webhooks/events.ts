@@ -13,7 +13,10 @@ export type AnnouncedState = (typeof ANNOUNCED_STATES)[number];
 export type OrderEventType = `order.${AnnouncedState}`;
 
 /** Every event type, in the order of the life cycle. */
-export const ORDER_EVENT_TYPES = ANNOUNCED_STATES.map((state): OrderEventType => `order.${state}`) as [OrderEventType, ...OrderEventType[]];
+export const ORDER_EVENT_TYPES = ANNOUNCED_STATES.map((state): OrderEventType => `order.${state}`) as [
+  OrderEventType,
+  ...OrderEventType[],
+];
 
 /** The body a receiver gets (docs/webhooks.md). */
 export interface OrderEvent {

@@ -9,10 +9,17 @@ import { replayDeadLetter, type ReplayResult } from "./dead-letters";
 export type ReplayActor = Parameters<typeof audit>[1];
 
 /** Replays the dead letter (once: see replayDeadLetter) and writes its audit row. */
-export async function replayAudited(env: Pick<Env, "DB" | "WEBHOOKS">, actor: ReplayActor, id: number): Promise<ReplayResult> {
+export async function replayAudited(
+  env: Pick<Env, "DB" | "WEBHOOKS">,
+  actor: ReplayActor,
+  id: number,
+): Promise<ReplayResult> {
   const result = await replayDeadLetter(env, id);
   if (result.ok) {
-    await audit(env.DB, actor, "webhook.dead_letter.replay", `dead_letter:${id}`, { eventId: result.deadLetter.eventId, clientId: result.deadLetter.clientId });
+    await audit(env.DB, actor, "webhook.dead_letter.replay", `dead_letter:${id}`, {
+      eventId: result.deadLetter.eventId,
+      clientId: result.deadLetter.clientId,
+    });
   }
   return result;
 }

@@ -53,7 +53,7 @@ function parseIpv4(text: string): number | null {
 
 function ipv4Verdict(address: number): Verdict {
   for (const range of IPV4_RANGES) {
-    if (((address & range.mask) >>> 0) === range.network) return range.reason;
+    if ((address & range.mask) >>> 0 === range.network) return range.reason;
   }
   return null;
 }

@@ -12,20 +12,24 @@ export const EXAMPLE_SECRET = "whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc
 export const WEBHOOK_HEADERS: readonly WebhookHeader[] = [
   {
     name: "webhook-id",
-    description: "The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.",
+    description:
+      "The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.",
     schema: { type: "string" },
     example: "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e",
   },
   {
     name: "webhook-timestamp",
-    description: "Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).",
+    description:
+      "Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).",
     schema: { type: "string", pattern: "^[0-9]+$" },
     example: "1795351330",
   },
   {
     name: "webhook-signature",
     description:
-      "Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `" + EXAMPLE_SECRET + "` over the example body as sent (`JSON.stringify` of it).",
+      "Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `" +
+      EXAMPLE_SECRET +
+      "` over the example body as sent (`JSON.stringify` of it).",
     schema: { type: "string", pattern: "^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$" },
     example: "", // each event has its own: the signature of its example body (webhookDocs below)
   },
@@ -62,7 +66,8 @@ const EVENTS: readonly { type: OrderEventType; when: string; signature: string }
 
 const RESPONSES = {
   "2XX": "Delivered: any 2xx answer within 10 seconds ends the delivery of this event.",
-  "4XX": "Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay.",
+  "4XX":
+    "Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay.",
   "5XX": "Not delivered: retried like a 4XX.",
 };
 
@@ -74,12 +79,18 @@ export const webhookDocs: WebhookDoc[] = EVENTS.map(({ type, when, signature }) 
     summary: `Order ${state}`,
     description: `${when} POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's \`type\` is \`${type}\` and \`data.state\` is \`${state}\`. Events of one order may arrive out of order or more than once: order them by \`createdAt\` and drop duplicates by \`id\` (or read GET /order/get).`,
     body: OrderEventSchema,
-    headers: WEBHOOK_HEADERS.map((header) => (header.name === "webhook-signature" ? { ...header, example: signature } : header)),
+    headers: WEBHOOK_HEADERS.map((header) =>
+      header.name === "webhook-signature" ? { ...header, example: signature } : header,
+    ),
     example: {
       id: "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e",
       type,
       createdAt: 1795351330123,
-      data: { orderId: "ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f", state, reference: "po-2026-0042" },
+      data: {
+        orderId: "ord_0f3c9a6e1b2d4c5f8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f",
+        state,
+        reference: "po-2026-0042",
+      },
       livemode: false,
     },
     responses: RESPONSES,

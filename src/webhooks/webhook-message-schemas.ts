@@ -3,7 +3,11 @@ import { ANNOUNCED_STATES, ORDER_EVENT_TYPES, type OrderEvent, type WebhookMessa
 
 /** Validates what arrives on the webhook queue (a malformed message is acked and logged, never retried). */
 export const OrderEventSchema = z.object({
-  id: z.string().min(1).max(200).describe("The event's id, also sent as `webhook-id`: the same on every retry and replay."),
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("The event's id, also sent as `webhook-id`: the same on every retry and replay."),
   type: z.enum(ORDER_EVENT_TYPES).describe("`order.` and the state the order reached."),
   createdAt: z.number().int().nonnegative().describe("When the order reached the state: Unix time in milliseconds."),
   data: z.object({
@@ -24,7 +28,9 @@ export const WebhookMessageSchema = z.object({
  * What the consumer accepts from the queue: a WebhookMessage, or one queued (or dead-lettered) before
  * events carried `livemode`, which the consumer completes with its own deployment's mode.
  */
-export const QueuedWebhookMessageSchema = WebhookMessageSchema.extend({ event: OrderEventSchema.extend({ livemode: z.boolean().optional() }) });
+export const QueuedWebhookMessageSchema = WebhookMessageSchema.extend({
+  event: OrderEventSchema.extend({ livemode: z.boolean().optional() }),
+});
 
 /** Why and after how many attempts the consumer gave a message up (absent when the Queue moved it itself). */
 export const DeadLetterInfoSchema = z.object({
@@ -34,5 +40,7 @@ export const DeadLetterInfoSchema = z.object({
 export type DeadLetterInfo = z.infer<typeof DeadLetterInfoSchema>;
 
 /** What travels on the dead-letter queue: the original message, plus `deadLetter` when the consumer sent it. */
-export const DeadLetterMessageSchema = QueuedWebhookMessageSchema.extend({ deadLetter: DeadLetterInfoSchema.optional() });
+export const DeadLetterMessageSchema = QueuedWebhookMessageSchema.extend({
+  deadLetter: DeadLetterInfoSchema.optional(),
+});
 export type DeadLetterMessage = z.infer<typeof DeadLetterMessageSchema>;

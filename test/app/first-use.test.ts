@@ -13,7 +13,11 @@ describe("routes loaded on first use", () => {
     const wrongMethod = await admin("DELETE", "/admin/clients");
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get("allow")).toBe("POST, GET");
-    expect(wrongMethod.body).toEqual({ message: "Method Not Allowed", code: "method_not_allowed", details: { allow: "POST, GET" } });
+    expect(wrongMethod.body).toEqual({
+      message: "Method Not Allowed",
+      code: "method_not_allowed",
+      details: { allow: "POST, GET" },
+    });
     expect(wrongMethod.headers.get("x-request-id")).toBeTruthy();
 
     const unknown = await admin("GET", "/admin/nope");
@@ -27,11 +31,16 @@ describe("routes loaded on first use", () => {
     const page = await call("GET", "/docs", { key: null });
     expect(page.status).toBe(200);
     expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
-    expect((await call("GET", "/docs/nope.js", { key: null })).body).toEqual({ message: "Not Found", code: "route_not_found" });
+    expect((await call("GET", "/docs/nope.js", { key: null })).body).toEqual({
+      message: "Not Found",
+      code: "route_not_found",
+    });
 
     const document = await call("GET", "/openapi.json", { key: null });
     expect(document.status).toBe(200);
-    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining(["/admin/clients", "/order/create", "/wallets"]));
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining(["/admin/clients", "/order/create", "/wallets"]),
+    );
 
     await seedDemo();
     expect((await admin("GET", "/admin/clients", undefined, { token: null })).status).toBe(403);

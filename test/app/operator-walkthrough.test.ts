@@ -10,14 +10,22 @@ import { admin, auditActions } from "../admin-helpers";
 
 describe("operator walkthrough from an empty database", () => {
   it("runs the service with the API alone", async () => {
-    const created = await admin("POST", "/admin/clients", { id: "acme", name: "Acme Resellers", keyLabel: "production" });
+    const created = await admin("POST", "/admin/clients", {
+      id: "acme",
+      name: "Acme Resellers",
+      keyLabel: "production",
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await expectConforms("POST", "/admin/clients", created);
     const apiKey: string = created.body.data.apiKey;
     expect(apiKey).toMatch(/^sk_test_[0-9a-f]{64}$/);
     expect(created.body.data.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
-    const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", { amount: "500.00", idempotencyKey: "acme-opening-usd", reason: "opening balance" });
+    const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", {
+      amount: "500.00",
+      idempotencyKey: "acme-opening-usd",
+      reason: "opening balance",
+    });
     expect(toppedUp.status, JSON.stringify(toppedUp.body)).toBe(200);
     await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/top-ups", toppedUp);
     expect(toppedUp.body.data.balance).toBe(500);
@@ -36,7 +44,8 @@ describe("operator walkthrough from an empty database", () => {
 
     const codes = await admin("POST", "/admin/products/EU-VOUCHER/codes", undefined, {
       headers: { "content-type": "text/csv" },
-      rawBody: "value,pin,link\n25,EU-25-0001,https://redeem.example.com/EU-25-0001\n25,EU-25-0002,https://redeem.example.com/EU-25-0002\n",
+      rawBody:
+        "value,pin,link\n25,EU-25-0001,https://redeem.example.com/EU-25-0001\n25,EU-25-0002,https://redeem.example.com/EU-25-0002\n",
     });
     expect(codes.status, JSON.stringify(codes.body)).toBe(200);
     await expectConforms("POST", "/admin/products/{sku}/codes", codes);
@@ -49,12 +58,21 @@ describe("operator walkthrough from an empty database", () => {
     const catalogue = await call("GET", "/products", { key: apiKey });
     await expectConforms("GET", "/products", catalogue);
     expect(catalogue.body.data.products).toEqual([
-      expect.objectContaining({ sku: "EU-VOUCHER", quotes: [10, 25], availability: { type: "stock", count: 2, byQuote: [{ quote: 25, count: 2 }] }, deal: null }),
+      expect.objectContaining({
+        sku: "EU-VOUCHER",
+        quotes: [10, 25],
+        availability: { type: "stock", count: 2, byQuote: [{ quote: 25, count: 2 }] },
+        deal: null,
+      }),
     ]);
 
     const order = await call("POST", "/order/create", {
       key: apiKey,
-      body: { productList: [{ sku: "EU-VOUCHER", productType: "fixed", quote: 25, quantity: 2 }], wallet: "USD", reference: "acme-0001" },
+      body: {
+        productList: [{ sku: "EU-VOUCHER", productType: "fixed", quote: 25, quantity: 2 }],
+        wallet: "USD",
+        reference: "acme-0001",
+      },
     });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     await expectConforms("POST", "/order/create", order);
@@ -81,6 +99,12 @@ describe("operator walkthrough from an empty database", () => {
     await expectConforms("GET", "/admin/orders", byReference);
     expect(byReference.body.data.order.uid).toBe(order.body.data.id);
 
-    expect(await auditActions()).toEqual(["client.create", "wallet.top_up", "product.create", "inventory.upload", "exchange_rate.set"]);
+    expect(await auditActions()).toEqual([
+      "client.create",
+      "wallet.top_up",
+      "product.create",
+      "inventory.upload",
+      "exchange_rate.set",
+    ]);
   });
 });

@@ -25,16 +25,27 @@ async function attention() {
 
 async function inventorySku(sku: string, codes: { value: string; count: number }[]) {
   expect((await admin("PUT", `/admin/products/${sku}`, FIXED_PRODUCT)).status).toBe(200);
-  const rows = codes.flatMap(({ value, count }) => Array.from({ length: count }, (_, index) => `${value},${sku}-${value}-${index},https://redeem.example.com/${index}`));
+  const rows = codes.flatMap(({ value, count }) =>
+    Array.from(
+      { length: count },
+      (_, index) => `${value},${sku}-${value}-${index},https://redeem.example.com/${index}`,
+    ),
+  );
   if (rows.length > 0) {
-    const upload = await admin("POST", `/admin/products/${sku}/codes`, undefined, { headers: { "content-type": "text/csv" }, rawBody: `value,pin,link\n${rows.join("\n")}\n` });
+    const upload = await admin("POST", `/admin/products/${sku}/codes`, undefined, {
+      headers: { "content-type": "text/csv" },
+      rawBody: `value,pin,link\n${rows.join("\n")}\n`,
+    });
     expect(upload.status, JSON.stringify(upload.body)).toBe(200);
   }
 }
 
 async function auditOf(target: string) {
   const answer = await admin("GET", `/admin/audit?target=${encodeURIComponent(target)}`);
-  return answer.body.data.entries.map((entry: { action: string; details: unknown }) => ({ action: entry.action, details: entry.details }));
+  return answer.body.data.entries.map((entry: { action: string; details: unknown }) => ({
+    action: entry.action,
+    details: entry.details,
+  }));
 }
 
 describe("low-stock thresholds", () => {
@@ -43,17 +54,32 @@ describe("low-stock thresholds", () => {
     const set = await admin("PUT", "/admin/products/ATT-LOW-1/low-stock-threshold", { threshold: 4 });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     await expectConforms("PUT", "/admin/products/{sku}/low-stock-threshold", set);
-    expect(set.body).toMatchObject({ message: "Low-stock threshold set", data: { sku: "ATT-LOW-1", threshold: 4, available: 3 } });
+    expect(set.body).toMatchObject({
+      message: "Low-stock threshold set",
+      data: { sku: "ATT-LOW-1", threshold: 4, available: 3 },
+    });
     const listed = (await attention()).lowStock.find((row: { sku: string }) => row.sku === "ATT-LOW-1");
     // Every quote of the fixed SKU is shown, the one without codes as 0.
-    expect(listed).toEqual({ sku: "ATT-LOW-1", name: "Test voucher", threshold: 4, available: 3, byValue: [{ value: 10, available: 3 }, { value: 25.5, available: 0 }] });
+    expect(listed).toEqual({
+      sku: "ATT-LOW-1",
+      name: "Test voucher",
+      threshold: 4,
+      available: 3,
+      byValue: [
+        { value: 10, available: 3 },
+        { value: 25.5, available: 0 },
+      ],
+    });
 
     // At the threshold it is no longer low.
     expect((await admin("PUT", "/admin/products/ATT-LOW-1/low-stock-threshold", { threshold: 3 })).status).toBe(200);
     expect((await attention()).lowStock.map((row: { sku: string }) => row.sku)).not.toContain("ATT-LOW-1");
 
     const removed = await admin("PUT", "/admin/products/ATT-LOW-1/low-stock-threshold", { threshold: null });
-    expect(removed.body).toMatchObject({ message: "Low-stock threshold removed", data: { threshold: null, available: 3 } });
+    expect(removed.body).toMatchObject({
+      message: "Low-stock threshold removed",
+      data: { threshold: null, available: 3 },
+    });
     expect(await env.DB.prepare(`SELECT * FROM stock_thresholds WHERE sku = 'ATT-LOW-1'`).first()).toBeNull();
     expect(await auditOf("product:ATT-LOW-1")).toEqual([
       expect.objectContaining({ action: "product.create" }),
@@ -82,11 +108,21 @@ describe("low-stock thresholds", () => {
     expect([unknown.status, unknown.body.code]).toEqual([404, "sku_not_found"]);
     const notStock = await admin("PUT", "/admin/products/ATT-RANGE/low-stock-threshold", { threshold: 5 });
     expect([notStock.status, notStock.body.code]).toEqual([400, "invalid_request_body"]);
-    for (const body of [{}, { threshold: 0 }, { threshold: -1 }, { threshold: 1.5 }, { threshold: "5" }, { threshold: 1_000_001 }, { threshold: 5, extra: 1 }]) {
+    for (const body of [
+      {},
+      { threshold: 0 },
+      { threshold: -1 },
+      { threshold: 1.5 },
+      { threshold: "5" },
+      { threshold: 1_000_001 },
+      { threshold: 5, extra: 1 },
+    ]) {
       const refused = await admin("PUT", "/admin/products/ATT-LOW-3/low-stock-threshold", body);
       expect(refused.status, JSON.stringify(body)).toBe(400);
     }
-    expect((await admin("PUT", "/admin/products/ATT-LOW-3/low-stock-threshold", { threshold: 5 }, { token: null })).status).toBe(403);
+    expect(
+      (await admin("PUT", "/admin/products/ATT-LOW-3/low-stock-threshold", { threshold: 5 }, { token: null })).status,
+    ).toBe(403);
     expect(await thresholdRows()).toEqual(before);
   });
 });
@@ -98,16 +134,28 @@ describe("low-balance thresholds", () => {
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     await expectConforms("PUT", "/admin/wallets/{clientId}/{currency}/low-balance-threshold", set);
     expect(set.body.data).toEqual({ clientId: "att-wallet-1", currency: "USD", threshold: 100.11, balance: 100.1 });
-    const listed = (await attention()).lowBalance.filter((row: { clientId: string }) => row.clientId === "att-wallet-1");
+    const listed = (await attention()).lowBalance.filter(
+      (row: { clientId: string }) => row.clientId === "att-wallet-1",
+    );
     expect(listed).toEqual([{ clientId: "att-wallet-1", currency: "USD", threshold: 100.11, balance: 100.1 }]);
 
     // Equal is not below: 100.1 against 100.10.
-    expect((await admin("PUT", "/admin/wallets/att-wallet-1/USD/low-balance-threshold", { threshold: 100.1 })).status).toBe(200);
-    expect((await attention()).lowBalance.map((row: { clientId: string }) => row.clientId)).not.toContain("att-wallet-1");
-    expect((await env.DB.prepare(`SELECT threshold FROM wallet_thresholds WHERE client_id = 'att-wallet-1'`).first())!.threshold).toBe("100.1");
+    expect(
+      (await admin("PUT", "/admin/wallets/att-wallet-1/USD/low-balance-threshold", { threshold: 100.1 })).status,
+    ).toBe(200);
+    expect((await attention()).lowBalance.map((row: { clientId: string }) => row.clientId)).not.toContain(
+      "att-wallet-1",
+    );
+    expect(
+      (await env.DB.prepare(`SELECT threshold FROM wallet_thresholds WHERE client_id = 'att-wallet-1'`).first())!
+        .threshold,
+    ).toBe("100.1");
 
     const removed = await admin("PUT", "/admin/wallets/att-wallet-1/USD/low-balance-threshold", { threshold: null });
-    expect(removed.body).toMatchObject({ message: "Low-balance threshold removed", data: { threshold: null, balance: 100.1 } });
+    expect(removed.body).toMatchObject({
+      message: "Low-balance threshold removed",
+      data: { threshold: null, balance: 100.1 },
+    });
     expect(await auditOf("wallet:att-wallet-1:USD")).toEqual([
       { action: "wallet.low_balance_threshold.set", details: { threshold: "100.11" } },
       { action: "wallet.low_balance_threshold.set", details: { threshold: "100.1" } },
@@ -135,7 +183,9 @@ describe("low-balance thresholds", () => {
       const refused = await admin("PUT", `/admin/wallets/att-wallet-2/${currency}/low-balance-threshold`, body);
       expect(refused.status, `${currency} ${JSON.stringify(body)}`).toBe(400);
     }
-    expect((await admin("PUT", "/admin/wallets/att-wallet-2/XXX/low-balance-threshold", { threshold: "1" })).status).toBe(400);
+    expect(
+      (await admin("PUT", "/admin/wallets/att-wallet-2/XXX/low-balance-threshold", { threshold: "1" })).status,
+    ).toBe(400);
     expect(await thresholdRows()).toEqual(before);
   });
 });
@@ -154,7 +204,16 @@ describe("the Needs attention list", () => {
         `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at, replayed_at) VALUES (?1, 'demo', 'https://hooks.example.com/o', ?2, 8, 'HTTP 503', ?3, ?4)`,
       ).bind(
         id,
-        JSON.stringify({ clientId: "demo", url: "https://hooks.example.com/o", event: { id, type: "order.confirmed", createdAt: 1, data: { orderId: "ord_1", state: "confirmed", reference: "r" } } }),
+        JSON.stringify({
+          clientId: "demo",
+          url: "https://hooks.example.com/o",
+          event: {
+            id,
+            type: "order.confirmed",
+            createdAt: 1,
+            data: { orderId: "ord_1", state: "confirmed", reference: "r" },
+          },
+        }),
         now,
         replayedAt,
       );

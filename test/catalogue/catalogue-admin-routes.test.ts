@@ -14,7 +14,9 @@ import { findStoredProduct, productFromRow, upsertProductStatement } from "../..
 let key: string;
 beforeAll(async () => {
   key = await addClient("shopper", { USD: "1000", EUR: "1000" });
-  await env.DB.prepare(`INSERT INTO exchange_rates (base_currency, target_currency, rate, updated_at) VALUES ('USD', 'EUR', '0.9', 0)`).run();
+  await env.DB.prepare(
+    `INSERT INTO exchange_rates (base_currency, target_currency, rate, updated_at) VALUES ('USD', 'EUR', '0.9', 0)`,
+  ).run();
 });
 
 describe("PUT /admin/products/:sku", () => {
@@ -23,24 +25,52 @@ describe("PUT /admin/products/:sku", () => {
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await expectConforms("PUT", "/admin/products/{sku}", created);
     expect(created.body.message).toBe("Product created");
-    expect(created.body.data).toMatchObject({ sku: "CAT-FIXED", productType: "fixed", quotes: [10, 25.5], minQuote: null, maxQuote: null, active: true, codes: { available: 0, reserved: 0, sold: 0 } });
-    const row = await env.DB.prepare(`SELECT quotes, min_quote, supplier_config, active FROM products WHERE sku = 'CAT-FIXED'`).first();
+    expect(created.body.data).toMatchObject({
+      sku: "CAT-FIXED",
+      productType: "fixed",
+      quotes: [10, 25.5],
+      minQuote: null,
+      maxQuote: null,
+      active: true,
+      codes: { available: 0, reserved: 0, sold: 0 },
+    });
+    const row = await env.DB.prepare(
+      `SELECT quotes, min_quote, supplier_config, active FROM products WHERE sku = 'CAT-FIXED'`,
+    ).first();
     expect(row).toEqual({ quotes: '["10","25.5"]', min_quote: null, supplier_config: "{}", active: 1 });
-    const updated = await admin("PUT", "/admin/products/CAT-FIXED", { ...FIXED_PRODUCT, name: "Renamed", quotes: [50] });
+    const updated = await admin("PUT", "/admin/products/CAT-FIXED", {
+      ...FIXED_PRODUCT,
+      name: "Renamed",
+      quotes: [50],
+    });
     expect(updated.body.message).toBe("Product updated");
     expect(updated.body.data).toMatchObject({ name: "Renamed", quotes: [50] });
   });
 
   it("creates a range SKU; an upsert may turn it into a fixed one and back", async () => {
-    const created = await admin("PUT", "/admin/products/CAT-RANGE", { ...RANGE_PRODUCT, supplierConfig: { fail: false } });
+    const created = await admin("PUT", "/admin/products/CAT-RANGE", {
+      ...RANGE_PRODUCT,
+      supplierConfig: { fail: false },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    expect(created.body.data).toMatchObject({ productType: "range", quotes: null, minQuote: 5, maxQuote: 500, supplier: "sandbox", supplierConfig: { fail: false }, codes: null });
+    expect(created.body.data).toMatchObject({
+      productType: "range",
+      quotes: null,
+      minQuote: 5,
+      maxQuote: 500,
+      supplier: "sandbox",
+      supplierConfig: { fail: false },
+      codes: null,
+    });
     const fixed = await admin("PUT", "/admin/products/CAT-RANGE", { ...FIXED_PRODUCT, currency: "USD" });
     expect(fixed.body.data).toMatchObject({ productType: "fixed", minQuote: null, maxQuote: null });
     const back = await admin("PUT", "/admin/products/CAT-RANGE", RANGE_PRODUCT);
     expect(back.body.data).toMatchObject({ productType: "range", quotes: null, minQuote: 5, maxQuote: 500 });
     // Orderable at once, with the quotes it has now.
-    const order = await call("POST", "/order/create", { key, body: { wallet: "USD", reference: "cat-range-1", productList: [line("CAT-RANGE", 7.5, 1, "range")] } });
+    const order = await call("POST", "/order/create", {
+      key,
+      body: { wallet: "USD", reference: "cat-range-1", productList: [line("CAT-RANGE", 7.5, 1, "range")] },
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
   });
 
@@ -85,7 +115,10 @@ describe("PUT /admin/products/:sku", () => {
 
 describe("PUT /admin/products/:sku on a SKU with codes", () => {
   /** An inventory SKU with `available` codes on sale, `reserved` held by an order and `sold` sold, of value 10. */
-  async function skuWithCodes(sku: string, counts: { available: number; reserved: number; sold: number }): Promise<void> {
+  async function skuWithCodes(
+    sku: string,
+    counts: { available: number; reserved: number; sold: number },
+  ): Promise<void> {
     expect((await admin("PUT", `/admin/products/${sku}`, FIXED_PRODUCT)).status).toBe(200);
     const total = counts.available + counts.reserved + counts.sold;
     await addCodes(sku, "10", total);
@@ -128,18 +161,39 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
 
   it("a change that keeps currency, type and supplier still works under stock (name, quotes, country, active)", async () => {
     await skuWithCodes("CAT-RENAMED", { available: 2, reserved: 1, sold: 0 });
-    const response = await admin("PUT", "/admin/products/CAT-RENAMED", { ...FIXED_PRODUCT, name: "New name", quotes: ["10", "50"], country: "AT", active: false });
+    const response = await admin("PUT", "/admin/products/CAT-RENAMED", {
+      ...FIXED_PRODUCT,
+      name: "New name",
+      quotes: ["10", "50"],
+      country: "AT",
+      active: false,
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.data).toMatchObject({ name: "New name", quotes: [10, 50], country: "AT", active: false, currency: "EUR", codes: { available: 2, reserved: 1, sold: 0 } });
+    expect(response.body.data).toMatchObject({
+      name: "New name",
+      quotes: [10, 50],
+      country: "AT",
+      active: false,
+      currency: "EUR",
+      codes: { available: 2, reserved: 1, sold: 0 },
+    });
   });
 
   it("a SKU with no codes, or only sold ones, changes freely", async () => {
     expect((await admin("PUT", "/admin/products/CAT-EMPTY", FIXED_PRODUCT)).status).toBe(200);
-    const empty = await admin("PUT", "/admin/products/CAT-EMPTY", { ...FIXED_PRODUCT, currency: "USD", supplier: "sandbox" });
+    const empty = await admin("PUT", "/admin/products/CAT-EMPTY", {
+      ...FIXED_PRODUCT,
+      currency: "USD",
+      supplier: "sandbox",
+    });
     expect(empty.status, JSON.stringify(empty.body)).toBe(200);
     expect(empty.body.data).toMatchObject({ currency: "USD", supplier: "sandbox" });
     await skuWithCodes("CAT-SOLD-OUT", { available: 0, reserved: 0, sold: 3 });
-    const soldOut = await admin("PUT", "/admin/products/CAT-SOLD-OUT", { ...FIXED_PRODUCT, currency: "JPY", quotes: ["1000"] });
+    const soldOut = await admin("PUT", "/admin/products/CAT-SOLD-OUT", {
+      ...FIXED_PRODUCT,
+      currency: "JPY",
+      quotes: ["1000"],
+    });
     expect(soldOut.status, JSON.stringify(soldOut.body)).toBe(200);
     expect(soldOut.body.data).toMatchObject({ currency: "JPY", quotes: [1000] });
   });
@@ -180,16 +234,27 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
       }),
       { params: { sku: "CAT-RACED-PUT" } },
     );
-    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")),
+    const context = {
+      env: { ...env, DB: db },
+      exec: createExecutionContext(),
+      requestId: "race",
+      authenticate: () => Promise.reject(new Error("not a client route")),
       // What the router sets once the caller's role allows the route.
-      admin: { actor: { kind: "break-glass" as const, label: "admin:race" }, role: "admin" as const, requestId: "race" },
+      admin: {
+        actor: { kind: "break-glass" as const, label: "admin:race" },
+        role: "admin" as const,
+        requestId: "race",
+      },
     };
     const refused = await upsertProduct(request as unknown as IRequest, context as RequestContext).then(
       () => null,
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).failure).toMatchObject({ code: "sku_has_unsold_codes", details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 } });
+    expect((refused as ApiError).failure).toMatchObject({
+      code: "sku_has_unsold_codes",
+      details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 },
+    });
     expect(HTTP_STATUS[(refused as ApiError).failure.code]).toBe(409);
     expect(batches).toBe(3);
     expect((await findStoredProduct(env.DB, "CAT-RACED-PUT"))!.currency).toBe("EUR");
@@ -204,9 +269,13 @@ describe("disable, enable, list", () => {
     expect(disabled.status).toBe(200);
     await expectConforms("POST", "/admin/products/{sku}/disable", disabled);
     expect(disabled.body.data.active).toBe(false);
-    const skus = async () => (await call("GET", "/products", { key })).body.data.products.map((product: { sku: string }) => product.sku);
+    const skus = async () =>
+      (await call("GET", "/products", { key })).body.data.products.map((product: { sku: string }) => product.sku);
     expect(await skus()).not.toContain("CAT-TOGGLE");
-    const order = await call("POST", "/order/create", { key, body: { wallet: "USD", reference: "toggle-1", productList: [line("CAT-TOGGLE", 10, 1, "range")] } });
+    const order = await call("POST", "/order/create", {
+      key,
+      body: { wallet: "USD", reference: "toggle-1", productList: [line("CAT-TOGGLE", 10, 1, "range")] },
+    });
     expect(order.status).toBe(404);
     expect(order.body.code).toBe("product_not_found");
     const enabled = await admin("POST", "/admin/products/CAT-TOGGLE/enable");
@@ -235,7 +304,9 @@ describe("disable, enable, list", () => {
     const page = await admin("GET", "/admin/products?after=LIST-&limit=2");
     expect(page.status).toBe(200);
     await expectConforms("GET", "/admin/products", page);
-    expect(page.body.data.products.map((product: { sku: string; active: boolean }) => [product.sku, product.active])).toEqual([
+    expect(
+      page.body.data.products.map((product: { sku: string; active: boolean }) => [product.sku, product.active]),
+    ).toEqual([
       ["LIST-A", true],
       ["LIST-B", false],
     ]);
@@ -259,11 +330,24 @@ describe("deals", () => {
     });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     await expectConforms("PUT", "/admin/clients/{clientId}/deals/{sku}", saved);
-    expect(saved.body.data).toMatchObject({ clientId: "shopper", sku: "DEAL-SKU", dealState: "active", fee: { amount: 0.5, adjustmentMode: "fixed" }, discount: { amount: 10, adjustmentMode: "percentage" } });
+    expect(saved.body.data).toMatchObject({
+      clientId: "shopper",
+      sku: "DEAL-SKU",
+      dealState: "active",
+      fee: { amount: 0.5, adjustmentMode: "fixed" },
+      discount: { amount: 10, adjustmentMode: "percentage" },
+    });
     const products = await call("GET", "/products", { key });
     const product = products.body.data.products.find((entry: { sku: string }) => entry.sku === "DEAL-SKU");
-    expect(product.deal).toEqual({ dealState: "active", fee: { amount: 0.5, adjustmentMode: "fixed" }, discount: { amount: 10, adjustmentMode: "percentage" } });
-    const order = await call("POST", "/order/create", { key, body: { wallet: "EUR", reference: "deal-1", productList: [line("DEAL-SKU", 10, 2, "fixed")] } });
+    expect(product.deal).toEqual({
+      dealState: "active",
+      fee: { amount: 0.5, adjustmentMode: "fixed" },
+      discount: { amount: 10, adjustmentMode: "percentage" },
+    });
+    const order = await call("POST", "/order/create", {
+      key,
+      body: { wallet: "EUR", reference: "deal-1", productList: [line("DEAL-SKU", 10, 2, "fixed")] },
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     // 2 × 10 + 2 × 0.5 fee − 10 % of 20 discount = 19.
     expect(order.body.data.invoice.total).toBe(19);
@@ -272,7 +356,9 @@ describe("deals", () => {
     expect(list.body.data.deals).toHaveLength(1);
     // Another client has no deal.
     const otherKey = (await admin("POST", "/admin/clients/other/keys", {})).body.data.apiKey;
-    const theirs = (await call("GET", "/products", { key: otherKey })).body.data.products.find((entry: { sku: string }) => entry.sku === "DEAL-SKU");
+    const theirs = (await call("GET", "/products", { key: otherKey })).body.data.products.find(
+      (entry: { sku: string }) => entry.sku === "DEAL-SKU",
+    );
     expect(theirs.deal).toBeNull();
   });
 
@@ -291,10 +377,30 @@ describe("deals", () => {
   it("4xx for bad deals; nothing changes", async () => {
     const before = await snapshot();
     const cases: [string, unknown, number, string][] = [
-      ["/admin/clients/shopper/deals/DEAL-SKU", { fee: { amount: "101", adjustmentMode: "percentage" } }, 400, "invalid_request_body"],
-      ["/admin/clients/shopper/deals/DEAL-SKU", { fee: { amount: "0.001", adjustmentMode: "fixed" } }, 400, "invalid_request_body"],
-      ["/admin/clients/shopper/deals/DEAL-SKU", { fee: { amount: "-1", adjustmentMode: "fixed" } }, 400, "invalid_request_body"],
-      ["/admin/clients/shopper/deals/DEAL-SKU", { fee: { amount: "1", adjustmentMode: "percent" } }, 400, "invalid_request_body"],
+      [
+        "/admin/clients/shopper/deals/DEAL-SKU",
+        { fee: { amount: "101", adjustmentMode: "percentage" } },
+        400,
+        "invalid_request_body",
+      ],
+      [
+        "/admin/clients/shopper/deals/DEAL-SKU",
+        { fee: { amount: "0.001", adjustmentMode: "fixed" } },
+        400,
+        "invalid_request_body",
+      ],
+      [
+        "/admin/clients/shopper/deals/DEAL-SKU",
+        { fee: { amount: "-1", adjustmentMode: "fixed" } },
+        400,
+        "invalid_request_body",
+      ],
+      [
+        "/admin/clients/shopper/deals/DEAL-SKU",
+        { fee: { amount: "1", adjustmentMode: "percent" } },
+        400,
+        "invalid_request_body",
+      ],
       ["/admin/clients/shopper/deals/DEAL-SKU", { dealState: "maybe" }, 400, "invalid_request_body"],
       ["/admin/clients/shopper/deals/DEAL-SKU", { fees: {} }, 400, "invalid_request_body"],
       ["/admin/clients/shopper/deals/NOPE", {}, 404, "sku_not_found"],
@@ -335,16 +441,35 @@ describe("GET /products", () => {
       quotes: [5, 20],
       minQuote: null,
       maxQuote: null,
-      availability: { type: "stock", count: 3, byQuote: [{ quote: 5, count: 1 }, { quote: 20, count: 2 }] },
+      availability: {
+        type: "stock",
+        count: 3,
+        byQuote: [
+          { quote: 5, count: 1 },
+          { quote: 20, count: 2 },
+        ],
+      },
       deal: null,
     });
-    expect(find(before.body, "CAT-RANGE")).toMatchObject({ quotes: null, minQuote: 5, maxQuote: 500, availability: { type: "unlimited" } });
+    expect(find(before.body, "CAT-RANGE")).toMatchObject({
+      quotes: null,
+      minQuote: 5,
+      maxQuote: 500,
+      availability: { type: "unlimited" },
+    });
     const skus = before.body.data.products.map((product: { sku: string }) => product.sku);
     expect(skus).toEqual([...skus].sort());
     // A created order reserves codes: they are no longer available.
-    const order = await call("POST", "/order/create", { key, body: { wallet: "USD", reference: "avail-1", productList: [line("AVAIL-INV", 20, 2, "fixed")] } });
+    const order = await call("POST", "/order/create", {
+      key,
+      body: { wallet: "USD", reference: "avail-1", productList: [line("AVAIL-INV", 20, 2, "fixed")] },
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     const after = await call("GET", "/products", { key });
-    expect(find(after.body, "AVAIL-INV").availability).toEqual({ type: "stock", count: 1, byQuote: [{ quote: 5, count: 1 }] });
+    expect(find(after.body, "AVAIL-INV").availability).toEqual({
+      type: "stock",
+      count: 1,
+      byQuote: [{ quote: 5, count: 1 }],
+    });
   });
 });

@@ -6,7 +6,9 @@ import { addClient, call, createOrder, line, seedDemo } from "../helpers";
 const cached = { DB: env.DB, CATALOGUE_CACHE_SECONDS: "10" };
 
 async function setRate(rate: string) {
-  await env.DB.prepare(`UPDATE exchange_rates SET rate = ?1 WHERE base_currency = 'USD' AND target_currency = 'EUR'`).bind(rate).run();
+  await env.DB.prepare(`UPDATE exchange_rates SET rate = ?1 WHERE base_currency = 'USD' AND target_currency = 'EUR'`)
+    .bind(rate)
+    .run();
 }
 
 describe("the create-time catalogue cache", () => {
@@ -36,8 +38,12 @@ describe("the create-time catalogue cache", () => {
     await addClient("cache-wallets", { USD: "10" });
     const before = await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR");
     expect(before.walletCurrencies.has("EUR")).toBe(false);
-    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('cache-wallets', 'EUR', 0)`).run();
-    expect((await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR")).walletCurrencies.has("EUR")).toBe(true);
+    await env.DB.prepare(
+      `INSERT INTO wallets (client_id, currency, created_at) VALUES ('cache-wallets', 'EUR', 0)`,
+    ).run();
+    expect(
+      (await catalogueSnapshot(cached, "cache-wallets", ["DEMO-US-RANGE"], "EUR")).walletCurrencies.has("EUR"),
+    ).toBe(true);
 
     await env.DB.prepare(
       `INSERT INTO products (sku, name, product_type, currency, country, region, min_quote, max_quote, supplier, updated_at)
@@ -65,13 +71,17 @@ describe("stock is decided by reserving codes", () => {
   it("a create refused for its balance gives back the codes it reserved", async () => {
     const key = await addClient("poor-reserver", { USD: "5" });
     const available = async () =>
-      (await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = 'DEMO-GB-FIXED' AND status = 'available'`).first<{ n: number }>())!.n;
+      (await env.DB.prepare(
+        `SELECT COUNT(*) AS n FROM codes WHERE sku = 'DEMO-GB-FIXED' AND status = 'available'`,
+      ).first<{ n: number }>())!.n;
     const before = await available();
     const response = await createOrder({ productList: [line("DEMO-GB-FIXED", 20, 2)] }, key);
     expect(response.status).toBe(400);
     expect(response.body.message).toBe("You have insufficient funds in your wallet to create this order");
     expect(await available()).toBe(before);
-    const held = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id IS NOT NULL AND status = 'reserved'`).first<{ n: number }>();
+    const held = await env.DB.prepare(
+      `SELECT COUNT(*) AS n FROM codes WHERE order_id IS NOT NULL AND status = 'reserved'`,
+    ).first<{ n: number }>();
     expect(held!.n).toBe(0);
   });
 });

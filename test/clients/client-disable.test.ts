@@ -19,10 +19,16 @@ describe("disabling and enabling a client", () => {
     const disabled = await admin("POST", `/admin/clients/${id}/disable`);
     expect(disabled.status).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/disable", disabled);
-    expect(disabled.body).toEqual({ message: "Client disabled", data: { client: { id, name: id, createdAt: expect.any(Number), disabledAt: expect.any(Number), region: null } } });
+    expect(disabled.body).toEqual({
+      message: "Client disabled",
+      data: { client: { id, name: id, createdAt: expect.any(Number), disabledAt: expect.any(Number), region: null } },
+    });
     const refused = await call("GET", "/wallets", { key });
     expect(refused.status).toBe(403);
-    expect(refused.body).toEqual({ message: "Authentication credentials are missing or invalid", code: "unauthenticated" });
+    expect(refused.body).toEqual({
+      message: "Authentication credentials are missing or invalid",
+      code: "unauthenticated",
+    });
     expect((await createOrder({ productList: [line("DEMO-US-RANGE", 5)], wallet: "USD" }, key)).status).toBe(403);
 
     const enabled = await admin("POST", `/admin/clients/${id}/enable`);
@@ -39,9 +45,11 @@ describe("disabling and enabling a client", () => {
   it("lets its confirmed orders run to their end and its created orders expire; after enabling, it reads them all", async () => {
     await seedDemo();
     const { id, key } = await freshClient({ USD: "1000" });
-    const confirmed = (await createOrder({ productList: [line("DEMO-US-RANGE", 10)], wallet: "USD" }, key)).body.data.id as string;
+    const confirmed = (await createOrder({ productList: [line("DEMO-US-RANGE", 10)], wallet: "USD" }, key)).body.data
+      .id as string;
     expect((await confirmOrder(confirmed, key)).status).toBe(200);
-    const open = (await createOrder({ productList: [line("DEMO-US-RANGE", 20)], wallet: "USD" }, key)).body.data.id as string;
+    const open = (await createOrder({ productList: [line("DEMO-US-RANGE", 20)], wallet: "USD" }, key)).body.data
+      .id as string;
 
     expect((await admin("POST", `/admin/clients/${id}/disable`)).status).toBe(200);
     // Its key cannot confirm the open order any more...
@@ -67,7 +75,9 @@ describe("disabling and enabling a client", () => {
     expect((await admin("POST", `/admin/clients/${id}/enable`)).status).toBe(200);
     expect((await admin("POST", `/admin/clients/${id}/enable`)).status).toBe(200);
     expect((await auditActions()).slice(before)).toEqual(["client.disable", "client.enable"]);
-    const row = await env.DB.prepare(`SELECT actor, target FROM audit_log WHERE action = 'client.disable' ORDER BY id DESC`).first<{ actor: string; target: string }>();
+    const row = await env.DB.prepare(
+      `SELECT actor, target FROM audit_log WHERE action = 'client.disable' ORDER BY id DESC`,
+    ).first<{ actor: string; target: string }>();
     expect(row).toEqual({ actor: expect.stringMatching(/^admin:[0-9a-f]{8}$/), target: `client:${id}` });
   });
 
@@ -77,7 +87,11 @@ describe("disabling and enabling a client", () => {
     for (const action of ["disable", "enable"]) {
       const unknown = await admin("POST", `/admin/clients/nobody-here/${action}`);
       expect(unknown.status).toBe(404);
-      expect(unknown.body).toEqual({ message: "Client not found", code: "client_not_found", details: { clientId: "nobody-here" } });
+      expect(unknown.body).toEqual({
+        message: "Client not found",
+        code: "client_not_found",
+        details: { clientId: "nobody-here" },
+      });
       await expectConforms("POST", `/admin/clients/{clientId}/${action}`, unknown);
       expect((await admin("POST", `/admin/clients/${id}/${action}`, undefined, { token: null })).status).toBe(403);
       // A client's own key is not an operator's.

@@ -13,13 +13,22 @@ describe("POST /admin/clients", () => {
     const { client, apiKey, key, webhookSecret } = response.body.data;
     expect(client).toEqual({ id: "acme", name: "Acme", createdAt: expect.any(Number), disabledAt: null, region: null });
     const hash = await sha256Hex(apiKey);
-    expect(key).toEqual({ keyId: `key_${hash.slice(0, 16)}`, label: "prod", createdAt: client.createdAt, revokedAt: null });
+    expect(key).toEqual({
+      keyId: `key_${hash.slice(0, 16)}`,
+      label: "prod",
+      createdAt: client.createdAt,
+      revokedAt: null,
+    });
     const keys = await env.DB.prepare(`SELECT * FROM api_keys WHERE client_id = 'acme'`).all();
-    expect(keys.results).toEqual([{ key_hash: hash, client_id: "acme", label: "prod", created_at: client.createdAt, revoked_at: null }]);
+    expect(keys.results).toEqual([
+      { key_hash: hash, client_id: "acme", label: "prod", created_at: client.createdAt, revoked_at: null },
+    ]);
     const everything = JSON.stringify(await snapshot());
     expect(everything).not.toContain(apiKey);
     // The webhook secret signs deliveries, so it is kept as is (and never returned again).
-    const row = await env.DB.prepare(`SELECT webhook_secret FROM clients WHERE id = 'acme'`).first<{ webhook_secret: string }>();
+    const row = await env.DB.prepare(`SELECT webhook_secret FROM clients WHERE id = 'acme'`).first<{
+      webhook_secret: string;
+    }>();
     expect(row!.webhook_secret).toBe(webhookSecret);
     expect(JSON.stringify((await admin("GET", "/admin/clients/acme")).body)).not.toContain(webhookSecret);
     expect((await call("GET", "/wallets", { key: apiKey })).body.data).toEqual({ wallets: [] });
@@ -36,7 +45,11 @@ describe("POST /admin/clients", () => {
     const before = await snapshot();
     const response = await admin("POST", "/admin/clients", { id: "taken", name: "Second" });
     expect(response.status).toBe(409);
-    expect(response.body).toEqual({ message: "Client already exists", code: "client_exists", details: { clientId: "taken" } });
+    expect(response.body).toEqual({
+      message: "Client already exists",
+      code: "client_exists",
+      details: { clientId: "taken" },
+    });
     await expectConforms("POST", "/admin/clients", response);
     expect(await snapshot()).toEqual(before);
   });
@@ -59,7 +72,10 @@ describe("POST /admin/clients", () => {
       expect(response.body.code).toBe(code);
       await expectConforms("POST", "/admin/clients", response);
     }
-    const malformed = await admin("POST", "/admin/clients", undefined, { rawBody: "{not json", headers: { "content-type": "application/json" } });
+    const malformed = await admin("POST", "/admin/clients", undefined, {
+      rawBody: "{not json",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.body.code).toBe("malformed_json");
     const huge = await admin("POST", "/admin/clients", { name: "x".repeat(70_000) });
     expect(huge.status).toBe(413);
@@ -109,7 +125,8 @@ describe("API keys", () => {
     await expectConforms("POST", "/admin/clients/{clientId}/keys", issued);
     expect(issued.body.data.revokedKeyIds).toEqual([]);
     expect(issued.body.data.key.label).toBe("ci");
-    for (const key of [created.body.data.apiKey, issued.body.data.apiKey]) expect((await call("GET", "/wallets", { key })).status).toBe(200);
+    for (const key of [created.body.data.apiKey, issued.body.data.apiKey])
+      expect((await call("GET", "/wallets", { key })).status).toBe(200);
     const revoked = await admin("POST", `/admin/clients/two-keys/keys/${created.body.data.key.keyId}/revoke`);
     await expectConforms("POST", "/admin/clients/{clientId}/keys/{keyId}/revoke", revoked);
     expect(revoked.body.message).toBe("API key revoked");
@@ -136,8 +153,12 @@ describe("API keys", () => {
     const unknown = await admin("POST", "/admin/clients/key-owner/keys/key_0000000000000000/revoke");
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe("api_key_not_found");
-    expect((await admin("POST", `/admin/clients/not-owner/keys/${a.body.data.key.keyId}/revoke`)).body.code).toBe("api_key_not_found");
-    expect((await admin("POST", `/admin/clients/nobody/keys/${a.body.data.key.keyId}/revoke`)).body.code).toBe("client_not_found");
+    expect((await admin("POST", `/admin/clients/not-owner/keys/${a.body.data.key.keyId}/revoke`)).body.code).toBe(
+      "api_key_not_found",
+    );
+    expect((await admin("POST", `/admin/clients/nobody/keys/${a.body.data.key.keyId}/revoke`)).body.code).toBe(
+      "client_not_found",
+    );
     const malformed = await admin("POST", "/admin/clients/key-owner/keys/sk_live_abc/revoke");
     expect(malformed.status).toBe(400);
     expect(malformed.body.code).toBe("invalid_parameters");
@@ -154,7 +175,9 @@ describe("API keys", () => {
     const rotated = await admin("POST", "/admin/clients/rotate-all/keys/rotate", {});
     expect(rotated.status).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/keys/rotate", rotated);
-    expect(rotated.body.data.revokedKeyIds.sort()).toEqual([created.body.data.key.keyId, second.body.data.key.keyId].sort());
+    expect(rotated.body.data.revokedKeyIds.sort()).toEqual(
+      [created.body.data.key.keyId, second.body.data.key.keyId].sort(),
+    );
     const detail = await admin("GET", "/admin/clients/rotate-all");
     const active = detail.body.data.keys.filter((key: { revokedAt: number | null }) => key.revokedAt === null);
     expect(active).toEqual([rotated.body.data.key]);
@@ -168,7 +191,9 @@ describe("POST /admin/clients/:clientId/webhook-secret/rotate", () => {
     expect(rotated.status).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/webhook-secret/rotate", rotated);
     expect(rotated.body.data.webhookSecret).not.toBe(created.body.data.webhookSecret);
-    const row = await env.DB.prepare(`SELECT webhook_secret FROM clients WHERE id = 'secret'`).first<{ webhook_secret: string }>();
+    const row = await env.DB.prepare(`SELECT webhook_secret FROM clients WHERE id = 'secret'`).first<{
+      webhook_secret: string;
+    }>();
     expect(row!.webhook_secret).toBe(rotated.body.data.webhookSecret);
     expect((await admin("POST", "/admin/clients/nobody/webhook-secret/rotate")).status).toBe(404);
   });
@@ -182,7 +207,12 @@ describe("audit", () => {
     await admin("POST", "/admin/clients/audited/keys/rotate", {});
     await admin("POST", `/admin/clients/audited/keys/${created.body.data.key.keyId}/revoke`);
     await admin("POST", "/admin/clients/audited/webhook-secret/rotate");
-    expect((await auditActions()).slice(before)).toEqual(["client.create", "client.keys.issue", "client.keys.rotate", "client.webhook_secret.rotate"]);
+    expect((await auditActions()).slice(before)).toEqual([
+      "client.create",
+      "client.keys.issue",
+      "client.keys.rotate",
+      "client.webhook_secret.rotate",
+    ]);
     const log = await admin("GET", "/admin/audit?target=client:audited");
     await expectConforms("GET", "/admin/audit", log);
     expect(log.body.data.entries).toHaveLength(4);

@@ -23,7 +23,14 @@ export async function callPage(
     for (const [name, value] of Object.entries(options.form)) body.set(name, value);
   }
   const request = new Request(`http://orders.test${url}`, { method, body, headers: { origin: "http://orders.test" } });
-  const ctx: PageContext = { request, env, operator: operatorOf(options.role ?? "admin", options.name), url: new URL(request.url), params: options.params ?? {}, requestId: `test-${crypto.randomUUID()}` };
+  const ctx: PageContext = {
+    request,
+    env,
+    operator: operatorOf(options.role ?? "admin", options.name),
+    url: new URL(request.url),
+    params: options.params ?? {},
+    requestId: `test-${crypto.randomUUID()}`,
+  };
   const answer: PageAnswer = method === "GET" ? await module.get(ctx) : await module.post!(ctx);
   if (answer instanceof Response) return { status: answer.status, text: await answer.text(), headers: answer.headers };
   return { status: 200, text: answer.toString(), headers: new Headers({ "content-type": "text/html; charset=utf-8" }) };

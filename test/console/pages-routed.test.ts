@@ -13,7 +13,13 @@ beforeAll(async () => {
   await seedDemo();
 });
 
-const PAGES = ["/console", "/console/catalogue", "/console/catalogue/PR-SKU", "/console/dead-letters", "/console/audit"];
+const PAGES = [
+  "/console",
+  "/console/catalogue",
+  "/console/catalogue/PR-SKU",
+  "/console/dead-letters",
+  "/console/audit",
+];
 
 describe("the pages of Needs attention, catalogue, dead letters and audit, routed", () => {
   it("are served to a viewer with the console's policy, the probe only as text", async () => {
@@ -41,7 +47,18 @@ describe("the pages of Needs attention, catalogue, dead letters and audit, route
     const row = await env.DB.prepare(
       `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES ('evt_pr', 'demo', 'https://hooks.example.com/o', ?1, 8, 'HTTP 503', 1) RETURNING id`,
     )
-      .bind(JSON.stringify({ clientId: "demo", url: "https://hooks.example.com/o", event: { id: "evt_pr", type: "order.confirmed", createdAt: 1, data: { orderId: "ord_1", state: "confirmed", reference: "r" } } }))
+      .bind(
+        JSON.stringify({
+          clientId: "demo",
+          url: "https://hooks.example.com/o",
+          event: {
+            id: "evt_pr",
+            type: "order.confirmed",
+            createdAt: 1,
+            data: { orderId: "ord_1", state: "confirmed", reference: "r" },
+          },
+        }),
+      )
       .first<{ id: number }>();
     const operator = await signedIn("operator");
     const viewer = await signedIn("viewer");
@@ -51,15 +68,31 @@ describe("the pages of Needs attention, catalogue, dead letters and audit, route
       ["/console/catalogue/PR-GUARD", { action: "threshold", threshold: "4" }],
       ["/console/dead-letters", { id: String(row!.id) }],
     ];
-    const before = { tables: await snapshot(), letters: (await env.DB.prepare(`SELECT * FROM dead_letters`).all()).results };
+    const before = {
+      tables: await snapshot(),
+      letters: (await env.DB.prepare(`SELECT * FROM dead_letters`).all()).results,
+    };
     for (const [path, form] of changes) {
-      expect((await fetchConsole("POST", path, { cookie: operator, form, origin: "https://evil.example" })).status, path).toBe(403);
+      expect(
+        (await fetchConsole("POST", path, { cookie: operator, form, origin: "https://evil.example" })).status,
+        path,
+      ).toBe(403);
       expect((await fetchConsole("POST", path, { cookie: operator, form, origin: null })).status, path).toBe(403);
       expect((await fetchConsole("POST", path, { cookie: viewer, form })).status, path).toBe(403);
     }
     // A rate is an admin's: an operator is refused by the page's entry.
-    expect((await fetchConsole("POST", "/console/catalogue", { cookie: operator, form: { base: "USD", target: "SEK", rate: "10" } })).status).toBe(403);
-    expect({ tables: await snapshot(), letters: (await env.DB.prepare(`SELECT * FROM dead_letters`).all()).results }).toEqual(before);
+    expect(
+      (
+        await fetchConsole("POST", "/console/catalogue", {
+          cookie: operator,
+          form: { base: "USD", target: "SEK", rate: "10" },
+        })
+      ).status,
+    ).toBe(403);
+    expect({
+      tables: await snapshot(),
+      letters: (await env.DB.prepare(`SELECT * FROM dead_letters`).all()).results,
+    }).toEqual(before);
     expect(await env.DB.prepare(`SELECT * FROM stock_thresholds WHERE sku = 'PR-GUARD'`).first()).toBeNull();
 
     // The same changes from this origin, as an operator, go through.
@@ -67,6 +100,8 @@ describe("the pages of Needs attention, catalogue, dead letters and audit, route
       const done = await fetchConsole("POST", path, { cookie: operator, form });
       expect(done.status, `${path} ${done.text.slice(0, 300)}`).toBe(303);
     }
-    expect((await env.DB.prepare(`SELECT replayed_at FROM dead_letters WHERE id = ?1`).bind(row!.id).first())!.replayed_at).not.toBeNull();
+    expect(
+      (await env.DB.prepare(`SELECT replayed_at FROM dead_letters WHERE id = ?1`).bind(row!.id).first())!.replayed_at,
+    ).not.toBeNull();
   });
 });

@@ -21,7 +21,16 @@ function expectEscaped(text: string) {
 }
 
 async function deadLetter(eventId: string, lastError = "HTTP 503"): Promise<number> {
-  const message = { clientId: "demo", url: "https://hooks.example.com/orders", event: { id: eventId, type: "order.confirmed", createdAt: 1, data: { orderId: "ord_1", state: "confirmed", reference: PROBE } } };
+  const message = {
+    clientId: "demo",
+    url: "https://hooks.example.com/orders",
+    event: {
+      id: eventId,
+      type: "order.confirmed",
+      createdAt: 1,
+      data: { orderId: "ord_1", state: "confirmed", reference: PROBE },
+    },
+  };
   const row = await env.DB.prepare(
     `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, 'demo', ?2, ?3, 8, ?4, ?5) RETURNING id`,
   )
@@ -31,7 +40,11 @@ async function deadLetter(eventId: string, lastError = "HTTP 503"): Promise<numb
 }
 
 async function auditRows(target: string) {
-  const { results } = await env.DB.prepare(`SELECT actor, actor_name, action, details FROM audit_log WHERE target = ?1 ORDER BY id`).bind(target).all<{ actor: string; actor_name: string | null; action: string; details: string }>();
+  const { results } = await env.DB.prepare(
+    `SELECT actor, actor_name, action, details FROM audit_log WHERE target = ?1 ORDER BY id`,
+  )
+    .bind(target)
+    .all<{ actor: string; actor_name: string | null; action: string; details: string }>();
   return results;
 }
 
@@ -64,7 +77,10 @@ describe("Needs attention (GET /console)", () => {
   it("sets a wallet's threshold as an operator, audited under their name; refuses a viewer and bad input", async () => {
     await addClient("pg-wallet", { EUR: "50" });
     const before = await snapshot();
-    const viewer = await callPage(attentionPage, "POST", "/console", { role: "viewer", form: { clientId: "pg-wallet", currency: "EUR", threshold: "60" } });
+    const viewer = await callPage(attentionPage, "POST", "/console", {
+      role: "viewer",
+      form: { clientId: "pg-wallet", currency: "EUR", threshold: "60" },
+    });
     expect(viewer.status).toBe(403);
     for (const form of [
       { clientId: "pg-wallet", currency: "EUR", threshold: "-1" },
@@ -79,10 +95,16 @@ describe("Needs attention (GET /console)", () => {
     expect(await snapshot()).toEqual(before);
     expect(await env.DB.prepare(`SELECT * FROM wallet_thresholds WHERE client_id = 'pg-wallet'`).first()).toBeNull();
 
-    const set = await callPage(attentionPage, "POST", "/console", { role: "operator", name: "Olga Operator", form: { clientId: "pg-wallet", currency: "eur", threshold: "60" } });
+    const set = await callPage(attentionPage, "POST", "/console", {
+      role: "operator",
+      name: "Olga Operator",
+      form: { clientId: "pg-wallet", currency: "eur", threshold: "60" },
+    });
     expect(set.status).toBe(303);
     expect(set.headers.get("location")).toBe("/console?done=threshold");
-    expect((await callPage(attentionPage, "GET", "/console", { role: "viewer" })).text).toContain(`href="/console/wallets/pg-wallet/EUR"`);
+    expect((await callPage(attentionPage, "GET", "/console", { role: "viewer" })).text).toContain(
+      `href="/console/wallets/pg-wallet/EUR"`,
+    );
     const rows = await auditRows("wallet:pg-wallet:EUR");
     expect(rows.map((row) => row.action)).toEqual(["wallet.low_balance_threshold.set"]);
     expect(rows[0]!.actor_name).toBe("Olga Operator");
@@ -98,13 +120,31 @@ describe("Catalogue and stock", () => {
     expect(page.text).not.toContain(`name="rate"`);
 
     const before = await snapshot();
-    expect((await callPage(cataloguePage, "POST", "/console/catalogue", { role: "operator", form: { base: "USD", target: "CHF", rate: "0.88" } })).status).toBe(403);
-    const bad = await callPage(cataloguePage, "POST", "/console/catalogue", { role: "admin", form: { base: "USD", target: "USD", rate: "1" } });
+    expect(
+      (
+        await callPage(cataloguePage, "POST", "/console/catalogue", {
+          role: "operator",
+          form: { base: "USD", target: "CHF", rate: "0.88" },
+        })
+      ).status,
+    ).toBe(403);
+    const bad = await callPage(cataloguePage, "POST", "/console/catalogue", {
+      role: "admin",
+      form: { base: "USD", target: "USD", rate: "1" },
+    });
     expect(bad.text).toContain("base and target currencies must differ");
     expect(await snapshot()).toEqual(before);
-    const set = await callPage(cataloguePage, "POST", "/console/catalogue", { role: "admin", name: "Ada Admin", form: { base: "usd", target: "CHF", rate: "0.88" } });
+    const set = await callPage(cataloguePage, "POST", "/console/catalogue", {
+      role: "admin",
+      name: "Ada Admin",
+      form: { base: "usd", target: "CHF", rate: "0.88" },
+    });
     expect(set.status).toBe(303);
-    expect((await env.DB.prepare(`SELECT rate FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'CHF'`).first())!.rate).toBe("0.88");
+    expect(
+      (await env.DB.prepare(
+        `SELECT rate FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'CHF'`,
+      ).first())!.rate,
+    ).toBe("0.88");
     expect((await auditRows("rate:USD>CHF"))[0]).toMatchObject({ actor: "operator:op_admin", actor_name: "Ada Admin" });
   });
 });
@@ -118,7 +158,10 @@ describe("A SKU's stock page", () => {
     const refused = await callPage(productPage, "POST", "/console/catalogue/PG-STOCK", {
       role: "operator",
       params: { sku: "PG-STOCK" },
-      form: { action: "upload", csv: csv(["10,PG-1,https://r.example/1", "7,PG-2,https://r.example/2", "25.5,PG-3,https://r.example/3"]) },
+      form: {
+        action: "upload",
+        csv: csv(["10,PG-1,https://r.example/1", "7,PG-2,https://r.example/2", "25.5,PG-3,https://r.example/3"]),
+      },
     });
     expect(refused.status).toBe(200);
     expect(refused.text).toContain("nothing was added");
@@ -126,8 +169,14 @@ describe("A SKU's stock page", () => {
     expect(refused.text).not.toContain("Row 1<");
     expect(await snapshot()).toEqual(before);
 
-    const file = new File([csv(["10,PG-1,https://r.example/1", "10,PG-1,https://r.example/1b"])], "codes.csv", { type: "text/csv" });
-    const duplicate = await callPage(productPage, "POST", "/console/catalogue/PG-STOCK", { role: "operator", params: { sku: "PG-STOCK" }, form: { action: "upload", file } });
+    const file = new File([csv(["10,PG-1,https://r.example/1", "10,PG-1,https://r.example/1b"])], "codes.csv", {
+      type: "text/csv",
+    });
+    const duplicate = await callPage(productPage, "POST", "/console/catalogue/PG-STOCK", {
+      role: "operator",
+      params: { sku: "PG-STOCK" },
+      form: { action: "upload", file },
+    });
     expect(duplicate.text).toContain("Row 1<");
     expect(duplicate.text).toContain("Row 2<");
     expect(duplicate.text).toContain("pin PG-1 is repeated in the upload (rows 1, 2)");
@@ -143,7 +192,10 @@ describe("A SKU's stock page", () => {
     const rows = await auditRows("product:PG-STOCK");
     expect(rows.map((row) => row.action)).toEqual(["product.create", "inventory.upload"]);
     expect(rows[1]!.actor_name).toBe("Olga Operator");
-    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?done=uploaded&added=2", { role: "viewer", params: { sku: "PG-STOCK" } });
+    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?done=uploaded&added=2", {
+      role: "viewer",
+      params: { sku: "PG-STOCK" },
+    });
     expect(page.text).toContain("2 codes added.");
     expect(page.text).not.toContain(`name="action"`);
   });
@@ -151,22 +203,52 @@ describe("A SKU's stock page", () => {
   it("disables, enables and sets the threshold as an operator; a viewer changes nothing", async () => {
     await admin("PUT", "/admin/products/PG-SALE", FIXED_PRODUCT);
     const before = await snapshot();
-    const forms: Record<string, string>[] = [{ action: "disable" }, { action: "threshold", threshold: "3" }, { action: "upload", csv: "value,pin,link\n10,V,https://r.example/v\n" }];
+    const forms: Record<string, string>[] = [
+      { action: "disable" },
+      { action: "threshold", threshold: "3" },
+      { action: "upload", csv: "value,pin,link\n10,V,https://r.example/v\n" },
+    ];
     for (const form of forms) {
-      expect((await callPage(productPage, "POST", "/console/catalogue/PG-SALE", { role: "viewer", params: { sku: "PG-SALE" }, form })).status).toBe(403);
+      expect(
+        (
+          await callPage(productPage, "POST", "/console/catalogue/PG-SALE", {
+            role: "viewer",
+            params: { sku: "PG-SALE" },
+            form,
+          })
+        ).status,
+      ).toBe(403);
     }
-    const bad = await callPage(productPage, "POST", "/console/catalogue/PG-SALE", { role: "operator", params: { sku: "PG-SALE" }, form: { action: "threshold", threshold: "0" } });
+    const bad = await callPage(productPage, "POST", "/console/catalogue/PG-SALE", {
+      role: "operator",
+      params: { sku: "PG-SALE" },
+      form: { action: "threshold", threshold: "0" },
+    });
     expect(bad.text).toContain(`aria-invalid="true"`);
     expect(await snapshot()).toEqual(before);
     expect(await env.DB.prepare(`SELECT * FROM stock_thresholds WHERE sku = 'PG-SALE'`).first()).toBeNull();
 
-    const disabled = await callPage(productPage, "POST", "/console/catalogue/PG-SALE", { role: "operator", params: { sku: "PG-SALE" }, form: { action: "disable" } });
+    const disabled = await callPage(productPage, "POST", "/console/catalogue/PG-SALE", {
+      role: "operator",
+      params: { sku: "PG-SALE" },
+      form: { action: "disable" },
+    });
     expect(disabled.status).toBe(303);
     expect((await env.DB.prepare(`SELECT active FROM products WHERE sku = 'PG-SALE'`).first())!.active).toBe(0);
-    await callPage(productPage, "POST", "/console/catalogue/PG-SALE", { role: "operator", params: { sku: "PG-SALE" }, form: { action: "enable" } });
+    await callPage(productPage, "POST", "/console/catalogue/PG-SALE", {
+      role: "operator",
+      params: { sku: "PG-SALE" },
+      form: { action: "enable" },
+    });
     expect((await env.DB.prepare(`SELECT active FROM products WHERE sku = 'PG-SALE'`).first())!.active).toBe(1);
-    await callPage(productPage, "POST", "/console/catalogue/PG-SALE", { role: "operator", params: { sku: "PG-SALE" }, form: { action: "threshold", threshold: "3" } });
-    expect((await env.DB.prepare(`SELECT threshold FROM stock_thresholds WHERE sku = 'PG-SALE'`).first())!.threshold).toBe(3);
+    await callPage(productPage, "POST", "/console/catalogue/PG-SALE", {
+      role: "operator",
+      params: { sku: "PG-SALE" },
+      form: { action: "threshold", threshold: "3" },
+    });
+    expect(
+      (await env.DB.prepare(`SELECT threshold FROM stock_thresholds WHERE sku = 'PG-SALE'`).first())!.threshold,
+    ).toBe(3);
     expect((await auditRows("product:PG-SALE")).map((row) => row.action)).toEqual([
       "product.create",
       "product.disable",
@@ -184,18 +266,33 @@ describe("Dead letters", () => {
     expect(page.text).toContain(`id="dead-letter-${id}"`);
     expect(page.text).not.toContain(`name="id" value="${id}"`);
 
-    expect((await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "viewer", form: { id: String(id) } })).status).toBe(403);
-    expect((await env.DB.prepare(`SELECT replayed_at FROM dead_letters WHERE id = ?1`).bind(id).first())!.replayed_at).toBeNull();
+    expect(
+      (await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "viewer", form: { id: String(id) } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await env.DB.prepare(`SELECT replayed_at FROM dead_letters WHERE id = ?1`).bind(id).first())!.replayed_at,
+    ).toBeNull();
 
-    const replayed = await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "operator", name: "Olga Operator", form: { id: String(id) } });
+    const replayed = await callPage(deadLettersPage, "POST", "/console/dead-letters", {
+      role: "operator",
+      name: "Olga Operator",
+      form: { id: String(id) },
+    });
     expect(replayed.status).toBe(303);
     expect(replayed.headers.get("location")).toBe(`/console/dead-letters?replayed=${id}`);
-    const again = await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "operator", form: { id: String(id) } });
+    const again = await callPage(deadLettersPage, "POST", "/console/dead-letters", {
+      role: "operator",
+      form: { id: String(id) },
+    });
     expect(again.text).toContain("was already replayed");
     const rows = await auditRows(`dead_letter:${id}`);
     expect(rows.map((row) => row.action)).toEqual(["webhook.dead_letter.replay"]);
     expect(rows[0]!.actor_name).toBe("Olga Operator");
-    expect((await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "operator", form: { id: "abc" } })).text).toContain("No such dead letter");
+    expect(
+      (await callPage(deadLettersPage, "POST", "/console/dead-letters", { role: "operator", form: { id: "abc" } }))
+        .text,
+    ).toContain("No such dead letter");
   });
 });
 
@@ -203,16 +300,11 @@ describe("Audit log", () => {
   it("filters, shows every field escaped, and exports the same rows as CSV with formula cells neutralised", async () => {
     const now = Date.now();
     const insert = (actor: string, name: string | null, action: string, target: string, details: unknown, at = now) =>
-      env.DB.prepare(`INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, 'req-pg', ?6)`).bind(
-        at,
-        actor,
-        name,
-        action,
-        target,
-        JSON.stringify(details),
-      );
+      env.DB.prepare(
+        `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, 'req-pg', ?6)`,
+      ).bind(at, actor, name, action, target, JSON.stringify(details));
     await env.DB.batch([
-      insert("operator:op_x", PROBE, "wallet.top_up", "wallet:pg-audit:USD", { reason: "=HYPERLINK(\"http://evil\")" }),
+      insert("operator:op_x", PROBE, "wallet.top_up", "wallet:pg-audit:USD", { reason: '=HYPERLINK("http://evil")' }),
       insert("operator:op_y", "Yves", "wallet.adjustment", "wallet:pg-audit:USD", { reason: "fine" }),
       insert("operator:op_y", "Yves", "product.disable", "product:PG-AUDIT", {}),
       insert("system:x", "@SUM(A1)", "wallet.top_up", "wallet:pg-audit:USD", {}, Date.parse("2020-01-02T12:00:00Z")),
@@ -225,10 +317,16 @@ describe("Audit log", () => {
     expect(byActor.text).toContain("wallet.adjustment");
     const byDate = await callPage(auditPage, "GET", "/console/audit?from=2020-01-02&to=2020-01-02", { role: "viewer" });
     expect(byDate.text.match(/<tr><td><time/g)).toHaveLength(1);
-    expect((await callPage(auditPage, "GET", "/console/audit?from=yesterday", { role: "viewer" })).text).toContain("From is a date like 2026-11-25");
-    expect(all.text).toContain(`href="/console/audit/export?actor=&amp;action=&amp;target=wallet%3Apg-audit%3AUSD&amp;from=&amp;to="`);
+    expect((await callPage(auditPage, "GET", "/console/audit?from=yesterday", { role: "viewer" })).text).toContain(
+      "From is a date like 2026-11-25",
+    );
+    expect(all.text).toContain(
+      `href="/console/audit/export?actor=&amp;action=&amp;target=wallet%3Apg-audit%3AUSD&amp;from=&amp;to="`,
+    );
 
-    const exported = await callPage(auditExport, "GET", "/console/audit/export?target=wallet%3Apg-audit%3AUSD", { role: "viewer" });
+    const exported = await callPage(auditExport, "GET", "/console/audit/export?target=wallet%3Apg-audit%3AUSD", {
+      role: "viewer",
+    });
     expect(exported.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     const lines = exported.text.trimEnd().split("\r\n");
     expect(lines[0]).toBe("id,at,actor,actor_name,action,target,request_id,details");

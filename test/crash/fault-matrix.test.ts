@@ -91,11 +91,19 @@ const handedToQueue = new Set<string>();
 const addressOfKey = new Map<string, string>();
 
 function createOrder(body: Record<string, unknown>, key: string) {
-  return call("POST", "/order/create", { body: { wallet: "USD", ...body }, key, headers: { "cf-connecting-ip": addressOfKey.get(key)! } });
+  return call("POST", "/order/create", {
+    body: { wallet: "USD", ...body },
+    key,
+    headers: { "cf-connecting-ip": addressOfKey.get(key)! },
+  });
 }
 
 function confirmOrder(orderId: string, key: string) {
-  return call("PUT", "/order/confirm", { body: { orderId }, key, headers: { "cf-connecting-ip": addressOfKey.get(key)! } });
+  return call("PUT", "/order/confirm", {
+    body: { orderId },
+    key,
+    headers: { "cf-connecting-ip": addressOfKey.get(key)! },
+  });
 }
 
 let caseNumber = 0;
@@ -118,7 +126,9 @@ async function objectOrderId(clientId: string, reference: string): Promise<strin
 }
 
 /** Calls `attempt` as a client would: again after a 500 (up to 4 times), until it answers anything else. */
-async function asClient(attempt: () => Promise<{ status: number; body: any }>): Promise<{ status: number; body: any; retried: boolean }> {
+async function asClient(
+  attempt: () => Promise<{ status: number; body: any }>,
+): Promise<{ status: number; body: any; retried: boolean }> {
   let result = await attempt();
   let tries = 1;
   for (; result.status === 500 && tries < 4; tries += 1) result = await attempt();
@@ -183,7 +193,12 @@ async function drain(orderId: string): Promise<void> {
   }
 }
 
-async function inspect(orderId: string): Promise<{ state: string | null; timers: string[]; events: { eventId: string; type: string; sent: boolean }[]; order: OrderRecord | null }> {
+async function inspect(orderId: string): Promise<{
+  state: string | null;
+  timers: string[];
+  events: { eventId: string; type: string; sent: boolean }[];
+  order: OrderRecord | null;
+}> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => {
     const store = new OrderStore(state.storage);
     const order = store.load();
@@ -192,19 +207,30 @@ async function inspect(orderId: string): Promise<{ state: string | null; timers:
 }
 
 async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {
-  const { results } = await env.DB.prepare(`SELECT sku, status, pin FROM codes WHERE order_id = ?1 ORDER BY id`).bind(orderId).all<{ sku: string; status: string; pin: string }>();
+  const { results } = await env.DB.prepare(`SELECT sku, status, pin FROM codes WHERE order_id = ?1 ORDER BY id`)
+    .bind(orderId)
+    .all<{ sku: string; status: string; pin: string }>();
   return results;
 }
 
 /** Every object the wallet has been (the registry's earlier ones, its current one, one a move is taking it to). */
 async function walletObjects(clientId: string, currency: string) {
-  const row = await env.DB.prepare(`SELECT region, generation, previous, moving_to FROM wallets WHERE client_id = ?1 AND currency = ?2`)
+  const row = await env.DB.prepare(
+    `SELECT region, generation, previous, moving_to FROM wallets WHERE client_id = ?1 AND currency = ?2`,
+  )
     .bind(clientId, currency)
     .first<{ region: string | null; generation: number; previous: string; moving_to: string | null }>();
   if (row === null) return [];
-  const placements: { generation: number; region: string | null }[] = [...JSON.parse(row.previous), { generation: row.generation, region: row.region }];
+  const placements: { generation: number; region: string | null }[] = [
+    ...JSON.parse(row.previous),
+    { generation: row.generation, region: row.region },
+  ];
   if (row.moving_to !== null) placements.push({ generation: row.generation + 1, region: row.moving_to });
-  return placements.map(({ generation, region }) => ({ generation, region, stub: wallet(clientId, currency, generation, region) }));
+  return placements.map(({ generation, region }) => ({
+    generation,
+    region,
+    stub: wallet(clientId, currency, generation, region),
+  }));
 }
 
 /** Every invariant of crash safety for what one case touched; returns the violations found. */
@@ -219,9 +245,15 @@ async function violations(outcome: Outcome): Promise<string[]> {
   const entries: LedgerEntry[] = [];
   for (const [index, object] of objects.entries()) {
     const audit = await object.stub.audit();
-    check(audit.balance === audit.ledgerSum, `generation ${object.generation}: balance ${audit.balance} != ledger sum ${audit.ledgerSum}`);
+    check(
+      audit.balance === audit.ledgerSum,
+      `generation ${object.generation}: balance ${audit.balance} != ledger sum ${audit.ledgerSum}`,
+    );
     const own = await object.stub.entries(0, 10_000);
-    check(own.every((entry) => !new Money(entry.balanceAfter).isNegative()), `generation ${object.generation}: a balance went below zero`);
+    check(
+      own.every((entry) => !new Money(entry.balanceAfter).isNegative()),
+      `generation ${object.generation}: a balance went below zero`,
+    );
     entries.push(...own);
     const next = objects[index + 1];
     if (next === undefined) continue;
@@ -230,7 +262,9 @@ async function violations(outcome: Outcome): Promise<string[]> {
     for (const out of own.filter((entry) => entry.kind === "move_out")) {
       const taken = arrived.filter((entry) => entry.key === out.key);
       check(
-        taken.length === 1 && taken[0]!.kind === "move_in" && new Money(taken[0]!.amount).equals(new Money(out.amount).negated()),
+        taken.length === 1 &&
+          taken[0]!.kind === "move_in" &&
+          new Money(taken[0]!.amount).equals(new Money(out.amount).negated()),
         `transfer ${out.key} of ${out.amount} arrived as ${JSON.stringify(taken.map((entry) => entry.amount))}`,
       );
     }
@@ -260,7 +294,10 @@ async function violations(outcome: Outcome): Promise<string[]> {
     const charges = mine.filter((entry) => entry.key === chargeKey(orderId));
     const voids = mine.filter((entry) => entry.key === voidKey(orderId));
     if (CONFIRMED_STATES.has(order.state)) {
-      check(charges.length === 1 && new Money(charges[0]!.amount).negated().equals(order.charge), `${orderId}: ${order.state} but charged ${JSON.stringify(charges.map((c) => c.amount))}`);
+      check(
+        charges.length === 1 && new Money(charges[0]!.amount).negated().equals(order.charge),
+        `${orderId}: ${order.state} but charged ${JSON.stringify(charges.map((c) => c.amount))}`,
+      );
       check(voids.length === 0, `${orderId}: confirmed and voided`);
     } else if (order.state === "rejected") {
       // The void is a mark beside the ledger; it is a ledger entry only where it gave back a charge.
@@ -272,7 +309,10 @@ async function violations(outcome: Outcome): Promise<string[]> {
       check(order.invoiceStatus === "void", `${orderId}: rejected with invoice ${order.invoiceStatus}`);
       // It can never be charged later: the wallet refuses its charge, whatever arrives.
       const late = await purse.post({ key: chargeKey(orderId), kind: "order_charge", amount: order.charge, orderId });
-      check(!late.ok && late.code === "order_voided", `${orderId}: rejected, but a late charge answered ${JSON.stringify(late)}`);
+      check(
+        !late.ok && late.code === "order_voided",
+        `${orderId}: rejected, but a late charge answered ${JSON.stringify(late)}`,
+      );
     } else {
       check(charges.length === 0 || Boolean(order.chargeIntentAt), `${orderId}: created but charged`);
     }
@@ -280,7 +320,10 @@ async function violations(outcome: Outcome): Promise<string[]> {
     for (const orderLine of order.lines) {
       const refunds = mine.filter((entry) => entry.key === refundKey(orderId, orderLine.sku));
       if (orderLine.status === "failed" && AT_REST.has(order.state)) {
-        check(refunds.length === 1 && new Money(refunds[0]!.amount).equals(orderLine.charge), `${orderId}/${orderLine.sku}: failed line refunded ${refunds.length}×`);
+        check(
+          refunds.length === 1 && new Money(refunds[0]!.amount).equals(orderLine.charge),
+          `${orderId}/${orderLine.sku}: failed line refunded ${refunds.length}×`,
+        );
       } else {
         check(refunds.length === 0, `${orderId}/${orderLine.sku}: ${orderLine.status} line refunded`);
       }
@@ -289,41 +332,69 @@ async function violations(outcome: Outcome): Promise<string[]> {
     const held = await codesHeldBy(orderId);
     const lineSkus = new Set(order.lines.filter((l) => l.product.supplier === "inventory").map((l) => l.sku));
     const foreign = held.filter((code) => !lineSkus.has(code.sku));
-    check(foreign.length === 0, `${orderId}: holds ${foreign.length} codes of SKUs it has no line for (${foreign.map((c) => `${c.sku} ${c.status}`)})`);
+    check(
+      foreign.length === 0,
+      `${orderId}: holds ${foreign.length} codes of SKUs it has no line for (${foreign.map((c) => `${c.sku} ${c.status}`)})`,
+    );
     for (const orderLine of order.lines.filter((l) => l.product.supplier === "inventory")) {
       const reserved = held.filter((code) => code.sku === orderLine.sku && code.status === "reserved");
       const sold = held.filter((code) => code.sku === orderLine.sku && code.status === "sold");
-      const open = orderLine.status === "pending" && (order.state === "created" || CONFIRMED_STATES.has(order.state)) && !AT_REST.has(order.state);
-      check(reserved.length === (open ? orderLine.quantity : 0), `${orderId}/${orderLine.sku}: holds ${reserved.length} reserved, line ${orderLine.status}, order ${order.state}`);
+      const open =
+        orderLine.status === "pending" &&
+        (order.state === "created" || CONFIRMED_STATES.has(order.state)) &&
+        !AT_REST.has(order.state);
+      check(
+        reserved.length === (open ? orderLine.quantity : 0),
+        `${orderId}/${orderLine.sku}: holds ${reserved.length} reserved, line ${orderLine.status}, order ${order.state}`,
+      );
       const pins = orderLine.status === "fulfilled" ? (orderLine.redeem?.pins ?? []) : [];
-      check(JSON.stringify(sold.map((code) => code.pin).sort()) === JSON.stringify([...pins].sort()), `${orderId}/${orderLine.sku}: sold ${sold.length} codes, redeem has ${pins.length}`);
-      check(orderLine.status !== "fulfilled" || sold.length === orderLine.quantity, `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`);
+      check(
+        JSON.stringify(sold.map((code) => code.pin).sort()) === JSON.stringify([...pins].sort()),
+        `${orderId}/${orderLine.sku}: sold ${sold.length} codes, redeem has ${pins.length}`,
+      );
+      check(
+        orderLine.status !== "fulfilled" || sold.length === orderLine.quantity,
+        `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`,
+      );
     }
     // Holds: an order that is no longer open holds nothing of the balance.
     if (order.state !== "created") {
       for (const object of objects) {
         const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
-        check(!holds.includes(orderId), `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`);
+        check(
+          !holds.includes(orderId),
+          `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`,
+        );
       }
     }
     // Timers: an order at rest has none; an order that is not has the one that moves it on.
-    if (AT_REST.has(order.state)) check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
+    if (AT_REST.has(order.state))
+      check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
-    if (order.state === "confirmed" || order.state === "processing") check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
+    if (order.state === "confirmed" || order.state === "processing")
+      check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
     // Webhooks: one event per stored transition it announces, each handed to the queue.
     if (order.webhookUrl !== null) {
       const wantEvents = [
         ...(CONFIRMED_STATES.has(order.state) ? ["order.confirmed"] : []),
         ...(AT_REST.has(order.state) ? [`order.${order.state}`] : []),
       ];
-      check(JSON.stringify(events.map((e) => e.type)) === JSON.stringify(wantEvents), `${orderId}: events ${events.map((e) => e.type)}, expected ${wantEvents}`);
-      check(events.every((e) => e.sent), `${orderId}: an event was never handed to the queue`);
+      check(
+        JSON.stringify(events.map((e) => e.type)) === JSON.stringify(wantEvents),
+        `${orderId}: events ${events.map((e) => e.type)}, expected ${wantEvents}`,
+      );
+      check(
+        events.every((e) => e.sent),
+        `${orderId}: an event was never handed to the queue`,
+      );
       for (const event of events) if (event.sent) handedToQueue.add(event.eventId);
     }
   }
   // A code is held by at most one order: order_id is one column, so that holds by construction; what
   // can go wrong is a code sold to nobody.
-  const strays = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE status != 'available' AND order_id IS NULL`).first<{ n: number }>();
+  const strays = await env.DB.prepare(
+    `SELECT COUNT(*) AS n FROM codes WHERE status != 'available' AND order_id IS NULL`,
+  ).first<{ n: number }>();
   check(strays!.n === 0, `${strays!.n} codes reserved or sold to no order`);
   return found;
 }
@@ -333,7 +404,9 @@ const INVENTORY_LINE = () => line("DEMO-EU-FIXED", 10, 2);
 const SANDBOX_LINE = () => line("DEMO-US-RANGE", 5, 1);
 
 async function placeOrder(key: string, clientId: string, productList: unknown[], reference = crypto.randomUUID()) {
-  const created = await asClient(() => createOrder({ productList, reference, webhookUrl: webhookUrlOf(clientId) }, key));
+  const created = await asClient(() =>
+    createOrder({ productList, reference, webhookUrl: webhookUrlOf(clientId) }, key),
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { orderId: created.body.data.id as string, reference, clientId };
 }
@@ -348,7 +421,9 @@ function moveWallets(clientId: string) {
 /** Waits until the processing that confirm started has run and failed once (its timer is stored again). */
 async function waitForTimerRun(orderId: string): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const stored = await runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
+    const stored = await runInDurableObject(orderStub(orderId), (_instance, state) =>
+      new OrderStore(state.storage).timers(),
+    );
     if (stored.some((timer) => timer.kind === "process" && timer.failures > 0)) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -363,7 +438,9 @@ const upstreamAsks = new Map<string, number>();
 /** The stuck list's row of the order, if any. */
 async function stuckRow(orderId: string): Promise<{ timer: string; skus: string[] } | undefined> {
   const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
-  return (stuck.body.data.orders as { orderId: string; timer: string; skus: string[] }[]).find((row) => row.orderId === orderId);
+  return (stuck.body.data.orders as { orderId: string; timer: string; skus: string[] }[]).find(
+    (row) => row.orderId === orderId,
+  );
 }
 
 /** A scenario: an operation, the seams it passes through, and how to run it with a fault armed. */
@@ -438,7 +515,10 @@ const SCENARIOS: Scenario[] = [
       const orderId = await objectOrderId(clientId, reference);
       // The first attempt reserves an inventory code and is cut off at the balance check.
       armFault(ORDER_SEAMS.walletHold, { when: "before" });
-      expect((await createOrder({ productList: [INVENTORY_LINE()], reference, webhookUrl: webhookUrlOf(clientId) }, key)).status).toBe(500);
+      expect(
+        (await createOrder({ productList: [INVENTORY_LINE()], reference, webhookUrl: webhookUrlOf(clientId) }, key))
+          .status,
+      ).toBe(500);
       // The client sends the reference again with another body: what the first attempt held goes back.
       armFault(seam, fault);
       const body = { productList: [SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
@@ -531,18 +611,28 @@ const SCENARIOS: Scenario[] = [
       await confirmAsClient(orderId, key);
       await maybeEvict(orderId, fault);
       // Until an ask has left the line unknown; at least once, as fireAlarm waits for the run confirm started.
-      for (let run = 0; run === 0 || (run < 10 && typeof (await inspect(orderId)).order?.lines[0]?.unknownSince !== "number"); run += 1) await fireAlarm(orderId);
+      for (
+        let run = 0;
+        run === 0 || (run < 10 && typeof (await inspect(orderId)).order?.lines[0]?.unknownSince !== "number");
+        run += 1
+      )
+        await fireAlarm(orderId);
       const before = (await inspect(orderId)).order!;
       expect(before.state).toBe("processing");
       expect(before.lines[0]).toMatchObject({ status: "pending", refunded: "0" });
       // As if it had been unknown for longer than the budget (60 s in the test config).
-      await rewriteStoredOrder(orderId, (doc) => (doc.lines[0]!.unknownSince = Date.now() - 61_000), { process: Date.now() });
+      await rewriteStoredOrder(orderId, (doc) => (doc.lines[0]!.unknownSince = Date.now() - 61_000), {
+        process: Date.now(),
+      });
       const supplierKey = `${orderId}:CRASH-UPSTREAM-SLOW`;
       if ((upstreamAsks.get(supplierKey) ?? 0) < IN_PROGRESS_ASKS) {
         // Another ask still answers "in progress": the order is listed, unrefunded.
         expect(await fireAlarm(orderId)).toBe(true);
         const listed = await inspect(orderId);
-        if (listed.order!.lines[0]!.status === "pending" && !firedFaults().includes(`${ORDER_SEAMS.timerReport}:before`)) {
+        if (
+          listed.order!.lines[0]!.status === "pending" &&
+          !firedFaults().includes(`${ORDER_SEAMS.timerReport}:before`)
+        ) {
           expect(await stuckRow(orderId)).toMatchObject({ timer: "supplier", skus: ["CRASH-UPSTREAM-SLOW"] });
         }
       }
@@ -567,7 +657,13 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "expiry",
-    seams: [ORDER_SEAMS.releaseCodes, "inventory.release", ORDER_SEAMS.walletVoid, ORDER_SEAMS.setAlarm, ORDER_SEAMS.queueSend],
+    seams: [
+      ORDER_SEAMS.releaseCodes,
+      "inventory.release",
+      ORDER_SEAMS.walletVoid,
+      ORDER_SEAMS.setAlarm,
+      ORDER_SEAMS.queueSend,
+    ],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
@@ -602,11 +698,21 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "expire now (sandbox)",
-    seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.releaseCodes, "inventory.release", ORDER_SEAMS.walletVoid, ORDER_SEAMS.queueSend],
+    seams: [
+      ORDER_SEAMS.setAlarm,
+      ORDER_SEAMS.releaseCodes,
+      "inventory.release",
+      ORDER_SEAMS.walletVoid,
+      ORDER_SEAMS.queueSend,
+    ],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      const expireNow = () => call("POST", `/sandbox/orders/${orderId}/expire`, { key, headers: { "cf-connecting-ip": addressOfKey.get(key)! } });
+      const expireNow = () =>
+        call("POST", `/sandbox/orders/${orderId}/expire`, {
+          key,
+          headers: { "cf-connecting-ip": addressOfKey.get(key)! },
+        });
       armFault(seam, fault);
       await expireNow();
       await maybeEvict(orderId, fault);
@@ -633,11 +739,19 @@ const SCENARIOS: Scenario[] = [
       await moveWallets(clientId);
       const moved = await asClient(() => moveWallets(clientId));
       expect(moved.status, JSON.stringify(moved.body)).toBe(200);
-      const row = await env.DB.prepare(`SELECT generation, region, moving_to FROM wallets WHERE client_id = ?1`).bind(clientId).first();
+      const row = await env.DB.prepare(`SELECT generation, region, moving_to FROM wallets WHERE client_id = ?1`)
+        .bind(clientId)
+        .first();
       expect(row).toEqual({ generation: 1, region: MOVE_REGION, moving_to: null });
       await confirmAsClient(orderId, key);
       await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" }, total: new Money(1000).minus(charge).toFixed() };
+      return {
+        clientId,
+        currency: "USD",
+        orderIds: [orderId],
+        expect: { [orderId]: "successful" },
+        total: new Money(1000).minus(charge).toFixed(),
+      };
     },
   },
   {
@@ -658,7 +772,13 @@ const SCENARIOS: Scenario[] = [
       expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
       await drain(orderId);
       expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" }, total: new Money(1000).minus(charge).toFixed() };
+      return {
+        clientId,
+        currency: "USD",
+        orderIds: [orderId],
+        expect: { [orderId]: "successful" },
+        total: new Money(1000).minus(charge).toFixed(),
+      };
     },
   },
   {
@@ -680,7 +800,13 @@ const SCENARIOS: Scenario[] = [
       await drain(orderId);
       await maybeEvict(orderId, fault);
       await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "partial" }, total: new Money(1000).minus(charge).plus(7).toFixed() };
+      return {
+        clientId,
+        currency: "USD",
+        orderIds: [orderId],
+        expect: { [orderId]: "partial" },
+        total: new Money(1000).minus(charge).plus(7).toFixed(),
+      };
     },
   },
   {
@@ -712,13 +838,19 @@ const SCENARIOS: Scenario[] = [
       const { clientId, key } = await freshClient();
       const idempotencyKey = crypto.randomUUID();
       const topUp = () =>
-        call("POST", "/sandbox/wallets/USD/top-ups", { key, body: { amount: "12.34" }, headers: { "idempotency-key": idempotencyKey, "cf-connecting-ip": addressOfKey.get(key)! } });
+        call("POST", "/sandbox/wallets/USD/top-ups", {
+          key,
+          body: { amount: "12.34" },
+          headers: { "idempotency-key": idempotencyKey, "cf-connecting-ip": addressOfKey.get(key)! },
+        });
       armFault(seam, fault);
       await topUp();
       const retried = await asClient(topUp);
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
       expect(retried.body.data.balance).toBe(1012.34);
-      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter((e) => e.key === sandboxTopUpKey(idempotencyKey));
+      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter(
+        (e) => e.key === sandboxTopUpKey(idempotencyKey),
+      );
       expect(entries).toHaveLength(1);
       return { clientId, currency: "USD", orderIds: [], expect: {} };
     },
@@ -734,15 +866,27 @@ const SCENARIOS: Scenario[] = [
       await admin("POST", path, body);
       const retried = await asClient(() => admin("POST", path, body));
       expect(retried.status).toBe(200);
-      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter((e) => e.key === topUpKey(body.idempotencyKey));
+      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter(
+        (e) => e.key === topUpKey(body.idempotencyKey),
+      );
       expect(entries).toHaveLength(1);
       return { clientId, currency: "USD", orderIds: [], expect: {} };
     },
   },
 ];
 
-const CASES = SCENARIOS.flatMap((scenario) => scenario.seams.flatMap((seam) => VARIANTS.map((variant) => ({ scenario, seam, variant }))));
-const report = { cases: 0, runs: 0, faultsFired: 0, deliveries: 0, violations: [] as string[], callsFailed: {} as Record<string, number>, capped: [] as string[] };
+const CASES = SCENARIOS.flatMap((scenario) =>
+  scenario.seams.flatMap((seam) => VARIANTS.map((variant) => ({ scenario, seam, variant }))),
+);
+const report = {
+  cases: 0,
+  runs: 0,
+  faultsFired: 0,
+  deliveries: 0,
+  violations: [] as string[],
+  callsFailed: {} as Record<string, number>,
+  capped: [] as string[],
+};
 
 beforeAll(async () => {
   await seedDemo();
@@ -781,12 +925,20 @@ beforeAll(async () => {
       if (asked <= IN_PROGRESS_ASKS) return Response.json({ error: "in progress" }, { status: 409 });
     }
     return Response.json({
-      codes: Array.from({ length: quantity }, (_, index) => ({ pin: `${idempotencyKey}-${index}`, link: `https://codes.example.com/${index}` })),
+      codes: Array.from({ length: quantity }, (_, index) => ({
+        pin: `${idempotencyKey}-${index}`,
+        link: `https://codes.example.com/${index}`,
+      })),
     });
   });
   // Enough stock for every case that sells or holds inventory codes.
-  const values = Array.from({ length: 400 }, (_, index) => `('DEMO-EU-FIXED', '10', 'CRASH-${index}', 'https://codes.example.com/c/${index}', 'available', 0)`);
-  await env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, status, created_at) VALUES ${values.join(", ")}`).run();
+  const values = Array.from(
+    { length: 400 },
+    (_, index) => `('DEMO-EU-FIXED', '10', 'CRASH-${index}', 'https://codes.example.com/c/${index}', 'available', 0)`,
+  );
+  await env.DB.prepare(
+    `INSERT INTO codes (sku, value, pin, link, status, created_at) VALUES ${values.join(", ")}`,
+  ).run();
 });
 
 afterEach(() => clearFaults());
@@ -816,7 +968,9 @@ describe("fault matrix: every operation × every seam × each of its calls × be
     expect(listed.filter((seam) => !covered.has(seam))).toEqual([]);
   });
 
-  it.each(CASES.map((c) => [c.scenario.name, c.seam, `${c.variant.when}${c.variant.reset ? " + reset" : ""}`, c] as const))(
+  it.each(
+    CASES.map((c) => [c.scenario.name, c.seam, `${c.variant.when}${c.variant.reset ? " + reset" : ""}`, c] as const),
+  )(
     "%s, %s fails %s at each of its calls in turn: every invariant holds once retries and timers have run",
     async (_name, seam, variantName, { scenario, variant }) => {
       const found: string[] = [];
@@ -829,7 +983,11 @@ describe("fault matrix: every operation × every seam × each of its calls × be
         // The first call must fail, or the case proves nothing; a later one ends the case once the
         // operation no longer passes the seam that many times (that run is still checked, fault-free).
         if (skip === 0) expect(fired, `fired: ${firedFaults()}`).toBe(true);
-        found.push(...(await violations(outcome)).map((v) => `${scenario.name} / ${seam} / ${variantName} / call ${skip + 1}: ${v}`));
+        found.push(
+          ...(await violations(outcome)).map(
+            (v) => `${scenario.name} / ${seam} / ${variantName} / call ${skip + 1}: ${v}`,
+          ),
+        );
         if (!fired) {
           report.callsFailed[skip] = (report.callsFailed[skip] ?? 0) + 1;
           break;

@@ -17,7 +17,9 @@ const fake = join(root, "test", "deploy", "fake-wrangler.mjs");
 const checkedInDocument = readFileSync(join(root, "schema", "openapi.json"), "utf8");
 const pinnedWrangler = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies.wrangler;
 // The project's own migrations, as wrangler would find them.
-const MIGRATIONS = readdirSync(new URL("../../schema/migrations/", import.meta.url)).filter((name) => name.endsWith(".sql")).sort();
+const MIGRATIONS = readdirSync(new URL("../../schema/migrations/", import.meta.url))
+  .filter((name) => name.endsWith(".sql"))
+  .sort();
 
 let dir;
 let server;
@@ -30,7 +32,11 @@ const logPath = () => join(dir, "calls.jsonl");
 const readState = () => JSON.parse(readFileSync(statePath(), "utf8"));
 const calls = () =>
   existsSync(logPath())
-    ? readFileSync(logPath(), "utf8").trim().split("\n").filter(Boolean).map((line) => JSON.parse(line))
+    ? readFileSync(logPath(), "utf8")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
     : [];
 const commands = () => calls().map((call) => call.argv.filter((arg) => !arg.startsWith("/")).join(" "));
 
@@ -47,7 +53,12 @@ function writeState(changes = {}) {
       url,
       failOn: null,
       environments: {
-        "": { worker: "order-service", database: "order-service", queues: ["order-webhooks", "order-webhooks-dlq"], requiredSecrets: ["ADMIN_TOKEN"] },
+        "": {
+          worker: "order-service",
+          database: "order-service",
+          queues: ["order-webhooks", "order-webhooks-dlq"],
+          requiredSecrets: ["ADMIN_TOKEN"],
+        },
         sandbox: {
           worker: "order-service-sandbox",
           database: "order-service-sandbox",
@@ -93,12 +104,22 @@ function adminTokenOf(worker) {
 beforeAll(async () => {
   server = createServer((request, response) => {
     const path = new URL(request.url, "http://127.0.0.1").pathname;
-    if (path === "/health") return void response.writeHead(200, { "content-type": "application/json" }).end('{"message":"OK","data":{"status":"ok"}}');
-    if (path === "/openapi.json") return void response.writeHead(200, { "content-type": "application/json" }).end(servedDocument);
+    if (path === "/health")
+      return void response
+        .writeHead(200, { "content-type": "application/json" })
+        .end('{"message":"OK","data":{"status":"ok"}}');
+    if (path === "/openapi.json")
+      return void response.writeHead(200, { "content-type": "application/json" }).end(servedDocument);
     if (path === "/admin/clients") {
       const token = adminTokenOf(currentWorker);
       const ok = token !== undefined && request.headers.authorization === `Bearer ${token}`;
-      return void response.writeHead(ok ? 200 : 403, { "content-type": "application/json" }).end(ok ? '{"message":"Clients","data":{"clients":[],"next":null}}' : '{"message":"Authentication credentials are missing or invalid","code":"unauthenticated"}');
+      return void response
+        .writeHead(ok ? 200 : 403, { "content-type": "application/json" })
+        .end(
+          ok
+            ? '{"message":"Clients","data":{"clients":[],"next":null}}'
+            : '{"message":"Authentication credentials are missing or invalid","code":"unauthenticated"}',
+        );
     }
     response.writeHead(404).end();
   });
@@ -133,7 +154,11 @@ describe("npm run deploy", () => {
       "deploy --env= --secrets-file",
     ]);
     // The account the preflight chose goes to every call after it.
-    expect(calls().slice(2).every((call) => call.account === "acc123")).toBe(true);
+    expect(
+      calls()
+        .slice(2)
+        .every((call) => call.account === "acc123"),
+    ).toBe(true);
     const state = readState();
     expect(state.databases).toEqual([{ name: "order-service", uuid: "uuid-order-service", applied: MIGRATIONS }]);
     expect(state.queues).toEqual(["order-webhooks", "order-webhooks-dlq"]);
@@ -158,9 +183,13 @@ describe("npm run deploy", () => {
     expect(readFileSync(logPath(), "utf8")).not.toContain(token);
     // Exactly one line speaks of it, and it names the file.
     const lines = result.stdout.split("\n").filter((line) => line.includes(tokenFile));
-    expect(lines).toEqual([`  ADMIN_TOKEN shown once: ${tokenFile} (mode 0600). Store it in your password manager, then delete the file.`]);
+    expect(lines).toEqual([
+      `  ADMIN_TOKEN shown once: ${tokenFile} (mode 0600). Store it in your password manager, then delete the file.`,
+    ]);
     // The secrets file handed to wrangler deploy is gone.
-    const secretsFile = calls().find((call) => call.argv[0] === "deploy").argv.at(-1);
+    const secretsFile = calls()
+      .find((call) => call.argv[0] === "deploy")
+      .argv.at(-1);
     expect(existsSync(secretsFile)).toBe(false);
   });
 
@@ -194,7 +223,12 @@ describe("npm run deploy", () => {
     const before = readFileSync(statePath(), "utf8");
     const result = await runDeploy(["--plan"]);
     expect(result.code).toBe(0);
-    expect(commands()).toEqual(["--version", "whoami --json", "d1 list --json --env=", "secret list --format json --env="]);
+    expect(commands()).toEqual([
+      "--version",
+      "whoami --json",
+      "d1 list --json --env=",
+      "secret list --format json --env=",
+    ]);
     expect(readFileSync(statePath(), "utf8")).toBe(before);
     expect(existsSync(join(dir, "secrets"))).toBe(false);
     expect(result.stdout).toContain("Plan for live (top level): nothing is changed.");
@@ -210,7 +244,13 @@ describe("npm run deploy", () => {
     const first = calls().length;
     const result = await runDeploy(["--plan"]);
     expect(result.code).toBe(0);
-    expect(commands().slice(first)).toEqual(["--version", "whoami --json", "d1 list --json --env=", "d1 migrations list DB --remote --env=", "secret list --format json --env="]);
+    expect(commands().slice(first)).toEqual([
+      "--version",
+      "whoami --json",
+      "d1 list --json --env=",
+      "d1 migrations list DB --remote --env=",
+      "secret list --format json --env=",
+    ]);
     expect(result.stdout).toContain("D1 order-service: no migrations to apply");
   });
 
@@ -233,10 +273,17 @@ describe("npm run deploy", () => {
     ]);
     const state = readState();
     expect(state.databases.map((db) => db.name)).toEqual(["order-service", "order-service-sandbox"]);
-    expect(state.queues).toEqual(["order-webhooks", "order-webhooks-dlq", "order-webhooks-sandbox", "order-webhooks-sandbox-dlq"]);
+    expect(state.queues).toEqual([
+      "order-webhooks",
+      "order-webhooks-dlq",
+      "order-webhooks-sandbox",
+      "order-webhooks-sandbox-dlq",
+    ]);
     expect(state.workers["order-service"]).toEqual(live.workers["order-service"]);
     expect(adminTokenOf("order-service-sandbox")).not.toBe(adminTokenOf("order-service"));
-    expect(readFileSync(join(dir, "secrets", "order-service-sandbox.ADMIN_TOKEN"), "utf8").trim()).toBe(adminTokenOf("order-service-sandbox"));
+    expect(readFileSync(join(dir, "secrets", "order-service-sandbox.ADMIN_TOKEN"), "utf8").trim()).toBe(
+      adminTokenOf("order-service-sandbox"),
+    );
   });
 
   it("a failed step stops the rest with a message naming it, and the next run resumes with the same token", async () => {
@@ -245,7 +292,9 @@ describe("npm run deploy", () => {
     expect(failed.code).toBe(1);
     expect(commands().at(-1)).toBe("d1 migrations apply DB --remote --env=");
     expect(commands().filter((command) => command.startsWith("deploy"))).toEqual([]);
-    expect(failed.stderr).toContain("Stopped at step 3/6 (D1 migrations): `wrangler d1 migrations apply DB --remote --env=` exited with 1");
+    expect(failed.stderr).toContain(
+      "Stopped at step 3/6 (D1 migrations): `wrangler d1 migrations apply DB --remote --env=` exited with 1",
+    );
     expect(failed.stderr).toContain("Steps after it did not run.");
     expect(failed.stdout).not.toContain("[4/6]");
 
@@ -264,11 +313,18 @@ describe("npm run deploy", () => {
     writeState({ loggedIn: false });
     const out = await runDeploy();
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain("Stopped at step 1/6 (preflight): wrangler is not logged in: run `npx wrangler login`");
+    expect(out.stderr).toContain(
+      "Stopped at step 1/6 (preflight): wrangler is not logged in: run `npx wrangler login`",
+    );
     expect(commands()).toEqual(["--version", "whoami --json"]);
 
     rmSync(logPath());
-    writeState({ accounts: [{ id: "a1", name: "One" }, { id: "a2", name: "Two" }] });
+    writeState({
+      accounts: [
+        { id: "a1", name: "One" },
+        { id: "a2", name: "Two" },
+      ],
+    });
     const several = await runDeploy();
     expect(several.code).toBe(1);
     expect(several.stderr).toContain("choose one with CLOUDFLARE_ACCOUNT_ID=<id>");
@@ -277,7 +333,11 @@ describe("npm run deploy", () => {
     rmSync(logPath());
     const chosen = await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "a2" });
     expect(chosen.code).toBe(0);
-    expect(calls().slice(2).every((call) => call.account === "a2")).toBe(true);
+    expect(
+      calls()
+        .slice(2)
+        .every((call) => call.account === "a2"),
+    ).toBe(true);
   });
 
   it("stops at the preflight when wrangler is not the pinned version", async () => {
@@ -292,7 +352,9 @@ describe("npm run deploy", () => {
     servedDocument = JSON.stringify({ ...JSON.parse(checkedInDocument), info: { title: "other", version: "0.0.0" } });
     const result = await runDeploy();
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain("Stopped at step 6/6 (post-deploy check): /openapi.json differs from schema/openapi.json");
+    expect(result.stderr).toContain(
+      "Stopped at step 6/6 (post-deploy check): /openapi.json differs from schema/openapi.json",
+    );
   });
 
   it("checks admin auth on a later run with the operator's ADMIN_TOKEN from the environment, and never prints it", async () => {

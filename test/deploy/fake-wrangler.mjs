@@ -21,7 +21,9 @@ function option(name) {
   const index = argv.indexOf(name);
   return index === -1 ? undefined : argv[index + 1];
 }
-const positional = argv.filter((arg, index) => !arg.startsWith("--") && !(index > 0 && ["--format", "--secrets-file"].includes(argv[index - 1])));
+const positional = argv.filter(
+  (arg, index) => !arg.startsWith("--") && !(index > 0 && ["--format", "--secrets-file"].includes(argv[index - 1])),
+);
 const command = positional.join(" ");
 // scripts/deploy.mjs names the environment of every call as `--env=<name>` (`--env=` for the top level).
 const env = argv.find((arg) => arg.startsWith("--env="))?.slice("--env=".length) ?? "";
@@ -41,7 +43,9 @@ if (state.failOn && command.startsWith(state.failOn)) die(`A request to the Clou
 
 if (command === "whoami") {
   if (!state.loggedIn) die("Not logged in.");
-  process.stdout.write(JSON.stringify({ loggedIn: true, authType: "OAuth Token", email: "ops@example.com", accounts: state.accounts }));
+  process.stdout.write(
+    JSON.stringify({ loggedIn: true, authType: "OAuth Token", email: "ops@example.com", accounts: state.accounts }),
+  );
 } else if (command === "d1 list") {
   process.stdout.write(JSON.stringify(state.databases.map(({ name, uuid }) => ({ name, uuid }))));
 } else if (command.startsWith("d1 create ")) {
@@ -53,7 +57,9 @@ if (command === "whoami") {
 } else if (command.startsWith("d1 migrations ")) {
   const db = state.databases.find((d) => d.name === names.database);
   if (!db) die(`Couldn't find a D1 DB with the name or binding '${positional[3]}' in your wrangler.toml file.`);
-  const files = readdirSync(join(process.cwd(), "schema", "migrations")).filter((f) => f.endsWith(".sql")).sort();
+  const files = readdirSync(join(process.cwd(), "schema", "migrations"))
+    .filter((f) => f.endsWith(".sql"))
+    .sort();
   const pending = files.filter((f) => !db.applied.includes(f));
   if (pending.length === 0) {
     process.stdout.write("✅ No migrations to apply!\n");
@@ -74,14 +80,17 @@ if (command === "whoami") {
   const worker = state.workers[names.worker] ?? { secrets: {}, deploys: 0 };
   const missing = names.requiredSecrets.filter((name) => !(name in worker.secrets) && !(name in uploaded));
   if (missing.length > 0) die(`The following required secrets have not been set: ${missing.join(", ")}`);
-  if (!state.databases.some((d) => d.name === names.database)) die(`D1 ${names.database} does not exist and would be provisioned empty`);
+  if (!state.databases.some((d) => d.name === names.database))
+    die(`D1 ${names.database} does not exist and would be provisioned empty`);
   // The pinned wrangler provisions producer queues by name before the upload.
   for (const queue of names.queues) if (!state.queues.includes(queue)) state.queues.push(queue);
   Object.assign(worker.secrets, uploaded);
   worker.deploys += 1;
   state.workers[names.worker] = worker;
   save();
-  process.stdout.write(`Uploaded ${names.worker}\nDeployed ${names.worker} triggers\n  ${state.url}\nCurrent Version ID: v${worker.deploys}\n`);
+  process.stdout.write(
+    `Uploaded ${names.worker}\nDeployed ${names.worker} triggers\n  ${state.url}\nCurrent Version ID: v${worker.deploys}\n`,
+  );
 } else {
   die(`fake wrangler: no answer for \`${argv.join(" ")}\``);
 }

@@ -15,14 +15,25 @@ describe("GET /docs", () => {
     const html = page.body as string;
     expect(html).toMatch(/^<!doctype html>/);
     const scripts = [...html.matchAll(/<script\b([^>]*)>/g)].map((match) => match[1]!);
-    const sources = scripts.flatMap((attributes) => [.../ src="([^"]+)"/.exec(attributes)?.slice(1) ?? []]);
+    const sources = scripts.flatMap((attributes) => [...(/ src="([^"]+)"/.exec(attributes)?.slice(1) ?? [])]);
     expect(sources).toEqual([`/docs/${RENDERER_FILE}`]);
     expect(html).toContain('id="api-reference" data-url="/openapi.json"');
-    const configuration = JSON.parse(/data-configuration="([^"]*)"/.exec(html)![1]!.replaceAll("&quot;", '"').replaceAll("&amp;", "&"));
-    expect(configuration).toMatchObject({ url: "/openapi.json", withDefaultFonts: false, telemetry: false, agent: { disabled: true } });
+    const configuration = JSON.parse(
+      /data-configuration="([^"]*)"/.exec(html)![1]!.replaceAll("&quot;", '"').replaceAll("&amp;", "&"),
+    );
+    expect(configuration).toMatchObject({
+      url: "/openapi.json",
+      withDefaultFonts: false,
+      telemetry: false,
+      agent: { disabled: true },
+    });
     // Nothing from elsewhere: no absolute URL in the page, and the browser may reach this origin only.
     expect(html).not.toMatch(/https?:\/\//);
-    expect([...html.matchAll(/ (?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["data:,", "/openapi.json", `/docs/${RENDERER_FILE}`]);
+    expect([...html.matchAll(/ (?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual([
+      "data:,",
+      "/openapi.json",
+      `/docs/${RENDERER_FILE}`,
+    ]);
     const policy = page.headers.get("content-security-policy")!;
     expect(policy).toContain("default-src 'none'");
     expect(policy).toContain("script-src 'self'");

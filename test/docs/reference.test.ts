@@ -29,7 +29,12 @@ function tableAfter(markdown: string, heading: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(first + 2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split(" | ").map((cell) => cell.trim()));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(" | ")
+        .map((cell) => cell.trim()),
+    );
   }
   return rows;
 }
@@ -53,7 +58,11 @@ describe("docs/errors.md", () => {
       const spec = ERRORS[code as ErrorCode];
       expect(status, code).toBe(String(spec.status));
       // The message as sent; `<…>` stands for what the service appends (`No wallet in currency <wallet>`).
-      expect(message === spec.message || new RegExp(`^${spec.message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:? <[a-z]+>$`).test(message!), `${code}: ${message}`).toBe(true);
+      expect(
+        message === spec.message ||
+          new RegExp(`^${spec.message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:? <[a-z]+>$`).test(message!),
+        `${code}: ${message}`,
+      ).toBe(true);
     }
   });
 
@@ -66,26 +75,32 @@ describe("docs/errors.md", () => {
         continue;
       }
       expect(details, code).toContain("{");
-      for (const field of requiredFields(code as ErrorCode)) expect(details, `${code} names ${field}`).toMatch(new RegExp(`\\b${field}\\b`));
+      for (const field of requiredFields(code as ErrorCode))
+        expect(details, `${code} names ${field}`).toMatch(new RegExp(`\\b${field}\\b`));
     }
   });
 
   it("puts every code in exactly one row of the retry table", () => {
-    const named = tableAfter(errors, "## When to retry").flatMap((row) => [...row[1]!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]));
+    const named = tableAfter(errors, "## When to retry").flatMap((row) =>
+      [...row[1]!.matchAll(/`([a-z_]+)`/g)].map((match) => match[1]),
+    );
     expect([...named].sort()).toEqual([...CODES].sort());
   });
 });
 
 describe("the reference's relative links", () => {
   it("point at files of the repository", () => {
-    expect(Object.keys(REFERENCE)).toEqual(expect.arrayContaining(["/README.md", "/CONTRIBUTING.md", "/ARCHITECTURE.md"]));
+    expect(Object.keys(REFERENCE)).toEqual(
+      expect.arrayContaining(["/README.md", "/CONTRIBUTING.md", "/ARCHITECTURE.md"]),
+    );
     const broken: string[] = [];
     for (const [file, markdown] of Object.entries(REFERENCE)) {
       const prose = markdown.replace(/```[\s\S]*?```/g, "").replace(/`[^`\n]*`/g, "");
       for (const [, target] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
         if (/^[a-z]+:/.test(target!) || target!.startsWith("#")) continue;
         const path = new URL(decodeURI(target!.split("#")[0]!), `file://${file}`).pathname.replace(/\/$/, "");
-        if (!FILES.has(path) && ![...FILES].some((known) => known.startsWith(`${path}/`))) broken.push(`${file}: ${target}`);
+        if (!FILES.has(path) && ![...FILES].some((known) => known.startsWith(`${path}/`)))
+          broken.push(`${file}: ${target}`);
       }
     }
     expect(broken).toEqual([]);
@@ -96,7 +111,9 @@ describe("the reference's relative links", () => {
     for (const [file, markdown] of Object.entries(REFERENCE)) {
       const prose = markdown.replace(/```[\s\S]*?```/g, "");
       // `src/orders/order-object.ts`, `bench/results/latest.md`: a path from the root with a file ending.
-      for (const [, path] of prose.matchAll(/`((?:src|test|scripts|bench|schema|docs|examples)\/[\w./-]+\.[a-z]{2,4})`/g)) {
+      for (const [, path] of prose.matchAll(
+        /`((?:src|test|scripts|bench|schema|docs|examples)\/[\w./-]+\.[a-z]{2,4})`/g,
+      )) {
         if (!FILES.has(`/${path}`)) missing.push(`${file}: ${path}`);
       }
     }

@@ -34,10 +34,22 @@ describe("operator routes need the admin token", () => {
     const before = await snapshot();
     const body = { amount: "10", idempotencyKey: "k", reason: "r", name: "x", rate: "1", codes: [] };
     for (const { method, path } of adminRoutes) {
-      for (const token of [null, "wrong-admin-token-value", "sk_test_demo", `${ADMIN_TOKEN.slice(0, -1)}X`, `${ADMIN_TOKEN}x`, ADMIN_TOKEN.toUpperCase()]) {
-        const response = await admin(method, path, method === "GET" || method === "DELETE" ? undefined : body, { token });
+      for (const token of [
+        null,
+        "wrong-admin-token-value",
+        "sk_test_demo",
+        `${ADMIN_TOKEN.slice(0, -1)}X`,
+        `${ADMIN_TOKEN}x`,
+        ADMIN_TOKEN.toUpperCase(),
+      ]) {
+        const response = await admin(method, path, method === "GET" || method === "DELETE" ? undefined : body, {
+          token,
+        });
         expect(response.status, `${method} ${path} with ${token}`).toBe(403);
-        expect(response.body).toEqual({ message: "Authentication credentials are missing or invalid", code: "unauthenticated" });
+        expect(response.body).toEqual({
+          message: "Authentication credentials are missing or invalid",
+          code: "unauthenticated",
+        });
       }
     }
     expect(await snapshot()).toEqual(before);
@@ -54,7 +66,10 @@ describe("operator routes need the admin token", () => {
   it("records the token's label, not the token, in the audit log", async () => {
     const response = await admin("PUT", "/admin/exchange-rates/USD/CHF", { rate: "0.9" });
     expect(response.status).toBe(200);
-    const row = await env.DB.prepare(`SELECT actor, request_id FROM audit_log ORDER BY id DESC LIMIT 1`).first<{ actor: string; request_id: string }>();
+    const row = await env.DB.prepare(`SELECT actor, request_id FROM audit_log ORDER BY id DESC LIMIT 1`).first<{
+      actor: string;
+      request_id: string;
+    }>();
     expect(row!.actor).toBe(`admin:${(await sha256Hex(ADMIN_TOKEN)).slice(0, 8)}`);
     expect(row!.request_id).toBe(response.headers.get("x-request-id"));
     const all = await env.DB.prepare(`SELECT * FROM audit_log`).all();
@@ -98,7 +113,9 @@ describe("a revoked API key", () => {
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
     expect((await call("GET", "/wallets", { key })).status).toBe(200); // cached now
     // What the revoke route does in another isolate: the row changes, this isolate's cache does not.
-    await env.DB.prepare(`UPDATE api_keys SET revoked_at = ?1 WHERE client_id = 'revoked-elsewhere'`).bind(Date.now()).run();
+    await env.DB.prepare(`UPDATE api_keys SET revoked_at = ?1 WHERE client_id = 'revoked-elsewhere'`)
+      .bind(Date.now())
+      .run();
     const staleness = Number(env.API_KEY_CACHE_SECONDS) * 1000;
     expect(staleness).toBe(30_000);
     vi.advanceTimersByTime(staleness - 1);

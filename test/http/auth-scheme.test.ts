@@ -7,7 +7,10 @@ describe("Authorization scheme", () => {
 
   it("accepts the Bearer scheme in any case, as RFC 9110 says it is case-insensitive", async () => {
     for (const scheme of ["Bearer", "bearer", "BEARER"]) {
-      const response = await call("GET", "/order/get?orderId=ord_unknown", { key: null, headers: { authorization: `${scheme} sk_test_demo` } });
+      const response = await call("GET", "/order/get?orderId=ord_unknown", {
+        key: null,
+        headers: { authorization: `${scheme} sk_test_demo` },
+      });
       expect(response.status, scheme).toBe(404);
     }
   });
@@ -15,7 +18,10 @@ describe("Authorization scheme", () => {
   it("keeps the key itself case-sensitive", async () => {
     const response = await call("GET", "/order/get?orderId=ord_unknown", { key: "SK_TEST_DEMO" });
     expect(response.status).toBe(403);
-    expect(response.body).toEqual({ message: "Authentication credentials are missing or invalid", code: "unauthenticated" });
+    expect(response.body).toEqual({
+      message: "Authentication credentials are missing or invalid",
+      code: "unauthenticated",
+    });
   });
 });
 

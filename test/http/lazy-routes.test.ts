@@ -25,7 +25,12 @@ function setUp(load: LazyRoutes["load"]) {
     },
   };
   const eager: Routed[] = [{ method: "GET", path: "/wallets", handler: answer("wallets") }];
-  const handle = createRouter(eager, { authenticate: client, authorizeOperator: client, afterOperatorWrite: () => {}, lazy: [group] });
+  const handle = createRouter(eager, {
+    authenticate: client,
+    authorizeOperator: client,
+    afterOperatorWrite: () => {},
+    lazy: [group],
+  });
   const fetch = async (method: string, path: string) => {
     const response = await handle(new Request(`http://orders.test${path}`, { method }), env, exec);
     return { status: response.status, allow: response.headers.get("allow"), text: await response.text() };
@@ -54,9 +59,17 @@ describe("routes loaded on first use", () => {
     expect(await fetch("DELETE", "/admin/clients")).toEqual({
       status: 405,
       allow: "POST, GET",
-      text: JSON.stringify({ message: "Method Not Allowed", code: "method_not_allowed", details: { allow: "POST, GET" } }),
+      text: JSON.stringify({
+        message: "Method Not Allowed",
+        code: "method_not_allowed",
+        details: { allow: "POST, GET" },
+      }),
     });
-    expect(await fetch("GET", "/admin/nope")).toMatchObject({ status: 404, allow: null, text: expect.stringContaining('"route_not_found"') });
+    expect(await fetch("GET", "/admin/nope")).toMatchObject({
+      status: 404,
+      allow: null,
+      text: expect.stringContaining('"route_not_found"'),
+    });
     expect(await fetch("GET", "/admin/clients/acme")).toMatchObject({ status: 200, text: "client" });
     expect(loads).toEqual(["admin"]);
   });
@@ -71,7 +84,11 @@ describe("routes loaded on first use", () => {
 
   it("are loaded once for concurrent first requests", async () => {
     const { fetch, loads } = setUp(async () => ADMIN);
-    const answers = await Promise.all([fetch("GET", "/admin/clients"), fetch("POST", "/admin/clients"), fetch("GET", "/admin/clients/x")]);
+    const answers = await Promise.all([
+      fetch("GET", "/admin/clients"),
+      fetch("POST", "/admin/clients"),
+      fetch("GET", "/admin/clients/x"),
+    ]);
     expect(answers.map(({ text }) => text)).toEqual(["clients", "created", "client"]);
     expect(loads).toEqual(["admin"]);
   });
@@ -83,7 +100,10 @@ describe("routes loaded on first use", () => {
       if (fail) throw new Error("module failed to load");
       return ADMIN;
     });
-    expect(await fetch("GET", "/admin/clients")).toMatchObject({ status: 500, text: expect.stringContaining('"server_error"') });
+    expect(await fetch("GET", "/admin/clients")).toMatchObject({
+      status: 500,
+      text: expect.stringContaining('"server_error"'),
+    });
     fail = false;
     expect(await fetch("GET", "/admin/clients")).toMatchObject({ status: 200, text: "clients" });
     expect(loads).toEqual(["admin", "admin"]);
@@ -107,7 +127,10 @@ describe("routes loaded on first use", () => {
 
   it("refuse a route outside their prefix, which would answer differently before and after loading", async () => {
     const failures = loggedFailures();
-    const { fetch } = setUp(async () => [...ADMIN, { method: "GET", path: "/wallets/:currency", handler: answer("x") }]);
+    const { fetch } = setUp(async () => [
+      ...ADMIN,
+      { method: "GET", path: "/wallets/:currency", handler: answer("x") },
+    ]);
     expect(await fetch("GET", "/admin/clients")).toMatchObject({ status: 500 });
     expect(failures).toEqual(["Error: GET /wallets/:currency is loaded with the routes under /admin/"]);
     expect(await fetch("GET", "/wallets/USD")).toMatchObject({ status: 404 });

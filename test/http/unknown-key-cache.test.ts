@@ -4,7 +4,9 @@ import { handleRequest } from "../../src/app";
 import { addClient, BASE, countingEnv, seedDemo } from "../helpers";
 
 async function send(on: Env, key: string, address: string): Promise<number> {
-  const request = new Request(`${BASE}/order/get?orderId=ord_none`, { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": address } });
+  const request = new Request(`${BASE}/order/get?orderId=ord_none`, {
+    headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": address },
+  });
   const exec = createExecutionContext();
   const response = await handleRequest(request, on, exec);
   await waitOnExecutionContext(exec);
@@ -24,7 +26,9 @@ describe("the isolate's key cache", () => {
     // Each made-up key from its own address, so that no limit stops them: they all reach the lookup.
     for (let batch = 0; batch < 101; batch += 1) {
       const statuses = await Promise.all(
-        Array.from({ length: 100 }, (_, index) => send(counted.env, `sk_stranger_${batch}_${index}`, `10.${batch}.${index}.1`)),
+        Array.from({ length: 100 }, (_, index) =>
+          send(counted.env, `sk_stranger_${batch}_${index}`, `10.${batch}.${index}.1`),
+        ),
       );
       expect(new Set(statuses)).toEqual(new Set([403]));
     }

@@ -1,8 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { canonicalCodes, codesFromCsv, duplicatesOf, uploadRefusal, changedCodeTerms, refusedRows } from "../../src/inventory/code-rules";
+import {
+  canonicalCodes,
+  codesFromCsv,
+  duplicatesOf,
+  uploadRefusal,
+  changedCodeTerms,
+  refusedRows,
+} from "../../src/inventory/code-rules";
 
-const fixedSku = { sku: "CARD-10", productType: "fixed" as const, currency: "USD", quotes: ["10", "25.5"], minQuote: null, maxQuote: null };
-const rangeSku = { sku: "CARD-R", productType: "range" as const, currency: "JPY", quotes: null, minQuote: "500", maxQuote: "5000" };
+const fixedSku = {
+  sku: "CARD-10",
+  productType: "fixed" as const,
+  currency: "USD",
+  quotes: ["10", "25.5"],
+  minQuote: null,
+  maxQuote: null,
+};
+const rangeSku = {
+  sku: "CARD-R",
+  productType: "range" as const,
+  currency: "JPY",
+  quotes: null,
+  minQuote: "500",
+  maxQuote: "5000",
+};
 const code = (value: string | number, pin: string) => ({ value, pin, link: `https://example.test/${pin}` });
 
 describe("codesFromCsv", () => {
@@ -18,8 +39,14 @@ describe("codesFromCsv", () => {
 
   it("refuses a header that misses, repeats or adds a column, and a row of another width", () => {
     expect(codesFromCsv("value,pin\n10,A")).toMatchObject({ ok: false, details: { missing: ["link"], unknown: [] } });
-    expect(codesFromCsv("value,pin,link,extra\n")).toMatchObject({ ok: false, details: { missing: [], unknown: ["extra"] } });
-    expect(codesFromCsv("value,pin,link,pin\n")).toMatchObject({ ok: false, details: { reason: expect.stringContaining("each once") } });
+    expect(codesFromCsv("value,pin,link,extra\n")).toMatchObject({
+      ok: false,
+      details: { missing: [], unknown: ["extra"] },
+    });
+    expect(codesFromCsv("value,pin,link,pin\n")).toMatchObject({
+      ok: false,
+      details: { reason: expect.stringContaining("each once") },
+    });
     expect(codesFromCsv("value,pin,link\n10,A,https://x.test/a\n10,B\n")).toEqual({
       ok: false,
       details: { reason: "CSV data row 2 has 2 fields, the header 3", index: 1 },
@@ -30,8 +57,14 @@ describe("codesFromCsv", () => {
 describe("uploadRefusal", () => {
   it("takes codes for a SKU supplied from them and refuses any other supplier", () => {
     expect(uploadRefusal({ sku: "CARD-10", supplier: "inventory" })).toBeNull();
-    expect(uploadRefusal({ sku: "CARD-S", supplier: "sandbox" })).toEqual({ ok: false, details: { reason: "CARD-S is supplied by sandbox, not from uploaded codes" } });
-    expect(uploadRefusal({ sku: "CARD-U", supplier: "upstream" })).toEqual({ ok: false, details: { reason: "CARD-U is supplied by upstream, not from uploaded codes" } });
+    expect(uploadRefusal({ sku: "CARD-S", supplier: "sandbox" })).toEqual({
+      ok: false,
+      details: { reason: "CARD-S is supplied by sandbox, not from uploaded codes" },
+    });
+    expect(uploadRefusal({ sku: "CARD-U", supplier: "upstream" })).toEqual({
+      ok: false,
+      details: { reason: "CARD-U is supplied by upstream, not from uploaded codes" },
+    });
   });
 });
 
@@ -49,7 +82,10 @@ describe("canonicalCodes", () => {
   it("names every value that is not a quote of a fixed SKU, or not within a range SKU's bounds and minor units", () => {
     expect(canonicalCodes(fixedSku, [code("10", "A"), code("11", "B")])).toEqual({
       ok: false,
-      details: { issues: [{ path: "codes.1.value", message: "11 is not one of the quotes of CARD-10 (10, 25.5)" }], count: 1 },
+      details: {
+        issues: [{ path: "codes.1.value", message: "11 is not one of the quotes of CARD-10 (10, 25.5)" }],
+        count: 1,
+      },
     });
     const range = canonicalCodes(rangeSku, [code("499", "A"), code("600.5", "B"), code("600", "C")]);
     expect(range).toEqual({
@@ -66,7 +102,10 @@ describe("canonicalCodes", () => {
 });
 
 describe("duplicatesOf", () => {
-  const codes = [code("10", "A"), code("10", "B"), code("10", "A"), code("10", "C")].map((c) => ({ ...c, value: String(c.value) }));
+  const codes = [code("10", "A"), code("10", "B"), code("10", "A"), code("10", "C")].map((c) => ({
+    ...c,
+    value: String(c.value),
+  }));
 
   it("lists pins repeated in the upload with every position, then pins already stored", () => {
     expect(duplicatesOf(codes, ["C", "Z"])).toEqual([
@@ -85,7 +124,10 @@ describe("changedCodeTerms", () => {
     const checked = { currency: "EUR", productType: "fixed", supplier: "inventory" } as const;
     expect(changedCodeTerms(checked, { ...checked })).toEqual([]);
     expect(changedCodeTerms(checked, { ...checked, currency: "JPY" })).toEqual(["currency"]);
-    expect(changedCodeTerms(checked, { currency: "EUR", productType: "range", supplier: "sandbox" })).toEqual(["productType", "supplier"]);
+    expect(changedCodeTerms(checked, { currency: "EUR", productType: "range", supplier: "sandbox" })).toEqual([
+      "productType",
+      "supplier",
+    ]);
   });
 });
 
@@ -118,10 +160,15 @@ describe("refusedRows: the rows a refused upload names", () => {
       [3, ["pin A is repeated in the upload (rows 1, 4)"]],
     ]);
 
-    const csvRow = refusedRows("invalid_request_body", { reason: "CSV data row 5 has 2 fields, the header 3", index: 4 });
+    const csvRow = refusedRows("invalid_request_body", {
+      reason: "CSV data row 5 has 2 fields, the header 3",
+      index: 4,
+    });
     expect([...csvRow.rows]).toEqual([[4, ["CSV data row 5 has 2 fields, the header 3"]]]);
 
-    const header = refusedRows("invalid_request_body", { reason: "the first CSV row must name the columns value, pin and link, each once" });
+    const header = refusedRows("invalid_request_body", {
+      reason: "the first CSV row must name the columns value, pin and link, each once",
+    });
     expect(header.rows.size).toBe(0);
     expect(header.general).toEqual(["the first CSV row must name the columns value, pin and link, each once"]);
     expect(refusedRows("sku_changed", undefined).general).toEqual(["sku_changed"]);

@@ -18,17 +18,31 @@ beforeAll(async () => {
   await addProduct({ sku: SKU, productType: "fixed", currency: "USD", quotes: ["10", "20"], supplier: "inventory" });
   await addCodes(SKU, "10", 30);
   await addCodes(SKU, "20", 30);
-  await addProduct({ sku: SANDBOX_SKU, productType: "range", currency: "USD", min: "1", max: "100", supplier: "sandbox" });
+  await addProduct({
+    sku: SANDBOX_SKU,
+    productType: "range",
+    currency: "USD",
+    min: "1",
+    max: "100",
+    supplier: "sandbox",
+  });
 });
 
 afterEach(() => clearFaults());
 
 function create(key: string, reference: string, value: number, quantity: number) {
-  return call("POST", "/order/create", { key, body: { wallet: "USD", reference, productList: [{ sku: SKU, quote: value, quantity, productType: "fixed" }] } });
+  return call("POST", "/order/create", {
+    key,
+    body: { wallet: "USD", reference, productList: [{ sku: SKU, quote: value, quantity, productType: "fixed" }] },
+  });
 }
 
 async function reservedAnywhere(value: string): Promise<number> {
-  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'reserved'`).bind(SKU, value).first<{ n: number }>();
+  const row = await env.DB.prepare(
+    `SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND status = 'reserved'`,
+  )
+    .bind(SKU, value)
+    .first<{ n: number }>();
   return row!.n;
 }
 
@@ -78,7 +92,11 @@ describe("a create cut off after its codes were reserved", () => {
     expect((await create(client.key, reference, 10, 3)).status).toBeGreaterThanOrEqual(500);
     const other = await call("POST", "/order/create", {
       key: client.key,
-      body: { wallet: "USD", reference, productList: [{ sku: SANDBOX_SKU, quote: 5, quantity: 1, productType: "range" }] },
+      body: {
+        wallet: "USD",
+        reference,
+        productList: [{ sku: SANDBOX_SKU, quote: 5, quantity: 1, productType: "range" }],
+      },
     });
     expect(other.status, JSON.stringify(other.body)).toBe(200);
     expect(await availableCodes(SKU, "10")).toBe(free10);

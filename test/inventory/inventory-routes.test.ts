@@ -17,7 +17,9 @@ function csv(text: string) {
 }
 
 async function codesOf(sku: string) {
-  const { results } = await env.DB.prepare(`SELECT value, pin, link, status FROM codes WHERE sku = ?1 ORDER BY id`).bind(sku).all();
+  const { results } = await env.DB.prepare(`SELECT value, pin, link, status FROM codes WHERE sku = ?1 ORDER BY id`)
+    .bind(sku)
+    .all();
   return results;
 }
 
@@ -29,7 +31,9 @@ beforeAll(async () => {
 
 describe("POST /admin/products/:sku/codes as JSON", () => {
   it("adds every code, canonicalising values as stock is matched on them; an order can then reserve them", async () => {
-    const response = await admin("POST", "/admin/products/INV-EUR/codes", { codes: [code("25.50", "J-1"), code(25.5, "J-2"), code("10", "J-3")] });
+    const response = await admin("POST", "/admin/products/INV-EUR/codes", {
+      codes: [code("25.50", "J-1"), code(25.5, "J-2"), code("10", "J-3")],
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     await expectConforms("POST", "/admin/products/{sku}/codes", response);
     expect(response.body.data).toEqual({
@@ -42,7 +46,10 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
     });
     expect((await codesOf("INV-EUR")).map((row: any) => row.value)).toEqual(["25.5", "25.5", "10"]);
     const key = await addClient("inv-buyer", { EUR: "100" });
-    const order = await call("POST", "/order/create", { key, body: { wallet: "EUR", reference: "inv-1", productList: [line("INV-EUR", 25.5, 2, "fixed")] } });
+    const order = await call("POST", "/order/create", {
+      key,
+      body: { wallet: "EUR", reference: "inv-1", productList: [line("INV-EUR", 25.5, 2, "fixed")] },
+    });
     expect(order.status, JSON.stringify(order.body)).toBe(200);
     const stock = await admin("GET", "/admin/products/INV-EUR/codes");
     await expectConforms("GET", "/admin/products/{sku}/codes", stock);
@@ -53,7 +60,9 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
   });
 
   it("accepts any value within a range SKU's bounds", async () => {
-    const response = await admin("POST", "/admin/products/INV-RANGE/codes", { codes: [code("5", "R-1"), code("499.99", "R-2"), code(500, "R-3")] });
+    const response = await admin("POST", "/admin/products/INV-RANGE/codes", {
+      codes: [code("5", "R-1"), code("499.99", "R-2"), code(500, "R-3")],
+    });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data.added).toBe(3);
   });
@@ -62,7 +71,14 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
     await admin("POST", "/admin/products/INV-EUR/codes", { codes: [code(10, "D-STORED")] });
     const before = await snapshot();
     const response = await admin("POST", "/admin/products/INV-EUR/codes", {
-      codes: [code(10, "D-NEW-1"), code(10, "D-TWICE"), code(10, "D-STORED"), code(25.5, "D-TWICE"), code(10, "D-NEW-2"), code(10, "D-TWICE")],
+      codes: [
+        code(10, "D-NEW-1"),
+        code(10, "D-TWICE"),
+        code(10, "D-STORED"),
+        code(25.5, "D-TWICE"),
+        code(10, "D-NEW-2"),
+        code(10, "D-TWICE"),
+      ],
     });
     expect(response.status).toBe(409);
     await expectConforms("POST", "/admin/products/{sku}/codes", response);
@@ -93,7 +109,12 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
       ["/admin/products/INV-EUR/codes", { codes: [code("10.001", "B-1")] }, 400, "invalid_request_body"],
       ["/admin/products/INV-RANGE/codes", { codes: [code("500.01", "B-1")] }, 400, "invalid_request_body"],
       ["/admin/products/INV-RANGE/codes", { codes: [code("4.99", "B-1")] }, 400, "invalid_request_body"],
-      ["/admin/products/INV-EUR/codes", { codes: [{ value: 10, pin: "B-1", link: "javascript:alert(1)" }] }, 400, "invalid_request_body"],
+      [
+        "/admin/products/INV-EUR/codes",
+        { codes: [{ value: 10, pin: "B-1", link: "javascript:alert(1)" }] },
+        400,
+        "invalid_request_body",
+      ],
       ["/admin/products/INV-EUR/codes", { codes: [{ value: 10, pin: "B-1" }] }, 400, "invalid_request_body"],
       ["/admin/products/INV-EUR/codes", { codes: [{ ...code(10, "B-1"), extra: true }] }, 400, "invalid_request_body"],
       ["/admin/products/INV-EUR/codes", { codes: [code(10, " padded ")] }, 400, "invalid_request_body"],
@@ -108,22 +129,45 @@ describe("POST /admin/products/:sku/codes as JSON", () => {
       expect(response.body.code).toBe(expected);
       await expectConforms("POST", "/admin/products/{sku}/codes", response);
     }
-    const invalid = await admin("POST", "/admin/products/INV-EUR/codes", { codes: [code("10", "B-1"), code("11", "B-2")] });
-    expect(invalid.body.details.issues).toEqual([{ path: "codes.1.value", message: expect.stringContaining("not one of the quotes") }]);
-    const malformed = await admin("POST", "/admin/products/INV-EUR/codes", undefined, { rawBody: "{", headers: { "content-type": "application/json" } });
+    const invalid = await admin("POST", "/admin/products/INV-EUR/codes", {
+      codes: [code("10", "B-1"), code("11", "B-2")],
+    });
+    expect(invalid.body.details.issues).toEqual([
+      { path: "codes.1.value", message: expect.stringContaining("not one of the quotes") },
+    ]);
+    const malformed = await admin("POST", "/admin/products/INV-EUR/codes", undefined, {
+      rawBody: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.body.code).toBe("malformed_json");
-    const form = await admin("POST", "/admin/products/INV-EUR/codes", undefined, { rawBody: "a=b", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await admin("POST", "/admin/products/INV-EUR/codes", undefined, {
+      rawBody: "a=b",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
     expect(form.body.code).toBe("unsupported_media_type");
-    const tooMany = await admin("POST", "/admin/products/INV-EUR/codes", { codes: Array.from({ length: 10_001 }, (_, index) => ({ value: 10, pin: `M${index}`, link: "https://r.example/x" })) });
+    const tooMany = await admin("POST", "/admin/products/INV-EUR/codes", {
+      codes: Array.from({ length: 10_001 }, (_, index) => ({
+        value: 10,
+        pin: `M${index}`,
+        link: "https://r.example/x",
+      })),
+    });
     expect(tooMany.status).toBe(400);
-    const tooBig = await admin("POST", "/admin/products/INV-EUR/codes", { codes: [code(10, "x".repeat(200))], pad: "y".repeat(1_100_000) });
+    const tooBig = await admin("POST", "/admin/products/INV-EUR/codes", {
+      codes: [code(10, "x".repeat(200))],
+      pad: "y".repeat(1_100_000),
+    });
     expect(tooBig.status).toBe(413);
     expect(await snapshot()).toEqual(before);
   });
 
   it("takes 10,000 codes in one upload", async () => {
-    const codes = Array.from({ length: 10_000 }, (_, index) => ({ value: 10, pin: `BULK-${index}`, link: `https://r.example/${index}` }));
+    const codes = Array.from({ length: 10_000 }, (_, index) => ({
+      value: 10,
+      pin: `BULK-${index}`,
+      link: `https://r.example/${index}`,
+    }));
     const response = await admin("POST", "/admin/products/INV-EUR/codes", { codes });
     expect(response.status, JSON.stringify(response.body).slice(0, 500)).toBe(200);
     expect(response.body.data.added).toBe(10_000);
@@ -156,16 +200,27 @@ describe("an upload racing a change of the SKU", () => {
       }),
       { params: { sku: "INV-RELABELLED" } },
     );
-    const context = { env: { ...env, DB: db }, exec: createExecutionContext(), requestId: "race", authenticate: () => Promise.reject(new Error("not a client route")),
+    const context = {
+      env: { ...env, DB: db },
+      exec: createExecutionContext(),
+      requestId: "race",
+      authenticate: () => Promise.reject(new Error("not a client route")),
       // What the router sets once the caller's role allows the route.
-      admin: { actor: { kind: "break-glass" as const, label: "admin:race" }, role: "admin" as const, requestId: "race" },
+      admin: {
+        actor: { kind: "break-glass" as const, label: "admin:race" },
+        role: "admin" as const,
+        requestId: "race",
+      },
     };
     const refused = await upload(request as unknown as IRequest, context as RequestContext).then(
       () => null,
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).failure).toMatchObject({ code: "sku_changed", details: { sku: "INV-RELABELLED", changed: ["currency"] } });
+    expect((refused as ApiError).failure).toMatchObject({
+      code: "sku_changed",
+      details: { sku: "INV-RELABELLED", changed: ["currency"] },
+    });
     expect(HTTP_STATUS[(refused as ApiError).failure.code]).toBe(409);
     expect(await codesOf("INV-RELABELLED")).toEqual([]);
     expect(await auditActions()).toEqual(auditsBefore);
@@ -178,7 +233,9 @@ describe("POST /admin/products/:sku/codes as CSV", () => {
       "POST",
       "/admin/products/INV-EUR/codes",
       undefined,
-      csv('pin,link,value\r\nC-1,https://redeem.example.com/C-1,10\r\n"C,2","https://redeem.example.com/C-2?a=1&b=""2""",25.50\r\n\r\n'),
+      csv(
+        'pin,link,value\r\nC-1,https://redeem.example.com/C-1,10\r\n"C,2","https://redeem.example.com/C-2?a=1&b=""2""",25.50\r\n\r\n',
+      ),
     );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     await expectConforms("POST", "/admin/products/{sku}/codes", response);
@@ -191,7 +248,12 @@ describe("POST /admin/products/:sku/codes as CSV", () => {
   });
 
   it("reports duplicates of a CSV upload by data-row index", async () => {
-    const response = await admin("POST", "/admin/products/INV-EUR/codes", undefined, csv("value,pin,link\n10,CSV-D,https://r.example/1\n10,CSV-D,https://r.example/2\n10,C-1,https://r.example/3\n"));
+    const response = await admin(
+      "POST",
+      "/admin/products/INV-EUR/codes",
+      undefined,
+      csv("value,pin,link\n10,CSV-D,https://r.example/1\n10,CSV-D,https://r.example/2\n10,C-1,https://r.example/3\n"),
+    );
     expect(response.status).toBe(409);
     expect(response.body.details.duplicates).toEqual([
       { pin: "CSV-D", reason: "repeated_in_upload", indexes: [0, 1] },

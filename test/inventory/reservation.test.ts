@@ -48,7 +48,9 @@ describe("reserveCodes", () => {
     const freeA = await availableCodes("R-A", "10");
     const freeB = await availableCodes("R-B", "5");
     await reserveCodes(env.DB, orderId, [{ sku: "R-A", value: "10", quantity: 3 }], until());
-    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-B", value: "5", quantity: 1 }], until())).toEqual({ ok: true });
+    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-B", value: "5", quantity: 1 }], until())).toEqual({
+      ok: true,
+    });
     expect(await held(orderId)).toEqual({ "R-B/5": 1 });
     expect(await availableCodes("R-A", "10")).toBe(freeA);
     expect(await availableCodes("R-B", "5")).toBe(freeB - 1);
@@ -78,9 +80,13 @@ describe("reserveCodes", () => {
 
   it("counts what the order already holds as available to it (a retry for the last codes succeeds)", async () => {
     const orderId = uid("ord");
-    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-A", value: "20", quantity: 3 }], until())).toEqual({ ok: true });
+    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-A", value: "20", quantity: 3 }], until())).toEqual({
+      ok: true,
+    });
     expect(await availableCodes("R-A", "20")).toBe(0);
-    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-A", value: "20", quantity: 3 }], until())).toEqual({ ok: true });
+    expect(await reserveCodes(env.DB, orderId, [{ sku: "R-A", value: "20", quantity: 3 }], until())).toEqual({
+      ok: true,
+    });
     expect(await held(orderId)).toEqual({ "R-A/20": 3 });
     await releaseCodes(env.DB, orderId);
   });
@@ -88,7 +94,9 @@ describe("reserveCodes", () => {
 
 describe("the inventory supplier", () => {
   const issue = (orderId: string, quantity: number) =>
-    inventorySupplier(env.DB).issue({ orderId, line: { sku: "R-B", quantity } } as Parameters<ReturnType<typeof inventorySupplier>["issue"]>[0]);
+    inventorySupplier(env.DB).issue({ orderId, line: { sku: "R-B", quantity } } as Parameters<
+      ReturnType<typeof inventorySupplier>["issue"]
+    >[0]);
 
   it("sells exactly the line's quantity even when the order holds more, returns the surplus to sale, and is idempotent", async () => {
     const orderId = uid("ord");
@@ -104,7 +112,11 @@ describe("the inventory supplier", () => {
     expect(first.kind === "issued" && first.codes).toHaveLength(2);
     const again = await issue(orderId, 2);
     expect(again).toEqual(first);
-    const { results } = await env.DB.prepare(`SELECT status, COUNT(*) AS n FROM codes WHERE order_id = ?1 GROUP BY status`).bind(orderId).all();
+    const { results } = await env.DB.prepare(
+      `SELECT status, COUNT(*) AS n FROM codes WHERE order_id = ?1 GROUP BY status`,
+    )
+      .bind(orderId)
+      .all();
     expect(results).toEqual([{ status: "sold", n: 2 }]);
     expect(await availableCodes("R-B", "5")).toBe(free - 2);
   });
@@ -115,7 +127,9 @@ describe("the inventory supplier", () => {
     await reserveCodes(env.DB, orderId, [{ sku: "R-B", value: "5", quantity: 1 }], until());
     const outcome = await issue(orderId, 2);
     expect(outcome.kind).toBe("failed");
-    const { results } = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1`).bind(orderId).all<{ n: number }>();
+    const { results } = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1`)
+      .bind(orderId)
+      .all<{ n: number }>();
     expect(results[0]!.n).toBe(0);
     expect(await availableCodes("R-B", "5")).toBe(free);
   });

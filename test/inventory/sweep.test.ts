@@ -10,7 +10,19 @@ import { SWEEP_GRACE_MS, SWEEP_MAX_ASKS, SWEEP_MAX_ORDERS, SWEEP_SEAMS } from ".
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderIdOf } from "../../src/orders/order-id";
 import { createOrder, line, seedDemo } from "../helpers";
-import { addCodes, addProduct, backdateExpiry, rewriteStoredOrder, codesOfOrder, expectOk, expireByAlarm, freshClient, orderStubOf, storedOrder, uid } from "../order-helpers";
+import {
+  addCodes,
+  addProduct,
+  backdateExpiry,
+  rewriteStoredOrder,
+  codesOfOrder,
+  expectOk,
+  expireByAlarm,
+  freshClient,
+  orderStubOf,
+  storedOrder,
+  uid,
+} from "../order-helpers";
 
 const LONG_AGO = () => Date.now() - SWEEP_GRACE_MS - 60_000;
 const DAY = 86_400_000;
@@ -43,7 +55,9 @@ async function reserveUnder(orderId: string, count: number, until = LONG_AGO()):
 }
 
 async function backdateReservations(orderId: string, until = LONG_AGO()): Promise<void> {
-  await env.DB.prepare(`UPDATE codes SET reserved_until = ?2 WHERE order_id = ?1 AND status = 'reserved'`).bind(orderId, until).run();
+  await env.DB.prepare(`UPDATE codes SET reserved_until = ?2 WHERE order_id = ?1 AND status = 'reserved'`)
+    .bind(orderId, until)
+    .run();
 }
 
 function unstoredOrderId(): string {
@@ -55,7 +69,9 @@ async function newOrder(key: string, quantity = 2): Promise<string> {
 }
 
 async function sweepAudits(): Promise<any[]> {
-  const { results } = await env.DB.prepare(`SELECT actor, action, target, request_id, details FROM audit_log WHERE actor = 'system:sweep' ORDER BY id`).all<any>();
+  const { results } = await env.DB.prepare(
+    `SELECT actor, action, target, request_id, details FROM audit_log WHERE actor = 'system:sweep' ORDER BY id`,
+  ).all<any>();
   return results.map((row) => ({ ...row, details: JSON.parse(row.details) }));
 }
 
@@ -125,7 +141,12 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     expect(reports[0].orders).toContainEqual({ orderId: missing, state: "missing", released: 2 });
     const audits = await sweepAudits();
     expect(audits).toHaveLength(auditsBefore + 1);
-    expect(audits.at(-1)).toMatchObject({ actor: "system:sweep", action: "inventory.reservations_released", target: "codes", details: { released: 2 } });
+    expect(audits.at(-1)).toMatchObject({
+      actor: "system:sweep",
+      action: "inventory.reservations_released",
+      target: "codes",
+      details: { released: 2 },
+    });
     expect(audits.at(-1).details.orders).toContainEqual({ orderId: missing, state: "missing", released: 2 });
 
     await runSweep();
@@ -144,7 +165,9 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     const left = await Promise.all(ids.map(async (id) => (await codesOfOrder(id)).length));
     expect(left.filter((count) => count > 0).length).toBeGreaterThanOrEqual(3);
     await runSweep();
-    expect((await Promise.all(ids.map(async (id) => (await codesOfOrder(id)).length))).every((count) => count === 0)).toBe(true);
+    expect(
+      (await Promise.all(ids.map(async (id) => (await codesOfOrder(id)).length))).every((count) => count === 0),
+    ).toBe(true);
   });
 
   it("logs a failed order as one failure line and goes on with the others; the next run releases it", async () => {
@@ -185,10 +208,16 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     await runSweep();
     expect((await Promise.all(behind.map(codesOfOrder))).map((codes) => codes.length)).toEqual([0, 0, 0]);
-    expect((await Promise.all(kept.map(codesOfOrder))).every((codes) => codes.length === 1 && codes[0]!.status === "reserved")).toBe(true);
+    expect(
+      (await Promise.all(kept.map(codesOfOrder))).every(
+        (codes) => codes.length === 1 && codes[0]!.status === "reserved",
+      ),
+    ).toBe(true);
     const report = lines.map((line) => JSON.parse(line)).find((line) => line.message === "inventory sweep");
     expect(report.kept).toBeGreaterThanOrEqual(SWEEP_MAX_ORDERS);
-    expect(report.orders).toEqual(expect.arrayContaining(behind.map((orderId) => ({ orderId, state: "missing", released: 1 }))));
+    expect(report.orders).toEqual(
+      expect.arrayContaining(behind.map((orderId) => ({ orderId, state: "missing", released: 1 }))),
+    );
   });
 
   it("asks at most SWEEP_MAX_ASKS orders per run, kept and failed ones included, and says so in a warning", async () => {
@@ -199,7 +228,9 @@ describe("the scheduled sweep releases reservations nobody will use", () => {
     )
       .bind(LONG_AGO())
       .run();
-    const stale = await env.DB.prepare(`SELECT COUNT(DISTINCT order_id) AS n FROM codes WHERE status = 'reserved' AND reserved_until < ?1`)
+    const stale = await env.DB.prepare(
+      `SELECT COUNT(DISTINCT order_id) AS n FROM codes WHERE status = 'reserved' AND reserved_until < ?1`,
+    )
       .bind(Date.now() - SWEEP_GRACE_MS)
       .first<{ n: number }>();
     expect(stale!.n).toBeGreaterThan(SWEEP_MAX_ASKS);

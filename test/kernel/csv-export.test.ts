@@ -7,7 +7,7 @@ describe("csvCell", () => {
       const cell = csvCell(`${start}1+1`);
       expect(cell.replace(/^"/, "").startsWith(`'${start}`), JSON.stringify(start)).toBe(true);
     }
-    expect(csvCell("=HYPERLINK(\"http://x\")")).toBe(`"'=HYPERLINK(""http://x"")"`);
+    expect(csvCell('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
     expect(csvCell("plain")).toBe("plain");
     expect(csvCell("a,b")).toBe(`"a,b"`);
     expect(csvCell("line\nbreak")).toBe(`"line\nbreak"`);

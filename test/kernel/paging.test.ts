@@ -7,7 +7,10 @@ describe("paging: limit + 1 rows, then the cursor of the last row shown", () => 
   });
 
   it("the extra row means a next page, whose cursor is that of the last row shown", () => {
-    expect(pageOf([{ id: 1 }, { id: 2 }, { id: 3 }], 2, (row) => row.id)).toEqual({ items: [{ id: 1 }, { id: 2 }], next: 2 });
+    expect(pageOf([{ id: 1 }, { id: 2 }, { id: 3 }], 2, (row) => row.id)).toEqual({
+      items: [{ id: 1 }, { id: 2 }],
+      next: 2,
+    });
   });
 
   it("no extra row: the last page, with no cursor", () => {

@@ -26,7 +26,8 @@ function emptyReplica(): D1DatabaseSession {
   } as unknown as D1PreparedStatement;
   return {
     prepare: () => statement,
-    batch: async (statements: D1PreparedStatement[]) => statements.map(() => ({ results: [], success: true, meta: {} })),
+    batch: async (statements: D1PreparedStatement[]) =>
+      statements.map(() => ({ results: [], success: true, meta: {} })),
     getBookmark: () => null,
   } as unknown as D1DatabaseSession;
 }
@@ -55,16 +56,29 @@ describe("reads a replica may answer", () => {
         return constraint as unknown as D1DatabaseSession;
       },
     };
-    expect(await readNearestThenPrimary(db, async (session) => `${session}`, () => true)).toBe("first-unconstrained");
+    expect(
+      await readNearestThenPrimary(
+        db,
+        async (session) => `${session}`,
+        () => true,
+      ),
+    ).toBe("first-unconstrained");
     expect(asked).toEqual(["first-unconstrained"]);
-    expect(await readNearestThenPrimary(db, async (session) => `${session}`, (answer) => answer === "first-primary")).toBe("first-primary");
+    expect(
+      await readNearestThenPrimary(
+        db,
+        async (session) => `${session}`,
+        (answer) => answer === "first-primary",
+      ),
+    ).toBe("first-primary");
     expect(asked).toEqual(["first-unconstrained", "first-unconstrained", "first-primary"]);
   });
 
   it("a key issued a moment ago works although the replica does not have it yet (the primary decides)", async () => {
     forgetCachedKeys();
     const known = await addClient(`replica-${crypto.randomUUID().slice(0, 8)}`, { USD: "10" });
-    const request = (key: string) => new Request("http://127.0.0.1/order/get", { headers: { authorization: `Bearer ${key}` } });
+    const request = (key: string) =>
+      new Request("http://127.0.0.1/order/get", { headers: { authorization: `Bearer ${key}` } });
     // An isolate with no view of the primary yet reads the primary, and keeps its bookmark.
     const first: string[] = [];
     await authenticate(request(known), { ...env, DB: laggingReplicaOf(env.DB, first, true) });
@@ -79,13 +93,22 @@ describe("reads a replica may answer", () => {
 
   it("a known key is read from a copy at least as new as the isolate's last primary bookmark: the primary is asked once per half cache time", async () => {
     forgetCachedKeys();
-    const keys = await Promise.all([1, 2, 3].map(() => addClient(`replica-${crypto.randomUUID().slice(0, 8)}`, { USD: "10" })));
+    const keys = await Promise.all(
+      [1, 2, 3].map(() => addClient(`replica-${crypto.randomUUID().slice(0, 8)}`, { USD: "10" })),
+    );
     const asked: string[] = [];
     const counting = {
-      withSession: (constraint: string) => (asked.push(constraint.startsWith("first-") ? constraint : "bookmark"), env.DB.withSession(constraint as D1SessionConstraint)),
+      withSession: (constraint: string) => (
+        asked.push(constraint.startsWith("first-") ? constraint : "bookmark"),
+        env.DB.withSession(constraint as D1SessionConstraint)
+      ),
     } as unknown as D1Database;
     for (const key of keys) {
-      await authenticate(new Request("http://127.0.0.1/order/get", { headers: { authorization: `Bearer ${key}` } }), { ...env, DB: counting, API_KEY_CACHE_SECONDS: "30" });
+      await authenticate(new Request("http://127.0.0.1/order/get", { headers: { authorization: `Bearer ${key}` } }), {
+        ...env,
+        DB: counting,
+        API_KEY_CACHE_SECONDS: "30",
+      });
     }
     expect(asked).toEqual(["first-primary", "bookmark", "bookmark"]);
     forgetCachedKeys();
@@ -94,7 +117,12 @@ describe("reads a replica may answer", () => {
   it("a SKU, wallet and rate the replica lacks are read from the primary, so a create sees them at once", async () => {
     forgetCatalogueCache();
     const asked: string[] = [];
-    const snapshot = await catalogueSnapshot({ DB: laggingReplicaOf(env.DB, asked), CATALOGUE_CACHE_SECONDS: "0" }, "demo", ["DEMO-EU-FIXED"], "USD");
+    const snapshot = await catalogueSnapshot(
+      { DB: laggingReplicaOf(env.DB, asked), CATALOGUE_CACHE_SECONDS: "0" },
+      "demo",
+      ["DEMO-EU-FIXED"],
+      "USD",
+    );
     expect(snapshot.products.get("DEMO-EU-FIXED")?.currency).toBe("EUR");
     expect(snapshot.walletCurrencies.has("USD")).toBe(true);
     expect(snapshot.rates.get("USD>EUR")?.rate).toBe("0.92");
@@ -104,8 +132,18 @@ describe("reads a replica may answer", () => {
   it("a complete answer from the nearest copy is used as it is: the primary is not asked", async () => {
     forgetCatalogueCache();
     const asked: string[] = [];
-    const counting = { withSession: (constraint: string) => (asked.push(constraint), env.DB.withSession(constraint as D1SessionConstraint)) } as unknown as D1Database;
-    const snapshot = await catalogueSnapshot({ DB: counting, CATALOGUE_CACHE_SECONDS: "0" }, "demo", ["DEMO-US-RANGE"], "USD");
+    const counting = {
+      withSession: (constraint: string) => (
+        asked.push(constraint),
+        env.DB.withSession(constraint as D1SessionConstraint)
+      ),
+    } as unknown as D1Database;
+    const snapshot = await catalogueSnapshot(
+      { DB: counting, CATALOGUE_CACHE_SECONDS: "0" },
+      "demo",
+      ["DEMO-US-RANGE"],
+      "USD",
+    );
     expect(snapshot.products.has("DEMO-US-RANGE")).toBe(true);
     expect(asked).toEqual(["first-unconstrained"]);
   });
@@ -113,7 +151,10 @@ describe("reads a replica may answer", () => {
 
 /** A replica frozen before a revocation: the key lookup still finds `clientId` live there. */
 function replicaBefore(clientId: string): D1DatabaseSession {
-  const statement = { bind: () => statement, first: async () => ({ client_id: clientId }) } as unknown as D1PreparedStatement;
+  const statement = {
+    bind: () => statement,
+    first: async () => ({ client_id: clientId }),
+  } as unknown as D1PreparedStatement;
   return { prepare: () => statement, getBookmark: () => null } as unknown as D1DatabaseSession;
 }
 
@@ -163,31 +204,41 @@ describe("a revoked key, or a disabled client's, stops working within API_KEY_CA
     forgetCachedKeys();
   });
 
-  it.each(["revoked key", "disabled client"] as const)("%s: refused in another isolate from 30 s after the change on, for good", async (change) => {
-    forgetCachedKeys();
-    const clientId = `lag-${crypto.randomUUID().slice(0, 8)}`;
-    const key = await addClient(clientId, { USD: "10" });
-    let changed = false;
-    const lagging = { ...env, DB: laggingAfterRevocation(clientId, () => changed), API_KEY_CACHE_SECONDS: "30" } as Env;
-    vi.useFakeTimers({ toFake: ["Date"] });
-    const start = Date.now();
-    // The key in use, every 5 s, so this isolate's cache and its view of the primary are as old as they get.
-    for (let at = 0; at <= 60_000; at += 5_000) {
-      vi.setSystemTime(start + at);
-      expect(await outcome(key, lagging)).toBe(clientId);
-    }
-    // The change is made by another isolate: nothing in this one is told.
-    const changedAt = start + 62_000;
-    vi.setSystemTime(changedAt);
-    if (change === "revoked key") await env.DB.prepare(`UPDATE api_keys SET revoked_at = ?1 WHERE client_id = ?2`).bind(changedAt, clientId).run();
-    else await env.DB.prepare(`UPDATE clients SET disabled_at = ?1 WHERE id = ?2`).bind(changedAt, clientId).run();
-    changed = true;
-    for (let after = 1_000; after <= 180_000; after += 1_000) {
-      vi.setSystemTime(changedAt + after);
-      const answer = await outcome(key, lagging);
-      if (after > 30_000) expect(answer, `${after} ms after the change`).toBe("unauthenticated");
-    }
-  });
+  it.each(["revoked key", "disabled client"] as const)(
+    "%s: refused in another isolate from 30 s after the change on, for good",
+    async (change) => {
+      forgetCachedKeys();
+      const clientId = `lag-${crypto.randomUUID().slice(0, 8)}`;
+      const key = await addClient(clientId, { USD: "10" });
+      let changed = false;
+      const lagging = {
+        ...env,
+        DB: laggingAfterRevocation(clientId, () => changed),
+        API_KEY_CACHE_SECONDS: "30",
+      } as Env;
+      vi.useFakeTimers({ toFake: ["Date"] });
+      const start = Date.now();
+      // The key in use, every 5 s, so this isolate's cache and its view of the primary are as old as they get.
+      for (let at = 0; at <= 60_000; at += 5_000) {
+        vi.setSystemTime(start + at);
+        expect(await outcome(key, lagging)).toBe(clientId);
+      }
+      // The change is made by another isolate: nothing in this one is told.
+      const changedAt = start + 62_000;
+      vi.setSystemTime(changedAt);
+      if (change === "revoked key")
+        await env.DB.prepare(`UPDATE api_keys SET revoked_at = ?1 WHERE client_id = ?2`)
+          .bind(changedAt, clientId)
+          .run();
+      else await env.DB.prepare(`UPDATE clients SET disabled_at = ?1 WHERE id = ?2`).bind(changedAt, clientId).run();
+      changed = true;
+      for (let after = 1_000; after <= 180_000; after += 1_000) {
+        vi.setSystemTime(changedAt + after);
+        const answer = await outcome(key, lagging);
+        if (after > 30_000) expect(answer, `${after} ms after the change`).toBe("unauthenticated");
+      }
+    },
+  );
 
   it("the isolate that revokes the key refuses it at once, though its last view of the primary is older", async () => {
     forgetCachedKeys();
@@ -196,10 +247,17 @@ describe("a revoked key, or a disabled client's, stops working within API_KEY_CA
     let revoked = false;
     const lagging = { ...env, DB: laggingAfterRevocation(clientId, () => revoked), API_KEY_CACHE_SECONDS: "30" } as Env;
     expect(await outcome(key, lagging)).toBe(clientId);
-    const { results } = await env.DB.prepare(`SELECT substr(key_hash, 1, 16) AS prefix FROM api_keys WHERE client_id = ?1`).bind(clientId).all<{ prefix: string }>();
+    const { results } = await env.DB.prepare(
+      `SELECT substr(key_hash, 1, 16) AS prefix FROM api_keys WHERE client_id = ?1`,
+    )
+      .bind(clientId)
+      .all<{ prefix: string }>();
     const exec = createExecutionContext();
     const revoke = await handleRequest(
-      new Request(`http://127.0.0.1/admin/clients/${clientId}/keys/key_${results[0]!.prefix}/revoke`, { method: "POST", headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+      new Request(`http://127.0.0.1/admin/clients/${clientId}/keys/key_${results[0]!.prefix}/revoke`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      }),
       env,
       exec,
     );

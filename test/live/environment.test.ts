@@ -9,7 +9,8 @@ import { expectLivemode } from "../livemode-check";
 import { admin } from "../admin-helpers";
 import { expectError } from "../order-helpers";
 
-const SANDBOX_KEY_HERE = "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys";
+const SANDBOX_KEY_HERE =
+  "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys";
 
 describe("API keys in live mode", () => {
   it("issues sk_live_ keys, which work here", async () => {
@@ -26,14 +27,23 @@ describe("API keys in live mode", () => {
     const stored = await addClient("sandbox-keyed", { USD: "10" });
     expect(stored.startsWith("sk_test_")).toBe(true);
     for (const key of ["sk_test_demo", stored, "sk_test_never_issued"]) {
-      const answer = await call("POST", "/order/create", { key, body: { productList: [], wallet: "USD", reference: "r" } });
+      const answer = await call("POST", "/order/create", {
+        key,
+        body: { productList: [], wallet: "USD", reference: "r" },
+      });
       expectError(answer, 403, SANDBOX_KEY_HERE, "wrong_environment");
       expect(answer.body.details).toEqual({ keyEnvironment: "sandbox", environment: "live" });
     }
   });
 
   it("still answers an unknown key of no prefix, or of its own prefix, 403 unauthenticated", async () => {
-    for (const key of ["legacy-key-0001", "sk_live_unknown"]) expectError(await call("GET", "/wallets", { key }), 403, "Authentication credentials are missing or invalid", "unauthenticated");
+    for (const key of ["legacy-key-0001", "sk_live_unknown"])
+      expectError(
+        await call("GET", "/wallets", { key }),
+        403,
+        "Authentication credentials are missing or invalid",
+        "unauthenticated",
+      );
   });
 });
 
@@ -41,7 +51,9 @@ describe("livemode in live", () => {
   it("is true on the create and retrieve answers and on the order's events", async () => {
     await seedDemo();
     const created = await admin("POST", "/admin/clients", { id: "live-orders", name: "Live orders" });
-    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('live-orders', 'USD', ?1)`).bind(Date.now()).run();
+    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('live-orders', 'USD', ?1)`)
+      .bind(Date.now())
+      .run();
     await topUp("live-orders", "USD", "1000");
     await expectLivemode(created.body.data.apiKey, true);
   });

@@ -24,7 +24,10 @@ describe("the sandbox helpers in live", () => {
     for (const [method, path, body] of requests) {
       for (const key of [liveKey, null, "sk_test_demo"]) {
         const answer = await call(method, path, { key, body });
-        expect([answer.status, answer.body], `${method} ${path} ${key}`).toEqual([404, { message: "Not Found", code: "route_not_found" }]);
+        expect([answer.status, answer.body], `${method} ${path} ${key}`).toEqual([
+          404,
+          { message: "Not Found", code: "route_not_found" },
+        ]);
         expect(answer.headers.get("x-request-id")).toBeTruthy();
       }
     }
@@ -35,7 +38,9 @@ describe("the sandbox helpers in live", () => {
     await seedDemo();
     const created = await admin("POST", "/admin/clients", { id: "live-outcome", name: "Live" });
     const key: string = created.body.data.apiKey;
-    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('live-outcome', 'USD', ?1)`).bind(Date.now()).run();
+    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at) VALUES ('live-outcome', 'USD', ?1)`)
+      .bind(Date.now())
+      .run();
     await topUp("live-outcome", "USD", "100");
     const body = { productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference: "live-outcome-1" };
     for (const value of ["failed", "successful", "nonsense"]) {

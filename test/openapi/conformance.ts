@@ -17,7 +17,12 @@ export async function servedDocument(): Promise<Doc> {
     const response = await exports.default.fetch(new Request("http://orders.test/openapi.json"));
     const doc = (await response.json()) as Doc;
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-    ajv.addSchema({ ...doc, $id: "https://order-service.test/openapi.json" } as object, "https://order-service.test/openapi.json", undefined, false);
+    ajv.addSchema(
+      { ...doc, $id: "https://order-service.test/openapi.json" } as object,
+      "https://order-service.test/openapi.json",
+      undefined,
+      false,
+    );
     loaded = { doc, ajv };
   }
   return loaded.doc;
@@ -31,11 +36,17 @@ export async function expectConforms(method: string, template: string, call: Api
   const operation = doc.paths[template]?.[method.toLowerCase()];
   expect(operation, `${method} ${template} is not in the document`).toBeDefined();
   const status = String(call.status);
-  expect(Object.keys(operation!.responses), `${method} ${template} does not document ${status}: ${JSON.stringify(call.body)}`).toContain(status);
+  expect(
+    Object.keys(operation!.responses),
+    `${method} ${template} does not document ${status}: ${JSON.stringify(call.body)}`,
+  ).toContain(status);
   const pointer = `https://order-service.test/openapi.json#/paths/${escape(template)}/${method.toLowerCase()}/responses/${status}/content/${escape("application/json")}/schema`;
   const validate = loaded!.ajv.getSchema(pointer);
   expect(validate, pointer).toBeDefined();
   const valid = validate!(call.body);
-  expect(valid, `${method} ${template} ${status}: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(call.body).slice(0, 2000)}`).toBe(true);
+  expect(
+    valid,
+    `${method} ${template} ${status}: ${JSON.stringify(validate!.errors)}\n${JSON.stringify(call.body).slice(0, 2000)}`,
+  ).toBe(true);
   expect(call.headers.get("x-request-id")).toBeTruthy();
 }

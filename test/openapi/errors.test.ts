@@ -28,57 +28,189 @@ describe("real error answers match the document, details included", () => {
     await seedDemo();
     const create = (body: Record<string, unknown>) => createOrder(body);
     await expectError("POST", "/order/create", await create({ productList: [] }), "product_list_malformed");
-    await expectError("GET", "/wallets", await call("GET", "/wallets", { key: "sk_live_from_the_other_environment" }), "wrong_environment");
-    const outcome = await call("POST", "/order/create", { body: { productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference: "errors-outcome" }, headers: { "sandbox-outcome": "nope" } });
+    await expectError(
+      "GET",
+      "/wallets",
+      await call("GET", "/wallets", { key: "sk_live_from_the_other_environment" }),
+      "wrong_environment",
+    );
+    const outcome = await call("POST", "/order/create", {
+      body: { productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference: "errors-outcome" },
+      headers: { "sandbox-outcome": "nope" },
+    });
     await expectError("POST", "/order/create", outcome, "invalid_sandbox_outcome");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10), line("DEMO-US-RANGE", 11)] }), "product_list_malformed");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10, 6)] }), "product_list_too_big");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 1)] }), "quote_out_of_range");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10), line("NOPE", 10)] }), "product_not_found");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-SOLDOUT", 10)] }), "out_of_stock");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10, 1, "bundle")] }), "quote_mismatch");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10)], wallet: "usd" }), "wallet_not_found");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-GB-FIXED", 20)], wallet: "EUR" }), "exchange_not_supported");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 500, 5)] }), "insufficient_funds");
-    await expectError("POST", "/order/create", await create({ productList: [line("DEMO-US-RANGE", 10)], webhookUrl: "ftp://hooks.example/x" }), "invalid_webhook_url");
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10), line("DEMO-US-RANGE", 11)] }),
+      "product_list_malformed",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10, 6)] }),
+      "product_list_too_big",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 1)] }),
+      "quote_out_of_range",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10), line("NOPE", 10)] }),
+      "product_not_found",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-SOLDOUT", 10)] }),
+      "out_of_stock",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10, 1, "bundle")] }),
+      "quote_mismatch",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10)], wallet: "usd" }),
+      "wallet_not_found",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-GB-FIXED", 20)], wallet: "EUR" }),
+      "exchange_not_supported",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 500, 5)] }),
+      "insufficient_funds",
+    );
+    await expectError(
+      "POST",
+      "/order/create",
+      await create({ productList: [line("DEMO-US-RANGE", 10)], webhookUrl: "ftp://hooks.example/x" }),
+      "invalid_webhook_url",
+    );
     await expectError("POST", "/order/create", await call("POST", "/order/create", { rawBody: "{" }), "malformed_json");
-    await expectError("POST", "/order/create", await call("POST", "/order/create", { rawBody: `{"x":"${"a".repeat(70_000)}"}` }), "payload_too_large");
+    await expectError(
+      "POST",
+      "/order/create",
+      await call("POST", "/order/create", { rawBody: `{"x":"${"a".repeat(70_000)}"}` }),
+      "payload_too_large",
+    );
 
     // Two open orders that reserve codes, and a balance that covers each alone but not both.
     const holderKey = await addClient(`errors-holds-${crypto.randomUUID().slice(0, 8)}`, { USD: "20" });
     expect((await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey)).status).toBe(200);
-    await expectError("POST", "/order/create", await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey), "balance_held");
+    await expectError(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey),
+      "balance_held",
+    );
 
     await topUp("demo", "USD", "100");
     const body = { productList: [line("DEMO-US-RANGE", 10)], wallet: "USD", reference: "errors-ref" };
     const created = await call("POST", "/order/create", { body });
     expect(created.status).toBe(200);
-    await expectError("POST", "/order/create", await call("POST", "/order/create", { body: { ...body, productList: [line("DEMO-US-RANGE", 11)] } }), "reference_already_used");
+    await expectError(
+      "POST",
+      "/order/create",
+      await call("POST", "/order/create", { body: { ...body, productList: [line("DEMO-US-RANGE", 11)] } }),
+      "reference_already_used",
+    );
     expect((await confirmOrder(created.body.data.id)).status).toBe(200);
     await expectError("PUT", "/order/confirm", await confirmOrder(created.body.data.id), "order_already_confirmed");
-    await expectError("PUT", "/order/confirm", await call("PUT", "/order/confirm", { rawBody: "" }), "invalid_order_id");
+    await expectError(
+      "PUT",
+      "/order/confirm",
+      await call("PUT", "/order/confirm", { rawBody: "" }),
+      "invalid_order_id",
+    );
     await expectError("GET", "/order/get", await call("GET", "/order/get"), "invalid_order_query");
   });
 
   it("operator routes", async () => {
     await seedDemo();
-    await expectError("GET", "/admin/clients/{clientId}", await admin("GET", "/admin/clients/nobody"), "client_not_found");
-    await expectError("GET", "/admin/clients/{clientId}", await admin("GET", "/admin/clients/no%20body"), "invalid_parameters");
-    await expectError("POST", "/admin/clients", await admin("POST", "/admin/clients", { id: "demo", name: "Again" }), "client_exists");
-    await expectError("POST", "/admin/clients", await admin("POST", "/admin/clients", { name: "" }), "invalid_request_body");
-    await expectError("POST", "/admin/clients/{clientId}/keys/{keyId}/revoke", await admin("POST", "/admin/clients/demo/keys/key_0123456789abcdef/revoke"), "api_key_not_found");
+    await expectError(
+      "GET",
+      "/admin/clients/{clientId}",
+      await admin("GET", "/admin/clients/nobody"),
+      "client_not_found",
+    );
+    await expectError(
+      "GET",
+      "/admin/clients/{clientId}",
+      await admin("GET", "/admin/clients/no%20body"),
+      "invalid_parameters",
+    );
+    await expectError(
+      "POST",
+      "/admin/clients",
+      await admin("POST", "/admin/clients", { id: "demo", name: "Again" }),
+      "client_exists",
+    );
+    await expectError(
+      "POST",
+      "/admin/clients",
+      await admin("POST", "/admin/clients", { name: "" }),
+      "invalid_request_body",
+    );
+    await expectError(
+      "POST",
+      "/admin/clients/{clientId}/keys/{keyId}/revoke",
+      await admin("POST", "/admin/clients/demo/keys/key_0123456789abcdef/revoke"),
+      "api_key_not_found",
+    );
     await expectError("GET", "/admin/products/{sku}", await admin("GET", "/admin/products/NOPE"), "sku_not_found");
-    await expectError("GET", "/admin/wallets/{clientId}/{currency}", await admin("GET", "/admin/wallets/demo/GBP"), "wallet_unknown");
-    await expectError("DELETE", "/admin/clients/{clientId}/deals/{sku}", await admin("DELETE", "/admin/clients/demo/deals/DEMO-US-RANGE"), "deal_not_found");
-    await expectError("PUT", "/admin/exchange-rates/{base}/{target}", await admin("PUT", "/admin/exchange-rates/USD/USD", { rate: "1" }), "invalid_parameters");
+    await expectError(
+      "GET",
+      "/admin/wallets/{clientId}/{currency}",
+      await admin("GET", "/admin/wallets/demo/GBP"),
+      "wallet_unknown",
+    );
+    await expectError(
+      "DELETE",
+      "/admin/clients/{clientId}/deals/{sku}",
+      await admin("DELETE", "/admin/clients/demo/deals/DEMO-US-RANGE"),
+      "deal_not_found",
+    );
+    await expectError(
+      "PUT",
+      "/admin/exchange-rates/{base}/{target}",
+      await admin("PUT", "/admin/exchange-rates/USD/USD", { rate: "1" }),
+      "invalid_parameters",
+    );
 
     const top = { amount: "5", idempotencyKey: "errors-top-up", reason: "test" };
     expect((await admin("POST", "/admin/wallets/demo/USD/top-ups", top)).status).toBe(200);
-    await expectError("POST", "/admin/wallets/{clientId}/{currency}/top-ups", await admin("POST", "/admin/wallets/demo/USD/top-ups", { ...top, amount: "6" }), "idempotency_conflict");
+    await expectError(
+      "POST",
+      "/admin/wallets/{clientId}/{currency}/top-ups",
+      await admin("POST", "/admin/wallets/demo/USD/top-ups", { ...top, amount: "6" }),
+      "idempotency_conflict",
+    );
     // The wallet has entries: a restore of other entries (here: only its first) is refused.
     const ledger = (await admin("GET", "/admin/wallets/demo/USD/export")).body.data;
     expect(ledger.entries.length).toBeGreaterThan(0);
-    await expectError("POST", "/admin/wallets/{clientId}/{currency}/restore", await admin("POST", "/admin/wallets/demo/USD/restore", { ...ledger, entries: ledger.entries.slice(0, 1), balance: ledger.entries[0].balanceAfter }), "wallet_not_empty");
+    await expectError(
+      "POST",
+      "/admin/wallets/{clientId}/{currency}/restore",
+      await admin("POST", "/admin/wallets/demo/USD/restore", {
+        ...ledger,
+        entries: ledger.entries.slice(0, 1),
+        balance: ledger.entries[0].balanceAfter,
+      }),
+      "wallet_not_empty",
+    );
     await expectError(
       "POST",
       "/admin/wallets/{clientId}/{currency}/restore",
@@ -88,46 +220,106 @@ describe("real error answers match the document, details included", () => {
     await expectError(
       "POST",
       "/admin/wallets/{clientId}/{currency}/adjustments",
-      await admin("POST", "/admin/wallets/demo/EUR/adjustments", { amount: "-1000000", idempotencyKey: "errors-debit", reason: "test" }),
+      await admin("POST", "/admin/wallets/demo/EUR/adjustments", {
+        amount: "-1000000",
+        idempotencyKey: "errors-debit",
+        reason: "test",
+      }),
       "adjustment_below_zero",
     );
 
     const codes = "/admin/products/DEMO-EU-FIXED/codes";
-    await expectError("POST", "/admin/products/{sku}/codes", await admin("POST", codes, undefined, { "content-type": "text/plain" }, "x"), "unsupported_media_type");
-    await expectError("POST", "/admin/products/{sku}/codes", await admin("POST", codes, undefined, { "content-type": "text/csv" }, "value,pin\n10,A\n"), "invalid_request_body");
     await expectError(
       "POST",
       "/admin/products/{sku}/codes",
-      await admin("POST", codes, { codes: [{ value: "10", pin: "DUP-1", link: "https://r.example/1" }, { value: "10", pin: "DUP-1", link: "https://r.example/1" }] }),
+      await admin("POST", codes, undefined, { "content-type": "text/plain" }, "x"),
+      "unsupported_media_type",
+    );
+    await expectError(
+      "POST",
+      "/admin/products/{sku}/codes",
+      await admin("POST", codes, undefined, { "content-type": "text/csv" }, "value,pin\n10,A\n"),
+      "invalid_request_body",
+    );
+    await expectError(
+      "POST",
+      "/admin/products/{sku}/codes",
+      await admin("POST", codes, {
+        codes: [
+          { value: "10", pin: "DUP-1", link: "https://r.example/1" },
+          { value: "10", pin: "DUP-1", link: "https://r.example/1" },
+        ],
+      }),
       "duplicate_codes",
     );
 
     await expectError(
       "PUT",
       "/admin/products/{sku}",
-      await admin("PUT", "/admin/products/DEMO-EU-FIXED", { productType: "fixed", name: "EU", currency: "USD", country: "DE", region: "Europe", quotes: ["10"], supplier: "inventory" }),
+      await admin("PUT", "/admin/products/DEMO-EU-FIXED", {
+        productType: "fixed",
+        name: "EU",
+        currency: "USD",
+        country: "DE",
+        region: "Europe",
+        quotes: ["10"],
+        supplier: "inventory",
+      }),
       "sku_has_unsold_codes",
     );
 
-    await expectError("POST", "/admin/webhooks/dead-letters/{id}/replay", await admin("POST", "/admin/webhooks/dead-letters/99/replay"), "dead_letter_not_found");
+    await expectError(
+      "POST",
+      "/admin/webhooks/dead-letters/{id}/replay",
+      await admin("POST", "/admin/webhooks/dead-letters/99/replay"),
+      "dead_letter_not_found",
+    );
     const message = {
       clientId: "demo",
       url: "https://hooks.demo.test/orders",
-      event: { id: "evt_errors", type: "order.failed", createdAt: 1, data: { orderId: "ord_1", state: "failed", reference: "r" } },
+      event: {
+        id: "evt_errors",
+        type: "order.failed",
+        createdAt: 1,
+        data: { orderId: "ord_1", state: "failed", reference: "r" },
+      },
     };
     const raw = { id: "m1", timestamp: new Date(), body: message, attempts: 1, ack: () => {}, retry: () => {} };
-    await keepDeadLetters({ queue: "webhooks-dlq", messages: [raw], ackAll: () => {}, retryAll: () => {} } as unknown as MessageBatch<unknown>, env);
+    await keepDeadLetters(
+      {
+        queue: "webhooks-dlq",
+        messages: [raw],
+        ackAll: () => {},
+        retryAll: () => {},
+      } as unknown as MessageBatch<unknown>,
+      env,
+    );
     const [kept] = (await admin("GET", "/admin/webhooks/dead-letters")).body.data.deadLetters;
     expect((await admin("POST", `/admin/webhooks/dead-letters/${kept.id}/replay`)).status).toBe(200);
-    await expectError("POST", "/admin/webhooks/dead-letters/{id}/replay", await admin("POST", `/admin/webhooks/dead-letters/${kept.id}/replay`), "dead_letter_already_replayed");
+    await expectError(
+      "POST",
+      "/admin/webhooks/dead-letters/{id}/replay",
+      await admin("POST", `/admin/webhooks/dead-letters/${kept.id}/replay`),
+      "dead_letter_already_replayed",
+    );
 
     const viewer = (await admin("POST", "/admin/operators", { name: "Vera Viewer", role: "viewer" })).body.data;
     const asViewer = await call("POST", "/admin/clients", { key: viewer.token, body: { name: "Not allowed" } });
     await expectError("POST", "/admin/clients", asViewer, "forbidden");
     expect(asViewer.body.details).toEqual({ role: "viewer", needed: "admin" });
-    await expectError("POST", "/admin/operators/{operatorId}/revoke", await admin("POST", "/admin/operators/opr_0000000000000000/revoke"), "operator_not_found");
+    await expectError(
+      "POST",
+      "/admin/operators/{operatorId}/revoke",
+      await admin("POST", "/admin/operators/opr_0000000000000000/revoke"),
+      "operator_not_found",
+    );
     expect((await admin("POST", `/admin/operators/${viewer.operator.id}/revoke`)).status).toBe(200);
-    await expectError("POST", "/admin/operators/{operatorId}/role", await admin("POST", `/admin/operators/${viewer.operator.id}/role`, { role: "admin" }), "operator_revoked");
+    await expectError(
+      "POST",
+      "/admin/operators/{operatorId}/role",
+      await admin("POST", `/admin/operators/${viewer.operator.id}/role`, { role: "admin" }),
+      "operator_revoked",
+    );
   });
 
   it("covered every code with details but server_error and method_not_allowed", () => {
@@ -135,7 +327,9 @@ describe("real error answers match the document, details included", () => {
     // the router's, for no route of the document; sku_changed answers only an upload that raced a change
     // of its SKU (test/inventory/inventory-routes.test.ts).
     const elsewhere: ErrorCode[] = ["server_error", "method_not_allowed", "sku_changed"];
-    const withDetails = (Object.keys(ERROR_DETAILS) as ErrorCode[]).filter((code) => ERROR_DETAILS[code].schema !== undefined);
+    const withDetails = (Object.keys(ERROR_DETAILS) as ErrorCode[]).filter(
+      (code) => ERROR_DETAILS[code].schema !== undefined,
+    );
     expect(withDetails.filter((code) => !seen.has(code) && !elsewhere.includes(code))).toEqual([]);
   });
 });

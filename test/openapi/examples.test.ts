@@ -26,7 +26,11 @@ export function shapeOf(value: unknown): unknown {
   if (value === null) return "null";
   if (Array.isArray(value)) return [...new Set(value.map((item) => JSON.stringify(shapeOf(item))))].sort();
   if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => [key, shapeOf(item)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, item]) => [key, shapeOf(item)]),
+    );
   }
   return typeof value;
 }
@@ -45,18 +49,31 @@ function examplesOf(doc: Json): Example[] {
   const media = (where: string, base: string, content: Json) => {
     for (const [type, item] of Object.entries<Json>(content ?? {})) {
       for (const [name, example] of Object.entries<Json>(item.examples ?? {})) {
-        found.push({ where: `${where} ${type} ${name}`, pointer: `${base}/content/${escape(type)}/schema`, value: example.value });
+        found.push({
+          where: `${where} ${type} ${name}`,
+          pointer: `${base}/content/${escape(type)}/schema`,
+          value: example.value,
+        });
       }
     }
   };
-  for (const [root, items] of [["paths", doc.paths], ["webhooks", doc.webhooks]] as const) {
+  for (const [root, items] of [
+    ["paths", doc.paths],
+    ["webhooks", doc.webhooks],
+  ] as const) {
     for (const [path, operations] of Object.entries<Json>(items)) {
       for (const [method, operation] of Object.entries<Json>(operations)) {
         const base = `#/${root}/${escape(path)}/${method}`;
         media(`${method.toUpperCase()} ${path} request`, `${base}/requestBody`, operation.requestBody?.content);
-        for (const [status, response] of Object.entries<Json>(operation.responses)) media(`${method.toUpperCase()} ${path} ${status}`, `${base}/responses/${status}`, response.content);
+        for (const [status, response] of Object.entries<Json>(operation.responses))
+          media(`${method.toUpperCase()} ${path} ${status}`, `${base}/responses/${status}`, response.content);
         for (const [index, parameter] of (operation.parameters ?? []).entries()) {
-          if (parameter.example !== undefined) found.push({ where: `${path} ${parameter.name}`, pointer: `${base}/parameters/${index}/schema`, value: parameter.example });
+          if (parameter.example !== undefined)
+            found.push({
+              where: `${path} ${parameter.name}`,
+              pointer: `${base}/parameters/${index}/schema`,
+              value: parameter.example,
+            });
         }
       }
     }
@@ -70,22 +87,30 @@ describe("examples in the document", () => {
     const missing: string[] = [];
     let responses = 0;
     let operations = 0;
-    for (const [root, items] of [["paths", doc.paths], ["webhooks", doc.webhooks]] as const) {
+    for (const [root, items] of [
+      ["paths", doc.paths],
+      ["webhooks", doc.webhooks],
+    ] as const) {
       for (const [path, ops] of Object.entries<Json>(items)) {
         for (const [method, operation] of Object.entries<Json>(ops)) {
           operations += 1;
           for (const [type, item] of Object.entries<Json>(operation.requestBody?.content ?? {})) {
-            if (Object.keys(item.examples ?? {}).length === 0) missing.push(`${root} ${method} ${path} request ${type}`);
+            if (Object.keys(item.examples ?? {}).length === 0)
+              missing.push(`${root} ${method} ${path} request ${type}`);
           }
           for (const [status, response] of Object.entries<Json>(operation.responses)) {
             if (response.content === undefined) continue;
             responses += 1;
             for (const [type, item] of Object.entries<Json>(response.content)) {
-              if (Object.keys(item.examples ?? {}).length === 0) missing.push(`${root} ${method} ${path} ${status} ${type}`);
+              if (Object.keys(item.examples ?? {}).length === 0)
+                missing.push(`${root} ${method} ${path} ${status} ${type}`);
             }
             // An error response shows one example per code it documents.
             const mapping = response.content["application/json"]?.schema?.discriminator?.mapping;
-            if (mapping !== undefined) expect(Object.keys(response.content["application/json"].examples).sort()).toEqual(Object.keys(mapping).sort());
+            if (mapping !== undefined)
+              expect(Object.keys(response.content["application/json"].examples).sort()).toEqual(
+                Object.keys(mapping).sort(),
+              );
           }
         }
       }
@@ -112,10 +137,14 @@ describe("examples in the document", () => {
 
   it("the check catches an example that breaks its schema", async () => {
     const doc = structuredClone(await servedDocument()) as Json;
-    doc.paths["/order/create"].post.responses["400"].content["application/json"].examples.insufficient_funds.value.details.balance = "12.50";
+    doc.paths["/order/create"].post.responses["400"].content[
+      "application/json"
+    ].examples.insufficient_funds.value.details.balance = "12.50";
     const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
     ajv.addSchema({ ...doc, $id: "https://order-service.test/broken.json" }, "broken");
-    const bad = examplesOf(doc).filter(({ pointer, value }) => !ajv.getSchema(`https://order-service.test/broken.json${pointer}`)!(value));
+    const bad = examplesOf(doc).filter(
+      ({ pointer, value }) => !ajv.getSchema(`https://order-service.test/broken.json${pointer}`)!(value),
+    );
     expect(bad.map(({ where }) => where)).toEqual(["POST /order/create 400 application/json insufficient_funds"]);
   });
 });
@@ -124,14 +153,31 @@ describe("webhook examples", () => {
   it("each event's example signature is the Standard Webhooks signature of its example body with the example secret", async () => {
     const doc = (await servedDocument()) as Json;
     const secret = EXAMPLE_SECRET.slice("whsec_".length);
-    const key = await crypto.subtle.importKey("raw", Uint8Array.from(atob(secret), (char) => char.charCodeAt(0)), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    const key = await crypto.subtle.importKey(
+      "raw",
+      Uint8Array.from(atob(secret), (char) => char.charCodeAt(0)),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
     const events = Object.entries<Json>(doc.webhooks);
-    expect(events.map(([event]) => event)).toEqual(["order.confirmed", "order.successful", "order.partial", "order.failed", "order.rejected"]);
+    expect(events.map(([event]) => event)).toEqual([
+      "order.confirmed",
+      "order.successful",
+      "order.partial",
+      "order.failed",
+      "order.rejected",
+    ]);
     for (const [event, { post }] of events) {
-      const header = (name: string) => post.parameters.find((parameter: Json) => parameter.name === name).example as string;
+      const header = (name: string) =>
+        post.parameters.find((parameter: Json) => parameter.name === name).example as string;
       const body = post.requestBody.content["application/json"].examples[event].value;
       expect(body.type).toBe(event);
-      const signed = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${header("webhook-id")}.${header("webhook-timestamp")}.${JSON.stringify(body)}`));
+      const signed = await crypto.subtle.sign(
+        "HMAC",
+        key,
+        new TextEncoder().encode(`${header("webhook-id")}.${header("webhook-timestamp")}.${JSON.stringify(body)}`),
+      );
       expect(header("webhook-signature"), event).toBe(`v1,${btoa(String.fromCharCode(...new Uint8Array(signed)))}`);
       expect(header("webhook-id")).toBe(body.id);
     }
@@ -149,7 +195,10 @@ describe("success examples have the shape of real answers", () => {
       for (const operation of Object.values<Json>(operations)) {
         if (operation.operationId !== operationId) continue;
         const ok = (operation.responses["200"] ?? operation.responses["201"]).content["application/json"].examples;
-        return { request: operation.requestBody?.content["application/json"].examples.example.value, body: Object.values<Json>(ok)[0].value };
+        return {
+          request: operation.requestBody?.content["application/json"].examples.example.value,
+          body: Object.values<Json>(ok)[0].value,
+        };
       }
     }
     throw new Error(`no operation ${operationId}`);
@@ -185,7 +234,9 @@ describe("success examples have the shape of real answers", () => {
   }
 
   async function expectLikeExample(operationId: string, answer: ApiCall, request?: unknown): Promise<void> {
-    expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(operationId === "adminCreateOperator" ? 201 : 200);
+    expect(answer.status, `${operationId}: ${JSON.stringify(answer.body)}`).toBe(
+      operationId === "adminCreateOperator" ? 201 : 200,
+    );
     if (CAPTURE) {
       console.log(`CAPTURE ${operationId} ${JSON.stringify({ request, data: answer.body.data })}`);
       checked.add(operationId);
@@ -193,8 +244,13 @@ describe("success examples have the shape of real answers", () => {
     }
     const example = await exampleOf(operationId);
     const real = JSON.stringify({ request, data: answer.body.data });
-    expect(shapeOf(example.body), `${operationId}: the example differs from the real answer ${real}`).toEqual(shapeOf(answer.body));
-    if (request !== undefined) expect(shapeOf(example.request), `${operationId}: the request example differs from the request sent`).toEqual(shapeOf(request));
+    expect(shapeOf(example.body), `${operationId}: the example differs from the real answer ${real}`).toEqual(
+      shapeOf(answer.body),
+    );
+    if (request !== undefined)
+      expect(shapeOf(example.request), `${operationId}: the request example differs from the request sent`).toEqual(
+        shapeOf(request),
+      );
     checked.add(operationId);
   }
 
@@ -243,8 +299,15 @@ describe("success examples have the shape of real answers", () => {
     await seedDemo();
     const topUpBody = { amount: "250.00", idempotencyKey: "sbx-top-up-2026-11-25-1" };
     await expectLikeExample("sandboxTopUp", await client("POST", "/sandbox/wallets/USD/top-ups", topUpBody), topUpBody);
-    const created = await client("POST", "/order/create", { productList: [line("DEMO-US-RANGE", 25)], wallet: "USD", reference: "po-2026-0043" });
-    await expectLikeExample("sandboxExpireOrder", await client("POST", `/sandbox/orders/${created.body.data.id}/expire`));
+    const created = await client("POST", "/order/create", {
+      productList: [line("DEMO-US-RANGE", 25)],
+      wallet: "USD",
+      reference: "po-2026-0043",
+    });
+    await expectLikeExample(
+      "sandboxExpireOrder",
+      await client("POST", `/sandbox/orders/${created.body.data.id}/expire`),
+    );
     const hookBody = { type: "order.partial", url: "http://127.0.0.1:9797/hooks/orders" };
     const receiver = vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("ok"));
     try {
@@ -260,10 +323,16 @@ describe("success examples have the shape of real answers", () => {
     const issue = { label: "staging" };
     const issued = await admin("POST", "/admin/clients/acme/keys", issue);
     await expectLikeExample("adminIssueKey", issued, issue);
-    await expectLikeExample("adminRevokeKey", await admin("POST", `/admin/clients/acme/keys/${issued.body.data.key.keyId}/revoke`));
+    await expectLikeExample(
+      "adminRevokeKey",
+      await admin("POST", `/admin/clients/acme/keys/${issued.body.data.key.keyId}/revoke`),
+    );
     const rotate = { label: "production-2026-12" };
     await expectLikeExample("adminRotateKeys", await admin("POST", "/admin/clients/acme/keys/rotate", rotate), rotate);
-    await expectLikeExample("adminRotateWebhookSecret", await admin("POST", "/admin/clients/acme/webhook-secret/rotate"));
+    await expectLikeExample(
+      "adminRotateWebhookSecret",
+      await admin("POST", "/admin/clients/acme/webhook-secret/rotate"),
+    );
     await expectLikeExample("adminDisableClient", await admin("POST", "/admin/clients/acme/disable"));
     await expectLikeExample("adminEnableClient", await admin("POST", "/admin/clients/acme/enable"));
 
@@ -326,30 +395,55 @@ describe("success examples have the shape of real answers", () => {
     }
     await admin("POST", "/admin/clients", { id: "acme-restored", name: "Acme Gifts Ltd (restored)" });
     const restore = { ...exported.body.data, clientId: "acme-restored" };
-    await expectLikeExample("adminRestoreLedger", await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore), restore);
+    await expectLikeExample(
+      "adminRestoreLedger",
+      await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore),
+      restore,
+    );
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));
     // A client created without a region, its wallet moved to one.
     const region = { region: "apac" };
-    await expectLikeExample("adminSetClientRegion", await admin("POST", "/admin/clients/acme-restored/region", region), region);
+    await expectLikeExample(
+      "adminSetClientRegion",
+      await admin("POST", "/admin/clients/acme-restored/region", region),
+      region,
+    );
 
     // A dead letter as the dead-letter queue hands it over, then listed and replayed.
     const message = {
       clientId: "acme",
       url: "https://hooks.acme.test/orders",
-      event: { id: "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e", type: "order.successful", createdAt: Date.now(), data: { orderId: "ord_1", state: "successful", reference: "po-2026-0042" } },
+      event: {
+        id: "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e",
+        type: "order.successful",
+        createdAt: Date.now(),
+        data: { orderId: "ord_1", state: "successful", reference: "po-2026-0042" },
+      },
       deadLetter: { attempts: 8, error: "HTTP 503" },
     };
     const raw = { id: "m1", timestamp: new Date(), body: message, attempts: 1, ack: () => {}, retry: () => {} };
-    await keepDeadLetters({ queue: "webhooks-dlq", messages: [raw], ackAll: () => {}, retryAll: () => {} } as unknown as MessageBatch<unknown>, env);
+    await keepDeadLetters(
+      {
+        queue: "webhooks-dlq",
+        messages: [raw],
+        ackAll: () => {},
+        retryAll: () => {},
+      } as unknown as MessageBatch<unknown>,
+      env,
+    );
     const listed = await admin("GET", "/admin/webhooks/dead-letters");
     await expectLikeExample("adminListDeadLetters", listed);
 
     // The Needs attention list with a row in each part: a stuck order, the dead letter, a SKU and a wallet
     // below their thresholds.
     const stockThreshold = { threshold: 20 };
-    await expectLikeExample("adminSetStockThreshold", await admin("PUT", "/admin/products/EU-VOUCHER/low-stock-threshold", stockThreshold), stockThreshold);
+    await expectLikeExample(
+      "adminSetStockThreshold",
+      await admin("PUT", "/admin/products/EU-VOUCHER/low-stock-threshold", stockThreshold),
+      stockThreshold,
+    );
     const walletThreshold = { threshold: "1000.00" };
     await expectLikeExample(
       "adminSetWalletThreshold",
@@ -357,10 +451,21 @@ describe("success examples have the shape of real answers", () => {
       walletThreshold,
     );
     const stuckOrderId = `ord_${"2".repeat(64)}`;
-    await recordTimerFailure(env.DB, { orderId: stuckOrderId, clientId: "acme", timer: "outbox", failures: 4, lastError: "Queue send failed", lastFailedAt: Date.now(), nextAttemptAt: Date.now() + 16_000 });
+    await recordTimerFailure(env.DB, {
+      orderId: stuckOrderId,
+      clientId: "acme",
+      timer: "outbox",
+      failures: 4,
+      lastError: "Queue send failed",
+      lastFailedAt: Date.now(),
+      nextAttemptAt: Date.now() + 16_000,
+    });
     await expectLikeExample("adminGetAttention", await admin("GET", "/admin/attention"));
     await clearTimerFailure(env.DB, stuckOrderId);
-    await expectLikeExample("adminReplayDeadLetter", await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`));
+    await expectLikeExample(
+      "adminReplayDeadLetter",
+      await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`),
+    );
 
     const operator = { name: "Dana Support", role: "operator" };
     const created = await admin("POST", "/admin/operators", operator);
@@ -368,8 +473,15 @@ describe("success examples have the shape of real answers", () => {
     await admin("POST", "/admin/operators", { name: "Sam Admin", role: "admin" });
     await expectLikeExample("adminListOperators", await admin("GET", "/admin/operators?limit=1"));
     const role = { role: "viewer" };
-    await expectLikeExample("adminChangeOperatorRole", await admin("POST", `/admin/operators/${created.body.data.operator.id}/role`, role), role);
-    await expectLikeExample("adminRevokeOperator", await admin("POST", `/admin/operators/${created.body.data.operator.id}/revoke`));
+    await expectLikeExample(
+      "adminChangeOperatorRole",
+      await admin("POST", `/admin/operators/${created.body.data.operator.id}/role`, role),
+      role,
+    );
+    await expectLikeExample(
+      "adminRevokeOperator",
+      await admin("POST", `/admin/operators/${created.body.data.operator.id}/revoke`),
+    );
   });
 
   it("covers every operation but GET /openapi.json", () => {

@@ -27,7 +27,10 @@ describe("invoice items in real answers", () => {
     await seedDemo();
     const key = await addClient("openapi-items", { USD: "1000" });
     await setDeal("openapi-items", "DEMO-EU-FIXED", { fee: ["2", "percentage"], discount: ["0.5", "fixed"] });
-    const created = await createOrder({ productList: [line("DEMO-EU-FIXED", 10, 2), line("DEMO-US-FAILING", 17.5, 1)] }, key);
+    const created = await createOrder(
+      { productList: [line("DEMO-EU-FIXED", 10, 2), line("DEMO-US-FAILING", 17.5, 1)] },
+      key,
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     await expectConforms("POST", "/order/create", created);
     const id = created.body.data.id as string;

@@ -6,7 +6,9 @@ import schema31 from "@seriousme/openapi-schema-validator/schemas/v3.1/schema.js
 vi.mock("node:fs", async (importOriginal) => {
   const original = await importOriginal<{ readFileSync: (...args: unknown[]) => unknown }>();
   const readFileSync = (path: unknown, options?: unknown) =>
-    String(path).endsWith("/schemas/v3.1/schema.json") ? JSON.stringify(schema31) : original.readFileSync(path, options);
+    String(path).endsWith("/schemas/v3.1/schema.json")
+      ? JSON.stringify(schema31)
+      : original.readFileSync(path, options);
   return { ...original, default: { ...original, readFileSync }, readFileSync };
 });
 
@@ -45,7 +47,9 @@ describe("GET /openapi.json", () => {
     const routed = ROUTES.map(({ method, path }) => `${method} ${path}`).sort();
     const doc = await servedDocument();
     const documented = Object.entries(doc.paths)
-      .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`))
+      .flatMap(([path, operations]) =>
+        Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ":$1")}`),
+      )
       .sort();
     expect(documented).toEqual(routed);
   });
@@ -53,12 +57,24 @@ describe("GET /openapi.json", () => {
   it("refuses to build for a route described twice, an operationId used twice, path parameters its schema does not declare, or an unknown tag", async () => {
     const getOrder = ROUTES.find(({ operationId }) => operationId === "getOrder")!;
     const adminGetOrder = ROUTES.find(({ operationId }) => operationId === "adminGetOrder")!;
-    const parts = { named: [], tags: [...new Set(ROUTES.map(({ tag }) => tag))].map((name) => ({ name, description: name })), description: "" };
+    const parts = {
+      named: [],
+      tags: [...new Set(ROUTES.map(({ tag }) => tag))].map((name) => ({ name, description: name })),
+      description: "",
+    };
     await expect(buildOpenApi(ROUTES, parts)).resolves.toBeDefined();
-    await expect(buildOpenApi([...ROUTES, { ...getOrder, operationId: "getOrderAgain" }], parts)).rejects.toThrow(/GET \/order\/get is described twice/);
-    await expect(buildOpenApi([...ROUTES, { ...getOrder, path: "/order/get-again" }], parts)).rejects.toThrow(/operationId getOrder is described twice/);
-    await expect(buildOpenApi([{ ...adminGetOrder, path: "/admin/orders/:id" }], parts)).rejects.toThrow(/path parameters id but the schema declares orderId/);
-    await expect(buildOpenApi([{ ...getOrder, tag: "Ordres" }], parts)).rejects.toThrow(/getOrder: tag Ordres is not one of the document's tags/);
+    await expect(buildOpenApi([...ROUTES, { ...getOrder, operationId: "getOrderAgain" }], parts)).rejects.toThrow(
+      /GET \/order\/get is described twice/,
+    );
+    await expect(buildOpenApi([...ROUTES, { ...getOrder, path: "/order/get-again" }], parts)).rejects.toThrow(
+      /operationId getOrder is described twice/,
+    );
+    await expect(buildOpenApi([{ ...adminGetOrder, path: "/admin/orders/:id" }], parts)).rejects.toThrow(
+      /path parameters id but the schema declares orderId/,
+    );
+    await expect(buildOpenApi([{ ...getOrder, tag: "Ordres" }], parts)).rejects.toThrow(
+      /getOrder: tag Ordres is not one of the document's tags/,
+    );
   });
 
   it("lists a route's checks under its description, from the codes it declares, and refuses checks that drift from them", async () => {
@@ -66,14 +82,20 @@ describe("GET /openapi.json", () => {
     const create: string = doc.paths["/order/create"].post.description;
     const [prose, checks] = create.split("\n\nChecks, in the order they run (the first that fails answers):\n\n");
     expect(prose).not.toMatch(/\b(400|404|409|500)\b/);
-    expect(checks!.split("\n")[0]).toBe("- The Sandbox-Outcome header, when sent: sent in live, or a value it does not know: 400 `sandbox_outcome_in_live`, 400 `invalid_sandbox_outcome`");
+    expect(checks!.split("\n")[0]).toBe(
+      "- The Sandbox-Outcome header, when sent: sent in live, or a value it does not know: 400 `sandbox_outcome_in_live`, 400 `invalid_sandbox_outcome`",
+    );
     expect(checks).toContain("- Stock, for lines whose codes come from inventory: 500 `out_of_stock`");
     const confirm = ROUTES.find(({ operationId }) => operationId === "confirmOrder")!;
     const parts = { named: [], tags: [{ name: confirm.tag, description: "" }], description: "" };
     const dropped = confirm.checks!.filter(({ codes }) => !codes.includes("insufficient_funds"));
-    await expect(buildOpenApi([{ ...confirm, checks: dropped }], parts)).rejects.toThrow(/confirmOrder: no check answers insufficient_funds/);
+    await expect(buildOpenApi([{ ...confirm, checks: dropped }], parts)).rejects.toThrow(
+      /confirmOrder: no check answers insufficient_funds/,
+    );
     const foreign = [...confirm.checks!, { when: "The SKU", codes: ["sku_not_found" as const] }];
-    await expect(buildOpenApi([{ ...confirm, checks: foreign }], parts)).rejects.toThrow(/confirmOrder: checks name sku_not_found, never answered/);
+    await expect(buildOpenApi([{ ...confirm, checks: foreign }], parts)).rejects.toThrow(
+      /confirmOrder: checks name sku_not_found, never answered/,
+    );
   });
 
   it("documents every error code a route answers with the error body shape", async () => {
@@ -106,7 +128,11 @@ describe("real responses of the order endpoints match the document", () => {
     expect(confirmed.status).toBe(200);
     await expectConforms("PUT", "/order/confirm", confirmed);
     let got = await getOrder(created.body.data.id);
-    for (let attempt = 0; attempt < 50 && !["successful", "partial", "failed"].includes(got.body.data.state); attempt += 1) {
+    for (
+      let attempt = 0;
+      attempt < 50 && !["successful", "partial", "failed"].includes(got.body.data.state);
+      attempt += 1
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 20));
       got = await getOrder(created.body.data.id);
     }
@@ -127,7 +153,11 @@ describe("real responses of the order endpoints match the document", () => {
     await expectConforms("POST", "/order/create", await createOrder({ productList: [line("NOPE", 11)] }));
     await expectConforms("POST", "/order/create", await createOrder({ productList: "x" }));
     await expectConforms("POST", "/order/create", await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10)] }));
-    await expectConforms("POST", "/order/create", await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, "sk_wrong"));
+    await expectConforms(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, "sk_wrong"),
+    );
     await expectConforms("PUT", "/order/confirm", await confirmOrder(created.body.data.id));
     await expectConforms("PUT", "/order/confirm", await call("PUT", "/order/confirm", { body: {} }));
     await expectConforms("PUT", "/order/confirm", await confirmOrder(`ord_${"0".repeat(64)}`));
@@ -145,10 +175,21 @@ describe("real responses of the order endpoints match the document", () => {
 
 describe("the conformance check itself", () => {
   it("fails a body that differs from the document", async () => {
-    const good = { status: 200, headers: new Headers({ "x-request-id": "r" }), body: { message: "Wallets", data: { wallets: [{ currency: "USD", balance: 1 }] } } };
+    const good = {
+      status: 200,
+      headers: new Headers({ "x-request-id": "r" }),
+      body: { message: "Wallets", data: { wallets: [{ currency: "USD", balance: 1 }] } },
+    };
     await expectConforms("GET", "/wallets", good);
-    await expect(expectConforms("GET", "/wallets", { ...good, body: { message: "Wallets", data: { wallets: [{ currency: "USD" }] } } })).rejects.toThrow();
-    await expect(expectConforms("GET", "/wallets", { ...good, body: { message: "Wallets", data: { wallets: [], extra: 1 } } })).rejects.toThrow();
+    await expect(
+      expectConforms("GET", "/wallets", {
+        ...good,
+        body: { message: "Wallets", data: { wallets: [{ currency: "USD" }] } },
+      }),
+    ).rejects.toThrow();
+    await expect(
+      expectConforms("GET", "/wallets", { ...good, body: { message: "Wallets", data: { wallets: [], extra: 1 } } }),
+    ).rejects.toThrow();
     await expect(expectConforms("GET", "/wallets", { ...good, status: 404 })).rejects.toThrow(/does not document 404/);
   });
 });

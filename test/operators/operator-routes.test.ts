@@ -5,7 +5,9 @@ import { admin, auditActions, snapshot } from "../admin-helpers";
 import { call } from "../helpers";
 
 async function auditOf(operatorId: string) {
-  const { results } = await env.DB.prepare(`SELECT action, details FROM audit_log WHERE target = ?1 ORDER BY id`).bind(`operator:${operatorId}`).all<{ action: string; details: string }>();
+  const { results } = await env.DB.prepare(`SELECT action, details FROM audit_log WHERE target = ?1 ORDER BY id`)
+    .bind(`operator:${operatorId}`)
+    .all<{ action: string; details: string }>();
   return results.map((row) => ({ action: row.action, details: JSON.parse(row.details) }));
 }
 
@@ -15,9 +17,17 @@ describe("/admin/operators", () => {
     expect(made.status).toBe(201);
     const { operator, token } = made.body.data;
     expect(made.body.message).toBe("Operator created");
-    expect(operator).toEqual({ id: expect.stringMatching(/^opr_[0-9a-f]{16}$/), name: "Dana Support", role: "operator", createdAt: expect.any(Number), revokedAt: null });
+    expect(operator).toEqual({
+      id: expect.stringMatching(/^opr_[0-9a-f]{16}$/),
+      name: "Dana Support",
+      role: "operator",
+      createdAt: expect.any(Number),
+      revokedAt: null,
+    });
     expect(token).toMatch(/^opt_[0-9a-f]{64}$/);
-    const row = await env.DB.prepare(`SELECT * FROM operators WHERE id = ?1`).bind(operator.id).first<Record<string, unknown>>();
+    const row = await env.DB.prepare(`SELECT * FROM operators WHERE id = ?1`)
+      .bind(operator.id)
+      .first<Record<string, unknown>>();
     expect(row!.token_hash).toBe(await sha256Hex(token));
     expect(JSON.stringify(row)).not.toContain(token.slice(4));
     // The token is nowhere in the audit log either, nor in any later answer.
@@ -26,14 +36,22 @@ describe("/admin/operators", () => {
     expect(JSON.stringify(listed.body)).not.toContain(token.slice(4));
     expect(listed.body.data.operators).toContainEqual(operator);
     expect((await call("GET", "/admin/clients", { key: token })).status).toBe(200);
-    expect(await auditOf(operator.id)).toEqual([{ action: "operator.create", details: { name: "Dana Support", role: "operator" } }]);
+    expect(await auditOf(operator.id)).toEqual([
+      { action: "operator.create", details: { name: "Dana Support", role: "operator" } },
+    ]);
   });
 
   it("refuses a bad request with 400 and creates nothing", async () => {
     const before = await snapshot();
     const count = async () => (await env.DB.prepare(`SELECT COUNT(*) AS n FROM operators`).first<{ n: number }>())!.n;
     const operators = await count();
-    for (const body of [{ name: "X", role: "root" }, { name: "", role: "viewer" }, { name: "X" }, { name: "X", role: "viewer", token: "mine" }, { name: "x".repeat(101), role: "viewer" }]) {
+    for (const body of [
+      { name: "X", role: "root" },
+      { name: "", role: "viewer" },
+      { name: "X" },
+      { name: "X", role: "viewer", token: "mine" },
+      { name: "x".repeat(101), role: "viewer" },
+    ]) {
       const answer = await admin("POST", "/admin/operators", body);
       expect(answer.status, JSON.stringify(body)).toBe(400);
       expect(answer.body.code).toBe("invalid_request_body");
@@ -47,7 +65,9 @@ describe("/admin/operators", () => {
     const first = await admin("GET", "/admin/operators?limit=2");
     expect(first.body.data.operators).toHaveLength(2);
     const second = await admin("GET", `/admin/operators?limit=500&after=${first.body.data.next}`);
-    const ids = [...first.body.data.operators, ...second.body.data.operators].map((operator: { id: string }) => operator.id);
+    const ids = [...first.body.data.operators, ...second.body.data.operators].map(
+      (operator: { id: string }) => operator.id,
+    );
     expect(ids).toEqual([...ids].sort());
     expect(new Set(ids).size).toBe(ids.length);
     expect(second.body.data.next).toBeNull();
@@ -56,12 +76,16 @@ describe("/admin/operators", () => {
   it("changes a role: effective on the next request, audited once; the same role again writes nothing", async () => {
     const { operator, token } = (await admin("POST", "/admin/operators", { name: "Rita", role: "viewer" })).body.data;
     const topUp = { amount: "1", idempotencyKey: `rita-${operator.id}`, reason: "test" };
-    expect((await call("POST", "/admin/wallets/nobody/USD/top-ups", { key: token, body: topUp })).body.code).toBe("forbidden");
+    expect((await call("POST", "/admin/wallets/nobody/USD/top-ups", { key: token, body: topUp })).body.code).toBe(
+      "forbidden",
+    );
     const changed = await admin("POST", `/admin/operators/${operator.id}/role`, { role: "operator" });
     expect(changed.status).toBe(200);
     expect(changed.body.data).toEqual({ operator: { ...operator, role: "operator" }, changed: true });
     // Now the route runs (and answers for the wallet it names, which does not exist).
-    expect((await call("POST", "/admin/wallets/nobody/USD/top-ups", { key: token, body: topUp })).body.code).not.toBe("forbidden");
+    expect((await call("POST", "/admin/wallets/nobody/USD/top-ups", { key: token, body: topUp })).body.code).not.toBe(
+      "forbidden",
+    );
     const again = await admin("POST", `/admin/operators/${operator.id}/role`, { role: "operator" });
     expect(again.body.data.changed).toBe(false);
     expect(await auditOf(operator.id)).toEqual([
@@ -92,7 +116,9 @@ describe("/admin/operators", () => {
     const missing = await admin("POST", "/admin/operators/opr_0123456789abcdef/revoke");
     expect(missing.status).toBe(404);
     expect(missing.body).toMatchObject({ code: "operator_not_found", details: { operatorId: "opr_0123456789abcdef" } });
-    expect((await admin("POST", "/admin/operators/opr_0123456789abcdef/role", { role: "admin" })).body.code).toBe("operator_not_found");
+    expect((await admin("POST", "/admin/operators/opr_0123456789abcdef/role", { role: "admin" })).body.code).toBe(
+      "operator_not_found",
+    );
     expect((await admin("POST", "/admin/operators/nobody/revoke")).body.code).toBe("invalid_parameters");
     expect(await auditActions()).toEqual(actions);
   });
@@ -115,7 +141,13 @@ describe("operator token lookup", () => {
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-    for (const token of ["sk_test_demo", "opt_short", `opt_${"g".repeat(64)}`, `OPT_${"0".repeat(64)}`, `opt_${"0".repeat(65)}`]) {
+    for (const token of [
+      "sk_test_demo",
+      "opt_short",
+      `opt_${"g".repeat(64)}`,
+      `OPT_${"0".repeat(64)}`,
+      `opt_${"0".repeat(65)}`,
+    ]) {
       expect(await liveOperatorOfToken(counting, token)).toBeNull();
     }
     expect(reads).toBe(0);

@@ -13,7 +13,9 @@ import { roleAllows, ROLES, type Role } from "../../src/operators/roles";
 import { ADMIN_TOKEN, admin, snapshot } from "../admin-helpers";
 import { call } from "../helpers";
 
-const DOC: string = Object.values(import.meta.glob("/docs/operator-api.md", { query: "?raw", import: "default", eager: true }))[0] as string;
+const DOC: string = Object.values(
+  import.meta.glob("/docs/operator-api.md", { query: "?raw", import: "default", eager: true }),
+)[0] as string;
 
 /** The rows of the table under "## Roles": `method path` → least role. */
 function roleTable(): Map<string, Role> {
@@ -66,7 +68,8 @@ describe("the role table of docs/operator-api.md", () => {
     const table = roleTable();
     expect([...table.keys()].sort()).toEqual(routed.map((route) => `${route.method} ${route.path}`).sort());
     // Each route's own description names the role the table names (the router enforces the description's).
-    for (const route of routed) expect(route.role, `${route.method} ${route.path}`).toBe(table.get(`${route.method} ${route.path}`));
+    for (const route of routed)
+      expect(route.role, `${route.method} ${route.path}`).toBe(table.get(`${route.method} ${route.path}`));
   });
 
   it("answers every route as the table says, for every caller, and changes nothing", async () => {
@@ -78,9 +81,21 @@ describe("the role table of docs/operator-api.md", () => {
       for (const caller of callers) {
         const answer = await call(method, path, { key: caller.token, body: method === "GET" ? undefined : {} });
         const got =
-          answer.status !== 403 ? "allowed" : answer.body.code === "forbidden" ? `forbidden (needed ${answer.body.details?.needed})` : answer.body.code;
-        const expected = caller.role === "none" ? "unauthenticated" : roleAllows(caller.role, needed) ? "allowed" : `forbidden (needed ${needed})`;
-        if (got !== expected) mismatches.push(`${route} as ${caller.name}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body)}`);
+          answer.status !== 403
+            ? "allowed"
+            : answer.body.code === "forbidden"
+              ? `forbidden (needed ${answer.body.details?.needed})`
+              : answer.body.code;
+        const expected =
+          caller.role === "none"
+            ? "unauthenticated"
+            : roleAllows(caller.role, needed)
+              ? "allowed"
+              : `forbidden (needed ${needed})`;
+        if (got !== expected)
+          mismatches.push(
+            `${route} as ${caller.name}: expected ${expected}, got ${answer.status} ${JSON.stringify(answer.body)}`,
+          );
         // An allowed caller reached the route: it answered the request itself, never a server error.
         if (got === "allowed") expect(answer.status, `${route} as ${caller.name}`).toBeLessThan(500);
       }
@@ -93,9 +108,16 @@ describe("the role table of docs/operator-api.md", () => {
 
   it("a caller the table refuses gets 403 forbidden naming both roles", async () => {
     const viewer = callers.find((caller) => caller.name === "viewer")!;
-    const answer = await call("POST", "/admin/wallets/nobody/USD/top-ups", { key: viewer.token, body: { amount: "1", idempotencyKey: "k", reason: "r" } });
+    const answer = await call("POST", "/admin/wallets/nobody/USD/top-ups", {
+      key: viewer.token,
+      body: { amount: "1", idempotencyKey: "k", reason: "r" },
+    });
     expect(answer.status).toBe(403);
-    expect(answer.body).toEqual({ message: "Your role does not allow this", code: "forbidden", details: { role: "viewer", needed: "operator" } });
+    expect(answer.body).toEqual({
+      message: "Your role does not allow this",
+      code: "forbidden",
+      details: { role: "viewer", needed: "operator" },
+    });
   });
 });
 
@@ -103,13 +125,27 @@ describe("the actor of a change", () => {
   it("an operator's change is audited under its id and name, ADMIN_TOKEN's under its label", async () => {
     const made = await admin("POST", "/admin/operators", { name: "Olga Operator", role: "admin" });
     const { operator, token } = made.body.data;
-    expect((await call("POST", "/admin/clients", { key: token, body: { id: "audited-by-olga", name: "Audited" } })).status).toBe(200);
-    const { results } = await env.DB.prepare(`SELECT actor, actor_name, action, target FROM audit_log WHERE target IN (?1, ?2) ORDER BY id`)
+    expect(
+      (await call("POST", "/admin/clients", { key: token, body: { id: "audited-by-olga", name: "Audited" } })).status,
+    ).toBe(200);
+    const { results } = await env.DB.prepare(
+      `SELECT actor, actor_name, action, target FROM audit_log WHERE target IN (?1, ?2) ORDER BY id`,
+    )
       .bind(`operator:${operator.id}`, "client:audited-by-olga")
       .all();
     expect(results).toEqual([
-      { actor: expect.stringMatching(/^admin:[0-9a-f]{8}$/), actor_name: null, action: "operator.create", target: `operator:${operator.id}` },
-      { actor: `operator:${operator.id}`, actor_name: "Olga Operator", action: "client.create", target: "client:audited-by-olga" },
+      {
+        actor: expect.stringMatching(/^admin:[0-9a-f]{8}$/),
+        actor_name: null,
+        action: "operator.create",
+        target: `operator:${operator.id}`,
+      },
+      {
+        actor: `operator:${operator.id}`,
+        actor_name: "Olga Operator",
+        action: "client.create",
+        target: "client:audited-by-olga",
+      },
     ]);
     const listed = await admin("GET", "/admin/audit?target=client:audited-by-olga");
     expect(listed.body.data.entries[0]).toMatchObject({ actor: `operator:${operator.id}`, actorName: "Olga Operator" });
@@ -119,9 +155,17 @@ describe("the actor of a change", () => {
 describe("the router's role check", () => {
   it("refuses to route an operator route that names no role", async () => {
     const { createRouter } = await import("../../src/http/router");
-    const parts = { authenticate: async () => Promise.reject(new Error("unused")), authorizeOperator: async () => Promise.reject(new Error("unused")), afterOperatorWrite: () => {} };
+    const parts = {
+      authenticate: async () => Promise.reject(new Error("unused")),
+      authorizeOperator: async () => Promise.reject(new Error("unused")),
+      afterOperatorWrite: () => {},
+    };
     const handler = async () => new Response("ran");
-    expect(() => createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin" }], parts)).toThrow(/without a role/);
-    expect(() => createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin", role: "operator" }], parts)).not.toThrow();
+    expect(() => createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin" }], parts)).toThrow(
+      /without a role/,
+    );
+    expect(() =>
+      createRouter([{ method: "POST", path: "/admin/anything", handler, auth: "admin", role: "operator" }], parts),
+    ).not.toThrow();
   });
 });

@@ -23,11 +23,19 @@ async function operator(role: Role = "operator") {
 /** A console request carrying the cookie of a Set-Cookie header. */
 function withCookie(setCookie: string, init: RequestInit = {}): Request {
   const pair = setCookie.split(";")[0]!;
-  return new Request("https://orders.test/console", { ...init, headers: { cookie: `other=1; ${pair}`, ...(init.headers ?? {}) } });
+  return new Request("https://orders.test/console", {
+    ...init,
+    headers: { cookie: `other=1; ${pair}`, ...(init.headers ?? {}) },
+  });
 }
 
 async function sessionRows(): Promise<{ id: string; last_seen_at: number }[]> {
-  return (await env.DB.prepare(`SELECT id, last_seen_at FROM console_sessions ORDER BY created_at`).all<{ id: string; last_seen_at: number }>()).results;
+  return (
+    await env.DB.prepare(`SELECT id, last_seen_at FROM console_sessions ORDER BY created_at`).all<{
+      id: string;
+      last_seen_at: number;
+    }>()
+  ).results;
 }
 
 beforeEach(async () => {
@@ -47,7 +55,8 @@ describe("roles", () => {
       ["admin", "operator", true],
       ["admin", "admin", true],
     ];
-    for (const [role, needed, allowed] of table) expect(roleAllows(role, needed), `${role} for ${needed}`).toBe(allowed);
+    for (const [role, needed, allowed] of table)
+      expect(roleAllows(role, needed), `${role} for ${needed}`).toBe(allowed);
   });
 });
 
@@ -60,7 +69,12 @@ describe("console sessions", () => {
     expect(setCookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[0-9a-f]{32}\\.[0-9a-f]{64}; `));
     const attributes = setCookie.split("; ").slice(1);
     expect(attributes.sort()).toEqual(["HttpOnly", "Path=/", "SameSite=Strict", "Secure"]);
-    expect(signedIn).toEqual({ operatorId: made.id, name: made.name, role: "viewer", sessionId: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(signedIn).toEqual({
+      operatorId: made.id,
+      name: made.name,
+      role: "viewer",
+      sessionId: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(await readSession(withCookie(setCookie), env, T0 + 1000)).toEqual(signedIn);
     // The token itself is nowhere in the cookie.
     expect(setCookie).not.toContain(token);
@@ -81,15 +95,27 @@ describe("console sessions", () => {
     const value = setCookie.split(";")[0]!.split("=")[1]!;
     const [id, signature] = value.split(".") as [string, string];
     const flip = (text: string, at: number) => text.slice(0, at) + (text[at] === "0" ? "1" : "0") + text.slice(at + 1);
-    for (const forged of [`${flip(id, 0)}.${signature}`, `${id}.${flip(signature, 63)}`, `${id}.${signature}0`, id, `${id}.`]) {
-      const request = new Request("https://orders.test/console", { headers: { cookie: `${SESSION_COOKIE}=${forged}` } });
+    for (const forged of [
+      `${flip(id, 0)}.${signature}`,
+      `${id}.${flip(signature, 63)}`,
+      `${id}.${signature}0`,
+      id,
+      `${id}.`,
+    ]) {
+      const request = new Request("https://orders.test/console", {
+        headers: { cookie: `${SESSION_COOKIE}=${forged}` },
+      });
       expect(await readSession(request, env, T0 + 1000), forged).toBeNull();
     }
     // The same id, signed under another ADMIN_TOKEN (a rotation without an overlap window): refused.
     const rotated = { ...env, ADMIN_TOKEN: "another-admin-token-0123" } as Env;
     expect(await readSession(withCookie(setCookie), rotated, T0 + 1000)).toBeNull();
     // ...and still accepted while the previous token's window is open.
-    const overlapping = { ...rotated, ADMIN_TOKEN_PREVIOUS: env.ADMIN_TOKEN, ADMIN_TOKEN_PREVIOUS_UNTIL: new Date(Date.now() + 3_600_000).toISOString() } as Env;
+    const overlapping = {
+      ...rotated,
+      ADMIN_TOKEN_PREVIOUS: env.ADMIN_TOKEN,
+      ADMIN_TOKEN_PREVIOUS_UNTIL: new Date(Date.now() + 3_600_000).toISOString(),
+    } as Env;
     expect(await readSession(withCookie(setCookie), overlapping, T0 + 1000)).not.toBeNull();
     // The genuine cookie still works: none of the forgeries ended it.
     expect(await readSession(withCookie(setCookie), env, T0 + 2000)).not.toBeNull();
@@ -170,7 +196,8 @@ describe("console sessions", () => {
 });
 
 describe("originAllowed", () => {
-  const post = (headers: Record<string, string>) => new Request("https://orders.test/console/wallets", { method: "POST", headers });
+  const post = (headers: Record<string, string>) =>
+    new Request("https://orders.test/console/wallets", { method: "POST", headers });
   it("lets a POST through only with the request's own origin", () => {
     expect(originAllowed(post({ origin: "https://orders.test" }))).toBe(true);
     expect(originAllowed(post({ origin: "https://evil.test" }))).toBe(false);
@@ -178,9 +205,15 @@ describe("originAllowed", () => {
     expect(originAllowed(post({ origin: "https://orders.test:8443" }))).toBe(false);
     expect(originAllowed(post({ origin: "null" }))).toBe(false);
     expect(originAllowed(post({}))).toBe(false);
-    expect(originAllowed(new Request("https://orders.test/console", { method: "DELETE", headers: { origin: "https://evil.test" } }))).toBe(false);
+    expect(
+      originAllowed(
+        new Request("https://orders.test/console", { method: "DELETE", headers: { origin: "https://evil.test" } }),
+      ),
+    ).toBe(false);
   });
   it("lets safe methods through", () => {
-    expect(originAllowed(new Request("https://orders.test/console", { headers: { origin: "https://evil.test" } }))).toBe(true);
+    expect(
+      originAllowed(new Request("https://orders.test/console", { headers: { origin: "https://evil.test" } })),
+    ).toBe(true);
   });
 });

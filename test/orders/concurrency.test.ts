@@ -16,7 +16,9 @@ beforeAll(async () => {
 describe("50 racing confirms of one order", () => {
   it("exactly one 200, 49 × 409 Order already confirmed, one charge", async () => {
     const client = await freshClient({ USD: "1000" });
-    const data = expectOk(await createOrder({ productList: [line("DEMO-US-RANGE", 17.23, 3), line("DEMO-EU-FIXED", 10, 1)] }, client.key));
+    const data = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 17.23, 3), line("DEMO-EU-FIXED", 10, 1)] }, client.key),
+    );
     const charge = new Money(String(data.invoice.total));
     expect(charge.toFixed()).toBe("62.56"); // 51.69 + 10.87
 
@@ -46,7 +48,9 @@ describe("100 racing confirms of different orders on a wallet that can pay only 
     const orders: { id: string; charge: Money }[] = [];
     for (let start = 0; start < quotes.length; start += 25) {
       const batch = await Promise.all(
-        quotes.slice(start, start + 25).map((quote) => createOrder({ productList: [line("DEMO-US-RANGE", quote, 1)] }, client.key)),
+        quotes
+          .slice(start, start + 25)
+          .map((quote) => createOrder({ productList: [line("DEMO-US-RANGE", quote, 1)] }, client.key)),
       );
       for (const res of batch) {
         const data = expectOk(res);
@@ -102,7 +106,10 @@ describe("confirm racing the expiry alarm", () => {
     for (let i = 0; i < 10; i += 1) {
       const data = expectOk(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)] }, client.key));
       const before = new Money(await balanceOf(client.id, "USD"));
-      const [confirm] = await Promise.all([confirmOrder(data.id, client.key), runDurableObjectAlarm(orderStubOf(data.id))]);
+      const [confirm] = await Promise.all([
+        confirmOrder(data.id, client.key),
+        runDurableObjectAlarm(orderStubOf(data.id)),
+      ]);
       const order = await storedOrder(data.id);
       const after = new Money(await balanceOf(client.id, "USD"));
       outcomes.push(`${confirm.status}:${order.state}`);

@@ -20,7 +20,9 @@ afterEach(clearFaults);
 const SETTLE_AFTER_MS = 5_000;
 
 async function timerKinds(orderId: string): Promise<string[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers().map((timer) => timer.kind));
+  return runInDurableObject(orderStub(orderId), (_instance, state) =>
+    new OrderStore(state.storage).timers().map((timer) => timer.kind),
+  );
 }
 
 async function newOrder(key: string): Promise<string> {
@@ -75,7 +77,10 @@ describe("a confirm cut off after the charge landed", () => {
     ]);
     expect(mine.reduce((net, entry) => net.plus(entry.amount), new Money(0)).isZero()).toBe(true);
     expect(await purse.balance()).toBe("100");
-    expect(await purse.post({ key: chargeKey(id), kind: "order_charge", amount: "10", orderId: id })).toMatchObject({ ok: false, code: "order_voided" });
+    expect(await purse.post({ key: chargeKey(id), kind: "order_charge", amount: "10", orderId: id })).toMatchObject({
+      ok: false,
+      code: "order_voided",
+    });
     expect((await confirmOrder(id, client.key)).status).toBe(419);
   });
 });
@@ -125,7 +130,10 @@ describe("settling a confirm whose order the wallet has voided since", () => {
     const purse = wallet(client.id, "USD");
     expect(await purse.balance()).toBe("100");
     // The object restarts on a clock that reads before expiresAt, and the settle timer is the one due.
-    await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() + 60_000), { settle: Date.now() - 1, expire: Date.now() + 60_000 });
+    await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() + 60_000), {
+      settle: Date.now() - 1,
+      expire: Date.now() + 60_000,
+    });
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     await drainTimers(id);
 

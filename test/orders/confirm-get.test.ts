@@ -5,15 +5,38 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp, wallet } from "../helpers";
-import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, orderStubOf, storedOrder, uid } from "../order-helpers";
+import {
+  balanceOf,
+  call,
+  confirmOrder,
+  createOrder,
+  getOrder,
+  ledgerSumOf,
+  line,
+  seedDemo,
+  topUp,
+  wallet,
+} from "../helpers";
+import {
+  MESSAGES,
+  expectError,
+  expectOk,
+  freshClient,
+  ledgerOf,
+  orderStubOf,
+  storedOrder,
+  uid,
+} from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
   await topUp("demo", "USD", "100000");
 });
 
-async function createdOrder(key?: string, productList = [line("DEMO-US-RANGE", 12.34, 2)]): Promise<{ id: string; total: number }> {
+async function createdOrder(
+  key?: string,
+  productList = [line("DEMO-US-RANGE", 12.34, 2)],
+): Promise<{ id: string; total: number }> {
   const data = expectOk(await createOrder({ productList }, key));
   return { id: data.id, total: data.invoice.total };
 }
@@ -87,7 +110,9 @@ describe("confirm", () => {
     const order = await createdOrder(client.key);
     // Something already sits under the order's charge key with another amount: the wallet answers idempotency_conflict.
     const { chargeKey } = await import("../../src/wallets/ledger-keys");
-    expect((await wallet(client.id, "USD").post({ key: chargeKey(order.id), kind: "order_charge", amount: "1" })).ok).toBe(true);
+    expect(
+      (await wallet(client.id, "USD").post({ key: chargeKey(order.id), kind: "order_charge", amount: "1" })).ok,
+    ).toBe(true);
     expectError(await confirmOrder(order.id, client.key), 500, "Server error; try again later", "server_error");
     expect(expectOk(await getOrder(order.id, client.key)).state).toBe("created");
     expect(await balanceOf(client.id, "USD")).toBe("99");
@@ -214,7 +239,11 @@ describe("authentication on every client route → 403", () => {
     it(`${method} ${path}: missing key, unknown key, wrong scheme → 403 with the contract message`, async () => {
       expectError(await call(method, path, { key: null, body }), 403, MESSAGES.auth, "unauthenticated");
       expectError(await call(method, path, { key: "sk_test_unknown", body }), 403, MESSAGES.auth, "unauthenticated");
-      expectError(await call(method, path, { key: null, body, headers: { authorization: "Token sk_test_demo" } }), 403, MESSAGES.auth);
+      expectError(
+        await call(method, path, { key: null, body, headers: { authorization: "Token sk_test_demo" } }),
+        403,
+        MESSAGES.auth,
+      );
     });
   }
 
@@ -236,8 +265,17 @@ describe("routing: 404 unknown route, 405 wrong method", () => {
     ["GET", "/order/get/extra"],
     ["POST", "/orders/create"],
   ])("%s %s → 404 Not Found", async (method, path) => {
-    expectError(await call(method, path, { body: method === "GET" ? undefined : {} }), 404, MESSAGES.notFound, "route_not_found");
-    expectError(await call(method, path, { key: null, body: method === "GET" ? undefined : {} }), 404, MESSAGES.notFound);
+    expectError(
+      await call(method, path, { body: method === "GET" ? undefined : {} }),
+      404,
+      MESSAGES.notFound,
+      "route_not_found",
+    );
+    expectError(
+      await call(method, path, { key: null, body: method === "GET" ? undefined : {} }),
+      404,
+      MESSAGES.notFound,
+    );
   });
 
   it.each([
@@ -257,7 +295,10 @@ describe("routing: 404 unknown route, 405 wrong method", () => {
 
   it("a 405 never advertises a method that itself answers 405 (Allow on /order/get vs HEAD)", async () => {
     const post = await call("POST", "/order/get", { body: {} });
-    const allow = (post.headers.get("allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean);
+    const allow = (post.headers.get("allow") ?? "")
+      .split(",")
+      .map((m) => m.trim())
+      .filter(Boolean);
     for (const method of allow) {
       const res = await call(method, `/order/get?orderId=${encodeURIComponent("nope")}`);
       expect(res.status, `${method} is listed in Allow but answers ${res.status}`).not.toBe(405);

@@ -74,7 +74,11 @@ describe("create: body shape → 400 Invalid request body (code invalid_request_
   });
 
   it("unknown fields are ignored", async () => {
-    const res = await create({ ...valid(), extra: { nested: true }, productList: [{ ...line("DEMO-US-RANGE", 10, 1), colour: "red" }] });
+    const res = await create({
+      ...valid(),
+      extra: { nested: true },
+      productList: [{ ...line("DEMO-US-RANGE", 10, 1), colour: "red" }],
+    });
     expectOk(res);
   });
 });
@@ -91,7 +95,9 @@ describe("create: malformed JSON and oversized bodies", () => {
   });
 
   it("a body that is not UTF-8 → 400 malformed_json", async () => {
-    const res = await (await import("cloudflare:workers")).exports.default.fetch(
+    const res = await (
+      await import("cloudflare:workers")
+    ).exports.default.fetch(
       new Request("http://orders.test/order/create", {
         method: "POST",
         headers: { authorization: "Bearer sk_test_demo", "content-type": "application/json" },
@@ -126,7 +132,8 @@ describe("create: malformed JSON and oversized bodies", () => {
     const bytes = new TextEncoder().encode(paddedBody(65537));
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
-        for (let offset = 0; offset < bytes.length; offset += 4096) controller.enqueue(bytes.slice(offset, offset + 4096));
+        for (let offset = 0; offset < bytes.length; offset += 4096)
+          controller.enqueue(bytes.slice(offset, offset + 4096));
         controller.close();
       },
     });
@@ -184,7 +191,9 @@ describe("create: list format (step 1) and limits (step 2)", () => {
 
   it("5 different SKUs are allowed", async () => {
     const data = expectOk(await createOrder({ productList: USD_LINES.slice(0, 5) }));
-    expect(data.invoice.records.map((record: { sku: string }) => record.sku)).toEqual(USD_LINES.slice(0, 5).map((l) => l.sku));
+    expect(data.invoice.records.map((record: { sku: string }) => record.sku)).toEqual(
+      USD_LINES.slice(0, 5).map((l) => l.sku),
+    );
   });
 
   it("6 different SKUs → 400 too big (before the catalogue is looked at: the sold-out SKU does not matter)", async () => {
@@ -208,14 +217,21 @@ describe("create: list format (step 1) and limits (step 2)", () => {
       line("DEMO-US-FAILING", 1, 5),
     ];
     const data = expectOk(await createOrder({ productList: lines }));
-    const quantities = data.invoice.records.map((r: any) => r.items.find((i: any) => i.type === "main-product").metaData.quantity);
+    const quantities = data.invoice.records.map(
+      (r: any) => r.items.find((i: any) => i.type === "main-product").metaData.quantity,
+    );
     expect(quantities.reduce((a: number, b: number) => a + b, 0)).toBe(25);
   });
 });
 
 describe("create: catalogue checks (step 3)", () => {
   it("unknown SKU → 404 with the contract message", async () => {
-    expectError(await createOrder({ productList: [line("NO-SUCH-SKU", 10, 1)] }), 404, MESSAGES.productNotFound, "product_not_found");
+    expectError(
+      await createOrder({ productList: [line("NO-SUCH-SKU", 10, 1)] }),
+      404,
+      MESSAGES.productNotFound,
+      "product_not_found",
+    );
   });
 
   it("an inactive SKU → 404", async () => {
@@ -223,7 +239,11 @@ describe("create: catalogue checks (step 3)", () => {
   });
 
   it("SKU lookup is exact (lower case is another, unknown SKU)", async () => {
-    expectError(await createOrder({ productList: [line("demo-us-range", 10, 1, "range")] }), 404, MESSAGES.productNotFound);
+    expectError(
+      await createOrder({ productList: [line("demo-us-range", 10, 1, "range")] }),
+      404,
+      MESSAGES.productNotFound,
+    );
   });
 
   it.each([
@@ -265,12 +285,26 @@ describe("create: catalogue checks (step 3)", () => {
 
 describe("create: wallet, exchange, stock, funds (step 4)", () => {
   it("no wallet in that currency → 400 No wallet in currency XXX", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "GBP" }), 400, "No wallet in currency GBP", "wallet_not_found");
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "GBP" }),
+      400,
+      "No wallet in currency GBP",
+      "wallet_not_found",
+    );
   });
 
   it("a wallet string that is no currency → 400 No wallet in currency …", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "usd" }), 400, "No wallet in currency usd", "wallet_not_found");
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "toString" }), 400, "No wallet in currency toString");
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "usd" }),
+      400,
+      "No wallet in currency usd",
+      "wallet_not_found",
+    );
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "toString" }),
+      400,
+      "No wallet in currency toString",
+    );
   });
 
   it("no exchange rate between wallet and product currency → 500 Your requested exchange is not supported", async () => {
@@ -280,16 +314,29 @@ describe("create: wallet, exchange, stock, funds (step 4)", () => {
   });
 
   it("EUR wallet buying a JPY product (no EUR→JPY rate) → 500 exchange not supported", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-JP-RANGE", 1000, 1)], wallet: "EUR" }), 500, MESSAGES.exchange);
+    expectError(
+      await createOrder({ productList: [line("DEMO-JP-RANGE", 1000, 1)], wallet: "EUR" }),
+      500,
+      MESSAGES.exchange,
+    );
   });
 
   it("a rate in the other direction does not count: GBP wallet, USD product, only USD→GBP exists → 500", async () => {
     const client = await freshClient({ GBP: "1000" });
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "GBP" }, client.key), 500, MESSAGES.exchange);
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "GBP" }, client.key),
+      500,
+      MESSAGES.exchange,
+    );
   });
 
   it("out of stock → 500 Requested item is out of stock", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)] }), 500, MESSAGES.outOfStock, "out_of_stock");
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)] }),
+      500,
+      MESSAGES.outOfStock,
+      "out_of_stock",
+    );
   });
 
   it("asking for more codes than are left → 500 out of stock, and nothing is reserved", async () => {
@@ -297,7 +344,9 @@ describe("create: wallet, exchange, stock, funds (step 4)", () => {
     await addProduct({ sku: "T-FEW", productType: "fixed", currency: "USD", quotes: ["7"], supplier: "inventory" });
     await env.DB.batch(
       [1, 2, 3].map((n) =>
-        env.DB.prepare(`INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('T-FEW', '7', ?1, 'https://x.example/', 0)`).bind(`T-FEW-${n}`),
+        env.DB.prepare(
+          `INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('T-FEW', '7', ?1, 'https://x.example/', 0)`,
+        ).bind(`T-FEW-${n}`),
       ),
     );
     expectError(await createOrder({ productList: [line("T-FEW", 7, 4, "fixed")] }), 500, MESSAGES.outOfStock);
@@ -318,7 +367,11 @@ describe("create: wallet, exchange, stock, funds (step 4)", () => {
 
   it("a wallet registered but never funded → 400 insufficient funds", async () => {
     const client = await freshClient({ USD: "0" });
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)] }, client.key), 400, MESSAGES.insufficient);
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)] }, client.key),
+      400,
+      MESSAGES.insufficient,
+    );
   });
 });
 
@@ -326,7 +379,11 @@ describe("create: check order when two errors apply (first failure wins)", () =>
   it("shape error + limit → 400 Invalid request body", async () => {
     const lines = Array.from({ length: 6 }, (_, i) => ({ ...line(`S${i}`, 10, 6), quantity: i === 5 ? 1.5 : 6 }));
     expectError(await createOrder({ productList: lines }), 400, MESSAGES.invalidBody);
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 9)], wallet: 1 }), 400, MESSAGES.invalidBody);
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10, 9)], wallet: 1 }),
+      400,
+      MESSAGES.invalidBody,
+    );
   });
 
   it("duplicate SKUs + too many SKUs → not formatted well (step 1 before step 2)", async () => {
@@ -344,47 +401,90 @@ describe("create: check order when two errors apply (first failure wins)", () =>
   });
 
   it("unknown SKU + out-of-range quote on a later line → 404", async () => {
-    expectError(await createOrder({ productList: [line("NOPE", 10, 1), line("DEMO-US-RANGE", 1, 1)] }), 404, MESSAGES.productNotFound);
+    expectError(
+      await createOrder({ productList: [line("NOPE", 10, 1), line("DEMO-US-RANGE", 1, 1)] }),
+      404,
+      MESSAGES.productNotFound,
+    );
   });
 
   it("lines in list order: a bad quote on line 1 wins over an unknown SKU on line 2", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-EU-FIXED", 11, 1), line("NOPE", 10, 1)] }), 400, MESSAGES.quoteMismatch);
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 501, 1), line("NOPE", 10, 1)] }), 400, MESSAGES.notInRange);
+    expectError(
+      await createOrder({ productList: [line("DEMO-EU-FIXED", 11, 1), line("NOPE", 10, 1)] }),
+      400,
+      MESSAGES.quoteMismatch,
+    );
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 501, 1), line("NOPE", 10, 1)] }),
+      400,
+      MESSAGES.notInRange,
+    );
   });
 
   it("bad quote + no wallet → the quote error", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-EU-FIXED", 11, 1)], wallet: "GBP" }), 400, MESSAGES.quoteMismatch);
-    expectError(await createOrder({ productList: [line("DEMO-US-RANGE", 4, 1)], wallet: "GBP" }), 400, MESSAGES.notInRange);
+    expectError(
+      await createOrder({ productList: [line("DEMO-EU-FIXED", 11, 1)], wallet: "GBP" }),
+      400,
+      MESSAGES.quoteMismatch,
+    );
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 4, 1)], wallet: "GBP" }),
+      400,
+      MESSAGES.notInRange,
+    );
   });
 
   it("unknown SKU + no wallet → 404", async () => {
-    expectError(await createOrder({ productList: [line("NOPE", 10, 1)], wallet: "GBP" }), 404, MESSAGES.productNotFound);
+    expectError(
+      await createOrder({ productList: [line("NOPE", 10, 1)], wallet: "GBP" }),
+      404,
+      MESSAGES.productNotFound,
+    );
   });
 
   it("no wallet + no exchange → the wallet error", async () => {
     // no GBP wallet, and no GBP→JPY rate.
-    expectError(await createOrder({ productList: [line("DEMO-JP-RANGE", 1000, 1)], wallet: "GBP" }), 400, "No wallet in currency GBP");
+    expectError(
+      await createOrder({ productList: [line("DEMO-JP-RANGE", 1000, 1)], wallet: "GBP" }),
+      400,
+      "No wallet in currency GBP",
+    );
   });
 
   it("exchange + out of stock → the exchange error, even when the out-of-stock line comes first", async () => {
     // EUR wallet: EUR→USD exists (sold-out line is fine for exchange), EUR→GBP does not.
-    const res = await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1), line("DEMO-GB-FIXED", 20, 1)], wallet: "EUR" });
+    const res = await createOrder({
+      productList: [line("DEMO-US-SOLDOUT", 10, 1), line("DEMO-GB-FIXED", 20, 1)],
+      wallet: "EUR",
+    });
     expectError(res, 500, MESSAGES.exchange);
   });
 
   it("out of stock + insufficient funds → out of stock", async () => {
     const client = await freshClient({ USD: "1" });
-    expectError(await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)] }, client.key), 500, MESSAGES.outOfStock);
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)] }, client.key),
+      500,
+      MESSAGES.outOfStock,
+    );
   });
 
   it("exchange + insufficient funds → exchange", async () => {
     const client = await freshClient({ EUR: "1" });
-    expectError(await createOrder({ productList: [line("DEMO-GB-FIXED", 20, 1)], wallet: "EUR" }, client.key), 500, MESSAGES.exchange);
+    expectError(
+      await createOrder({ productList: [line("DEMO-GB-FIXED", 20, 1)], wallet: "EUR" }, client.key),
+      500,
+      MESSAGES.exchange,
+    );
   });
 
   it("a failed create stores nothing: the same reference then works with another body", async () => {
     const reference = uid("ref-fail");
-    expectError(await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)], reference }), 500, MESSAGES.outOfStock);
+    expectError(
+      await createOrder({ productList: [line("DEMO-US-SOLDOUT", 10, 1)], reference }),
+      500,
+      MESSAGES.outOfStock,
+    );
     expectOk(await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference }));
   });
 });
@@ -425,7 +525,14 @@ describe("create: success envelope", () => {
     const res = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)] });
     const data = expectOk(res);
     expect(res.body.message).toBe("Order created successfully");
-    expect(Object.keys(data).sort()).toEqual(["exchangeRates", "expiresAt", "id", "invoice", "livemode", "retailInvoice"]);
+    expect(Object.keys(data).sort()).toEqual([
+      "exchangeRates",
+      "expiresAt",
+      "id",
+      "invoice",
+      "livemode",
+      "retailInvoice",
+    ]);
     expect(data.id).toMatch(/^ord_[0-9a-f]{64}$/);
   });
 });

@@ -27,7 +27,13 @@ import {
 beforeAll(async () => {
   await seedDemo();
   await topUp("demo", "USD", "100000");
-  await addProduct({ sku: "T-INV", productType: "fixed", currency: "USD", quotes: ["10", "20"], supplier: "inventory" });
+  await addProduct({
+    sku: "T-INV",
+    productType: "fixed",
+    currency: "USD",
+    quotes: ["10", "20"],
+    supplier: "inventory",
+  });
   await addCodes("T-INV", "10", 80);
   await addCodes("T-INV", "20", 5);
 });
@@ -57,7 +63,11 @@ describe("stock is reserved at create", () => {
     const left = await availableCodes("T-INV", "20");
     expect(left).toBe(5);
     await newOrder(client.key, [line("T-INV", 20, 3, "fixed")]);
-    expectError(await createOrder({ productList: [line("T-INV", 20, 3, "fixed")] }, client.key), 500, MESSAGES.outOfStock);
+    expectError(
+      await createOrder({ productList: [line("T-INV", 20, 3, "fixed")] }, client.key),
+      500,
+      MESSAGES.outOfStock,
+    );
     const last = await newOrder(client.key, [line("T-INV", 20, 2, "fixed")]);
     expect(await availableCodes("T-INV", "20")).toBe(0);
     // expiring the last order gives its 2 codes back, and only those
@@ -69,7 +79,9 @@ describe("stock is reserved at create", () => {
     await addProduct({ sku: "T-LAST", productType: "fixed", currency: "USD", quotes: ["5"], supplier: "inventory" });
     await addCodes("T-LAST", "5", 4);
     const client = await freshClient({ USD: "500" });
-    const results = await Promise.all(Array.from({ length: 8 }, () => createOrder({ productList: [line("T-LAST", 5, 1, "fixed")] }, client.key)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => createOrder({ productList: [line("T-LAST", 5, 1, "fixed")] }, client.key)),
+    );
     const won = results.filter((res) => res.status === 200);
     expect(won).toHaveLength(4);
     for (const res of results.filter((r) => r.status !== 200)) expectError(res, 500, MESSAGES.outOfStock);
@@ -105,7 +117,12 @@ describe("expiry through the alarm", () => {
     const data = await newOrder(client.key);
     expect(await expireByAlarm(data.id)).toBe(true);
     // The charge of a confirm that was cut off before it reached the wallet, arriving late.
-    const late = await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: String(data.invoice.total), orderId: data.id });
+    const late = await wallet(client.id, "USD").post({
+      key: chargeKey(data.id),
+      kind: "order_charge",
+      amount: String(data.invoice.total),
+      orderId: data.id,
+    });
     expect(late).toMatchObject({ ok: false, code: "order_voided" });
     expect(await balanceOf(client.id, "USD")).toBe("100");
     expect(expectOk(await getOrder(data.id, client.key)).state).toBe("rejected");
@@ -145,7 +162,12 @@ describe("expiry through the alarm", () => {
     const client = await freshClient({ USD: "100" });
     const data = await newOrder(client.key);
     // The wallet took the charge, the order never recorded the confirmation.
-    const charged = await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: "30", orderId: data.id });
+    const charged = await wallet(client.id, "USD").post({
+      key: chargeKey(data.id),
+      kind: "order_charge",
+      amount: "30",
+      orderId: data.id,
+    });
     expect(charged.ok).toBe(true);
     expect(await balanceOf(client.id, "USD")).toBe("70");
     await expireByAlarm(data.id);
@@ -159,7 +181,12 @@ describe("expiry through the alarm", () => {
   it("a confirm retried after such a crash finds the charge instead of charging twice", async () => {
     const client = await freshClient({ USD: "100" });
     const data = await newOrder(client.key);
-    await wallet(client.id, "USD").post({ key: chargeKey(data.id), kind: "order_charge", amount: "30", orderId: data.id });
+    await wallet(client.id, "USD").post({
+      key: chargeKey(data.id),
+      kind: "order_charge",
+      amount: "30",
+      orderId: data.id,
+    });
     expectOk(await confirmOrder(data.id, client.key));
     expect(await balanceOf(client.id, "USD")).toBe("70");
     expect((await ledgerOf(client.id, "USD")).filter((entry) => entry.kind === "order_charge")).toHaveLength(1);

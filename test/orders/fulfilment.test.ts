@@ -2,12 +2,30 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { outcomeOfStatus } from "../../src/fulfilment/upstream-supplier";
-import { applyOutcome, backoffMs, invoiceStatusAfter, linesPastBudget, unknownBudgetMs } from "../../src/orders/processing-rules";
+import {
+  applyOutcome,
+  backoffMs,
+  invoiceStatusAfter,
+  linesPastBudget,
+  unknownBudgetMs,
+} from "../../src/orders/processing-rules";
 import type { OrderLine, OrderRecord } from "../../src/orders/order-record";
 import { Money } from "../../src/pricing/money";
 import { admin } from "../admin-helpers";
 import { rewriteStoredOrder, storedAlarm, timersOf } from "../order-helpers";
-import { addClient, balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, orderStub, seedDemo, wallet } from "../helpers";
+import {
+  addClient,
+  balanceOf,
+  call,
+  confirmOrder,
+  createOrder,
+  getOrder,
+  ledgerSumOf,
+  line,
+  orderStub,
+  seedDemo,
+  wallet,
+} from "../helpers";
 
 const END_STATES = new Set(["successful", "partial", "failed", "rejected"]);
 
@@ -59,7 +77,9 @@ interface SupplierCall {
 }
 
 /** A fake upstream supplier on the stubbed fetch: answers in the order given, recording each request. */
-function fakeSupplier(answers: ((call: SupplierCall, signal: AbortSignal | null | undefined) => Promise<Response> | Response)[]) {
+function fakeSupplier(
+  answers: ((call: SupplierCall, signal: AbortSignal | null | undefined) => Promise<Response> | Response)[],
+) {
   const calls: SupplierCall[] = [];
   const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input as RequestInfo, init);
@@ -78,7 +98,12 @@ function fakeSupplier(answers: ((call: SupplierCall, signal: AbortSignal | null 
 }
 
 function codes(count: number, prefix = "UP") {
-  return Response.json({ codes: Array.from({ length: count }, (_, index) => ({ pin: `${prefix}-${index}`, link: `https://supplier.example.com/r/${prefix}-${index}` })) });
+  return Response.json({
+    codes: Array.from({ length: count }, (_, index) => ({
+      pin: `${prefix}-${index}`,
+      link: `https://supplier.example.com/r/${prefix}-${index}`,
+    })),
+  });
 }
 
 let key: string;
@@ -141,7 +166,9 @@ describe("processing after confirmation", () => {
       const got = await getOrder(order.id, key);
       expect(got.body.data.state).toBe("successful");
       pins.push(...got.body.data.redeem["DEMO-EU-FIXED"].redeemPin);
-      const sold = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1 AND status = 'sold'`).bind(order.id).first<{ n: number }>();
+      const sold = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1 AND status = 'sold'`)
+        .bind(order.id)
+        .first<{ n: number }>();
       expect(sold!.n).toBe(2);
     }
     expect(new Set(pins).size).toBe(4);
@@ -190,9 +217,15 @@ describe("processing after confirmation", () => {
     const created = await createOrder({ productList: [line("UP-CARD", 10, 1, "range")] }, key);
     await confirmOrder(created.body.data.id, key);
     // The alarm is due at once; wait until it has reached the supplier.
-    await vi.waitFor(async () => expect((await getOrder(created.body.data.id, key)).body.data.state).toBe("processing"), { timeout: 5000 });
+    await vi.waitFor(
+      async () => expect((await getOrder(created.body.data.id, key)).body.data.state).toBe("processing"),
+      { timeout: 5000 },
+    );
     release();
-    await vi.waitFor(async () => expect((await getOrder(created.body.data.id, key)).body.data.state).toBe("successful"), { timeout: 5000 });
+    await vi.waitFor(
+      async () => expect((await getOrder(created.body.data.id, key)).body.data.state).toBe("successful"),
+      { timeout: 5000 },
+    );
   });
 });
 
@@ -205,13 +238,23 @@ describe("upstream supplier", () => {
     expect(calls[0]!.url).toBe("http://127.0.0.1:9/supplier/v1/codes");
     expect(calls[0]!.authorization).toBe("Bearer test-upstream-key");
     expect(calls[0]!.idempotencyKey).toBe(`${order.id}:UP-CARD`);
-    expect(calls[0]!.body).toEqual({ productCode: "UP-UP-CARD", quote: "12.5", currency: "USD", quantity: 2, orderId: order.id });
+    expect(calls[0]!.body).toEqual({
+      productCode: "UP-UP-CARD",
+      quote: "12.5",
+      currency: "USD",
+      quantity: 2,
+      orderId: order.id,
+    });
     const got = await getOrder(order.id, key);
     expect(got.body.data.redeem["UP-CARD"].redeemPin).toEqual(["OK-0", "OK-1"]);
   });
 
   it("retries 5xx answers with a growing delay, with the same idempotency key, then succeeds", async () => {
-    const { calls } = fakeSupplier([() => new Response("busy", { status: 503 }), () => new Response("busy", { status: 503 }), () => codes(1, "LATE")]);
+    const { calls } = fakeSupplier([
+      () => new Response("busy", { status: 503 }),
+      () => new Response("busy", { status: 503 }),
+      () => codes(1, "LATE"),
+    ]);
     const created = await createOrder({ productList: [line("UP-CARD", 10, 1, "range")] }, key);
     const id = created.body.data.id;
     await confirmOrder(id, key);
@@ -238,7 +281,9 @@ describe("upstream supplier", () => {
     const client = await addClient("timeouts", { USD: "100" });
     const { calls } = fakeSupplier([
       (_, signal) =>
-        new Promise<Response>((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })),
+        new Promise<Response>((_, reject) =>
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true }),
+        ),
     ]);
     const order = await placeAndConfirm(client, [line("UP-CARD", 20, 1, "range")]);
     await vi.waitFor(async () => expect((await stored(order.id)).lines[0]!.attempts).toBe(1), { timeout: 5000 });
@@ -249,7 +294,12 @@ describe("upstream supplier", () => {
     expect(new Set(calls.map((call) => call.idempotencyKey))).toEqual(new Set([`${order.id}:UP-CARD`]));
     const record = await stored(order.id);
     expect(record.state).toBe("processing");
-    expect(record.lines[0]).toMatchObject({ status: "pending", attempts: calls.length, refunded: "0", failureReason: "no answer within 200 ms" });
+    expect(record.lines[0]).toMatchObject({
+      status: "pending",
+      attempts: calls.length,
+      refunded: "0",
+      failureReason: "no answer within 200 ms",
+    });
     expect(typeof record.lines[0]!.unknownSince).toBe("number");
     expect((await getOrder(order.id, client)).body.data.state).toBe("processing");
     expect(await balanceOf("timeouts", "USD")).toBe("80");
@@ -257,7 +307,11 @@ describe("upstream supplier", () => {
   });
 
   it("asks again after an unreadable answer, and fails and refunds on a refusal", async () => {
-    const garbage = fakeSupplier([() => new Response("<html>oops</html>", { status: 200 }), () => Response.json({ codes: "nope" }), () => codes(1, "FIXED")]);
+    const garbage = fakeSupplier([
+      () => new Response("<html>oops</html>", { status: 200 }),
+      () => Response.json({ codes: "nope" }),
+      () => codes(1, "FIXED"),
+    ]);
     const retried = await placeAndConfirm(key, [line("UP-CARD", 10, 1, "range")]);
     await drain(retried.id);
     expect(garbage.calls).toHaveLength(3);
@@ -295,11 +349,12 @@ const inProgress = () => Response.json({ error: "in progress" }, { status: 409 }
 async function stuckRowOf(orderId: string) {
   const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
   expect(stuck.status).toBe(200);
-  return (stuck.body.data.orders as { orderId: string }[]).find((row) => row.orderId === orderId) as Record<string, unknown> | undefined;
+  return (stuck.body.data.orders as { orderId: string }[]).find((row) => row.orderId === orderId) as
+    Record<string, unknown> | undefined;
 }
 
 describe("an unknown supplier outcome is not a failure", () => {
-  it("a timeout and then 409 \"in progress\" leave the line pending and unrefunded; the codes issued meanwhile arrive on a later ask", async () => {
+  it('a timeout and then 409 "in progress" leave the line pending and unrefunded; the codes issued meanwhile arrive on a later ask', async () => {
     const client = await addClient("in-progress", { USD: "100" });
     const { calls } = fakeSupplier([noAnswer, inProgress, () => codes(1, "ISSUED")]);
     const order = await placeAndConfirm(client, [line("UP-CARD", 20, 1, "range")]);
@@ -317,7 +372,10 @@ describe("an unknown supplier outcome is not a failure", () => {
     expect(got.body.data.state).toBe("successful");
     expect(got.body.data.redeem["UP-CARD"].redeemPin).toEqual(["ISSUED-0"]);
     expect(await balanceOf("in-progress", "USD")).toBe("80");
-    expect((await wallet("in-progress", "USD").entries(0, 100)).map((entry) => entry.kind)).toEqual(["top_up", "order_charge"]);
+    expect((await wallet("in-progress", "USD").entries(0, 100)).map((entry) => entry.kind)).toEqual([
+      "top_up",
+      "order_charge",
+    ]);
   });
 
   it("an answer that nothing was issued, after a timeout, fails the line and refunds it", async () => {
@@ -328,7 +386,11 @@ describe("an unknown supplier outcome is not a failure", () => {
     expect(calls).toHaveLength(2);
     const record = await stored(order.id);
     expect(record.state).toBe("failed");
-    expect(record.lines[0]).toMatchObject({ status: "failed", refunded: "20", failureReason: "upstream refused the line (422)" });
+    expect(record.lines[0]).toMatchObject({
+      status: "failed",
+      refunded: "20",
+      failureReason: "upstream refused the line (422)",
+    });
     expect(await balanceOf("refused-late", "USD")).toBe("100");
     expect(await ledgerSumOf("refused-late", "USD")).toBe("100");
   });
@@ -363,7 +425,11 @@ describe("an unknown supplier outcome is not a failure", () => {
     expect(row!.lastFailedAt as number).toBeGreaterThanOrEqual(since + 61_000);
     // Still asked, with the same key, and never refunded; the client sees processing.
     for (let run = 0; run < 3; run += 1) expect(await runDurableObjectAlarm(orderStub(order.id))).toBe(true);
-    expect(await stuckRowOf(order.id)).toMatchObject({ timer: "supplier", failures: (await stored(order.id)).lines[0]!.attempts, firstFailedAt: since });
+    expect(await stuckRowOf(order.id)).toMatchObject({
+      timer: "supplier",
+      failures: (await stored(order.id)).lines[0]!.attempts,
+      firstFailedAt: since,
+    });
     expect((await stored(order.id)).lines[0]!.attempts).toBeGreaterThanOrEqual(asked + 3);
     const record = await stored(order.id);
     expect(record.state).toBe("processing");
@@ -414,7 +480,9 @@ describe("crash safety", () => {
     expect(record.state).toBe("partial");
     expect(record.lines[1]!.refunded).toBe("40");
     expect(await balanceOf("replay-refund", "USD")).toBe("290");
-    const refunds = (await wallet("replay-refund", "USD").entries(0, 100)).filter((entry) => entry.kind === "order_refund");
+    const refunds = (await wallet("replay-refund", "USD").entries(0, 100)).filter(
+      (entry) => entry.kind === "order_refund",
+    );
     expect(refunds).toHaveLength(1);
   });
 
@@ -429,7 +497,9 @@ describe("crash safety", () => {
     const again = await stored(order.id);
     expect(again.state).toBe("successful");
     expect(again.lines[0]!.redeem!.pins).toEqual(first);
-    const held = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1`).bind(order.id).first<{ n: number }>();
+    const held = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE order_id = ?1`)
+      .bind(order.id)
+      .first<{ n: number }>();
     expect(held!.n).toBe(2);
   });
 });
@@ -437,17 +507,23 @@ describe("crash safety", () => {
 describe("racing for the last inventory codes", () => {
   it("gives each code to one order; the losers get the out-of-stock 500", async () => {
     const racer = await addClient("racer", { USD: "10000" });
-    const available = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = 'DEMO-GB-FIXED' AND status = 'available'`).first<{ n: number }>();
+    const available = await env.DB.prepare(
+      `SELECT COUNT(*) AS n FROM codes WHERE sku = 'DEMO-GB-FIXED' AND status = 'available'`,
+    ).first<{ n: number }>();
     const results = await Promise.all(
       Array.from({ length: available!.n + 4 }, (_, index) =>
-        call("POST", "/order/create", { key: racer, body: { productList: [line("DEMO-GB-FIXED", 20, 1)], wallet: "USD", reference: `race-${index}` } }),
+        call("POST", "/order/create", {
+          key: racer,
+          body: { productList: [line("DEMO-GB-FIXED", 20, 1)], wallet: "USD", reference: `race-${index}` },
+        }),
       ),
     );
     const won = results.filter((result) => result.status === 200);
     const lost = results.filter((result) => result.status !== 200);
     expect(won).toHaveLength(available!.n);
     expect(lost).toHaveLength(4);
-    for (const result of lost) expect(result.body).toMatchObject({ code: "out_of_stock", message: "Requested item is out of stock" });
+    for (const result of lost)
+      expect(result.body).toMatchObject({ code: "out_of_stock", message: "Requested item is out of stock" });
     const winners = won.map((result) => result.body.data.id as string);
     const holders = await env.DB.prepare(
       `SELECT order_id, COUNT(*) AS n FROM codes WHERE order_id IN (SELECT value FROM json_each(?1)) GROUP BY order_id`,
@@ -460,7 +536,15 @@ describe("racing for the last inventory codes", () => {
 });
 
 describe("pure fulfilment rules", () => {
-  const base = { status: "pending", attempts: 0, redeem: null, refunded: "0", failureReason: null, quote: "10", product: { currency: "USD" } } as unknown as OrderLine;
+  const base = {
+    status: "pending",
+    attempts: 0,
+    redeem: null,
+    refunded: "0",
+    failureReason: null,
+    quote: "10",
+    product: { currency: "USD" },
+  } as unknown as OrderLine;
 
   it("keeps a line of unknown outcome pending however often it is asked, unknown since its first such answer", () => {
     const once = applyOutcome(base, { kind: "unknown", reason: "503" }, 1_000);
@@ -470,7 +554,11 @@ describe("pure fulfilment rules", () => {
     const refused = applyOutcome(later, { kind: "failed", reason: "422" }, 9_000_001);
     expect(refused).toMatchObject({ status: "failed", failureReason: "422" });
     expect("unknownSince" in refused).toBe(false);
-    const issued = applyOutcome(later, { kind: "issued", codes: [{ pin: "P", link: "https://x.example.com/P" }] }, 9_000_001);
+    const issued = applyOutcome(
+      later,
+      { kind: "issued", codes: [{ pin: "P", link: "https://x.example.com/P" }] },
+      9_000_001,
+    );
     expect(issued).toMatchObject({ status: "fulfilled", failureReason: null });
     expect("unknownSince" in issued).toBe(false);
   });
@@ -495,12 +583,15 @@ describe("pure fulfilment rules", () => {
   });
 
   it("backs off 1 s, 2 s, 4 s … up to 5 minutes", () => {
-    expect([1, 2, 3, 4, 8, 9, 10, 20].map(backoffMs)).toEqual([1000, 2000, 4000, 8000, 128_000, 256_000, 300_000, 300_000]);
+    expect([1, 2, 3, 4, 8, 9, 10, 20].map(backoffMs)).toEqual([
+      1000, 2000, 4000, 8000, 128_000, 256_000, 300_000, 300_000,
+    ]);
   });
 
   it("reads the supplier's statuses as the contract says: only 400, 402, 404, 410 and 422 mean nothing was issued", () => {
     for (const status of [400, 402, 404, 410, 422]) expect(outcomeOfStatus(status).kind, String(status)).toBe("failed");
-    for (const status of [401, 403, 405, 408, 409, 413, 425, 429, 500, 502, 503, 504]) expect(outcomeOfStatus(status).kind, String(status)).toBe("unknown");
+    for (const status of [401, 403, 405, 408, 409, 413, 425, 429, 500, 502, 503, 504])
+      expect(outcomeOfStatus(status).kind, String(status)).toBe("unknown");
     expect(outcomeOfStatus(409)).toMatchObject({ kind: "unknown", reason: expect.stringContaining("still issuing") });
   });
 

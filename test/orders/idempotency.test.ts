@@ -4,7 +4,19 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { balanceOf, call, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp } from "../helpers";
-import { MESSAGES, addCodes, addProduct, availableCodes, codesOfOrder, expectError, expectOk, expireByAlarm, freshClient, ledgerOf, uid } from "../order-helpers";
+import {
+  MESSAGES,
+  addCodes,
+  addProduct,
+  availableCodes,
+  codesOfOrder,
+  expectError,
+  expectOk,
+  expireByAlarm,
+  freshClient,
+  ledgerOf,
+  uid,
+} from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -72,7 +84,9 @@ describe("same reference, same body → the same order", () => {
     const client = await freshClient({ USD: "100" });
     const reference = uid("ref");
     const available = await availableCodes("T-IDEM", "10");
-    const results = await Promise.all(Array.from({ length: 10 }, () => call("POST", "/order/create", { key: client.key, body: body(reference, 3) })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call("POST", "/order/create", { key: client.key, body: body(reference, 3) })),
+    );
     const ids = new Set(results.map((res) => expectOk(res).id));
     expect(ids.size).toBe(1);
     expect(results.filter((res) => res.headers.get("idempotent-replayed") === "true")).toHaveLength(9);
@@ -84,38 +98,53 @@ describe("same reference, same body → the same order", () => {
 describe("same reference, another body → 409 Reference already used", () => {
   const variants: [string, (reference: string) => Record<string, unknown>][] = [
     ["another quantity", (r) => body(r, 3)],
-    ["another quote", (r) => ({ ...body(r), productList: [line("T-IDEM", 10, 2, "fixed"), line("DEMO-JP-RANGE", 1001, 1)] })],
-    ["lines in another order", (r) => ({ ...body(r), productList: [line("DEMO-JP-RANGE", 1000, 1), line("T-IDEM", 10, 2, "fixed")] })],
+    [
+      "another quote",
+      (r) => ({ ...body(r), productList: [line("T-IDEM", 10, 2, "fixed"), line("DEMO-JP-RANGE", 1001, 1)] }),
+    ],
+    [
+      "lines in another order",
+      (r) => ({ ...body(r), productList: [line("DEMO-JP-RANGE", 1000, 1), line("T-IDEM", 10, 2, "fixed")] }),
+    ],
     ["a line fewer", (r) => ({ ...body(r), productList: [line("T-IDEM", 10, 2, "fixed")] })],
     ["another wallet", (r) => ({ ...body(r), wallet: "EUR" })],
     ["a webhookUrl added", (r) => ({ ...body(r), webhookUrl: "https://hooks.example.com/orders" })],
   ];
-  it.each(variants)("%s → 409, nothing reserved, nothing charged, the first order unchanged", async (_name, variant) => {
-    const client = await freshClient({ USD: "100", EUR: "100" });
-    const reference = uid("ref");
-    const data = expectOk(await call("POST", "/order/create", { key: client.key, body: body(reference) }));
-    const available = await availableCodes("T-IDEM", "10");
-    const res = await call("POST", "/order/create", { key: client.key, body: variant(reference) });
-    expectError(res, 409, MESSAGES.referenceUsed, "reference_already_used");
-    expect(await availableCodes("T-IDEM", "10")).toBe(available);
-    expect(await balanceOf(client.id, "USD")).toBe("100");
-    const view = expectOk(await getOrder(data.id, client.key));
-    expect(view.invoice).toEqual(data.invoice);
-    expect(view.state).toBe("created");
-  });
+  it.each(variants)(
+    "%s → 409, nothing reserved, nothing charged, the first order unchanged",
+    async (_name, variant) => {
+      const client = await freshClient({ USD: "100", EUR: "100" });
+      const reference = uid("ref");
+      const data = expectOk(await call("POST", "/order/create", { key: client.key, body: body(reference) }));
+      const available = await availableCodes("T-IDEM", "10");
+      const res = await call("POST", "/order/create", { key: client.key, body: variant(reference) });
+      expectError(res, 409, MESSAGES.referenceUsed, "reference_already_used");
+      expect(await availableCodes("T-IDEM", "10")).toBe(available);
+      expect(await balanceOf(client.id, "USD")).toBe("100");
+      const view = expectOk(await getOrder(data.id, client.key));
+      expect(view.invoice).toEqual(data.invoice);
+      expect(view.state).toBe("created");
+    },
+  );
 
   it("the check comes before the catalogue: another body with an unknown SKU is 409 too", async () => {
     const client = await freshClient({ USD: "100" });
     const reference = uid("ref");
     expectOk(await call("POST", "/order/create", { key: client.key, body: body(reference) }));
-    expectError(await createOrder({ productList: [line("NOPE", 10, 1)], reference }, client.key), 409, MESSAGES.referenceUsed);
+    expectError(
+      await createOrder({ productList: [line("NOPE", 10, 1)], reference }, client.key),
+      409,
+      MESSAGES.referenceUsed,
+    );
   });
 
   it("concurrent creates with one reference and different bodies: exactly one 200, the rest 409", async () => {
     const client = await freshClient({ USD: "1000" });
     const reference = uid("ref");
     const results = await Promise.all(
-      [1, 2, 3, 4, 5].map((quantity) => call("POST", "/order/create", { key: client.key, body: body(reference, quantity) })),
+      [1, 2, 3, 4, 5].map((quantity) =>
+        call("POST", "/order/create", { key: client.key, body: body(reference, quantity) }),
+      ),
     );
     expect(results.filter((res) => res.status === 200)).toHaveLength(1);
     for (const res of results.filter((r) => r.status !== 200)) expectError(res, 409, MESSAGES.referenceUsed);
@@ -133,7 +162,11 @@ describe("same reference, another body → 409 Reference already used", () => {
     const replay = expectOk(await call("POST", "/order/create", { key: client.key, body: body(reference) }));
     expect(replay.id).toBe(data.id);
     expect(replay.invoice.status).toBe("void");
-    expectError(await call("POST", "/order/create", { key: client.key, body: body(reference, 1) }), 409, MESSAGES.referenceUsed);
+    expectError(
+      await call("POST", "/order/create", { key: client.key, body: body(reference, 1) }),
+      409,
+      MESSAGES.referenceUsed,
+    );
     expect(await codesOfOrder(data.id)).toHaveLength(0);
   });
 });

@@ -12,7 +12,13 @@ import { call, line, seedDemo } from "../helpers";
 describe("the first invalid requests of a Worker", () => {
   it("have zod's English messages in details", async () => {
     await seedDemo();
-    const create = await call("POST", "/order/create", { body: { productList: [{ ...line("DEMO-US-RANGE", 10), quantity: "1" }], wallet: "USD", reference: "r".repeat(257) } });
+    const create = await call("POST", "/order/create", {
+      body: {
+        productList: [{ ...line("DEMO-US-RANGE", 10), quantity: "1" }],
+        wallet: "USD",
+        reference: "r".repeat(257),
+      },
+    });
     expect(create.status).toBe(400);
     expect(create.body.code).toBe("invalid_request_body");
     expect(create.body.details.issues).toEqual([
@@ -22,10 +28,14 @@ describe("the first invalid requests of a Worker", () => {
 
     const confirm = await call("PUT", "/order/confirm", { body: { orderId: 42 } });
     expect(confirm.status).toBe(400);
-    expect(confirm.body.details.issues).toEqual([{ path: "orderId", message: "Invalid input: expected string, received number" }]);
+    expect(confirm.body.details.issues).toEqual([
+      { path: "orderId", message: "Invalid input: expected string, received number" },
+    ]);
 
     const get = await call("GET", "/order/get?orderId=");
     expect(get.status).toBe(400);
-    expect(get.body.details.issues).toEqual([{ path: "orderId", message: "Too small: expected string to have >=1 characters" }]);
+    expect(get.body.details.issues).toEqual([
+      { path: "orderId", message: "Too small: expected string to have >=1 characters" },
+    ]);
   });
 });

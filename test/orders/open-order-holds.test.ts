@@ -7,7 +7,18 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { clearFaults } from "../../src/kernel/faults";
 import { call, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { addCodes, addProduct, availableCodes, backdateExpiry, drainTimers, expectError, freshClient, holdsOf, MESSAGES, uid } from "../order-helpers";
+import {
+  addCodes,
+  addProduct,
+  availableCodes,
+  backdateExpiry,
+  drainTimers,
+  expectError,
+  freshClient,
+  holdsOf,
+  MESSAGES,
+  uid,
+} from "../order-helpers";
 
 const SKU = "HOLD-INV";
 const SANDBOX_SKU = "HOLD-SANDBOX";
@@ -15,13 +26,23 @@ const SANDBOX_SKU = "HOLD-SANDBOX";
 beforeAll(async () => {
   await addProduct({ sku: SKU, productType: "fixed", currency: "USD", quotes: ["10"], supplier: "inventory" });
   await addCodes(SKU, "10", 40);
-  await addProduct({ sku: SANDBOX_SKU, productType: "range", currency: "USD", min: "1", max: "100", supplier: "sandbox" });
+  await addProduct({
+    sku: SANDBOX_SKU,
+    productType: "range",
+    currency: "USD",
+    min: "1",
+    max: "100",
+    supplier: "sandbox",
+  });
 });
 
 afterEach(() => clearFaults());
 
 function create(key: string, quantity: number, reference = uid("ref")) {
-  return call("POST", "/order/create", { key, body: { wallet: "USD", reference, productList: [{ sku: SKU, quote: 10, quantity, productType: "fixed" }] } });
+  return call("POST", "/order/create", {
+    key,
+    body: { wallet: "USD", reference, productList: [{ sku: SKU, quote: 10, quantity, productType: "fixed" }] },
+  });
 }
 
 const holds = (clientId: string) => holdsOf(clientId, "USD");
@@ -55,20 +76,35 @@ describe("open orders that hold codes count against the balance", () => {
     const client = await freshClient({ USD: "50" });
     const first = await create(client.key, 2);
     const second = await create(client.key, 2);
-    expectError(await create(client.key, 2), 400, "Your open orders already hold this wallet's balance", "balance_held");
+    expectError(
+      await create(client.key, 2),
+      400,
+      "Your open orders already hold this wallet's balance",
+      "balance_held",
+    );
     const confirmed = await call("PUT", "/order/confirm", { key: client.key, body: { orderId: first.body.data.id } });
     expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
     await drainTimers(first.body.data.id);
     expect(await holds(client.id)).toEqual([second.body.data.id]);
     // 30 left, 20 held by the second order: one more code (10) fits, two do not.
-    expectError(await create(client.key, 2), 400, "Your open orders already hold this wallet's balance", "balance_held");
+    expectError(
+      await create(client.key, 2),
+      400,
+      "Your open orders already hold this wallet's balance",
+      "balance_held",
+    );
     expect((await create(client.key, 1)).status).toBe(200);
   });
 
   it("an expired order holds nothing more: its void drops the hold", async () => {
     const client = await freshClient({ USD: "20" });
     const first = await create(client.key, 2);
-    expectError(await create(client.key, 1), 400, "Your open orders already hold this wallet's balance", "balance_held");
+    expectError(
+      await create(client.key, 1),
+      400,
+      "Your open orders already hold this wallet's balance",
+      "balance_held",
+    );
     await backdateExpiry(first.body.data.id);
     await drainTimers(first.body.data.id);
     expect(await holds(client.id)).toEqual([]);
@@ -90,7 +126,11 @@ describe("open orders that hold codes count against the balance", () => {
     const client = await freshClient({ USD: "50" });
     const sandbox = await call("POST", "/order/create", {
       key: client.key,
-      body: { wallet: "USD", reference: uid("ref"), productList: [{ sku: SANDBOX_SKU, quote: 50, quantity: 1, productType: "range" }] },
+      body: {
+        wallet: "USD",
+        reference: uid("ref"),
+        productList: [{ sku: SANDBOX_SKU, quote: 50, quantity: 1, productType: "range" }],
+      },
     });
     expect(sandbox.status, JSON.stringify(sandbox.body)).toBe(200);
     expect(await holds(client.id)).toEqual([]);

@@ -10,7 +10,9 @@ beforeAll(async () => {
 
 describe("order lookup", () => {
   it("finds any client's order by id or by client and reference, with its stored record", async () => {
-    const created = await call("POST", "/order/create", { body: { wallet: "USD", reference: "lookup-1", productList: [line("DEMO-US-RANGE", 12)] } });
+    const created = await call("POST", "/order/create", {
+      body: { wallet: "USD", reference: "lookup-1", productList: [line("DEMO-US-RANGE", 12)] },
+    });
     expect(created.status).toBe(200);
     const byId = await admin("GET", `/admin/orders/${created.body.data.id}`);
     expect(byId.status).toBe(200);
@@ -23,7 +25,12 @@ describe("order lookup", () => {
   });
 
   it("404 for unknown orders, 400 without the query", async () => {
-    for (const path of [`/admin/orders/ord_${"0".repeat(64)}`, "/admin/orders/ord_nope", "/admin/orders/123", "/admin/orders?clientId=demo&reference=never"]) {
+    for (const path of [
+      `/admin/orders/ord_${"0".repeat(64)}`,
+      "/admin/orders/ord_nope",
+      "/admin/orders/123",
+      "/admin/orders?clientId=demo&reference=never",
+    ]) {
       const response = await admin("GET", path);
       expect(response.status, path).toBe(404);
       expect(response.body.code).toBe("order_not_found");
@@ -37,7 +44,9 @@ describe("order lookup", () => {
   });
 
   it("masks redeem codes and links for a viewer; the operator role sees them", async () => {
-    const created = await call("POST", "/order/create", { body: { wallet: "USD", reference: "lookup-codes", productList: [line("DEMO-US-RANGE", 5)] } });
+    const created = await call("POST", "/order/create", {
+      body: { wallet: "USD", reference: "lookup-codes", productList: [line("DEMO-US-RANGE", 5)] },
+    });
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     expect((await call("PUT", "/order/confirm", { body: { orderId: id } })).status).toBe(200);
@@ -65,7 +74,9 @@ describe("order lookup", () => {
     expect(masked.body.data.record.lines[0].redeem.pins).toEqual([`•••• ${pin.slice(-4)}`]);
     expect(JSON.stringify(masked.body)).not.toContain(pin);
     expect(JSON.stringify(masked.body)).not.toContain(link);
-    const byReference = await admin("GET", "/admin/orders?clientId=demo&reference=lookup-codes", undefined, { token: tokens.viewer });
+    const byReference = await admin("GET", "/admin/orders?clientId=demo&reference=lookup-codes", undefined, {
+      token: tokens.viewer,
+    });
     expect(byReference.body.data).toEqual(masked.body.data);
   });
 });

@@ -16,7 +16,12 @@ import type { CreateOrderRequest } from "../../src/orders/order-schemas";
 import { canTransition, confirmable, outcomeOf, transition } from "../../src/orders/transitions";
 
 type Line = CreateOrderRequest["productList"][number];
-const l = (sku: string, quantity: number, quote = 10, productType = "range"): Line => ({ sku, productType, quote, quantity });
+const l = (sku: string, quantity: number, quote = 10, productType = "range"): Line => ({
+  sku,
+  productType,
+  quote,
+  quantity,
+});
 const req = (productList: Line[], wallet = "USD"): CreateOrderRequest => ({ productList, wallet, reference: "r" });
 const codeOf = (result: ReturnType<typeof checkProductList>) => result?.code ?? null;
 
@@ -33,14 +38,20 @@ describe("checkProductList", () => {
   it("total 25 is allowed, 26 is too big (with per-SKU 10 so the total limit is reached alone)", () => {
     expect(checkProductList(req([l("A", 10), l("B", 10), l("C", 5)]), wide)).toBeNull();
     const over = checkProductList(req([l("A", 10), l("B", 10), l("C", 6)]), wide);
-    expect(over).toMatchObject({ ok: false, code: "product_list_too_big", message: "Requested product list is bigger than allowed" });
+    expect(over).toMatchObject({
+      ok: false,
+      code: "product_list_too_big",
+      message: "Requested product list is bigger than allowed",
+    });
     expect(over?.details).toMatchObject({ limit: "totalQuantity", max: 25, requested: 26 });
   });
 
   it("total over the limit spread across many small lines", () => {
     const many: OrderLimits = { maxQuantityPerSku: 5, maxSkusPerOrder: 30, maxTotalQuantity: 25 };
     expect(checkProductList(req(Array.from({ length: 25 }, (_, i) => l(`S${i}`, 1))), many)).toBeNull();
-    expect(codeOf(checkProductList(req(Array.from({ length: 26 }, (_, i) => l(`S${i}`, 1))), many))).toBe("product_list_too_big");
+    expect(codeOf(checkProductList(req(Array.from({ length: 26 }, (_, i) => l(`S${i}`, 1))), many))).toBe(
+      "product_list_too_big",
+    );
   });
 
   it("per SKU: 5 is allowed, 6 is too big", () => {
@@ -73,7 +84,11 @@ describe("checkProductList", () => {
     const empty = checkProductList(req([]), spec);
     expect(empty).toMatchObject({ code: "product_list_malformed", message: "Your product list is not formatted well" });
     expect(codeOf(checkProductList(req([l("A", 1), l("A", 1)]), spec))).toBe("product_list_malformed");
-    expect(codeOf(checkProductList(req([l("A", 9), l("B", 1), l("C", 1), l("D", 1), l("E", 1), l("F", 1), l("A", 9)]), spec))).toBe("product_list_malformed");
+    expect(
+      codeOf(
+        checkProductList(req([l("A", 9), l("B", 1), l("C", 1), l("D", 1), l("E", 1), l("F", 1), l("A", 9)]), spec),
+      ),
+    ).toBe("product_list_malformed");
   });
 });
 
@@ -82,8 +97,28 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
   function snapshot(over: Partial<CatalogueSnapshot> = {}): CatalogueSnapshot {
     const products = new Map<string, CatalogueProduct>([
       ["US", P("US", {})],
-      ["EU", P("EU", { productType: "fixed", currency: "EUR", quotes: ["10", "25"], minQuote: null, maxQuote: null, supplier: "inventory" })],
-      ["GB", P("GB", { productType: "fixed", currency: "GBP", quotes: ["20"], minQuote: null, maxQuote: null, supplier: "inventory" })],
+      [
+        "EU",
+        P("EU", {
+          productType: "fixed",
+          currency: "EUR",
+          quotes: ["10", "25"],
+          minQuote: null,
+          maxQuote: null,
+          supplier: "inventory",
+        }),
+      ],
+      [
+        "GB",
+        P("GB", {
+          productType: "fixed",
+          currency: "GBP",
+          quotes: ["20"],
+          minQuote: null,
+          maxQuote: null,
+          supplier: "inventory",
+        }),
+      ],
       ["EU2", P("EU2", { currency: "EUR", minQuote: "1", maxQuote: "100" })],
       ["OFF", P("OFF", { active: false })],
     ]);
@@ -105,8 +140,18 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
   it.each([
     ["unknown SKU", [l("NOPE", 1)], "USD", "product_not_found"],
     ["inactive SKU", [l("OFF", 1)], "USD", "product_not_found"],
-    ["unknown SKU before a bad quote on a later line", [l("NOPE", 1), l("EU", 1, 11, "fixed")], "USD", "product_not_found"],
-    ["bad quote before an unknown SKU on a later line", [l("EU", 1, 11, "fixed"), l("NOPE", 1)], "USD", "quote_mismatch"],
+    [
+      "unknown SKU before a bad quote on a later line",
+      [l("NOPE", 1), l("EU", 1, 11, "fixed")],
+      "USD",
+      "product_not_found",
+    ],
+    [
+      "bad quote before an unknown SKU on a later line",
+      [l("EU", 1, 11, "fixed"), l("NOPE", 1)],
+      "USD",
+      "quote_mismatch",
+    ],
     ["out of range", [l("US", 1, 501)], "USD", "quote_out_of_range"],
     ["bad quote + no wallet", [l("EU", 1, 11, "fixed")], "GBP", "quote_mismatch"],
     ["no wallet + no exchange", [l("GB", 1, 20, "fixed")], "JPY", "wallet_not_found"],
@@ -126,7 +171,15 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
   });
 
   it("a plan names the region its wallet's object is opened with: the registry's, or none", () => {
-    const placed = planOrder(req([l("US", 1)], "USD"), snapshot({ walletRegions: new Map([["USD", "apac"], ["EUR", "weur"]]) }));
+    const placed = planOrder(
+      req([l("US", 1)], "USD"),
+      snapshot({
+        walletRegions: new Map([
+          ["USD", "apac"],
+          ["EUR", "weur"],
+        ]),
+      }),
+    );
     expect(placed).toMatchObject({ ok: true, walletRegion: "apac" });
     const unplaced = planOrder(req([l("US", 1)], "USD"), snapshot({ walletRegions: new Map([["EUR", "weur"]]) }));
     expect(unplaced).toMatchObject({ ok: true, walletRegion: null });
@@ -139,12 +192,29 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
     expect(result.charge).toBe("55.79");
     expect(result.retailCharge).toBe("55.79");
     expect(result.rates.map((rate) => rate.targetCurrency)).toEqual(["EUR"]);
-    expect(result.lines[1]).toMatchObject({ sku: "EU", quote: "25", quantity: 1, faceValue: "25", lineTotal: "25", status: "pending", refunded: "0" });
+    expect(result.lines[1]).toMatchObject({
+      sku: "EU",
+      quote: "25",
+      quantity: 1,
+      faceValue: "25",
+      lineTotal: "25",
+      status: "pending",
+      refunded: "0",
+    });
     expect(result.lines[0]!.rate).toBeNull();
   });
 
   it("a deal changes the charge but not the retail charge", () => {
-    const deals = new Map<string, Deal>([["US", { dealState: "active", fee: { amount: "10", adjustmentMode: "percentage" }, discount: { amount: "0", adjustmentMode: "fixed" } }]]);
+    const deals = new Map<string, Deal>([
+      [
+        "US",
+        {
+          dealState: "active",
+          fee: { amount: "10", adjustmentMode: "percentage" },
+          discount: { amount: "0", adjustmentMode: "fixed" },
+        },
+      ],
+    ]);
     const result = planOrder(req([l("US", 1, 100)]), snapshot({ deals }));
     if (!result.ok) throw new Error(JSON.stringify(result));
     expect(result.charge).toBe("110");
@@ -153,12 +223,21 @@ describe("planOrder: step 3 and 4 in order over a catalogue snapshot", () => {
 });
 
 describe("order life cycle rules (transitions.ts)", () => {
-  const order = (state: OrderRecord["state"], expiresAt = Date.now() + 60_000) => ({ state, expiresAt, modifiedAt: 0, id: "o" }) as OrderRecord;
+  const order = (state: OrderRecord["state"], expiresAt = Date.now() + 60_000) =>
+    ({ state, expiresAt, modifiedAt: 0, id: "o" }) as OrderRecord;
 
   it("allowed transitions are exactly those of the documented life cycle", () => {
     const states = ["created", "confirmed", "rejected", "processing", "failed", "partial", "successful"] as const;
-    const allowed = new Set(["created>confirmed", "created>rejected", "confirmed>processing", "processing>successful", "processing>partial", "processing>failed"]);
-    for (const from of states) for (const to of states) expect(canTransition(from, to), `${from}>${to}`).toBe(allowed.has(`${from}>${to}`));
+    const allowed = new Set([
+      "created>confirmed",
+      "created>rejected",
+      "confirmed>processing",
+      "processing>successful",
+      "processing>partial",
+      "processing>failed",
+    ]);
+    for (const from of states)
+      for (const to of states) expect(canTransition(from, to), `${from}>${to}`).toBe(allowed.has(`${from}>${to}`));
   });
 
   it("transition refuses an illegal move and never moves modifiedAt back", () => {
@@ -176,7 +255,10 @@ describe("order life cycle rules (transitions.ts)", () => {
     expect(confirmable(order("created", now - 1), now)).toMatchObject({ code: "order_expired" });
     expect(confirmable(order("rejected", now + 60_000), now)).toMatchObject({ code: "order_expired" });
     for (const state of ["confirmed", "processing", "successful", "partial", "failed"] as const) {
-      expect(confirmable(order(state, now - 1), now), state).toMatchObject({ code: "order_already_confirmed", message: "Order already confirmed" });
+      expect(confirmable(order(state, now - 1), now), state).toMatchObject({
+        code: "order_already_confirmed",
+        message: "Order already confirmed",
+      });
     }
   });
 
@@ -194,14 +276,24 @@ describe("order ids and timestamps", () => {
     const orderId = orderIdOf(id);
     expect(orderId).toMatch(/^ord_[0-9a-f]{64}$/);
     expect(objectIdOf(env.ORDERS, orderId)?.toString()).toBe(id.toString());
-    for (const bad of ["", "ord_", "ord_xyz", id.toString(), `ord_${id.toString()}0`, `ord_${id.toString().toUpperCase()}`, ` ${orderId}`]) {
+    for (const bad of [
+      "",
+      "ord_",
+      "ord_xyz",
+      id.toString(),
+      `ord_${id.toString()}0`,
+      `ord_${id.toString().toUpperCase()}`,
+      ` ${orderId}`,
+    ]) {
       expect(objectIdOf(env.ORDERS, bad), bad).toBeNull();
     }
   });
 
   it("an order's object is named by client and reference: clients never share one", () => {
     expect(orderObjectName("a", "b")).not.toBe(orderObjectName("b", "a"));
-    expect(env.ORDERS.idFromName(orderObjectName("c1", "r")).toString()).not.toBe(env.ORDERS.idFromName(orderObjectName("c2", "r")).toString());
+    expect(env.ORDERS.idFromName(orderObjectName("c1", "r")).toString()).not.toBe(
+      env.ORDERS.idFromName(orderObjectName("c2", "r")).toString(),
+    );
   });
 
   it("timestamp(ms) → {_seconds, _nanoseconds}", () => {

@@ -15,10 +15,20 @@ type Column = { name: string; type: string; notnull: number; dflt_value: SqlStor
 
 function tablesOf(storage: DurableObjectStorage): Record<string, Column[]> {
   const names = storage.sql
-    .exec<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name`)
+    .exec<{ name: string }>(
+      `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name`,
+    )
     .toArray()
     .map((row) => row.name);
-  return Object.fromEntries(names.map((name) => [name, storage.sql.exec<Column>(`PRAGMA table_info(${name})`).toArray().map(({ name, type, notnull, dflt_value, pk }) => ({ name, type, notnull, dflt_value, pk }))]));
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      storage.sql
+        .exec<Column>(`PRAGMA table_info(${name})`)
+        .toArray()
+        .map(({ name, type, notnull, dflt_value, pk }) => ({ name, type, notnull, dflt_value, pk })),
+    ]),
+  );
 }
 
 beforeAll(seedDemo);
@@ -72,7 +82,12 @@ describe("the order's storage", () => {
   it("an order stored at version 2 keeps its failing timer and its outbox, sent and unsent, in order", async () => {
     const legacy = env.ORDERS.get(env.ORDERS.newUniqueId());
     await runInDurableObject(legacy, (_instance, state) => {
-      const message = (id: string, type: string) => JSON.stringify({ url: "https://example.com/hook", clientId: "c", event: { id, type, createdAt: "2026-01-01T00:00:00.000Z", data: {} } });
+      const message = (id: string, type: string) =>
+        JSON.stringify({
+          url: "https://example.com/hook",
+          clientId: "c",
+          event: { id, type, createdAt: "2026-01-01T00:00:00.000Z", data: {} },
+        });
       state.storage.sql.exec(`
         CREATE TABLE schema_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
         CREATE TABLE order_record (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL);
@@ -82,8 +97,14 @@ describe("the order's storage", () => {
         INSERT INTO order_record (id, doc) VALUES (1, '{"id":"ord_v2","state":"successful"}');
         INSERT INTO timers (kind, due_at, failures, last_error) VALUES ('outbox', 99, 4, 'queue down');`);
       // Inserted in this order, with ids that sort the other way: the outbox keeps the order of storing.
-      state.storage.sql.exec(`INSERT INTO outbox (event_id, message, sent) VALUES ('evt_b', ?, 1)`, message("evt_b", "order.confirmed"));
-      state.storage.sql.exec(`INSERT INTO outbox (event_id, message, sent) VALUES ('evt_a', ?, 0)`, message("evt_a", "order.successful"));
+      state.storage.sql.exec(
+        `INSERT INTO outbox (event_id, message, sent) VALUES ('evt_b', ?, 1)`,
+        message("evt_b", "order.confirmed"),
+      );
+      state.storage.sql.exec(
+        `INSERT INTO outbox (event_id, message, sent) VALUES ('evt_a', ?, 0)`,
+        message("evt_a", "order.successful"),
+      );
       const store = new OrderStore(state.storage);
       expect(store.load()).toEqual({ id: "ord_v2", state: "successful" });
       expect(store.timers()).toEqual([{ kind: "outbox", dueAt: 99, failures: 4, lastError: "queue down" }]);

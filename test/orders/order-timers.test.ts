@@ -13,7 +13,12 @@ import {
 import { afterFailure, afterRun, scheduled, without, worstFailing, type Timer } from "../../src/orders/order-timers";
 import { timerRetryDelayMs } from "../../src/orders/timer-policy";
 
-const timer = (kind: Timer["kind"], dueAt: number, failures = 0): Timer => ({ kind, dueAt, failures, lastError: failures > 0 ? "boom" : null });
+const timer = (kind: Timer["kind"], dueAt: number, failures = 0): Timer => ({
+  kind,
+  dueAt,
+  failures,
+  lastError: failures > 0 ? "boom" : null,
+});
 
 describe("order timers", () => {
   it("keep one due time per kind, in due order (then by kind), and a rescheduled failing timer keeps its count", () => {
@@ -29,7 +34,9 @@ describe("order timers", () => {
   it("a timer that ran goes, unless it was set again meanwhile: then it stays, no longer failing", () => {
     const ran = timer("process", 10, 1);
     expect(afterRun([ran, timer("expire", 600)], ran)).toEqual([timer("expire", 600)]);
-    expect(afterRun([timer("process", 30, 1)], ran)).toEqual([{ kind: "process", dueAt: 30, failures: 0, lastError: null }]);
+    expect(afterRun([timer("process", 30, 1)], ran)).toEqual([
+      { kind: "process", dueAt: 30, failures: 0, lastError: null },
+    ]);
     expect(afterRun([timer("process", 30)], ran)).toBeNull();
     expect(afterRun([], ran)).toBeNull();
   });
@@ -39,18 +46,23 @@ describe("order timers", () => {
     expect(failed).toEqual({ kind: "process", dueAt: 50 + timerRetryDelayMs(3), failures: 3, lastError: "down" });
     expect(timerRetryDelayMs(3)).toBe(8_000);
     expect(timers.map((t) => t.kind)).toEqual(["process", "expire"]);
-    expect(afterFailure([], "outbox", 7, "queue").timers).toEqual([{ kind: "outbox", dueAt: 7 + 2_000, failures: 1, lastError: "queue" }]);
+    expect(afterFailure([], "outbox", 7, "queue").timers).toEqual([
+      { kind: "outbox", dueAt: 7 + 2_000, failures: 1, lastError: "queue" },
+    ]);
   });
 
   it("the worst failing timer is the one with most failures past the threshold; the report timer never counts", () => {
     expect(worstFailing([timer("process", 10, 2)], 3)).toBeNull();
-    expect(worstFailing([timer("outbox", 10, 3), timer("process", 5, 4), timer("report", 1, 9)], 3)?.kind).toBe("process");
+    expect(worstFailing([timer("outbox", 10, 3), timer("process", 5, 4), timer("report", 1, 9)], 3)?.kind).toBe(
+      "process",
+    );
     expect(worstFailing([timer("report", 1, 9)], 3)).toBeNull();
   });
 });
 
 describe("the stored document's versions", () => {
-  const doc = (version: number) => ({ version, order: null, timers: [], outboxCount: 0, reported: null }) as StoredDocument;
+  const doc = (version: number) =>
+    ({ version, order: null, timers: [], outboxCount: 0, reported: null }) as StoredDocument;
   const migration = (version: number, up: DocumentMigration["up"]): DocumentMigration => ({
     version,
     description: `to ${version}`,

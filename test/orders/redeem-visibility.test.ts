@@ -9,7 +9,14 @@ import { addProduct, freshClient, storedOrder } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
-  await addProduct({ sku: "RV-UPSTREAM", productType: "range", currency: "USD", min: "1", max: "100", supplier: "upstream" });
+  await addProduct({
+    sku: "RV-UPSTREAM",
+    productType: "range",
+    currency: "USD",
+    min: "1",
+    max: "100",
+    supplier: "upstream",
+  });
 });
 
 afterEach(() => vi.restoreAllMocks());
@@ -22,10 +29,18 @@ describe("redeem while processing", () => {
       expect(new URL(request.url).hostname).toBe("127.0.0.1");
       if (!upstreamUp) return new Response("busy", { status: 503 });
       const { quantity } = (await request.json()) as { quantity: number };
-      return Response.json({ codes: Array.from({ length: quantity }, (_, i) => ({ pin: `RV-${i}`, link: `https://codes.example.com/rv/${i}` })) });
+      return Response.json({
+        codes: Array.from({ length: quantity }, (_, i) => ({
+          pin: `RV-${i}`,
+          link: `https://codes.example.com/rv/${i}`,
+        })),
+      });
     });
     const client = await freshClient({ USD: "100" });
-    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1), line("RV-UPSTREAM", 7, 1)] }, client.key);
+    const created = await createOrder(
+      { productList: [line("DEMO-US-RANGE", 5, 1), line("RV-UPSTREAM", 7, 1)] },
+      client.key,
+    );
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     expect((await confirmOrder(id, client.key)).status).toBe(200);
@@ -39,7 +54,8 @@ describe("redeem while processing", () => {
     expect(during.body.data.state).toBe("processing");
     expect(during.body.data.redeem).toEqual({});
     upstreamUp = true;
-    for (let run = 0; run < 5 && (await storedOrder(id)).state === "processing"; run += 1) await runDurableObjectAlarm(orderStub(id));
+    for (let run = 0; run < 5 && (await storedOrder(id)).state === "processing"; run += 1)
+      await runDurableObjectAlarm(orderStub(id));
     const after = await getOrder(id, client.key);
     expect(after.body.data.state).toBe("successful");
     expect(Object.keys(after.body.data.redeem).sort()).toEqual(["DEMO-US-RANGE", "RV-UPSTREAM"]);

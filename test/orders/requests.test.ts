@@ -41,7 +41,24 @@ const rawBodies = [
   '{"productList":[{"__proto__":{"quantity":2},"sku":"A","productType":"range","quote":1,"quantity":1}],"wallet":"USD","reference":"r"}',
   '{"productList":[{"sku":"A","productType":"range","quote":5e-324,"quantity":1}],"wallet":"USD","reference":"r","webhookUrl":""}',
 ];
-const otherValues: unknown[] = [undefined, null, true, false, 0, 1, -1, 1.5, -0, 2 ** 53 - 1, 2 ** 53, 1e308, [], {}, ["x"], { sku: "x" }];
+const otherValues: unknown[] = [
+  undefined,
+  null,
+  true,
+  false,
+  0,
+  1,
+  -1,
+  1.5,
+  -0,
+  2 ** 53 - 1,
+  2 ** 53,
+  1e308,
+  [],
+  {},
+  ["x"],
+  { sku: "x" },
+];
 const anyValues = [...otherValues, ...boundaryStrings];
 
 const validLine = () => ({ sku: "DEMO-US-RANGE", productType: "range", quote: 10, quantity: 1 });
@@ -71,9 +88,10 @@ function expectAgreement(original: unknown, counts: { read: number; refused: num
 function expectSameAsSchema(value: unknown, counts: { read: number; refused: number }) {
   const read = readCreateOrder(value);
   const parsed = CreateOrderRequest.safeParse(value);
-  expect(read !== null, `${read === null ? "left to" : "read without"} zod, but the schema ${parsed.success ? "accepts" : "refuses"} it: ${JSON.stringify(value)}`).toBe(
-    parsed.success,
-  );
+  expect(
+    read !== null,
+    `${read === null ? "left to" : "read without"} zod, but the schema ${parsed.success ? "accepts" : "refuses"} it: ${JSON.stringify(value)}`,
+  ).toBe(parsed.success);
   if (read === null) {
     counts.refused += 1;
     return;
@@ -111,7 +129,8 @@ describe("readCreateOrder agrees with CreateOrderRequest", () => {
     const counts = { read: 0, refused: 0 };
     for (const value of anyValues) {
       expectAgreement(value, counts);
-      for (const field of ["productList", "wallet", "reference", "webhookUrl"]) expectAgreement({ ...validBody(), [field]: value }, counts);
+      for (const field of ["productList", "wallet", "reference", "webhookUrl"])
+        expectAgreement({ ...validBody(), [field]: value }, counts);
       for (const field of ["sku", "productType", "quote", "quantity"]) {
         expectAgreement({ ...validBody(), productList: [{ ...validLine(), [field]: value }] }, counts);
         expectAgreement({ ...validBody(), productList: [validLine(), { ...validLine(), [field]: value }] }, counts);
@@ -131,11 +150,20 @@ describe("readCreateOrder agrees with CreateOrderRequest", () => {
     const maybe = (good: unknown) => (next() < 0.8 ? good : pick(anyValues));
     for (let i = 0; i < 3000; i += 1) {
       const lines = Array.from({ length: Math.floor(next() * 4) }, () => {
-        const line: Record<string, unknown> = { sku: maybe(pick(["A", "x".repeat(64)])), productType: maybe(pick(["range", "fixed", "other"])), quote: maybe(pick([1, 0.5, 500])), quantity: maybe(pick([1, 5, 25])) };
+        const line: Record<string, unknown> = {
+          sku: maybe(pick(["A", "x".repeat(64)])),
+          productType: maybe(pick(["range", "fixed", "other"])),
+          quote: maybe(pick([1, 0.5, 500])),
+          quantity: maybe(pick([1, 5, 25])),
+        };
         for (const key of Object.keys(line)) if (next() < 0.05) delete line[key];
         return next() < 0.05 ? pick(anyValues) : line;
       });
-      const body: Record<string, unknown> = { productList: maybe(lines), wallet: maybe(pick(["USD", "EUR", "x".repeat(16)])), reference: maybe(`ref-${i}`) };
+      const body: Record<string, unknown> = {
+        productList: maybe(lines),
+        wallet: maybe(pick(["USD", "EUR", "x".repeat(16)])),
+        reference: maybe(`ref-${i}`),
+      };
       if (next() < 0.5) body.webhookUrl = maybe("https://example.test/hook");
       for (const key of Object.keys(body)) if (next() < 0.05) delete body[key];
       expectAgreement(next() < 0.02 ? pick(anyValues) : body, counts);
@@ -150,7 +178,12 @@ describe("readOrderId agrees with ConfirmOrderRequest and GetOrderQuery", () => 
     let read = 0;
     for (const value of anyValues) {
       if (value === undefined) continue;
-      for (const input of [value, { orderId: value }, { orderId: value, other: 1 }, Object.assign(Object.create(null), { orderId: value })]) {
+      for (const input of [
+        value,
+        { orderId: value },
+        { orderId: value, other: 1 },
+        Object.assign(Object.create(null), { orderId: value }),
+      ]) {
         const orderId = readOrderId(input);
         for (const schema of [ConfirmOrderRequest, GetOrderQuery]) {
           const parsed = schema.safeParse(input);

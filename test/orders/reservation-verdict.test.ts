@@ -16,7 +16,8 @@ describe("verdictOn", () => {
   });
 
   it("releases the codes of an order that is over", () => {
-    for (const state of ["rejected", "failed", "partial", "successful"] as const) expect(verdictOn(order(state), NOW)).toEqual({ release: true, state });
+    for (const state of ["rejected", "failed", "partial", "successful"] as const)
+      expect(verdictOn(order(state), NOW)).toEqual({ release: true, state });
   });
 
   it("releases a created order's codes only once it is past expiresAt", () => {
@@ -26,6 +27,7 @@ describe("verdictOn", () => {
   });
 
   it("keeps the codes of an order being fulfilled, even past its expiry: processing sells them", () => {
-    for (const state of ["confirmed", "processing"] as const) expect(verdictOn(order(state, NOW - 60_000), NOW)).toEqual({ release: false, state });
+    for (const state of ["confirmed", "processing"] as const)
+      expect(verdictOn(order(state, NOW - 60_000), NOW)).toEqual({ release: false, state });
   });
 });

@@ -58,9 +58,13 @@ describe("a processing timer that keeps failing", () => {
     armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 10 });
     expect((await confirmOrder(id, key)).status).toBe(200);
     // Processing started inside confirm, failed, and stored its timer again with one failure.
-    let process = (await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first failure")).find(
-      (t) => t.kind === "process",
-    )!;
+    let process = (
+      await until(
+        () => timersOf(id),
+        (timers) => timers.some((t) => t.kind === "process" && t.failures === 1),
+        "the first failure",
+      )
+    ).find((t) => t.kind === "process")!;
     await holdAlarm(id);
     expect(process.lastError).toMatch(/injected fault at order.supplier-sandbox/);
     expect(process.dueAt - Date.now()).toBeGreaterThan(1_000);
@@ -74,7 +78,14 @@ describe("a processing timer that keeps failing", () => {
       expect(stuck.status).toBe(200);
       const row = stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === id);
       if (run < 3) expect(row).toBeUndefined();
-      else expect(row).toMatchObject({ orderId: id, clientId: "timers-outage", timer: "process", failures: run, lastError: expect.stringMatching(/supplier-sandbox/) });
+      else
+        expect(row).toMatchObject({
+          orderId: id,
+          clientId: "timers-outage",
+          timer: "process",
+          failures: run,
+          lastError: expect.stringMatching(/supplier-sandbox/),
+        });
     }
     expect(process.dueAt - Date.now()).toBeGreaterThan(TIMER_RETRY_CAP_MS - 5_000);
     expect((await getOrder(id, key)).body.data.state).toBe("confirmed");
@@ -96,7 +107,9 @@ describe("a processing timer that keeps failing", () => {
     const id = created.body.data.id as string;
     armFault(ORDER_SEAMS.walletVoid, { when: "before", times: 8 });
     await backdateExpiry(id);
-    await runInDurableObject(orderStub(id), (_instance, state) => new OrderStore(state.storage).schedule("expire", Date.now() - 1));
+    await runInDurableObject(orderStub(id), (_instance, state) =>
+      new OrderStore(state.storage).schedule("expire", Date.now() - 1),
+    );
     for (let run = 1; run <= 8; run += 1) {
       expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
       expect((await timersOf(id)).find((t) => t.kind === "expire")?.failures).toBe(run);
@@ -116,7 +129,6 @@ describe("a processing timer that keeps failing", () => {
     expect(page.body.data).toEqual({ orders: expect.any(Array), next: null });
   });
 });
-
 
 describe("an alarm that fires before the order's expiresAt", () => {
   it("rejects nothing: the order stays created, its expiry stays due at expiresAt, and a confirm succeeds", async () => {
@@ -196,19 +208,35 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
 
   it("one timer recovering (the outbox) leaves the row of another that is still failing (processing)", async () => {
     const key = await addClient("timers-stuck-two", { USD: "100" });
-    const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-two", webhookUrl: "http://127.0.0.1:9/hooks/stuck" }, key);
+    const created = await createOrder(
+      {
+        productList: [line("DEMO-US-RANGE", 10, 1)],
+        reference: "stuck-two",
+        webhookUrl: "http://127.0.0.1:9/hooks/stuck",
+      },
+      key,
+    );
     const id = created.body.data.id as string;
     // The queue and the supplier are both down: the outbox and processing timers fail together.
     armFault(ORDER_SEAMS.queueSend, { when: "before", times: 1_000 });
     armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 1_000 });
     expect((await confirmOrder(id, key)).status).toBe(200);
-    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    await until(
+      () => timersOf(id),
+      (timers) => timers.some((t) => t.kind === "process" && t.failures === 1),
+      "the first processing failure",
+    );
     for (let run = 0; run < 10; run += 1) {
       const timers = await timersOf(id);
       if (timers.every((t) => t.failures >= 3)) break;
       await runDurableObjectAlarm(orderStub(id));
     }
-    expect((await timersOf(id)).map((t) => [t.kind, t.failures >= 3])).toEqual(expect.arrayContaining([["outbox", true], ["process", true]]));
+    expect((await timersOf(id)).map((t) => [t.kind, t.failures >= 3])).toEqual(
+      expect.arrayContaining([
+        ["outbox", true],
+        ["process", true],
+      ]),
+    );
     expect(await stuckRow(id)).toBeDefined();
     // The queue is back, the supplier is not. The outbox is due now, processing in a minute.
     clearFaults();
@@ -270,7 +298,11 @@ describe("re-arming the alarm at the end of a run", () => {
     const id = created.body.data.id as string;
     armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 2 });
     expect((await confirmOrder(id, key)).status).toBe(200);
-    await until(() => timersOf(id), (timers) => timers.some((t) => t.kind === "process" && t.failures === 1), "the first processing failure");
+    await until(
+      () => timersOf(id),
+      (timers) => timers.some((t) => t.kind === "process" && t.failures === 1),
+      "the first processing failure",
+    );
     // The second processing failure is stored; the alarm write after it fails.
     armFault(ORDER_SEAMS.setAlarm, { when: "before" });
     await expect(runDurableObjectAlarm(orderStub(id))).rejects.toThrow(/order.set-alarm/);

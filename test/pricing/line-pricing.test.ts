@@ -11,7 +11,13 @@ const m = (value: string | number) => new Money(value);
 
 const product = catalogueProduct;
 
-const fixedEur = product({ productType: "fixed", currency: "EUR", quotes: ["10", "25", "50"], minQuote: null, maxQuote: null });
+const fixedEur = product({
+  productType: "fixed",
+  currency: "EUR",
+  quotes: ["10", "25", "50"],
+  minQuote: null,
+  maxQuote: null,
+});
 const rangeUsd = product({});
 const rangeJpy = product({ currency: "JPY", minQuote: "1000", maxQuote: "50000" });
 
@@ -50,7 +56,9 @@ describe("checkQuote", () => {
 describe("adjustmentAmount", () => {
   it("percentage of the face value, rounded half up in the product currency", () => {
     expect(adjustmentAmount({ amount: "2", adjustmentMode: "percentage" }, m("200"), 2, "USD").toFixed()).toBe("4");
-    expect(adjustmentAmount({ amount: "10", adjustmentMode: "percentage" }, m("10.05"), 1, "USD").toFixed()).toBe("1.01");
+    expect(adjustmentAmount({ amount: "10", adjustmentMode: "percentage" }, m("10.05"), 1, "USD").toFixed()).toBe(
+      "1.01",
+    );
     expect(adjustmentAmount({ amount: "2.5", adjustmentMode: "percentage" }, m("1001"), 1, "JPY").toFixed()).toBe("25");
     expect(adjustmentAmount({ amount: "3", adjustmentMode: "percentage" }, m("1050"), 1, "JPY").toFixed()).toBe("32"); // 31.5 → 32
   });
@@ -73,7 +81,8 @@ describe("priceLine", () => {
     fee: { amount: fee[0], adjustmentMode: fee[1] },
     discount: { amount: discount[0], adjustmentMode: discount[1] },
   });
-  const strings = (price: ReturnType<typeof priceLine>) => Object.fromEntries(Object.entries(price).map(([k, v]) => [k, v.toFixed()]));
+  const strings = (price: ReturnType<typeof priceLine>) =>
+    Object.fromEntries(Object.entries(price).map(([k, v]) => [k, v.toFixed()]));
 
   it("no deal, same currency", () => {
     expect(strings(priceLine(m("12.34"), 3, "USD", NO_DEAL, "USD", null))).toEqual({
@@ -106,7 +115,9 @@ describe("priceLine", () => {
   });
 
   it("the deal applies before the exchange: 52 EUR → 56.53 USD", () => {
-    expect(priceLine(m("25"), 2, "EUR", deal(["1", "fixed"], ["0", "fixed"]), "USD", usdEur).charge.toFixed()).toBe("56.53");
+    expect(priceLine(m("25"), 2, "EUR", deal(["1", "fixed"], ["0", "fixed"]), "USD", usdEur).charge.toFixed()).toBe(
+      "56.53",
+    );
   });
 
   it("a discount is capped at face value + fee: the line never goes negative", () => {

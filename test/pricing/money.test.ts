@@ -1,7 +1,17 @@
 /** Pure money helpers (src/pricing/money.ts, exchange.ts): minor units, rounding, exact decimals. */
 import { describe, expect, it } from "vitest";
 import { chargeInWallet, type ExchangeRate } from "../../src/pricing/exchange";
-import { MINOR_UNITS, Money, fitsMinorUnits, isKnownCurrency, minorUnits, roundToMinor, roundUpToMinor, sum, toAmountNumber } from "../../src/pricing/money";
+import {
+  MINOR_UNITS,
+  Money,
+  fitsMinorUnits,
+  isKnownCurrency,
+  minorUnits,
+  roundToMinor,
+  roundUpToMinor,
+  sum,
+  toAmountNumber,
+} from "../../src/pricing/money";
 
 const m = (value: string | number) => new Money(value);
 
@@ -108,7 +118,12 @@ describe("exact decimals", () => {
 });
 
 describe("chargeInWallet: amount / rate, rounded up to the wallet's minor unit", () => {
-  const rate = (base: string, target: string, value: string): ExchangeRate => ({ baseCurrency: base, targetCurrency: target, rate: value, modifiedAt: 0 });
+  const rate = (base: string, target: string, value: string): ExchangeRate => ({
+    baseCurrency: base,
+    targetCurrency: target,
+    rate: value,
+    modifiedAt: 0,
+  });
 
   it.each([
     ["20", "USD", rate("USD", "EUR", "0.92"), "21.74"],

@@ -22,7 +22,9 @@ beforeAll(async () => {
 async function created(body: Record<string, unknown>, key?: string) {
   const res = await createOrder(body, key);
   const data = expectOk(res);
-  expect(CreateOrderData.safeParse(data).success, JSON.stringify(CreateOrderData.safeParse(data).error?.issues)).toBe(true);
+  expect(CreateOrderData.safeParse(data).success, JSON.stringify(CreateOrderData.safeParse(data).error?.issues)).toBe(
+    true,
+  );
   return data;
 }
 
@@ -47,7 +49,9 @@ describe("exchange: charge = product amount / rate, rounded up to the wallet's m
     const client = await freshClient({ EUR: "100" });
     const data = await created({ productList: [line("DEMO-US-RANGE", 10, 1)], wallet: "EUR" }, client.key);
     expect(data.invoice).toMatchObject({ total: 9.26, wallet: "EUR" });
-    expect(data.exchangeRates).toEqual([{ baseCurrency: "EUR", targetCurrency: "USD", rate: 1.08, modifiedDate: DEMO_RATE_DATE }]);
+    expect(data.exchangeRates).toEqual([
+      { baseCurrency: "EUR", targetCurrency: "USD", rate: 1.08, modifiedDate: DEMO_RATE_DATE },
+    ]);
     expectOk(await confirmOrder(data.id, client.key));
     expect(await balanceOf(client.id, "EUR")).toBe("90.74");
   });
@@ -55,12 +59,20 @@ describe("exchange: charge = product amount / rate, rounded up to the wallet's m
   it("each line is rounded up on its own, and the invoice total is the sum of the lines", async () => {
     // 10.5 × 2 = 21 USD; 25 EUR / 0.92 = 27.1739 → 27.18; 7 EUR / 0.92 = 7.6086 → 7.61; 1000 JPY → 6.67.
     const data = await created({
-      productList: [line("DEMO-US-RANGE", 10.5, 2), line("DEMO-EU-FIXED", 25, 1), line("T-EUR-RANGE", 7, 1, "range"), line("DEMO-JP-RANGE", 1000, 1)],
+      productList: [
+        line("DEMO-US-RANGE", 10.5, 2),
+        line("DEMO-EU-FIXED", 25, 1),
+        line("T-EUR-RANGE", 7, 1, "range"),
+        line("DEMO-JP-RANGE", 1000, 1),
+      ],
     });
     expect(data.invoice.records.map((r: any) => r.total.USD)).toEqual([21, 27.18, 7.61, 6.67]);
     expect(data.invoice.total).toBe(62.46);
     // one rate per currency, even with two EUR lines
-    expect(data.exchangeRates.map((r: any) => `${r.baseCurrency}>${r.targetCurrency}`).sort()).toEqual(["USD>EUR", "USD>JPY"]);
+    expect(data.exchangeRates.map((r: any) => `${r.baseCurrency}>${r.targetCurrency}`).sort()).toEqual([
+      "USD>EUR",
+      "USD>JPY",
+    ]);
   });
 
   it("a same-currency order has no exchange rates and no exchange items", async () => {
@@ -72,7 +84,10 @@ describe("exchange: charge = product amount / rate, rounded up to the wallet's m
 
   it("confirm debits exactly the cross-currency invoice total", async () => {
     const client = await freshClient({ USD: "100" });
-    const data = await created({ productList: [line("DEMO-JP-RANGE", 1001, 1), line("DEMO-GB-FIXED", 20, 1)] }, client.key);
+    const data = await created(
+      { productList: [line("DEMO-JP-RANGE", 1001, 1), line("DEMO-GB-FIXED", 20, 1)] },
+      client.key,
+    );
     expect(data.invoice.total).toBe(32); // 6.68 + 25.32
     expectOk(await confirmOrder(data.id, client.key));
     expect(await balanceOf(client.id, "USD")).toBe("68");
@@ -118,12 +133,20 @@ describe("JPY wallet (0 decimals) and KWD wallet (3 decimals)", () => {
   });
 
   it("a JPY quote with decimals → 400 The entered quote doesn't match the SKU.", async () => {
-    expectError(await createOrder({ productList: [line("DEMO-JP-RANGE", 1234.5, 1)], wallet: "JPY" }, jp.key), 400, MESSAGES.quoteMismatch);
+    expectError(
+      await createOrder({ productList: [line("DEMO-JP-RANGE", 1234.5, 1)], wallet: "JPY" }, jp.key),
+      400,
+      MESSAGES.quoteMismatch,
+    );
   });
 
   it("KWD: a 3-decimal quote is fine, a 4-decimal one is not; a KWD wallet is charged to the fils, rounded up", async () => {
     expectOk(await createOrder({ productList: [line("T-KWD-RANGE", 1.234, 1, "range")] }));
-    expectError(await createOrder({ productList: [line("T-KWD-RANGE", 1.2345, 1, "range")] }), 400, MESSAGES.quoteMismatch);
+    expectError(
+      await createOrder({ productList: [line("T-KWD-RANGE", 1.2345, 1, "range")] }),
+      400,
+      MESSAGES.quoteMismatch,
+    );
     const kw = await freshClient({ KWD: "100" });
     await setRate("KWD", "USD", "3.25");
     // 10 USD / 3.25 = 3.0769… → 3.077 KWD
@@ -142,9 +165,18 @@ describe("deals: customerDeal and invoice items", () => {
     expect(data.invoice.total).toBe(201);
     const record = data.invoice.records[0];
     expect(record.items.map((i: any) => i.type)).toEqual(["main-product", "customer-fee", "customer-discount"]);
-    expect(item(record, "main-product")).toMatchObject({ effect: { amount: 200, currency: "USD" }, metaData: { quantity: 2, quote: 100 } });
-    expect(item(record, "customer-fee")).toMatchObject({ effect: { amount: 4, currency: "USD" }, metaData: { amount: 2, adjustmentMode: "percentage" } });
-    expect(item(record, "customer-discount")).toMatchObject({ effect: { amount: -3, currency: "USD" }, metaData: { amount: 1.5, adjustmentMode: "fixed" } });
+    expect(item(record, "main-product")).toMatchObject({
+      effect: { amount: 200, currency: "USD" },
+      metaData: { quantity: 2, quote: 100 },
+    });
+    expect(item(record, "customer-fee")).toMatchObject({
+      effect: { amount: 4, currency: "USD" },
+      metaData: { amount: 2, adjustmentMode: "percentage" },
+    });
+    expect(item(record, "customer-discount")).toMatchObject({
+      effect: { amount: -3, currency: "USD" },
+      metaData: { amount: 1.5, adjustmentMode: "fixed" },
+    });
     expect(record.total).toEqual({ USD: 201 });
     // retail: no deal
     expect(data.retailInvoice.total).toBe(200);
@@ -164,14 +196,22 @@ describe("deals: customerDeal and invoice items", () => {
     await setDeal(client.id, "DEMO-EU-FIXED", { fee: ["1", "fixed"] });
     const data = await created({ productList: [line("DEMO-EU-FIXED", 25, 2)] }, client.key);
     const record = data.invoice.records[0];
-    expect(record.items.map((i: any) => i.type)).toEqual(["main-product", "customer-fee", "exchange-target-currency", "exchange-base-currency"]);
+    expect(record.items.map((i: any) => i.type)).toEqual([
+      "main-product",
+      "customer-fee",
+      "exchange-target-currency",
+      "exchange-base-currency",
+    ]);
     expect(item(record, "customer-fee").effect).toEqual({ amount: 2, currency: "EUR" });
     expect(item(record, "exchange-target-currency").effect).toEqual({ amount: -52, currency: "EUR" });
     expect(item(record, "exchange-base-currency").effect).toEqual({ amount: 56.53, currency: "USD" });
     expect(record.total).toEqual({ EUR: 52, USD: 56.53 });
     expect(data.invoice.total).toBe(56.53);
     expect(data.retailInvoice.total).toBe(54.35);
-    expect(item(data.retailInvoice.records[0], "exchange-target-currency").effect).toEqual({ amount: -50, currency: "EUR" });
+    expect(item(data.retailInvoice.records[0], "exchange-target-currency").effect).toEqual({
+      amount: -50,
+      currency: "EUR",
+    });
   });
 
   it("a percentage rounds half up in the product currency: 10% of 10.05 = 1.005 → 1.01 discount → 9.04", async () => {
@@ -237,10 +277,19 @@ describe("invoice, retailInvoice, Timestamp objects and expiresAt", () => {
     const eu = data.invoice.records[0];
     const rate = { baseCurrency: "USD", targetCurrency: "EUR", rate: 0.92, modifiedDate: DEMO_RATE_DATE };
     expect(eu.items).toHaveLength(3);
-    expect(item(eu, "main-product")).toMatchObject({ effect: { amount: 20, currency: "EUR" }, metaData: { quantity: 2, quote: 10 } });
+    expect(item(eu, "main-product")).toMatchObject({
+      effect: { amount: 20, currency: "EUR" },
+      metaData: { quantity: 2, quote: 10 },
+    });
     expect(typeof item(eu, "main-product").description).toBe("string");
-    expect(item(eu, "exchange-target-currency")).toMatchObject({ effect: { amount: -20, currency: "EUR" }, metaData: rate });
-    expect(item(eu, "exchange-base-currency")).toMatchObject({ effect: { amount: 21.74, currency: "USD" }, metaData: rate });
+    expect(item(eu, "exchange-target-currency")).toMatchObject({
+      effect: { amount: -20, currency: "EUR" },
+      metaData: rate,
+    });
+    expect(item(eu, "exchange-base-currency")).toMatchObject({
+      effect: { amount: 21.74, currency: "USD" },
+      metaData: rate,
+    });
     expect(eu.total).toEqual({ EUR: 20, USD: 21.74 });
     expect(data.exchangeRates).toEqual([rate]);
     expect(data.retailInvoice).toMatchObject({ total: 26.74, wallet: "USD", paymentMethod: "wallet" });
@@ -262,7 +311,10 @@ describe("invoice, retailInvoice, Timestamp objects and expiresAt", () => {
 
   it("get: the order object with Timestamp objects, products keyed by SKU, the same invoice as create", async () => {
     const reference = `ref-view-${crypto.randomUUID()}`;
-    const data = await created({ productList: [line("DEMO-EU-FIXED", 10, 1), line("DEMO-JP-RANGE", 2000, 2)], reference });
+    const data = await created({
+      productList: [line("DEMO-EU-FIXED", 10, 1), line("DEMO-JP-RANGE", 2000, 2)],
+      reference,
+    });
     const view = expectOk(await getOrder(data.id));
     const parsed = OrderView.safeParse(view);
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
@@ -279,9 +331,20 @@ describe("invoice, retailInvoice, Timestamp objects and expiresAt", () => {
     expect(view.products["DEMO-EU-FIXED"]).toMatchObject({
       sku: "DEMO-EU-FIXED",
       request: { quote: 10, quantity: 1 },
-      shopItem: { country: "DE", quote: 10, name: "Demo EU voucher", region: "Europe", productType: "fixed", baseCurrency: "EUR" },
+      shopItem: {
+        country: "DE",
+        quote: 10,
+        name: "Demo EU voucher",
+        region: "Europe",
+        productType: "fixed",
+        baseCurrency: "EUR",
+      },
     });
-    expect(view.products["DEMO-JP-RANGE"].shopItem).toMatchObject({ productType: "range", baseCurrency: "JPY", country: "JP" });
+    expect(view.products["DEMO-JP-RANGE"].shopItem).toMatchObject({
+      productType: "range",
+      baseCurrency: "JPY",
+      country: "JP",
+    });
     expect(view.invoice).toEqual(data.invoice);
     expect(view.exchangeRates).toEqual(data.exchangeRates);
   });
@@ -311,10 +374,16 @@ describe("rates are frozen at create", () => {
   it("a rate deleted after create: the order still confirms at its frozen rate", async () => {
     const client = await freshClient({ USD: "100" });
     const data = await created({ productList: [line("DEMO-GB-FIXED", 20, 1)] }, client.key);
-    const saved = await env.DB.prepare(`SELECT * FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'GBP'`).first<any>();
+    const saved = await env.DB.prepare(
+      `SELECT * FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'GBP'`,
+    ).first<any>();
     await env.DB.prepare(`DELETE FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'GBP'`).run();
     try {
-      expectError(await createOrder({ productList: [line("DEMO-GB-FIXED", 20, 1)] }, client.key), 500, MESSAGES.exchange);
+      expectError(
+        await createOrder({ productList: [line("DEMO-GB-FIXED", 20, 1)] }, client.key),
+        500,
+        MESSAGES.exchange,
+      );
       expectOk(await confirmOrder(data.id, client.key));
       expect(await balanceOf(client.id, "USD")).toBe("74.68");
     } finally {

@@ -15,19 +15,17 @@ describe("exchange rates", () => {
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     await expectConforms("PUT", "/admin/exchange-rates/{base}/{target}", set);
     expect(set.body.data).toMatchObject({ baseCurrency: "USD", targetCurrency: "CHF", rate: 0.88 });
-    const row = await env.DB.prepare(`SELECT rate FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'CHF'`).first();
+    const row = await env.DB.prepare(
+      `SELECT rate FROM exchange_rates WHERE base_currency = 'USD' AND target_currency = 'CHF'`,
+    ).first();
     expect(row).toEqual({ rate: "0.88" });
     const replaced = await admin("PUT", "/admin/exchange-rates/USD/EUR", { rate: 0.5 });
     expect(replaced.body.data.rate).toBe(0.5);
     const list = await admin("GET", "/admin/exchange-rates");
     await expectConforms("GET", "/admin/exchange-rates", list);
-    expect(list.body.data.rates.map((rate: any) => `${rate.baseCurrency}>${rate.targetCurrency}=${rate.rate}`)).toEqual([
-      "EUR>USD=1.08",
-      "USD>CHF=0.88",
-      "USD>EUR=0.5",
-      "USD>GBP=0.79",
-      "USD>JPY=150",
-    ]);
+    expect(list.body.data.rates.map((rate: any) => `${rate.baseCurrency}>${rate.targetCurrency}=${rate.rate}`)).toEqual(
+      ["EUR>USD=1.08", "USD>CHF=0.88", "USD>EUR=0.5", "USD>GBP=0.79", "USD>JPY=150"],
+    );
     // 10 EUR at 0.5 EUR per USD is 20 USD.
     const order = await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] });
     expect(order.body.data.invoice.total).toBe(20);

@@ -18,6 +18,7 @@ describe("canonicalRate", () => {
 
   it("refuses zero, more than 12 decimals and more than 10^12", () => {
     const refused = { ok: false, issues: [{ path: "rate", message: "a positive rate with at most 12 decimals" }] };
-    for (const given of ["0", "0.0000000000001", "1000000000000.5", 1e13]) expect(canonicalRate(given), String(given)).toEqual(refused);
+    for (const given of ["0", "0.0000000000001", "1000000000000.5", 1e13])
+      expect(canonicalRate(given), String(given)).toEqual(refused);
   });
 });

@@ -10,7 +10,8 @@ describe("rate limit per API key", () => {
     const busy = await addClient("busy");
     const calm = await addClient("calm");
     // The limiter counts in fixed 10 s windows; start well inside one so that all 8 requests share it.
-    if (Date.now() % 10_000 > 7_000) await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
+    if (Date.now() % 10_000 > 7_000)
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
     const statuses: number[] = [];
     let limited: Awaited<ReturnType<typeof call>> | null = null;
     for (let request = 0; request < 8; request += 1) {
@@ -28,7 +29,8 @@ describe("rate limit per API key", () => {
 
   it("does not count requests without a valid key against anyone", async () => {
     const key = await addClient("untouched");
-    for (let request = 0; request < 6; request += 1) expect((await call("GET", "/order/get?orderId=ord_none", { key: "sk_wrong" })).status).toBe(403);
+    for (let request = 0; request < 6; request += 1)
+      expect((await call("GET", "/order/get?orderId=ord_none", { key: "sk_wrong" })).status).toBe(403);
     expect((await call("GET", "/order/get?orderId=ord_none", { key })).status).toBe(404);
   });
 });

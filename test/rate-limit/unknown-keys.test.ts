@@ -6,7 +6,9 @@ import { forgetCachedKeys } from "../../src/http/auth";
 import { addClient, BASE, countingEnv, seedDemo } from "../helpers";
 
 async function send(on: Env, key: string, address: string): Promise<Response> {
-  const request = new Request(`${BASE}/order/get?orderId=ord_none`, { headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": address } });
+  const request = new Request(`${BASE}/order/get?orderId=ord_none`, {
+    headers: { authorization: `Bearer ${key}`, "cf-connecting-ip": address },
+  });
   const exec = createExecutionContext();
   const response = await handleRequest(request, on, exec);
   await waitOnExecutionContext(exec);
@@ -21,9 +23,11 @@ describe("unknown API keys are limited by address before D1 is read", () => {
   it("answers 429 with Retry-After once an address has looked up 100 unknown keys, without reading D1", async () => {
     forgetCachedKeys();
     const counted = countingEnv();
-    if (Date.now() % 10_000 > 6_000) await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
+    if (Date.now() % 10_000 > 6_000)
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
     const statuses: number[] = [];
-    for (let attempt = 0; attempt < 100; attempt += 1) statuses.push((await send(counted.env, `sk_made_up_${attempt}`, "203.0.113.7")).status);
+    for (let attempt = 0; attempt < 100; attempt += 1)
+      statuses.push((await send(counted.env, `sk_made_up_${attempt}`, "203.0.113.7")).status);
     expect(statuses.every((status) => status === 403)).toBe(true);
     // Each unknown key is asked of the primary (it may be new): the first at once (this isolate has no
     // bookmark of the primary yet), the others after a copy at least as new as the bookmark the first gave.
@@ -42,7 +46,8 @@ describe("unknown API keys are limited by address before D1 is read", () => {
     forgetCachedKeys();
     const counted = countingEnv();
     expect((await send(counted.env, "sk_wrong_twice", "198.51.100.1")).status).toBe(403);
-    for (let attempt = 0; attempt < 150; attempt += 1) expect((await send(counted.env, "sk_wrong_twice", "198.51.100.1")).status).toBe(403);
+    for (let attempt = 0; attempt < 150; attempt += 1)
+      expect((await send(counted.env, "sk_wrong_twice", "198.51.100.1")).status).toBe(403);
     // One lookup, on the primary (this isolate has no bookmark of it yet).
     expect(counted.statements()).toBe(1);
   });

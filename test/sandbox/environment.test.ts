@@ -10,10 +10,13 @@ import { call } from "../helpers";
 import { admin } from "../admin-helpers";
 import { expectError } from "../order-helpers";
 
-const LIVE_KEY_HERE = "This API key belongs to another environment: sk_live_… keys are for the live environment; the sandbox takes sk_test_… keys";
+const LIVE_KEY_HERE =
+  "This API key belongs to another environment: sk_live_… keys are for the live environment; the sandbox takes sk_test_… keys";
 
 async function storeKey(clientId: string, key: string): Promise<void> {
-  await env.DB.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'by hand', ?3)`).bind(await sha256Hex(key), clientId, Date.now()).run();
+  await env.DB.prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, 'by hand', ?3)`)
+    .bind(await sha256Hex(key), clientId, Date.now())
+    .run();
 }
 
 describe("API keys in sandbox mode", () => {
@@ -40,6 +43,11 @@ describe("API keys in sandbox mode", () => {
     await admin("POST", "/admin/clients", { id: "legacy", name: "Legacy" });
     await storeKey("legacy", "legacy-key-0001");
     expect((await call("GET", "/wallets", { key: "legacy-key-0001" })).status).toBe(200);
-    expectError(await call("GET", "/wallets", { key: "legacy-key-0002" }), 403, "Authentication credentials are missing or invalid", "unauthenticated");
+    expectError(
+      await call("GET", "/wallets", { key: "legacy-key-0002" }),
+      403,
+      "Authentication credentials are missing or invalid",
+      "unauthenticated",
+    );
   });
 });

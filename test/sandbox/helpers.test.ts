@@ -28,9 +28,15 @@ describe("POST /sandbox/wallets/:currency/top-ups", () => {
     const { id, key } = await freshClient({ USD: "10" });
     const first = await topUp(key, "USD", { amount: "250.50" }, { "idempotency-key": "k-1" });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body).toEqual({ message: "Wallet topped up", data: { currency: "USD", amount: 250.5, balance: 260.5, idempotencyKey: "k-1", replayed: false } });
+    expect(first.body).toEqual({
+      message: "Wallet topped up",
+      data: { currency: "USD", amount: 250.5, balance: 260.5, idempotencyKey: "k-1", replayed: false },
+    });
     const retried = await topUp(key, "USD", { amount: "250.50", idempotencyKey: "k-1" }, { "idempotency-key": "k-1" });
-    expect(retried.body).toEqual({ message: "Top-up already applied", data: { currency: "USD", amount: 250.5, balance: 260.5, idempotencyKey: "k-1", replayed: true } });
+    expect(retried.body).toEqual({
+      message: "Top-up already applied",
+      data: { currency: "USD", amount: 250.5, balance: 260.5, idempotencyKey: "k-1", replayed: true },
+    });
     const other = await topUp(key, "USD", { amount: 5, idempotencyKey: "k-2" });
     expect(other.body.data.balance).toBe(265.5);
     expect((await ledgerOf(id, "USD")).filter((entry) => entry.key === sandboxTopUpKey("k-1"))).toHaveLength(1);
@@ -51,12 +57,47 @@ describe("POST /sandbox/wallets/:currency/top-ups", () => {
     const { id, key } = await freshClient({ USD: "10" });
     await topUp(key, "USD", { amount: "1" }, { "idempotency-key": "used" });
     const refusals: [unknown, Record<string, string>, string, number, string, string?][] = [
-      [{ amount: "1" }, {}, "USD", 400, "invalid_request_body", "an Idempotency-Key header (or idempotencyKey in the body) is required: a retry with the same key adds nothing"],
-      [{ amount: "1", idempotencyKey: "a" }, { "idempotency-key": "b" }, "USD", 400, "invalid_request_body", "Idempotency-Key and idempotencyKey differ"],
+      [
+        { amount: "1" },
+        {},
+        "USD",
+        400,
+        "invalid_request_body",
+        "an Idempotency-Key header (or idempotencyKey in the body) is required: a retry with the same key adds nothing",
+      ],
+      [
+        { amount: "1", idempotencyKey: "a" },
+        { "idempotency-key": "b" },
+        "USD",
+        400,
+        "invalid_request_body",
+        "Idempotency-Key and idempotencyKey differ",
+      ],
       [{ amount: "2" }, { "idempotency-key": "used" }, "USD", 409, "idempotency_conflict"],
-      [{ amount: "1000000.01" }, { "idempotency-key": uid() }, "USD", 400, "invalid_request_body", "amount must be at most 1000000 per sandbox top-up"],
-      [{ amount: "0" }, { "idempotency-key": uid() }, "USD", 400, "invalid_request_body", "amount must be positive with at most the minor units of USD"],
-      [{ amount: "1.001" }, { "idempotency-key": uid() }, "USD", 400, "invalid_request_body", "amount must be positive with at most the minor units of USD"],
+      [
+        { amount: "1000000.01" },
+        { "idempotency-key": uid() },
+        "USD",
+        400,
+        "invalid_request_body",
+        "amount must be at most 1000000 per sandbox top-up",
+      ],
+      [
+        { amount: "0" },
+        { "idempotency-key": uid() },
+        "USD",
+        400,
+        "invalid_request_body",
+        "amount must be positive with at most the minor units of USD",
+      ],
+      [
+        { amount: "1.001" },
+        { "idempotency-key": uid() },
+        "USD",
+        400,
+        "invalid_request_body",
+        "amount must be positive with at most the minor units of USD",
+      ],
       [{ amount: -5 }, { "idempotency-key": uid() }, "USD", 400, "invalid_request_body"],
       [{ amount: "1", extra: true }, { "idempotency-key": uid() }, "USD", 400, "invalid_request_body"],
       [{ amount: "1" }, { "idempotency-key": uid() }, "XYZ", 400, "invalid_parameters"],
@@ -72,7 +113,9 @@ describe("POST /sandbox/wallets/:currency/top-ups", () => {
   });
 
   it("is the caller's own: without a key 403, and no client id in the path to name another", async () => {
-    expect((await topUp(null as unknown as string, "USD", { amount: "1" }, { "idempotency-key": uid() })).status).toBe(403);
+    expect((await topUp(null as unknown as string, "USD", { amount: "1" }, { "idempotency-key": uid() })).status).toBe(
+      403,
+    );
   });
 });
 
@@ -80,7 +123,12 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
   async function placed(key: string, extra: Record<string, unknown> = {}) {
     const created = await call("POST", "/order/create", {
       key,
-      body: { productList: [line("DEMO-EU-FIXED", 10, 2), line("DEMO-US-RANGE", 5)], wallet: "USD", reference: uid("ref"), ...extra },
+      body: {
+        productList: [line("DEMO-EU-FIXED", 10, 2), line("DEMO-US-RANGE", 5)],
+        wallet: "USD",
+        reference: uid("ref"),
+        ...extra,
+      },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     return created.body.data.id as string;
@@ -178,7 +226,11 @@ describe("POST /sandbox/webhooks/test", () => {
       expect(verifies(secret, delivery.body, delivery.headers)).toBe(true);
       expect(verifies(testSecret(), delivery.body, delivery.headers)).toBe(false);
       expect(JSON.parse(delivery.body)).toEqual(sent.body.data.event);
-      expect(sent.body.data.event).toMatchObject({ type, data: { state: type.slice("order.".length) }, livemode: false });
+      expect(sent.body.data.event).toMatchObject({
+        type,
+        data: { state: type.slice("order.".length) },
+        livemode: false,
+      });
       expect(Object.keys(sent.body.data.event)).toEqual(["id", "type", "createdAt", "data", "livemode"]);
     }
   });
@@ -187,8 +239,14 @@ describe("POST /sandbox/webhooks/test", () => {
     const secret = testSecret();
     const key = await webhookClient(secret);
     receiver = new FakeReceiver({ secret, failFirst: 1, failWith: 503 });
-    const sent = await call("POST", "/sandbox/webhooks/test", { key, body: { type: "order.failed", url: RECEIVER_URL } });
-    expect(sent.body).toMatchObject({ message: "Test webhook not delivered", data: { delivered: false, status: 503, error: "HTTP 503" } });
+    const sent = await call("POST", "/sandbox/webhooks/test", {
+      key,
+      body: { type: "order.failed", url: RECEIVER_URL },
+    });
+    expect(sent.body).toMatchObject({
+      message: "Test webhook not delivered",
+      data: { delivered: false, status: 503, error: "HTTP 503" },
+    });
     expect(receiver.deliveries).toHaveLength(1);
   });
 
@@ -199,8 +257,14 @@ describe("POST /sandbox/webhooks/test", () => {
       const answer = await call("POST", "/sandbox/webhooks/test", { key, body: { type: "order.failed", url } });
       expect([answer.status, answer.body.code], url).toEqual([400, "invalid_webhook_url"]);
     }
-    expect((await call("POST", "/sandbox/webhooks/test", { key, body: { type: "order.created", url: RECEIVER_URL } })).body.code).toBe("invalid_request_body");
-    expect((await call("POST", "/sandbox/webhooks/test", { key: null, body: { type: "order.failed", url: RECEIVER_URL } })).status).toBe(403);
+    expect(
+      (await call("POST", "/sandbox/webhooks/test", { key, body: { type: "order.created", url: RECEIVER_URL } })).body
+        .code,
+    ).toBe("invalid_request_body");
+    expect(
+      (await call("POST", "/sandbox/webhooks/test", { key: null, body: { type: "order.failed", url: RECEIVER_URL } }))
+        .status,
+    ).toBe(403);
     expect(receiver.deliveries).toEqual([]);
   });
 });

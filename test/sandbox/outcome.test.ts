@@ -13,7 +13,11 @@ beforeAll(async () => {
 });
 
 async function create(key: string, productList: unknown[], outcome?: string, reference = uid("ref")) {
-  return call("POST", "/order/create", { key, body: { productList, wallet: "USD", reference }, headers: outcome === undefined ? {} : { "sandbox-outcome": outcome } });
+  return call("POST", "/order/create", {
+    key,
+    body: { productList, wallet: "USD", reference },
+    headers: outcome === undefined ? {} : { "sandbox-outcome": outcome },
+  });
 }
 
 async function run(key: string, productList: unknown[], outcome: string) {
@@ -35,7 +39,8 @@ describe("Sandbox-Outcome", () => {
     const order = await run(key, LINES(), "successful");
     expect(order.state).toBe("successful");
     expect(Object.keys(order.redeem).sort()).toEqual(["DEMO-EU-FIXED", "DEMO-US-FAILING", "DEMO-US-RANGE"]);
-    for (const entry of Object.values<{ redeemPin: string[] }>(order.redeem)) expect(entry.redeemPin[0]).toMatch(/^SBX-/);
+    for (const entry of Object.values<{ redeemPin: string[] }>(order.redeem))
+      expect(entry.redeemPin[0]).toMatch(/^SBX-/);
     expect(order.invoice.status).toBe("paid");
     expect(await availableCodes("DEMO-EU-FIXED", "10")).toBe(stock);
     expect(await balanceOf(id, "USD")).toBe(await ledgerSumOf(id, "USD"));
@@ -91,11 +96,15 @@ describe("Sandbox-Outcome", () => {
     for (const value of ["success", "SUCCESSFUL", "", "slow,failed"]) {
       const answer = await create(key, [line("DEMO-US-RANGE", 5)], value);
       expectError(answer, 400, "Invalid Sandbox-Outcome header", "invalid_sandbox_outcome");
-      expect(answer.body.details.reason).toBe(`${JSON.stringify(value)} is not one of successful, partial, failed, slow`);
+      expect(answer.body.details.reason).toBe(
+        `${JSON.stringify(value)} is not one of successful, partial, failed, slow`,
+      );
     }
     const single = await create(key, [line("DEMO-US-RANGE", 5)], "partial");
     expectError(single, 400, "Invalid Sandbox-Outcome header", "invalid_sandbox_outcome");
-    expect(single.body.details).toEqual({ reason: "partial needs at least two lines: the last fails, the others succeed" });
+    expect(single.body.details).toEqual({
+      reason: "partial needs at least two lines: the last fails, the others succeed",
+    });
     expect(await ledgerOf(id, "USD")).toHaveLength(1);
   });
 
@@ -106,7 +115,17 @@ describe("Sandbox-Outcome", () => {
     expect(first.status).toBe(200);
     const replay = await create(key, [line("DEMO-US-RANGE", 5)], "failed", reference);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
-    expectError(await create(key, [line("DEMO-US-RANGE", 5)], "successful", reference), 409, "Reference already used", "reference_already_used");
-    expectError(await create(key, [line("DEMO-US-RANGE", 5)], undefined, reference), 409, "Reference already used", "reference_already_used");
+    expectError(
+      await create(key, [line("DEMO-US-RANGE", 5)], "successful", reference),
+      409,
+      "Reference already used",
+      "reference_already_used",
+    );
+    expectError(
+      await create(key, [line("DEMO-US-RANGE", 5)], undefined, reference),
+      409,
+      "Reference already used",
+      "reference_already_used",
+    );
   });
 });

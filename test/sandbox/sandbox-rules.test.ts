@@ -32,17 +32,23 @@ describe("sandbox top-up rules", () => {
 describe("Sandbox-Outcome rules", () => {
   it("knows exactly the four lowercase values", () => {
     for (const value of ["successful", "partial", "failed", "slow"]) expect(readSandboxOutcome(value)).toBe(value);
-    for (const value of ["Failed", " slow", "ok", ""]) expect(readSandboxOutcome(value)).toMatchObject({ ok: false, code: "invalid_sandbox_outcome" });
+    for (const value of ["Failed", " slow", "ok", ""])
+      expect(readSandboxOutcome(value)).toMatchObject({ ok: false, code: "invalid_sandbox_outcome" });
   });
 
   it("scripts every line: partial fails only the last, slow waits on each, and the line is otherwise untouched", () => {
     const lines = ["A", "B", "C"].map((sku) => ({ sku, status: "pending" }) as OrderLine);
-    const scripts = (outcome: Parameters<typeof scriptLines>[1]) => scriptLines(lines, outcome).map((line) => line.sandboxOutcome);
+    const scripts = (outcome: Parameters<typeof scriptLines>[1]) =>
+      scriptLines(lines, outcome).map((line) => line.sandboxOutcome);
     expect(scripts("successful")).toEqual(["issue", "issue", "issue"]);
     expect(scripts("failed")).toEqual(["fail", "fail", "fail"]);
     expect(scripts("partial")).toEqual(["issue", "issue", "fail"]);
     expect(scripts("slow")).toEqual(["slow", "slow", "slow"]);
-    expect(scriptLines(lines, "partial").map(({ sku, status }) => [sku, status])).toEqual([["A", "pending"], ["B", "pending"], ["C", "pending"]]);
+    expect(scriptLines(lines, "partial").map(({ sku, status }) => [sku, status])).toEqual([
+      ["A", "pending"],
+      ["B", "pending"],
+      ["C", "pending"],
+    ]);
     expect(lines.every((line) => line.sandboxOutcome === undefined)).toBe(true);
   });
 });

@@ -22,9 +22,16 @@ async function busyWallet(name: string) {
   const wallet = walletNamed(name);
   expect((await wallet.post({ key: topUpKey("t1"), kind: "top_up", amount: "100.10" })).ok).toBe(true);
   expect((await wallet.post({ key: topUpKey("t2"), kind: "top_up", amount: "0.2" })).ok).toBe(true);
-  expect((await wallet.post({ key: chargeKey("ord_a"), kind: "order_charge", amount: "33.33", orderId: "ord_a" })).ok).toBe(true);
-  expect((await wallet.post({ key: refundKey("ord_a", "SKU-1"), kind: "order_refund", amount: "11.11", orderId: "ord_a" })).ok).toBe(true);
-  expect((await wallet.post({ key: adjustmentKey("a1"), kind: "adjustment", amount: "-0.06", reason: "bank fee" })).ok).toBe(true);
+  expect(
+    (await wallet.post({ key: chargeKey("ord_a"), kind: "order_charge", amount: "33.33", orderId: "ord_a" })).ok,
+  ).toBe(true);
+  expect(
+    (await wallet.post({ key: refundKey("ord_a", "SKU-1"), kind: "order_refund", amount: "11.11", orderId: "ord_a" }))
+      .ok,
+  ).toBe(true);
+  expect(
+    (await wallet.post({ key: adjustmentKey("a1"), kind: "adjustment", amount: "-0.06", reason: "bank fee" })).ok,
+  ).toBe(true);
   await wallet.voidOrder("ord_b", "expired");
   return wallet;
 }
@@ -55,40 +62,69 @@ describe("wallet ledger export and restore", () => {
     // The idempotency keys came along: a retried top-up or charge finds its entry and moves nothing.
     const replay = await target.post({ key: topUpKey("t1"), kind: "top_up", amount: "100.10" });
     expect(replay).toMatchObject({ ok: true, replayed: true });
-    expect((await target.post({ key: chargeKey("ord_b"), kind: "order_charge", amount: "1", orderId: "ord_b" })).ok).toBe(false);
+    expect(
+      (await target.post({ key: chargeKey("ord_b"), kind: "order_charge", amount: "1", orderId: "ord_b" })).ok,
+    ).toBe(false);
     // And the ledger goes on from where it was.
     const next = await target.post({ key: topUpKey("t3"), kind: "top_up", amount: "1.99" });
-    expect(next).toMatchObject({ ok: true, replayed: false, entry: { seq: exported.entries.at(-1)!.seq + 1, balanceAfter: "80.01" } });
+    expect(next).toMatchObject({
+      ok: true,
+      replayed: false,
+      entry: { seq: exported.entries.at(-1)!.seq + 1, balanceAfter: "80.01" },
+    });
     expect(await target.audit()).toEqual({ balance: "80.01", ledgerSum: "80.01", entries: 6 });
   });
 
   it("exports and restores an empty wallet as zero", async () => {
     const exported = (await walletNamed("backup-empty:EUR").exportLedger("backup-empty", "EUR")) as LedgerExport;
     expect(exported).toMatchObject({ balance: "0", entries: [] });
-    expect(await walletNamed("backup-empty-target:EUR").restoreLedger(exported)).toEqual({ ok: true, entries: 0, balance: "0", replayed: false });
+    expect(await walletNamed("backup-empty-target:EUR").restoreLedger(exported)).toEqual({
+      ok: true,
+      entries: 0,
+      balance: "0",
+      replayed: false,
+    });
   });
 
   it("refuses a wallet that has entries, and writes nothing", async () => {
     const exported = (await (await busyWallet("backup-twice:USD")).exportLedger("backup-twice", "USD")) as LedgerExport;
     const target = walletNamed("backup-occupied:USD");
     await target.post({ key: topUpKey("x"), kind: "top_up", amount: "5" });
-    expect(await target.restoreLedger(exported)).toEqual({ ok: false, code: "wallet_not_empty", reason: "the wallet has 1 entries" });
+    expect(await target.restoreLedger(exported)).toEqual({
+      ok: false,
+      code: "wallet_not_empty",
+      reason: "the wallet has 1 entries",
+    });
     expect(await target.audit()).toEqual({ balance: "5", ledgerSum: "5", entries: 1 });
   });
 
   it("refuses entries that do not chain from zero, and writes nothing", async () => {
-    const exported = (await (await busyWallet("backup-tamper:USD")).exportLedger("backup-tamper", "USD")) as LedgerExport;
+    const exported = (await (
+      await busyWallet("backup-tamper:USD")
+    ).exportLedger("backup-tamper", "USD")) as LedgerExport;
     const tampered: Array<[string, (backup: LedgerExport) => void, string]> = [
-      ["an amount changed", (b) => (b.entries[1]!.amount = "2000.2"), "entries[1]: balanceAfter 100.3 is not 100.1 + 2000.2"],
+      [
+        "an amount changed",
+        (b) => (b.entries[1]!.amount = "2000.2"),
+        "entries[1]: balanceAfter 100.3 is not 100.1 + 2000.2",
+      ],
       ["an entry dropped", (b) => b.entries.splice(2, 1), "entries[2]: balanceAfter 78.08 is not 100.3 + 11.11"],
       ["the stated balance", (b) => (b.balance = "1000"), "balance 1000 is not the entries' last balance 78.02"],
       ["seqs out of order", (b) => (b.entries[3]!.seq = 1), "entries[3]: seq 1 does not follow 3"],
       ["a key twice", (b) => (b.entries[4]!.key = b.entries[0]!.key), `entries[4]: key "top-up:t1" appears twice`],
-      ["a balance below zero", (b) => {
-        b.entries = [{ ...b.entries[0]!, amount: "-1", balanceAfter: "-1" }];
-        b.balance = "-1";
-      }, "entries[0]: balanceAfter -1 is below zero"],
-      ["an amount that is not a decimal", (b) => (b.entries[0]!.amount = "ten"), "entries[0]: amount or balanceAfter is not a decimal"],
+      [
+        "a balance below zero",
+        (b) => {
+          b.entries = [{ ...b.entries[0]!, amount: "-1", balanceAfter: "-1" }];
+          b.balance = "-1";
+        },
+        "entries[0]: balanceAfter -1 is below zero",
+      ],
+      [
+        "an amount that is not a decimal",
+        (b) => (b.entries[0]!.amount = "ten"),
+        "entries[0]: amount or balanceAfter is not a decimal",
+      ],
     ];
     for (const [what, change, reason] of tampered) {
       const copy = structuredClone(exported);
@@ -112,7 +148,12 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     const exported = await admin("GET", "/admin/wallets/bk-live/USD/export");
     expect(exported.status).toBe(200);
     await expectConforms("GET", "/admin/wallets/{clientId}/{currency}/export", exported);
-    expect(exported.body.data).toMatchObject({ format: LEDGER_EXPORT_FORMAT, clientId: "bk-live", currency: "USD", balance: "100.03" });
+    expect(exported.body.data).toMatchObject({
+      format: LEDGER_EXPORT_FORMAT,
+      clientId: "bk-live",
+      currency: "USD",
+      balance: "100.03",
+    });
 
     // A new deployment's wallet for the client has no entry; here another client stands in for it. An
     // export is restored only into the wallet it names...
@@ -125,19 +166,41 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     const restored = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
     expect(restored.status).toBe(200);
     await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/restore", restored);
-    expect(restored.body).toEqual({ message: "Ledger restored", data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: false } });
+    expect(restored.body).toEqual({
+      message: "Ledger restored",
+      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: false },
+    });
     expect((await admin("GET", "/admin/wallets/bk-new/USD")).body.data.balance).toBe(100.03);
     const again = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
-    expect(again.body).toEqual({ message: "Ledger already restored", data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: true } });
+    expect(again.body).toEqual({
+      message: "Ledger already restored",
+      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: true },
+    });
     expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual(["wallet.restore"]);
 
-    const occupied = await admin("POST", "/admin/wallets/bk-live/USD/restore", { ...exported.body.data, entries: [exported.body.data.entries[0]], balance: "100.1" });
+    const occupied = await admin("POST", "/admin/wallets/bk-live/USD/restore", {
+      ...exported.body.data,
+      entries: [exported.body.data.entries[0]],
+      balance: "100.1",
+    });
     expect(occupied.status).toBe(409);
-    expect(occupied.body).toEqual({ message: "Wallet already has ledger entries", code: "wallet_not_empty", details: { clientId: "bk-live", currency: "USD", reason: "the wallet has 2 entries" } });
-    const broken = await admin("POST", "/admin/wallets/bk-new/EUR/restore", { ...exported.body.data, clientId: "bk-new", currency: "EUR", balance: "5" });
+    expect(occupied.body).toEqual({
+      message: "Wallet already has ledger entries",
+      code: "wallet_not_empty",
+      details: { clientId: "bk-live", currency: "USD", reason: "the wallet has 2 entries" },
+    });
+    const broken = await admin("POST", "/admin/wallets/bk-new/EUR/restore", {
+      ...exported.body.data,
+      clientId: "bk-new",
+      currency: "EUR",
+      balance: "5",
+    });
     expect(broken.status).toBe(400);
     expect(broken.body.code).toBe("ledger_chain_broken");
-    expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.data).toMatchObject({ balance: "0", entries: [] });
+    expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.data).toMatchObject({
+      balance: "0",
+      entries: [],
+    });
   });
 
   for (const seam of Object.values(LEDGER_BACKUP_SEAMS)) {
@@ -151,14 +214,24 @@ describe("GET …/export and POST …/restore (operator API)", () => {
         const failed = await admin("POST", `/admin/wallets/${clientId}/USD/restore`, data);
         expect(firedFaults()).toEqual([`${seam}:${when}`]);
         expect(failed.status).toBe(500);
-        expect(failed.body.details.reason).toBe("the restore may or may not have been written; send the same export again");
+        expect(failed.body.details.reason).toBe(
+          "the restore may or may not have been written; send the same export again",
+        );
         clearFaults();
         const done = await admin("POST", `/admin/wallets/${clientId}/USD/restore`, data);
         expect(done.status).toBe(200);
         expect(done.body.data).toMatchObject({ clientId, currency: "USD", entries: 5, balance: "78.02" });
-        const rows = await env.DB.prepare(`SELECT COUNT(*) AS n FROM audit_log WHERE action = 'wallet.restore' AND target = ?1`).bind(`wallet:${clientId}:USD`).first<{ n: number }>();
+        const rows = await env.DB.prepare(
+          `SELECT COUNT(*) AS n FROM audit_log WHERE action = 'wallet.restore' AND target = ?1`,
+        )
+          .bind(`wallet:${clientId}:USD`)
+          .first<{ n: number }>();
         expect(rows!.n).toBe(1);
-        expect(await walletNamed(`${clientId}:USD`).audit()).toEqual({ balance: "78.02", ledgerSum: "78.02", entries: 5 });
+        expect(await walletNamed(`${clientId}:USD`).audit()).toEqual({
+          balance: "78.02",
+          ledgerSum: "78.02",
+          entries: 5,
+        });
         expect((await admin("GET", `/admin/wallets/${clientId}/USD`)).body.data.balance).toBe(78.02);
       });
     }

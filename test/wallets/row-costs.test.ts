@@ -13,14 +13,18 @@ import { uid } from "../order-helpers";
 async function rowsWritten(statements: [string, ...unknown[]][]): Promise<number[]> {
   const stub = wallet(uid("rows"), "USD");
   await stub.balance(); // opens the wallet: its schema at the latest version
-  return runInDurableObject(stub, (_instance: WalletObject, state) => statements.map(([query, ...bindings]) => state.storage.sql.exec(query, ...bindings).rowsWritten));
+  return runInDurableObject(stub, (_instance: WalletObject, state) =>
+    statements.map(([query, ...bindings]) => state.storage.sql.exec(query, ...bindings).rowsWritten),
+  );
 }
 
 describe("rows written by the wallet's marks", () => {
   it("a void of an order never charged: 1 row, against 4 for a ledger entry", async () => {
     const [mark, entry] = await rowsWritten([
       [`INSERT INTO order_voids (order_id, voided_at, reason) VALUES ('ord_a', 1, 'expired')`],
-      [`INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES ('order:ord_b:void', 'order_void', '0', '0', 'ord_b', 'expired', 1)`],
+      [
+        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES ('order:ord_b:void', 'order_void', '0', '0', 'ord_b', 'expired', 1)`,
+      ],
     ]);
     expect(mark).toBe(1);
     expect(entry).toBe(4);

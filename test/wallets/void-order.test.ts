@@ -21,7 +21,14 @@ describe("voidOrder", () => {
     await w.stub.post({ key: "t", kind: "top_up", amount: "100" });
     await w.stub.post({ key: chargeKey("ord_1"), kind: "order_charge", amount: "30", orderId: "ord_1" });
     const voided = await w.stub.voidOrder("ord_1", "expired");
-    expect(voided.credit).toMatchObject({ key: voidKey("ord_1"), kind: "order_void", amount: "30", orderId: "ord_1", balanceAfter: "100", reason: "expired" });
+    expect(voided.credit).toMatchObject({
+      key: voidKey("ord_1"),
+      kind: "order_void",
+      amount: "30",
+      orderId: "ord_1",
+      balanceAfter: "100",
+      reason: "expired",
+    });
     expect(await w.stub.voidOrder("ord_1", "expired again")).toEqual(voided);
     expect(await w.stub.balance()).toBe("100");
     expect(await w.stub.entries()).toHaveLength(3);
@@ -50,7 +57,9 @@ describe("voidOrder", () => {
     await w.stub.post({ key: "t", kind: "top_up", amount: "50" });
     await w.stub.post({ key: chargeKey("ord_3"), kind: "order_charge", amount: "20", orderId: "ord_3" });
     await w.stub.voidOrder("ord_3", "expired");
-    expect(await w.stub.post({ key: chargeKey("ord_3"), kind: "order_charge", amount: "20", orderId: "ord_3" })).toMatchObject({ ok: false, code: "order_voided" });
+    expect(
+      await w.stub.post({ key: chargeKey("ord_3"), kind: "order_charge", amount: "20", orderId: "ord_3" }),
+    ).toMatchObject({ ok: false, code: "order_voided" });
     expect(await w.stub.balance()).toBe("50");
   });
 
@@ -59,7 +68,10 @@ describe("voidOrder", () => {
     await w.stub.post({ key: "t", kind: "top_up", amount: "1000" });
     const ids = Array.from({ length: 20 }, (_, i) => `ord_r${i}`);
     await Promise.all(
-      ids.flatMap((id) => [w.stub.post({ key: chargeKey(id), kind: "order_charge", amount: "10", orderId: id }), w.stub.voidOrder(id, "expired")]),
+      ids.flatMap((id) => [
+        w.stub.post({ key: chargeKey(id), kind: "order_charge", amount: "10", orderId: id }),
+        w.stub.voidOrder(id, "expired"),
+      ]),
     );
     expect(await w.stub.balance()).toBe("1000");
     expect(await ledgerSumOf(w.clientId, "USD")).toBe("1000");
@@ -72,7 +84,10 @@ describe("chargeStatus: one answer to settle a cut-off confirm", () => {
     await w.stub.post({ key: "t", kind: "top_up", amount: "100" });
     expect(await w.stub.chargeStatus("ord_s")).toEqual({ status: "not_charged" });
     await w.stub.post({ key: chargeKey("ord_s"), kind: "order_charge", amount: "30", orderId: "ord_s" });
-    expect(await w.stub.chargeStatus("ord_s")).toMatchObject({ status: "charged", entry: { key: chargeKey("ord_s"), amount: "-30" } });
+    expect(await w.stub.chargeStatus("ord_s")).toMatchObject({
+      status: "charged",
+      entry: { key: chargeKey("ord_s"), amount: "-30" },
+    });
     await w.stub.voidOrder("ord_s", "expired");
     expect(await w.stub.chargeStatus("ord_s")).toMatchObject({ status: "voided" });
     expect(await w.stub.balance()).toBe("100");
@@ -84,7 +99,10 @@ describe("voids written into the ledger by an older wallet", () => {
     const w = freshWallet();
     await runInDurableObject(w.stub, (_instance, state) => {
       // A wallet at schema version 2, as it was before voids moved beside the ledger.
-      migrateWallet(state.storage, WALLET_MIGRATIONS.filter((migration) => migration.version <= 2));
+      migrateWallet(
+        state.storage,
+        WALLET_MIGRATIONS.filter((migration) => migration.version <= 2),
+      );
       state.storage.sql.exec(
         `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES
            ('top-up:a', 'top_up', '100', '100', NULL, 'old', 1),
@@ -93,9 +111,17 @@ describe("voids written into the ledger by an older wallet", () => {
            ('order:ord_c:void', 'order_void', '40', '100', 'ord_c', 'expired', 4)`,
       );
     });
-    expect((await w.stub.entries()).map((entry) => entry.key)).toEqual(["top-up:a", "order:ord_c:charge", "order:ord_c:void"]);
+    expect((await w.stub.entries()).map((entry) => entry.key)).toEqual([
+      "top-up:a",
+      "order:ord_c:charge",
+      "order:ord_c:void",
+    ]);
     for (const orderId of ["ord_z", "ord_c"]) {
-      expect(await w.stub.post({ key: chargeKey(orderId), kind: "order_charge", amount: "1", orderId })).toMatchObject({ ok: false, code: "order_voided", voidedAt: expect.any(Number) });
+      expect(await w.stub.post({ key: chargeKey(orderId), kind: "order_charge", amount: "1", orderId })).toMatchObject({
+        ok: false,
+        code: "order_voided",
+        voidedAt: expect.any(Number),
+      });
       expect(await w.stub.chargeStatus(orderId)).toMatchObject({ status: "voided" });
     }
     expect(await w.stub.audit()).toMatchObject({ balance: "100", ledgerSum: "100" });

@@ -347,7 +347,10 @@ describe("orders in flight across a move: each charged, voided or refunded exact
       ]),
     ).toBe(new Money(100).minus(charge).toFixed());
     // The console's order page reads the order's movements in the wallet that holds its charge.
-    const page = await callPage(orderPage, "GET", `/console/orders/${orderId}`, { role: "viewer", params: { orderId } });
+    const page = await callPage(orderPage, "GET", `/console/orders/${orderId}`, {
+      role: "viewer",
+      params: { orderId },
+    });
     expect(page.status).toBe(200);
     expect(page.text).toContain("<strong>charged</strong>");
   });

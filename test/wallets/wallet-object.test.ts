@@ -32,8 +32,13 @@ describe("postings", () => {
   it("credits and debits move the balance; each entry records its signed amount and the balance after it", async () => {
     const w = freshWallet();
     const a = expectOkPosting(await w.stub.post({ key: "k1", kind: "top_up", amount: "100", reason: "first" }));
-    expect(a).toMatchObject({ replayed: false, entry: { seq: 1, key: "k1", kind: "top_up", amount: "100", balanceAfter: "100", reason: "first", orderId: null } });
-    const b = expectOkPosting(await w.stub.post({ key: "k2", kind: "order_charge", amount: "21.74", orderId: "ord_x" }));
+    expect(a).toMatchObject({
+      replayed: false,
+      entry: { seq: 1, key: "k1", kind: "top_up", amount: "100", balanceAfter: "100", reason: "first", orderId: null },
+    });
+    const b = expectOkPosting(
+      await w.stub.post({ key: "k2", kind: "order_charge", amount: "21.74", orderId: "ord_x" }),
+    );
     expect(b.entry).toMatchObject({ seq: 2, amount: "-21.74", balanceAfter: "78.26", orderId: "ord_x" });
     const c = expectOkPosting(await w.stub.post({ key: "k3", kind: "order_refund", amount: "10.87" }));
     expect(c.entry).toMatchObject({ amount: "10.87", balanceAfter: "89.13" });
@@ -62,14 +67,17 @@ describe("postings", () => {
     expect(await w.stub.balance()).toBe("0");
   });
 
-  it.each([["-1"], ["abc"], ["NaN"], ["Infinity"]])("amount %s is refused (throws) and writes nothing", async (amount) => {
-    const w = freshWallet();
-    // Called inside the object (an error thrown across RPC is reported by the pool as uncaught).
-    await runInDurableObject(w.stub, async (instance: WalletObject) => {
-      await expect(instance.post({ key: "x", kind: "top_up", amount })).rejects.toThrow();
-    });
-    expect(await w.stub.entries()).toEqual([]);
-  });
+  it.each([["-1"], ["abc"], ["NaN"], ["Infinity"]])(
+    "amount %s is refused (throws) and writes nothing",
+    async (amount) => {
+      const w = freshWallet();
+      // Called inside the object (an error thrown across RPC is reported by the pool as uncaught).
+      await runInDurableObject(w.stub, async (instance: WalletObject) => {
+        await expect(instance.post({ key: "x", kind: "top_up", amount })).rejects.toThrow();
+      });
+      expect(await w.stub.entries()).toEqual([]);
+    },
+  );
 
   it("wallets are per (client, currency)", async () => {
     const w = freshWallet();
@@ -121,7 +129,9 @@ describe("idempotent keys", () => {
 
   it("concurrent postings with one key write one entry", async () => {
     const w = freshWallet();
-    const results = await Promise.all(Array.from({ length: 20 }, () => w.stub.post({ key: "once", kind: "top_up", amount: "7" })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => w.stub.post({ key: "once", kind: "top_up", amount: "7" })),
+    );
     expect(results.every((result) => result.ok)).toBe(true);
     expect(results.filter((result) => result.ok && !result.replayed)).toHaveLength(1);
     expect(await w.stub.balance()).toBe("7");
@@ -136,7 +146,13 @@ describe("voidOrder: the void of an expired order is final", () => {
     expect(none).toMatchObject({ orderId: "ord_none", credit: null });
     await w.stub.post({ key: chargeKey("ord_1"), kind: "order_charge", amount: "30", orderId: "ord_1" });
     const voided = await w.stub.voidOrder("ord_1", "expired");
-    expect(voided.credit).toMatchObject({ key: voidKey("ord_1"), kind: "order_void", amount: "30", orderId: "ord_1", balanceAfter: "100" });
+    expect(voided.credit).toMatchObject({
+      key: voidKey("ord_1"),
+      kind: "order_void",
+      amount: "30",
+      orderId: "ord_1",
+      balanceAfter: "100",
+    });
     expect(await w.stub.voidOrder("ord_1", "expired again")).toEqual(voided);
     expect(await w.stub.balance()).toBe("100");
     expect(await w.stub.entries()).toHaveLength(3);
@@ -147,12 +163,19 @@ describe("voidOrder: the void of an expired order is final", () => {
     const w = freshWallet();
     await w.stub.post({ key: "t", kind: "top_up", amount: "100" });
     const voided = await w.stub.voidOrder("ord_late", "expired");
-    const late = await w.stub.post({ key: chargeKey("ord_late"), kind: "order_charge", amount: "30", orderId: "ord_late" });
+    const late = await w.stub.post({
+      key: chargeKey("ord_late"),
+      kind: "order_charge",
+      amount: "30",
+      orderId: "ord_late",
+    });
     expect(late).toEqual({ ok: false, code: "order_voided", voidedAt: voided.voidedAt });
     expect(await w.stub.entry(chargeKey("ord_late"))).toBeNull();
     expect(await w.stub.balance()).toBe("100");
     // Other orders are charged as before.
-    expectOkPosting(await w.stub.post({ key: chargeKey("ord_other"), kind: "order_charge", amount: "30", orderId: "ord_other" }));
+    expectOkPosting(
+      await w.stub.post({ key: chargeKey("ord_other"), kind: "order_charge", amount: "30", orderId: "ord_other" }),
+    );
     expect(await w.stub.audit()).toMatchObject({ balance: "70", ledgerSum: "70" });
   });
 });
@@ -173,7 +196,9 @@ describe("balance == sum of the ledger, under concurrent debits", () => {
   it("100 concurrent debits of 1 against 50.50: exactly 50 succeed, the balance ends at 0.50, never below zero", async () => {
     const w = freshWallet();
     await w.stub.post({ key: "t", kind: "top_up", amount: "50.50" });
-    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => w.stub.post({ key: `d${i}`, kind: "order_charge", amount: "1" })));
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => w.stub.post({ key: `d${i}`, kind: "order_charge", amount: "1" })),
+    );
     expect(results.filter((result) => result.ok)).toHaveLength(50);
     expect(results.filter((result) => !result.ok && result.code === "insufficient_funds")).toHaveLength(50);
     expect(await w.stub.balance()).toBe("0.5");
@@ -192,7 +217,7 @@ describe("balance == sum of the ledger, under concurrent debits", () => {
     const postings = Array.from({ length: 60 }, (_, i) => ({
       key: `m${i}`,
       kind: (i % 3 === 0 ? "top_up" : "order_charge") as "top_up" | "order_charge",
-      amount: ((i * 7919) % 5000 / 100 + 0.01).toFixed(2),
+      amount: (((i * 7919) % 5000) / 100 + 0.01).toFixed(2),
     }));
     await Promise.all(postings.map((posting) => w.stub.post(posting)));
     const entries = await w.stub.entries(0, 1000);
@@ -216,6 +241,8 @@ describe("ledger helpers (pure)", () => {
   });
 
   it("the wallet object of a (client, currency) is stable", () => {
-    expect(env.WALLETS.idFromName(walletName("demo", "USD")).toString()).toBe(env.WALLETS.idFromName(walletName("demo", "USD")).toString());
+    expect(env.WALLETS.idFromName(walletName("demo", "USD")).toString()).toBe(
+      env.WALLETS.idFromName(walletName("demo", "USD")).toString(),
+    );
   });
 });

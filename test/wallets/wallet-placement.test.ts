@@ -19,12 +19,18 @@ interface Opened {
 
 /** Every wallet object opened while a test runs: its id and the hint it was opened with. */
 let opened: Opened[] = [];
-const namespace = Object.getPrototypeOf(env.WALLETS) as { get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown };
+const namespace = Object.getPrototypeOf(env.WALLETS) as {
+  get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown;
+};
 const originalGet = namespace.get;
 
 beforeEach(() => {
   opened = [];
-  namespace.get = function (this: unknown, id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) {
+  namespace.get = function (
+    this: unknown,
+    id: DurableObjectId,
+    options?: DurableObjectNamespaceGetDurableObjectOptions,
+  ) {
     opened.push({ id: id.toString(), locationHint: options?.locationHint });
     return originalGet.call(this, id, options);
   };
@@ -36,7 +42,8 @@ afterEach(() => {
 
 const idOf = (clientId: string, currency: string) => env.WALLETS.idFromName(walletName(clientId, currency)).toString();
 /** The hints the wallet of (client, currency) was opened with, one per opening. */
-const hintsOf = (clientId: string, currency: string) => opened.filter((call) => call.id === idOf(clientId, currency)).map((call) => call.locationHint);
+const hintsOf = (clientId: string, currency: string) =>
+  opened.filter((call) => call.id === idOf(clientId, currency)).map((call) => call.locationHint);
 
 async function newClient(id: string, region?: string): Promise<string> {
   const created = await admin("POST", "/admin/clients", { id, name: id, ...(region === undefined ? {} : { region }) });
@@ -45,7 +52,11 @@ async function newClient(id: string, region?: string): Promise<string> {
 }
 
 async function topUp(clientId: string, currency: string, amount: string) {
-  const response = await admin("POST", `/admin/wallets/${clientId}/${currency}/top-ups`, { amount, idempotencyKey: crypto.randomUUID(), reason: "test" });
+  const response = await admin("POST", `/admin/wallets/${clientId}/${currency}/top-ups`, {
+    amount,
+    idempotencyKey: crypto.randomUUID(),
+    reason: "test",
+  });
   expect(response.status).toBe(200);
   return response;
 }
@@ -75,7 +86,12 @@ describe("a client's region", () => {
     expect((await admin("GET", "/admin/clients/no-region")).body.data.client.region).toBeNull();
   });
 
-  it.each([["a place name", "singapore"], ["a hint in capitals", "APAC"], ["not a string", 7], ["null", null]])("refuses %s with 400 and changes nothing", async (_name, region) => {
+  it.each([
+    ["a place name", "singapore"],
+    ["a hint in capitals", "APAC"],
+    ["not a string", 7],
+    ["null", null],
+  ])("refuses %s with 400 and changes nothing", async (_name, region) => {
     const before = await snapshot();
     const response = await admin("POST", "/admin/clients", { id: "bad-region", name: "Bad", region });
     expect(response.status).toBe(400);
@@ -96,7 +112,9 @@ describe("wallet objects are opened with the client's region", () => {
     await topUp("placed-top-up", "USD", "100");
     expect(hintsOf("placed-top-up", "USD").length).toBeGreaterThan(0);
     expect(new Set(hintsOf("placed-top-up", "USD"))).toEqual(new Set(["apac"]));
-    const row = await env.DB.prepare(`SELECT region FROM wallets WHERE client_id = 'placed-top-up' AND currency = 'USD'`).first<{ region: string }>();
+    const row = await env.DB.prepare(
+      `SELECT region FROM wallets WHERE client_id = 'placed-top-up' AND currency = 'USD'`,
+    ).first<{ region: string }>();
     expect(row!.region).toBe("apac");
   });
 
@@ -106,8 +124,18 @@ describe("wallet objects are opened with the client's region", () => {
     opened = [];
     expect((await admin("GET", "/admin/wallets/placed-reads/USD")).status).toBe(200);
     expect((await admin("GET", "/admin/wallets/placed-reads/USD/ledger")).status).toBe(200);
-    expect((await admin("POST", "/admin/wallets/placed-reads/USD/adjustments", { amount: "-1", idempotencyKey: "adj-1", reason: "fee" })).status).toBe(200);
-    expect((await admin("GET", "/admin/clients/placed-reads")).body.data.wallets).toEqual([{ currency: "USD", balance: 49 }]);
+    expect(
+      (
+        await admin("POST", "/admin/wallets/placed-reads/USD/adjustments", {
+          amount: "-1",
+          idempotencyKey: "adj-1",
+          reason: "fee",
+        })
+      ).status,
+    ).toBe(200);
+    expect((await admin("GET", "/admin/clients/placed-reads")).body.data.wallets).toEqual([
+      { currency: "USD", balance: 49 },
+    ]);
     expect((await call("GET", "/wallets", { key })).body.data.wallets).toEqual([{ currency: "USD", balance: 49 }]);
     // One opening per route: the adjustment posts and reads the balance through one stub.
     expect(hintsOf("placed-reads", "USD")).toHaveLength(5);
@@ -145,12 +173,16 @@ describe("wallet objects are opened with the client's region", () => {
   it("a wallet keeps the region it was registered with: a wallet opened before its client had a region opens without a hint", async () => {
     // As for every wallet registered before regions existed (schema/migrations/0008_wallet_placement.sql).
     const key = await newClient("registered-before", "apac");
-    await env.DB.prepare(`INSERT INTO wallets (client_id, currency, created_at, region) VALUES ('registered-before', 'USD', 1, NULL)`).run();
+    await env.DB.prepare(
+      `INSERT INTO wallets (client_id, currency, created_at, region) VALUES ('registered-before', 'USD', 1, NULL)`,
+    ).run();
     await topUp("registered-before", "USD", "100");
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, key);
     expect(created.status).toBe(200);
     expect(new Set(hintsOf("registered-before", "USD"))).toEqual(new Set([undefined]));
-    const row = await env.DB.prepare(`SELECT region FROM wallets WHERE client_id = 'registered-before'`).first<{ region: string | null }>();
+    const row = await env.DB.prepare(`SELECT region FROM wallets WHERE client_id = 'registered-before'`).first<{
+      region: string | null;
+    }>();
     expect(row!.region).toBeNull();
   });
 });

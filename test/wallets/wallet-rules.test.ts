@@ -10,8 +10,12 @@ describe("topUpAmount", () => {
 
   it("refuses zero, a negative amount and more decimals than the currency has", () => {
     const reason = "amount must be positive with at most the minor units of USD";
-    for (const given of ["0", "0.00", -5, "10.001"]) expect(topUpAmount(given, "USD"), String(given)).toEqual({ ok: false, reason });
-    expect(topUpAmount("10.5", "JPY")).toEqual({ ok: false, reason: "amount must be positive with at most the minor units of JPY" });
+    for (const given of ["0", "0.00", -5, "10.001"])
+      expect(topUpAmount(given, "USD"), String(given)).toEqual({ ok: false, reason });
+    expect(topUpAmount("10.5", "JPY")).toEqual({
+      ok: false,
+      reason: "amount must be positive with at most the minor units of JPY",
+    });
   });
 });
 
@@ -23,6 +27,7 @@ describe("adjustmentAmount", () => {
 
   it("refuses zero and more decimals than the currency has", () => {
     const reason = "amount must be non-zero with at most the minor units of USD";
-    for (const given of ["0", "-0", 0, "-0.001"]) expect(adjustmentAmount(given, "USD"), String(given)).toEqual({ ok: false, reason });
+    for (const given of ["0", "-0", 0, "-0.001"])
+      expect(adjustmentAmount(given, "USD"), String(given)).toEqual({ ok: false, reason });
   });
 });

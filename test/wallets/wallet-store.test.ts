@@ -51,7 +51,10 @@ describe("wallet schema", () => {
     expect((await stub.entries()).map((entry) => entry.key)).toEqual(["top-up:a", "order:ord_old:charge"]);
     // The old charge is found by the new rules: voiding the old order credits it back, once.
     expect((await stub.voidOrder("ord_old", "expired")).credit).toMatchObject({ amount: "40", balanceAfter: "100" });
-    expect(await stub.post({ key: "top-up:b", kind: "top_up", amount: "1" })).toMatchObject({ ok: true, entry: { seq: 4, balanceAfter: "101" } });
+    expect(await stub.post({ key: "top-up:b", kind: "top_up", amount: "1" })).toMatchObject({
+      ok: true,
+      entry: { seq: 4, balanceAfter: "101" },
+    });
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
       expect(storedSchemaVersion(state.storage.sql)).toBe(WALLET_SCHEMA_VERSION);
       expect(() => state.storage.sql.exec(`DELETE FROM ledger`)).toThrow(/append-only/);
@@ -125,7 +128,9 @@ describe("the ledger's schema guarantees", () => {
     await stub.post({ key: "t", kind: "top_up", amount: "100" });
     const before = await stub.entries();
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
-      expect(() => state.storage.sql.exec(`UPDATE ledger SET amount = '1000000', balance_after = '1000000'`)).toThrow(/append-only/);
+      expect(() => state.storage.sql.exec(`UPDATE ledger SET amount = '1000000', balance_after = '1000000'`)).toThrow(
+        /append-only/,
+      );
       expect(() => state.storage.sql.exec(`DELETE FROM ledger`)).toThrow(/append-only/);
     });
     expect(await stub.entries()).toEqual(before);
@@ -137,7 +142,16 @@ describe("the ledger's schema guarantees", () => {
     await stub.post({ key: "t", kind: "top_up", amount: "1" });
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
       const ledger = new LedgerStore(state.storage);
-      expect(() => ledger.append({ key: "t", kind: "top_up", amount: new Money(1), balanceAfter: new Money(2), orderId: null, reason: null })).toThrow();
+      expect(() =>
+        ledger.append({
+          key: "t",
+          kind: "top_up",
+          amount: new Money(1),
+          balanceAfter: new Money(2),
+          orderId: null,
+          reason: null,
+        }),
+      ).toThrow();
       expect(ledger.balance().toFixed()).toBe("1");
     });
   });

@@ -10,7 +10,13 @@ let receiver: FakeReceiver | undefined;
 let dlq: FakeQueue<DeadLetterMessage>;
 
 function consumerEnv(overrides: Partial<WebhookConsumerEnv> = {}): WebhookConsumerEnv {
-  return { DB: env.DB, WEBHOOKS_DLQ: dlq.asQueue(), ALLOW_INSECURE_WEBHOOKS: "true", WEBHOOK_MAX_ATTEMPTS: "8", ...overrides };
+  return {
+    DB: env.DB,
+    WEBHOOKS_DLQ: dlq.asQueue(),
+    ALLOW_INSECURE_WEBHOOKS: "true",
+    WEBHOOK_MAX_ATTEMPTS: "8",
+    ...overrides,
+  };
 }
 
 function deliver(messages: Sent<unknown>[], overrides: Partial<WebhookConsumerEnv> = {}) {
@@ -76,7 +82,10 @@ describe("webhook consumer", () => {
     const hook = listen();
     const { livemode: _dropped, ...event } = webhookMessage("acme").event;
     const older = { clientId: "acme", url: webhookMessage("acme").url, event };
-    for (const [mode, expected] of [["sandbox", false], ["live", true]] as const) {
+    for (const [mode, expected] of [
+      ["sandbox", false],
+      ["live", true],
+    ] as const) {
       const result = await deliver([{ id: `old-${mode}`, body: older }], { SERVICE_MODE: mode });
       expect(result.explicitAcks).toEqual([`old-${mode}`]);
       const body = JSON.parse(hook.deliveries.at(-1)!.body);
@@ -125,9 +134,13 @@ describe("webhook consumer", () => {
     ["a timeout", "timeout"],
   ] as const)("retries after %s, with a delay that grows with the attempts", async (_, failWith) => {
     listen({ failFirst: 100, failWith });
-    const result = await deliver([1, 2, 3, 4, 5, 6, 7].map((attempts) => ({ id: `a${attempts}`, attempts, body: webhookMessage("acme") })));
+    const result = await deliver(
+      [1, 2, 3, 4, 5, 6, 7].map((attempts) => ({ id: `a${attempts}`, attempts, body: webhookMessage("acme") })),
+    );
     expect(result.explicitAcks).toEqual([]);
-    const delays = [1, 2, 3, 4, 5, 6, 7].map((attempts) => result.retryMessages.find((retry) => retry.msgId === `a${attempts}`)?.delaySeconds);
+    const delays = [1, 2, 3, 4, 5, 6, 7].map(
+      (attempts) => result.retryMessages.find((retry) => retry.msgId === `a${attempts}`)?.delaySeconds,
+    );
     expect(delays).toEqual([10, 20, 40, 80, 160, 320, 640]);
     expect(dlq.sent).toEqual([]);
   });
@@ -140,7 +153,9 @@ describe("webhook consumer", () => {
     const second = await deliver([{ id: "x", attempts: 2, body: message }]);
     expect(second.explicitAcks).toEqual(["x"]);
     expect(hook.deliveries.map((delivery) => delivery.status)).toEqual([503, 204]);
-    expect(new Set(hook.deliveries.map((delivery) => JSON.parse(delivery.body).id))).toEqual(new Set([message.event.id]));
+    expect(new Set(hook.deliveries.map((delivery) => JSON.parse(delivery.body).id))).toEqual(
+      new Set([message.event.id]),
+    );
   });
 
   it("sends the last failed attempt to the dead-letter queue and acks it", async () => {
@@ -154,7 +169,9 @@ describe("webhook consumer", () => {
 
   it("honours WEBHOOK_MAX_ATTEMPTS", async () => {
     listen({ failFirst: 100, failWith: "timeout" });
-    const result = await deliver([{ id: "third", attempts: 3, body: webhookMessage("acme") }], { WEBHOOK_MAX_ATTEMPTS: "3" });
+    const result = await deliver([{ id: "third", attempts: 3, body: webhookMessage("acme") }], {
+      WEBHOOK_MAX_ATTEMPTS: "3",
+    });
     expect(result.explicitAcks).toEqual(["third"]);
     expect(dlq.sent[0]!.deadLetter).toEqual({ attempts: 3, error: "timeout after 10 s" });
   });
@@ -170,8 +187,16 @@ describe("webhook consumer", () => {
   it.each([
     ["an unknown client", () => webhookMessage("nobody"), "unknown client nobody"],
     ["a disabled client", () => webhookMessage("gone"), "client gone is disabled"],
-    ["a private address", () => webhookMessage("acme", { url: "https://10.1.2.3/hook" }), "webhookUrl is not allowed: private address"],
-    ["plain http to a public host", () => webhookMessage("acme", { url: "http://hooks.example.com/" }), "webhookUrl is not allowed: scheme must be https"],
+    [
+      "a private address",
+      () => webhookMessage("acme", { url: "https://10.1.2.3/hook" }),
+      "webhookUrl is not allowed: private address",
+    ],
+    [
+      "plain http to a public host",
+      () => webhookMessage("acme", { url: "http://hooks.example.com/" }),
+      "webhookUrl is not allowed: scheme must be https",
+    ],
   ])("dead-letters %s at once, without a request", async (_, make, error) => {
     const hook = listen();
     const message = make();
@@ -201,20 +226,40 @@ describe("webhook consumer", () => {
       { ...good, event: { ...good.event, data: { orderId: "o" } } },
       { ...good, event: { ...good.event, createdAt: "yesterday" } },
     ];
-    const result = await deliver([...malformed.map((body, index) => ({ id: `bad${index}`, body })), { id: "good", body: good }]);
+    const result = await deliver([
+      ...malformed.map((body, index) => ({ id: `bad${index}`, body })),
+      { id: "good", body: good },
+    ]);
     expect(result.explicitAcks.sort()).toEqual([...malformed.map((_, index) => `bad${index}`), "good"].sort());
     expect(result.retryMessages).toEqual([]);
     expect(hook.deliveries).toHaveLength(1);
     expect(dlq.sent).toEqual([]);
-    expect(logs.filter((line) => line.startsWith("error") && line.includes("malformed webhook message dropped"))).toHaveLength(malformed.length);
+    expect(
+      logs.filter((line) => line.startsWith("error") && line.includes("malformed webhook message dropped")),
+    ).toHaveLength(malformed.length);
   });
 
   it("retries the whole batch when D1 cannot be read", async () => {
     const hook = listen();
-    const broken = { prepare: () => { throw new Error("D1_ERROR: database unavailable"); } } as unknown as D1Database;
-    const result = await deliver([{ id: "d1", attempts: 2, body: webhookMessage("acme") }, { id: "d2", body: webhookMessage("acme") }], { DB: broken });
+    const broken = {
+      prepare: () => {
+        throw new Error("D1_ERROR: database unavailable");
+      },
+    } as unknown as D1Database;
+    const result = await deliver(
+      [
+        { id: "d1", attempts: 2, body: webhookMessage("acme") },
+        { id: "d2", body: webhookMessage("acme") },
+      ],
+      { DB: broken },
+    );
     expect(result.explicitAcks).toEqual([]);
-    expect(result.retryMessages).toEqual(expect.arrayContaining([{ msgId: "d1", delaySeconds: 20 }, { msgId: "d2", delaySeconds: 10 }]));
+    expect(result.retryMessages).toEqual(
+      expect.arrayContaining([
+        { msgId: "d1", delaySeconds: 20 },
+        { msgId: "d2", delaySeconds: 10 },
+      ]),
+    );
     expect(hook.deliveries).toEqual([]);
   });
 
@@ -228,7 +273,10 @@ describe("webhook consumer", () => {
     expect(result.explicitAcks).toEqual(["bad"]);
     expect(result.retryMessages).toEqual([{ msgId: "fails", delaySeconds: 10 }]);
     hook.failFirst = 0;
-    const again = await deliver([{ id: "ok1", body: webhookMessage("acme") }, { id: "ok2", body: webhookMessage("acme") }]);
+    const again = await deliver([
+      { id: "ok1", body: webhookMessage("acme") },
+      { id: "ok2", body: webhookMessage("acme") },
+    ]);
     expect(again.explicitAcks.sort()).toEqual(["ok1", "ok2"]);
   });
 });

@@ -21,7 +21,12 @@ describe("dead-lettered webhooks", () => {
     const message = {
       clientId,
       url: "https://hooks.example.com/orders",
-      event: { id: eventId, type: "order.confirmed", createdAt: 1, data: { orderId: `ord_${"1".repeat(64)}`, state: "confirmed", reference: "r" } },
+      event: {
+        id: eventId,
+        type: "order.confirmed",
+        createdAt: 1,
+        data: { orderId: `ord_${"1".repeat(64)}`, state: "confirmed", reference: "r" },
+      },
     };
     const row = await env.DB.prepare(
       `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, ?2, ?3, ?4, 8, 'HTTP 503', ?5) RETURNING id`,
@@ -41,14 +46,20 @@ describe("dead-lettered webhooks", () => {
     const replayed = await admin("POST", `/admin/webhooks/dead-letters/${older}/replay`);
     expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
     await expectConforms("POST", "/admin/webhooks/dead-letters/{id}/replay", replayed);
-    expect(replayed.body.data.deadLetter).toMatchObject({ id: older, eventId: "evt_older", replayedAt: expect.any(Number) });
+    expect(replayed.body.data.deadLetter).toMatchObject({
+      id: older,
+      eventId: "evt_older",
+      replayedAt: expect.any(Number),
+    });
     const again = await admin("POST", `/admin/webhooks/dead-letters/${older}/replay`);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("dead_letter_already_replayed");
     const pending = await admin("GET", "/admin/webhooks/dead-letters?status=pending&clientId=demo");
     expect(pending.body.data.deadLetters.map((letter: { id: number }) => letter.id)).toEqual([newer]);
     const audit = await admin("GET", `/admin/audit?target=dead_letter:${older}`);
-    expect(audit.body.data.entries.map((entry: { action: string }) => entry.action)).toEqual(["webhook.dead_letter.replay"]);
+    expect(audit.body.data.entries.map((entry: { action: string }) => entry.action)).toEqual([
+      "webhook.dead_letter.replay",
+    ]);
   });
 
   it("404 for an unknown one, 400 for a malformed id or query", async () => {

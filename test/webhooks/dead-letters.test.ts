@@ -16,7 +16,9 @@ function dead(message: WebhookMessage, attempts = 8, error = "HTTP 503"): DeadLe
 }
 
 async function rowsFor(eventId: string) {
-  const { results } = await env.DB.prepare(`SELECT * FROM dead_letters WHERE event_id = ?1 ORDER BY id`).bind(eventId).all();
+  const { results } = await env.DB.prepare(`SELECT * FROM dead_letters WHERE event_id = ?1 ORDER BY id`)
+    .bind(eventId)
+    .all();
   return results;
 }
 
@@ -56,7 +58,10 @@ describe("dead-letter consumer", () => {
 
   it("keeps an event once while it waits for replay", async () => {
     const message = webhookMessage("acme");
-    const result = await keep([{ id: "1", body: dead(message) }, { id: "2", body: dead(message, 8, "HTTP 500") }]);
+    const result = await keep([
+      { id: "1", body: dead(message) },
+      { id: "2", body: dead(message, 8, "HTTP 500") },
+    ]);
     expect(result.explicitAcks.sort()).toEqual(["1", "2"]);
     await keep([{ id: "3", body: message }]);
     expect(await rowsFor(message.event.id)).toHaveLength(1);
@@ -64,7 +69,10 @@ describe("dead-letter consumer", () => {
 
   it("acks and drops what is not a webhook message", async () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
-    const result = await keep([{ id: "x", body: { hello: "world" } }, { id: "y", body: null }]);
+    const result = await keep([
+      { id: "x", body: { hello: "world" } },
+      { id: "y", body: null },
+    ]);
     expect(result.explicitAcks.sort()).toEqual(["x", "y"]);
     expect(error).toHaveBeenCalledTimes(2);
   });
@@ -102,13 +110,21 @@ describe("listing and replaying dead letters", () => {
     expect(third.nextBefore).toBeNull();
 
     const letter = first.deadLetters[0]!;
-    expect(letter).toMatchObject({ clientId: "lister", url: messages[4]!.url, attempts: 8, lastError: "HTTP 503", replayedAt: null });
+    expect(letter).toMatchObject({
+      clientId: "lister",
+      url: messages[4]!.url,
+      attempts: 8,
+      lastError: "HTTP 503",
+      replayedAt: null,
+    });
     expect(letter.message).toEqual(messages[4]);
 
     const webhooks = new FakeQueue<WebhookMessage>();
     expect(await replayDeadLetter({ DB: env.DB, WEBHOOKS: webhooks.asQueue() }, letter.id)).toMatchObject({ ok: true });
     expect((await listDeadLetters(env.DB, { clientId: "lister" })).deadLetters).toHaveLength(4);
-    expect((await listDeadLetters(env.DB, { clientId: "lister", status: "replayed" })).deadLetters.map((l) => l.id)).toEqual([letter.id]);
+    expect(
+      (await listDeadLetters(env.DB, { clientId: "lister", status: "replayed" })).deadLetters.map((l) => l.id),
+    ).toEqual([letter.id]);
     expect((await listDeadLetters(env.DB, { clientId: "lister", status: "all" })).deadLetters).toHaveLength(5);
     expect((await listDeadLetters(env.DB, { status: "all", limit: 1000 })).deadLetters.length).toBeLessThanOrEqual(200);
   });
@@ -141,7 +157,9 @@ describe("listing and replaying dead letters", () => {
     const id = (await rowsFor(message.event.id))[0]!.id as number;
     const webhooks = new FakeQueue<WebhookMessage>();
     webhooks.refuse = true;
-    await expect(replayDeadLetter({ DB: env.DB, WEBHOOKS: webhooks.asQueue() }, id)).rejects.toThrow(/Queue send failed/);
+    await expect(replayDeadLetter({ DB: env.DB, WEBHOOKS: webhooks.asQueue() }, id)).rejects.toThrow(
+      /Queue send failed/,
+    );
     expect((await getDeadLetter(env.DB, id))!.replayedAt).toBeNull();
     webhooks.refuse = false;
     expect((await replayDeadLetter({ DB: env.DB, WEBHOOKS: webhooks.asQueue() }, id)).ok).toBe(true);
@@ -156,13 +174,17 @@ describe("queue handler", () => {
     const receiver = new FakeReceiver({ secret });
     try {
       const testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true" } as Env;
-      const delivered = await runBatch("order-webhooks", [{ id: "d", body: webhookMessage("router") }], (batch, ctx) => queue(batch, testEnv, ctx));
+      const delivered = await runBatch("order-webhooks", [{ id: "d", body: webhookMessage("router") }], (batch, ctx) =>
+        queue(batch, testEnv, ctx),
+      );
       expect(delivered.explicitAcks).toEqual(["d"]);
       expect(receiver.deliveries).toHaveLength(1);
       expect(receiver.deliveries[0]!.signatureValid).toBe(true);
 
       const message = webhookMessage("router");
-      const kept = await runBatch("order-webhooks-dlq", [{ id: "k", body: dead(message) }], (batch, ctx) => queue(batch, testEnv, ctx));
+      const kept = await runBatch("order-webhooks-dlq", [{ id: "k", body: dead(message) }], (batch, ctx) =>
+        queue(batch, testEnv, ctx),
+      );
       expect(kept.explicitAcks).toEqual(["k"]);
       expect(await rowsFor(message.event.id)).toHaveLength(1);
       expect(receiver.deliveries).toHaveLength(1);
@@ -172,7 +194,9 @@ describe("queue handler", () => {
   });
 
   it("retries a batch from a queue it does not know", async () => {
-    const result = await runBatch("something-else", [{ id: "u", body: webhookMessage("acme") }], (batch, ctx) => queue(batch, env, ctx));
+    const result = await runBatch("something-else", [{ id: "u", body: webhookMessage("acme") }], (batch, ctx) =>
+      queue(batch, env, ctx),
+    );
     expect(result.retryBatch.retry).toBe(true);
     expect(result.explicitAcks).toEqual([]);
   });

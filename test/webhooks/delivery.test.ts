@@ -3,7 +3,12 @@ import { describe, expect, it } from "vitest";
 import { backoffSeconds, maxAttemptsFrom, signatureOf, signedHeaders } from "../../src/webhooks/delivery";
 import { newWebhookSecret, webhookSigningKey } from "../../src/clients/client-secrets";
 
-const BODY = JSON.stringify({ id: "evt_1", type: "order.confirmed", createdAt: 1, data: { orderId: "o", state: "confirmed", reference: "r" } });
+const BODY = JSON.stringify({
+  id: "evt_1",
+  type: "order.confirmed",
+  createdAt: 1,
+  data: { orderId: "o", state: "confirmed", reference: "r" },
+});
 
 describe("Standard Webhooks signature", () => {
   it("matches the Standard Webhooks reference vector", async () => {
@@ -26,9 +31,16 @@ describe("Standard Webhooks signature", () => {
 
   it("joins one signature per key with a space, the current key's first", async () => {
     const [current, previous] = [newWebhookSecret(), newWebhookSecret()];
-    const headers = await signedHeaders([webhookSigningKey(current)!, webhookSigningKey(previous)!], "evt_2", 1_700_000_000, BODY);
+    const headers = await signedHeaders(
+      [webhookSigningKey(current)!, webhookSigningKey(previous)!],
+      "evt_2",
+      1_700_000_000,
+      BODY,
+    );
     const date = new Date(1_700_000_000_000);
-    expect(headers["webhook-signature"]).toBe(`${new Webhook(current).sign("evt_2", date, BODY)} ${new Webhook(previous).sign("evt_2", date, BODY)}`);
+    expect(headers["webhook-signature"]).toBe(
+      `${new Webhook(current).sign("evt_2", date, BODY)} ${new Webhook(previous).sign("evt_2", date, BODY)}`,
+    );
   });
 
   it("changes with the key, the id, the time and every byte of the body", async () => {
@@ -60,7 +72,8 @@ describe("webhook secrets", () => {
   });
 
   it("refuse what is not whsec_<base64>", () => {
-    for (const bad of ["", "whsec_", "whsec_demo!", "whsec_abc", "sk_live_abcd", "whsec_abcd=", "demo"]) expect(webhookSigningKey(bad), bad).toBeNull();
+    for (const bad of ["", "whsec_", "whsec_demo!", "whsec_abc", "sk_live_abcd", "whsec_abcd=", "demo"])
+      expect(webhookSigningKey(bad), bad).toBeNull();
   });
 });
 

@@ -25,7 +25,13 @@ beforeEach(() => {
   for (const level of ["log", "warn", "error"] as const) vi.spyOn(console, level).mockImplementation(() => undefined);
   dlq = new FakeQueue();
   webhooks = new FakeQueue();
-  testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true", WEBHOOK_MAX_ATTEMPTS: "8", WEBHOOKS: webhooks.asQueue(), WEBHOOKS_DLQ: dlq.asQueue() } as Env;
+  testEnv = {
+    ...env,
+    ALLOW_INSECURE_WEBHOOKS: "true",
+    WEBHOOK_MAX_ATTEMPTS: "8",
+    WEBHOOKS: webhooks.asQueue(),
+    WEBHOOKS_DLQ: dlq.asQueue(),
+  } as Env;
 });
 
 afterEach(() => {
@@ -34,7 +40,10 @@ afterEach(() => {
 });
 
 /** Plays the Queue for one message: delivers it again after each retry until it is acked. */
-async function untilAcked(queueName: string, body: unknown): Promise<{ attempts: number; delays: (number | undefined)[] }> {
+async function untilAcked(
+  queueName: string,
+  body: unknown,
+): Promise<{ attempts: number; delays: (number | undefined)[] }> {
   const delays: (number | undefined)[] = [];
   const id = crypto.randomUUID();
   for (let attempts = 1; attempts <= 20; attempts += 1) {
@@ -54,15 +63,21 @@ describe("webhooks end to end", () => {
     expect(attempts).toBe(4);
     expect(delays).toEqual([10, 20, 40]);
     expect(receiver.deliveries.map((delivery) => delivery.status)).toEqual([503, 503, 503, 204]);
-    expect(receiver.deliveries.every((delivery) => delivery.signatureValid && delivery.url === RECEIVER_URL)).toBe(true);
-    expect(new Set(receiver.deliveries.map((delivery) => delivery.body))).toEqual(new Set([JSON.stringify(message.event)]));
+    expect(receiver.deliveries.every((delivery) => delivery.signatureValid && delivery.url === RECEIVER_URL)).toBe(
+      true,
+    );
+    expect(new Set(receiver.deliveries.map((delivery) => delivery.body))).toEqual(
+      new Set([JSON.stringify(message.event)]),
+    );
     expect([...receiver.events.keys()]).toEqual([message.event.id]);
     expect(dlq.sent).toEqual([]);
   });
 
   it("dead-letters after the last attempt, keeps it, and a replay is delivered once the receiver is back", async () => {
     receiver = new FakeReceiver({ secret: SECRET, failFirst: 8, failWith: "network" });
-    const message = webhookMessage("e2e", { event: { type: "order.successful", data: { orderId: "ord_e2e", state: "successful", reference: "ref-e2e" } } });
+    const message = webhookMessage("e2e", {
+      event: { type: "order.successful", data: { orderId: "ord_e2e", state: "successful", reference: "ref-e2e" } },
+    });
 
     const { attempts, delays } = await untilAcked("order-webhooks", message);
     expect(attempts).toBe(8);
@@ -74,14 +89,23 @@ describe("webhooks end to end", () => {
     await untilAcked("order-webhooks-dlq", dlq.sent[0]);
     const { deadLetters } = await listDeadLetters(env.DB, { clientId: "e2e" });
     expect(deadLetters).toHaveLength(1);
-    expect(deadLetters[0]).toMatchObject({ eventId: message.event.id, attempts: 8, lastError: "TypeError: Network connection lost.", message });
+    expect(deadLetters[0]).toMatchObject({
+      eventId: message.event.id,
+      attempts: 8,
+      lastError: "TypeError: Network connection lost.",
+      message,
+    });
 
     // The receiver is back; the operator replays; the Queue delivers the replayed message.
     expect((await replayDeadLetter(testEnv, deadLetters[0]!.id)).ok).toBe(true);
     expect(webhooks.sent).toEqual([message]);
     const replay = await untilAcked("order-webhooks", webhooks.sent[0]);
     expect(replay.attempts).toBe(1);
-    expect(receiver.deliveries.at(-1)).toMatchObject({ status: 204, signatureValid: true, body: JSON.stringify(message.event) });
+    expect(receiver.deliveries.at(-1)).toMatchObject({
+      status: 204,
+      signatureValid: true,
+      body: JSON.stringify(message.event),
+    });
     expect([...receiver.events.keys()]).toEqual([message.event.id]);
     expect((await listDeadLetters(env.DB, { clientId: "e2e" })).deadLetters).toEqual([]);
   });

@@ -19,7 +19,12 @@ export interface LifeDelivery {
   /** The raw body, exactly as received. */
   body: string;
   /** The body parsed, or null when it is not JSON. */
-  event: { id?: unknown; type?: unknown; createdAt?: unknown; data?: { orderId?: unknown; state?: unknown; reference?: unknown } } | null;
+  event: {
+    id?: unknown;
+    type?: unknown;
+    createdAt?: unknown;
+    data?: { orderId?: unknown; state?: unknown; reference?: unknown };
+  } | null;
   /** The webhook-signature header, or null when there was none. */
   signature: string | null;
   signatureValid: boolean;

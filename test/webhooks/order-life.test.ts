@@ -18,7 +18,14 @@
  * Each fault is cleared before the test goes on, so the next instance has the real queue again.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, createMessageBatch, evictDurableObject, getQueueResult, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  evictDurableObject,
+  getQueueResult,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { armFault, clearFaults } from "../../src/kernel/faults";
@@ -26,7 +33,18 @@ import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import type { WebhookMessage } from "../../src/webhooks/events";
-import { addClient, balanceOf, confirmOrder, createOrder, DEMO_KEY, getOrder, line, orderStub, seedDemo, topUp } from "../helpers";
+import {
+  addClient,
+  balanceOf,
+  confirmOrder,
+  createOrder,
+  DEMO_KEY,
+  getOrder,
+  line,
+  orderStub,
+  seedDemo,
+  topUp,
+} from "../helpers";
 import { backdateExpiry, timersOf } from "../order-helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
 
@@ -44,7 +62,9 @@ beforeAll(async () => {
   await seedDemo();
   await topUp("demo", "USD", "1000");
   for (const level of ["log", "warn", "error"] as const) {
-    vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logs.push(`${level} ${args.map(String).join(" ")}`));
+    vi.spyOn(console, level).mockImplementation(
+      (...args: unknown[]) => void logs.push(`${level} ${args.map(String).join(" ")}`),
+    );
   }
   receiver = new LifeReceiver();
 });
@@ -67,7 +87,9 @@ type OutboxRow = {
  */
 async function outboxOf(orderId: string): Promise<OutboxRow[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) =>
-    new OrderStore(state.storage).outbox().map((entry) => ({ seq: entry.seq, event_id: entry.eventId, message: entry.message, sent: entry.sent ? 1 : 0 })),
+    new OrderStore(state.storage)
+      .outbox()
+      .map((entry) => ({ seq: entry.seq, event_id: entry.eventId, message: entry.message, sent: entry.sent ? 1 : 0 })),
   );
 }
 
@@ -94,10 +116,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * them (so that a duplicate or an extra event arriving in a later batch is seen too).
  */
 async function deliveriesFor(orderId: string, count: number): Promise<LifeDelivery[]> {
-  await vi.waitFor(() => expect(receiver.forOrder(orderId).length, `deliveries for ${orderId}`).toBeGreaterThanOrEqual(count), {
-    timeout: 8_000,
-    interval: 25,
-  });
+  await vi.waitFor(
+    () => expect(receiver.forOrder(orderId).length, `deliveries for ${orderId}`).toBeGreaterThanOrEqual(count),
+    {
+      timeout: 8_000,
+      interval: 25,
+    },
+  );
   await sleep(QUIET_MS);
   return receiver.forOrder(orderId);
 }
@@ -108,9 +133,17 @@ interface Placed {
   webhookUrl: string | undefined;
 }
 
-async function place(key: string, productList: unknown[], webhookUrl: string | undefined, referencePrefix = "life"): Promise<Placed> {
+async function place(
+  key: string,
+  productList: unknown[],
+  webhookUrl: string | undefined,
+  referencePrefix = "life",
+): Promise<Placed> {
   const reference = `${referencePrefix}-${crypto.randomUUID()}`;
-  const created = await createOrder({ productList, reference, ...(webhookUrl === undefined ? {} : { webhookUrl }) }, key);
+  const created = await createOrder(
+    { productList, reference, ...(webhookUrl === undefined ? {} : { webhookUrl }) },
+    key,
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(200);
   return { id: created.body.data.id, reference, webhookUrl };
 }
@@ -155,14 +188,20 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
   }
 
   // Delivery order is not promised (README, Webhooks); the stored order of the transitions is createdAt's.
-  const events = deliveries.map((delivery) => delivery.event!).sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
+  const events = deliveries
+    .map((delivery) => delivery.event!)
+    .sort((a, b) => (a.createdAt as number) - (b.createdAt as number));
   expect(events.map((event) => event.type)).toEqual(states.map((state) => `order.${state}`));
-  expect(events.map((event) => event.data)).toEqual(states.map((state) => ({ orderId: order.id, state, reference: order.reference })));
+  expect(events.map((event) => event.data)).toEqual(
+    states.map((state) => ({ orderId: order.id, state, reference: order.reference })),
+  );
   expect(new Set(events.map((event) => event.id)).size, "distinct event ids").toBe(states.length);
 
   // The outbox: one row per event, written in transition order, each sent, each exactly what was delivered.
   const rows = await outboxOf(order.id);
-  expect(rows.map((row) => (JSON.parse(row.message) as WebhookMessage).event.type)).toEqual(states.map((state) => `order.${state}`));
+  expect(rows.map((row) => (JSON.parse(row.message) as WebhookMessage).event.type)).toEqual(
+    states.map((state) => `order.${state}`),
+  );
   for (const row of rows) {
     const message = JSON.parse(row.message) as WebhookMessage;
     expect(message.clientId).toBe(clientId);
@@ -179,7 +218,11 @@ async function expectEvents(order: Placed, clientId: string, states: string[], s
 describe("one event per committed transition across a whole order life", () => {
   it("created → confirmed → successful: order.confirmed then order.successful, signed with the client's secret", async () => {
     const since = Date.now();
-    const order = await place(DEMO_KEY, [line("DEMO-US-RANGE", 25, 2)], await receiver.urlFor("demo", DEMO_WEBHOOK_SECRET));
+    const order = await place(
+      DEMO_KEY,
+      [line("DEMO-US-RANGE", 25, 2)],
+      await receiver.urlFor("demo", DEMO_WEBHOOK_SECRET),
+    );
     // `created` is not announced: nothing in the outbox yet.
     expect(await outboxOf(order.id)).toEqual([]);
 
@@ -297,7 +340,9 @@ describe("one event per committed transition across a whole order life", () => {
       receiver.failNext(message.event.id, 1);
       const messageId = `msg-${row.event_id}`;
       for (const attempts of [1, 2]) {
-        const batch = createMessageBatch<WebhookMessage>("order-webhooks", [{ id: messageId, timestamp: new Date(), attempts, body: structuredClone(message) }]);
+        const batch = createMessageBatch<WebhookMessage>("order-webhooks", [
+          { id: messageId, timestamp: new Date(), attempts, body: structuredClone(message) },
+        ]);
         const ctx = createExecutionContext();
         await worker.queue(batch as MessageBatch, env, ctx);
         const result = await getQueueResult(batch, ctx);
@@ -346,7 +391,10 @@ describe("one event per committed transition across a whole order life", () => {
       ]);
       await sleep(QUIET_MS);
       expect(receiver.forOrder(order.id), "nothing delivered while the queue refused").toEqual([]);
-      expect((await outboxOf(order.id)).map((row) => row.sent), "still unsent after the quiet period").toEqual([0, 0]);
+      expect(
+        (await outboxOf(order.id)).map((row) => row.sent),
+        "still unsent after the quiet period",
+      ).toEqual([0, 0]);
     } finally {
       clearFaults();
     }

@@ -73,7 +73,15 @@ export class FakeReceiver {
     if (url.hostname !== "127.0.0.1") throw new Error(`test tried to deliver to ${url.hostname}`);
     const body = await request.text();
     const signatureValid = verifies(this.options.secret, body, request.headers);
-    const delivery: Delivery = { url: request.url, method: request.method, headers: request.headers, body, init, signatureValid, status: 0 };
+    const delivery: Delivery = {
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body,
+      init,
+      signatureValid,
+      status: 0,
+    };
     this.deliveries.push(delivery);
 
     if (this.failFirst > 0) {

@@ -29,12 +29,17 @@ afterEach(() => {
 });
 
 /** One delivery of a fresh event for the client through the Worker's queue handler; returns what the receiver got. */
-async function deliverOnce(clientId: string, secret: string): Promise<{ delivery: Delivery; acked: boolean; eventId: string }> {
+async function deliverOnce(
+  clientId: string,
+  secret: string,
+): Promise<{ delivery: Delivery; acked: boolean; eventId: string }> {
   receiver?.restore();
   receiver = new FakeReceiver({ secret });
   const message = webhookMessage(clientId);
   const testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true", WEBHOOKS_DLQ: dlq.asQueue() } as Env;
-  const result = await runBatch("order-webhooks", [{ id: "m", body: message }], (batch, ctx) => queue(batch, testEnv, ctx));
+  const result = await runBatch("order-webhooks", [{ id: "m", body: message }], (batch, ctx) =>
+    queue(batch, testEnv, ctx),
+  );
   expect(receiver.deliveries).toHaveLength(1);
   return { delivery: receiver.deliveries[0]!, acked: result.explicitAcks.includes("m"), eventId: message.event.id };
 }
@@ -53,7 +58,9 @@ async function rotate(id: string): Promise<string> {
 
 /** Moves the client's last rotation into the past, as if that much time had gone by since. */
 async function rotatedAgo(id: string, ms: number): Promise<void> {
-  await env.DB.prepare(`UPDATE clients SET webhook_secret_rotated_at = ?2 WHERE id = ?1`).bind(id, Date.now() - ms).run();
+  await env.DB.prepare(`UPDATE clients SET webhook_secret_rotated_at = ?2 WHERE id = ?1`)
+    .bind(id, Date.now() - ms)
+    .run();
 }
 
 describe("Standard Webhooks deliveries", () => {
@@ -76,15 +83,21 @@ describe("Standard Webhooks deliveries", () => {
     const testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true", WEBHOOKS_DLQ: dlq.asQueue() } as Env;
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() - 30_000);
-    const first = await runBatch("order-webhooks", [{ id: "r", attempts: 1, body: message }], (batch, ctx) => queue(batch, testEnv, ctx));
+    const first = await runBatch("order-webhooks", [{ id: "r", attempts: 1, body: message }], (batch, ctx) =>
+      queue(batch, testEnv, ctx),
+    );
     expect(first.retryMessages.map((retry) => retry.msgId)).toEqual(["r"]);
     vi.useRealTimers();
-    const second = await runBatch("order-webhooks", [{ id: "r", attempts: 2, body: message }], (batch, ctx) => queue(batch, testEnv, ctx));
+    const second = await runBatch("order-webhooks", [{ id: "r", attempts: 2, body: message }], (batch, ctx) =>
+      queue(batch, testEnv, ctx),
+    );
     expect(second.explicitAcks).toEqual(["r"]);
     const [failed, taken] = receiver.deliveries;
     expect(failed!.headers.get("webhook-id")).toBe(message.event.id);
     expect(taken!.headers.get("webhook-id")).toBe(message.event.id);
-    expect(Number(taken!.headers.get("webhook-timestamp")) - Number(failed!.headers.get("webhook-timestamp"))).toBeGreaterThanOrEqual(29);
+    expect(
+      Number(taken!.headers.get("webhook-timestamp")) - Number(failed!.headers.get("webhook-timestamp")),
+    ).toBeGreaterThanOrEqual(29);
     expect(taken!.signatureValid).toBe(true);
   });
 
@@ -94,7 +107,9 @@ describe("Standard Webhooks deliveries", () => {
     expect(verifies(secret, delivery.body, delivery.headers)).toBe(true);
     const tampered = delivery.body.replace('"order.confirmed"', '"order.rejected"');
     expect(tampered).not.toBe(delivery.body);
-    expect(() => new Webhook(secret).verify(tampered, webhookHeaders(delivery.headers))).toThrow(/No matching signature/);
+    expect(() => new Webhook(secret).verify(tampered, webhookHeaders(delivery.headers))).toThrow(
+      /No matching signature/,
+    );
     const headers = webhookHeaders(delivery.headers);
     const moved = { ...headers, "webhook-timestamp": String(Number(headers["webhook-timestamp"]) + 1) };
     expect(() => new Webhook(secret).verify(delivery.body, moved)).toThrow(/No matching signature/);
@@ -106,7 +121,9 @@ describe("Standard Webhooks deliveries", () => {
     expect(verifies(secret, delivery.body, delivery.headers)).toBe(true);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 6 * 60 * 1000);
-    expect(() => new Webhook(secret).verify(delivery.body, webhookHeaders(delivery.headers))).toThrow(/timestamp too old/);
+    expect(() => new Webhook(secret).verify(delivery.body, webhookHeaders(delivery.headers))).toThrow(
+      /timestamp too old/,
+    );
   });
 });
 
@@ -175,10 +192,17 @@ describe("secrets issued before Standard Webhooks (whsec_<hex>)", () => {
     receiver = new FakeReceiver({ secret: "whsec_unused" });
     const message = webhookMessage("sw-broken");
     const testEnv = { ...env, ALLOW_INSECURE_WEBHOOKS: "true", WEBHOOKS_DLQ: dlq.asQueue() } as Env;
-    const result = await runBatch("order-webhooks", [{ id: "b", body: message }], (batch, ctx) => queue(batch, testEnv, ctx));
+    const result = await runBatch("order-webhooks", [{ id: "b", body: message }], (batch, ctx) =>
+      queue(batch, testEnv, ctx),
+    );
     expect(result.explicitAcks).toEqual(["b"]);
     expect(receiver.deliveries).toEqual([]);
-    expect(dlq.sent).toEqual([{ ...message, deadLetter: { attempts: 1, error: "webhook secret of client sw-broken is not whsec_<base64>; rotate it" } }]);
+    expect(dlq.sent).toEqual([
+      {
+        ...message,
+        deadLetter: { attempts: 1, error: "webhook secret of client sw-broken is not whsec_<base64>; rotate it" },
+      },
+    ]);
   });
 });
 
@@ -187,7 +211,9 @@ describe("the rotation route", () => {
     const previous = await createClient("sw-row");
     const before = Date.now();
     const current = await rotate("sw-row");
-    const row = await env.DB.prepare(`SELECT webhook_secret, previous_webhook_secret, webhook_secret_rotated_at FROM clients WHERE id = 'sw-row'`).first<{
+    const row = await env.DB.prepare(
+      `SELECT webhook_secret, previous_webhook_secret, webhook_secret_rotated_at FROM clients WHERE id = 'sw-row'`,
+    ).first<{
       webhook_secret: string;
       previous_webhook_secret: string;
       webhook_secret_rotated_at: number;

@@ -36,7 +36,10 @@ export async function addWebhookClient(id: string, secret: string, disabled = fa
 
 let counter = 0;
 
-export function webhookMessage(clientId: string, overrides: { url?: string; event?: Partial<OrderEvent> } = {}): WebhookMessage {
+export function webhookMessage(
+  clientId: string,
+  overrides: { url?: string; event?: Partial<OrderEvent> } = {},
+): WebhookMessage {
   counter += 1;
   return {
     clientId,
@@ -88,5 +91,8 @@ export async function runBatch<Body>(
   const ctx = createExecutionContext();
   await handler(batch, ctx);
   const result = await getQueueResult(batch, ctx);
-  return { ...result, retryMessages: result.retryMessages.map((retry) => ({ ...retry, delaySeconds: delays.get(retry.msgId) })) };
+  return {
+    ...result,
+    retryMessages: result.retryMessages.map((retry) => ({ ...retry, delaySeconds: delays.get(retry.msgId) })),
+  };
 }

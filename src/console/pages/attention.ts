@@ -19,7 +19,10 @@ const orderPage = (orderId: string) => path("/console/orders", orderId);
 const walletPage = (clientId: string, currency: string) => path("/console/wallets", clientId, currency);
 const skuPage = (sku: string) => path("/console/catalogue", sku);
 
-async function page(ctx: PageContext, form: { error?: string; clientId?: string; currency?: string; threshold?: string } = {}) {
+async function page(
+  ctx: PageContext,
+  form: { error?: string; clientId?: string; currency?: string; threshold?: string } = {},
+) {
   const { operator, url } = ctx;
   const data = await needsAttention(ctx.env);
   const done = url.searchParams.get("done");

@@ -14,7 +14,13 @@ const PAGE_SIZE = 50;
 /** The filters of a query string, and what was wrong with any (a date that is not a date). */
 export function auditFiltersOf(url: URL): { filters: AuditFilters; query: Record<string, string>; problems: string[] } {
   const text = (name: string) => (url.searchParams.get(name) ?? "").trim().slice(0, 300);
-  const query = { actor: text("actor"), action: text("action"), target: text("target"), from: text("from"), to: text("to") };
+  const query = {
+    actor: text("actor"),
+    action: text("action"),
+    target: text("target"),
+    from: text("from"),
+    to: text("to"),
+  };
   const filters: AuditFilters = {};
   const problems: string[] = [];
   if (query.actor !== "") filters.actor = query.actor;
@@ -42,7 +48,11 @@ export async function get(ctx: PageContext) {
   const { filters, query, problems } = auditFiltersOf(url);
   const beforeText = url.searchParams.get("before");
   const before = beforeText !== null && /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : null;
-  const listed = pageOf(await auditEntriesBefore(env.DB, filters, before, rowsToFetch(PAGE_SIZE)), PAGE_SIZE, (row) => row.id);
+  const listed = pageOf(
+    await auditEntriesBefore(env.DB, filters, before, rowsToFetch(PAGE_SIZE)),
+    PAGE_SIZE,
+    (row) => row.id,
+  );
   const filterField = (name: keyof typeof query, label: string, hint?: string) =>
     html`<div class="field"><label for="audit-${name}">${label}</label>
       ${hint !== undefined ? html`<span class="hint" id="audit-${name}-hint">${hint}</span>` : ""}
@@ -58,14 +68,18 @@ export async function get(ctx: PageContext) {
       <button type="submit">Filter</button>
       <a href="${withQuery("/console/audit/export", query)}">Export these rows as CSV</a>
     </form>
-    ${listed.items.length === 0
-      ? html`<p>No audit rows match.</p>`
-      : html`<table>
+    ${
+      listed.items.length === 0
+        ? html`<p>No audit rows match.</p>`
+        : html`<table>
           <thead><tr><th scope="col">When</th><th scope="col">Actor</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
           <tbody>${listed.items.map(
-            (row) => html`<tr><td>${when(row.at)}</td><td>${row.actor_name !== null ? html`${row.actor_name} <span class="hint mono">${row.actor}</span>` : row.actor}</td><td>${row.action}</td><td>${row.target}</td>
+            (
+              row,
+            ) => html`<tr><td>${when(row.at)}</td><td>${row.actor_name !== null ? html`${row.actor_name} <span class="hint mono">${row.actor}</span>` : row.actor}</td><td>${row.action}</td><td>${row.target}</td>
               <td class="mono">${detailsText(row)}</td></tr>`,
-          )}</tbody></table>`}
+          )}</tbody></table>`
+    }
     ${listed.next !== null ? html`<p><a href="${withQuery("/console/audit", { ...query, before: listed.next })}">Older rows</a></p>` : ""}`;
   return layout({ title: "Audit log", operator, current: "/console/audit", body });
 }

@@ -20,8 +20,14 @@ const PAGE_SIZE = 50;
 async function page(ctx: PageContext, form: { error?: string; base?: string; target?: string; rate?: string } = {}) {
   const { env, operator, url } = ctx;
   const after = url.searchParams.get("after") ?? "";
-  const [products, thresholdRows, rates] = await Promise.all([productsAfter(env.DB, after, PAGE_SIZE), stockThresholdsStatement(env.DB).all(), allRates(env.DB)]);
-  const thresholds = new Map((thresholdRows.results as { sku: string; threshold: number }[]).map((row) => [row.sku, row.threshold]));
+  const [products, thresholdRows, rates] = await Promise.all([
+    productsAfter(env.DB, after, PAGE_SIZE),
+    stockThresholdsStatement(env.DB).all(),
+    allRates(env.DB),
+  ]);
+  const thresholds = new Map(
+    (thresholdRows.results as { sku: string; threshold: number }[]).map((row) => [row.sku, row.threshold]),
+  );
   const listed = pageOf(products, PAGE_SIZE, ({ row }) => row.sku);
   const rows = listed.items.map(({ row, counts }) => {
     const product = productFromRow(row);
@@ -81,8 +87,15 @@ export async function post(ctx: PageContext) {
   const base = field(form, "base").toUpperCase();
   const target = field(form, "target").toUpperCase();
   const rate = field(form, "rate");
-  if (!isKnownCurrency(base) || !isKnownCurrency(target)) return page(ctx, { error: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.", base, target, rate });
-  if (!/^\d{1,15}(\.\d{1,12})?$/.test(rate)) return page(ctx, { error: "The rate is a positive decimal like 0.92.", base, target, rate });
+  if (!isKnownCurrency(base) || !isKnownCurrency(target))
+    return page(ctx, {
+      error: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.",
+      base,
+      target,
+      rate,
+    });
+  if (!/^\d{1,15}(\.\d{1,12})?$/.test(rate))
+    return page(ctx, { error: "The rate is a positive decimal like 0.92.", base, target, rate });
   try {
     await setExchangeRate(ctx.env.DB, actorOf(ctx), base, target, rate);
   } catch (error) {

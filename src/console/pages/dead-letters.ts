@@ -23,20 +23,24 @@ async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
   const beforeText = url.searchParams.get("before");
   const before = beforeText !== null && /^\d{1,15}$/.test(beforeText) ? Number(beforeText) : undefined;
   const validClient = clientId === undefined || /^[A-Za-z0-9_-]{1,64}$/.test(clientId);
-  const listed = validClient ? await listDeadLetters(env.DB, { status, clientId, before, limit: 50 }) : { deadLetters: [], nextBefore: null };
+  const listed = validClient
+    ? await listDeadLetters(env.DB, { status, clientId, before, limit: 50 })
+    : { deadLetters: [], nextBefore: null };
   const mayReplay = roleAllows(operator.role, "operator");
   const replayed = url.searchParams.get("replayed");
   const rows = listed.deadLetters.map(
     (letter) => html`<tr id="dead-letter-${letter.id}">
       <td>#${letter.id}</td><td>${letter.clientId}</td><td>${letter.message.event.type}<br /><span class="mono hint">${letter.eventId}</span></td>
       <td class="mono">${letter.url}</td><td class="num">${letter.attempts ?? "–"}</td><td>${letter.lastError}</td><td>${when(letter.failedAt)}</td>
-      <td>${letter.replayedAt !== null
-        ? html`replayed ${when(letter.replayedAt)}`
-        : mayReplay
-          ? html`<form method="post" action="/console/dead-letters" class="inline">
+      <td>${
+        letter.replayedAt !== null
+          ? html`replayed ${when(letter.replayedAt)}`
+          : mayReplay
+            ? html`<form method="post" action="/console/dead-letters" class="inline">
               <input type="hidden" name="id" value="${letter.id}" />
               <button type="submit" aria-label="Replay dead letter ${letter.id}">Replay</button></form>`
-          : "waiting"}</td>
+            : "waiting"
+      }</td>
     </tr>`,
   );
   const body = html`
@@ -49,12 +53,14 @@ async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
       <div class="field"><label for="filter-client">Client id</label><input id="filter-client" name="clientId" value="${clientId ?? ""}" /></div>
       <button type="submit">Filter</button>
     </form>
-    ${rows.length === 0
-      ? html`<p>No dead letters.</p>`
-      : html`<table>
+    ${
+      rows.length === 0
+        ? html`<p>No dead letters.</p>`
+        : html`<table>
           <thead><tr><th scope="col">Id</th><th scope="col">Client</th><th scope="col">Event</th><th scope="col">URL</th><th scope="col" class="num">Attempts</th>
             <th scope="col">Last error</th><th scope="col">Failed</th><th scope="col">Replay</th></tr></thead>
-          <tbody>${rows}</tbody></table>`}
+          <tbody>${rows}</tbody></table>`
+    }
     ${listed.nextBefore !== null ? html`<p><a href="${withQuery("/console/dead-letters", { status, clientId, before: listed.nextBefore })}">Older dead letters</a></p>` : ""}`;
   return layout({ title: "Dead letters", operator, current: "/console/dead-letters", body });
 }
@@ -69,12 +75,21 @@ export async function post(ctx: PageContext) {
   const form = await formOf(ctx.request);
   if (form === null) return page(ctx, notice("bad", "The form could not be read; reload the page and try again."));
   const idText = field(form, "id");
-  if (!/^\d{1,15}$/.test(idText) || Number(idText) < 1) return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
+  if (!/^\d{1,15}$/.test(idText) || Number(idText) < 1)
+    return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
   const id = Number(idText);
   try {
     const result = await replayAudited(ctx.env, actorOf(ctx), id);
     if (!result.ok) {
-      return page(ctx, notice("bad", result.reason === "not_found" ? `No dead letter #${id}.` : `Dead letter #${id} was already replayed: it is sent once.`));
+      return page(
+        ctx,
+        notice(
+          "bad",
+          result.reason === "not_found"
+            ? `No dead letter #${id}.`
+            : `Dead letter #${id} was already replayed: it is sent once.`,
+        ),
+      );
     }
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;

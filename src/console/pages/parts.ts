@@ -22,7 +22,9 @@ export async function formOf(request: Request, maxBytes = MAX_FORM_BYTES): Promi
   const bytes = await request.arrayBuffer();
   if (bytes.byteLength > maxBytes) return null;
   try {
-    return await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
+    return await new Response(bytes, {
+      headers: { "content-type": request.headers.get("content-type") ?? "" },
+    }).formData();
   } catch {
     return null;
   }
@@ -63,8 +65,23 @@ export function refusalText(error: ApiError): string {
 /**
  * A labelled input with its error tied to it (aria-describedby, aria-invalid) when the last post refused it.
  */
-export function input(parts: { id: string; name: string; label: string; value?: string; type?: string; error?: string; hint?: string; required?: boolean; extra?: Html }): Html {
-  const described = [parts.hint !== undefined ? `${parts.id}-hint` : "", parts.error !== undefined ? `${parts.id}-error` : ""].filter(Boolean).join(" ");
+export function input(parts: {
+  id: string;
+  name: string;
+  label: string;
+  value?: string;
+  type?: string;
+  error?: string;
+  hint?: string;
+  required?: boolean;
+  extra?: Html;
+}): Html {
+  const described = [
+    parts.hint !== undefined ? `${parts.id}-hint` : "",
+    parts.error !== undefined ? `${parts.id}-error` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
   return html`<div class="field">
     <label for="${parts.id}">${parts.label}</label>
     ${parts.hint !== undefined ? html`<span class="hint" id="${parts.id}-hint">${parts.hint}</span>` : ""}

@@ -39,13 +39,17 @@ function reportTable({ report, rows }: NonNullable<Outcome["report"]>): Html {
     <h2 id="report-heading">Upload report: nothing was added</h2>
     <p>${bad.length} of ${Math.max(rows.length - 1, 0)} rows refused. Rows are counted after the header row; fix them and upload the whole file again.</p>
     ${report.general.length > 0 ? html`<ul>${report.general.map((problem) => html`<li>${problem}</li>`)}</ul>` : ""}
-    ${bad.length > 0
-      ? html`<table><thead><tr><th scope="col">Row</th><th scope="col">Pin</th><th scope="col">Problem</th></tr></thead>
+    ${
+      bad.length > 0
+        ? html`<table><thead><tr><th scope="col">Row</th><th scope="col">Pin</th><th scope="col">Problem</th></tr></thead>
         <tbody>${bad.map(
-          (index) => html`<tr><td>Row ${index + 1}</td><td class="mono">${pinColumn >= 0 ? (rows[index + 1]?.[pinColumn] ?? "") : ""}</td>
+          (
+            index,
+          ) => html`<tr><td>Row ${index + 1}</td><td class="mono">${pinColumn >= 0 ? (rows[index + 1]?.[pinColumn] ?? "") : ""}</td>
             <td>${report.rows.get(index)!.join("; ")}</td></tr>`,
         )}</tbody></table>`
-      : ""}
+        : ""
+    }
   </section>`;
 }
 
@@ -76,21 +80,25 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
       <dt>Sale</dt><dd>${product.active ? "on sale" : "disabled"}</dd>
       <dt>Low-stock threshold</dt><dd>${threshold ?? "none"}</dd>
     </dl>
-    ${mayChange
-      ? html`<form method="post" action="${action}" class="inline">
+    ${
+      mayChange
+        ? html`<form method="post" action="${action}" class="inline">
           <input type="hidden" name="action" value="${product.active ? "disable" : "enable"}" />
           <button type="submit">${product.active ? "Disable sale" : "Enable sale"}</button>
         </form>`
-      : ""}
-    ${inventory
-      ? html`<section aria-labelledby="stock-heading">
+        : ""
+    }
+    ${
+      inventory
+        ? html`<section aria-labelledby="stock-heading">
           <h2 id="stock-heading">Codes per value</h2>
           <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
           <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
           ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
         </section>
-        ${mayChange
-          ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">
+        ${
+          mayChange
+            ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">
               <h2 id="upload-heading">Upload codes (CSV)</h2>
               <input type="hidden" name="action" value="upload" />
               <p class="hint" id="upload-hint">A header row naming value, pin and link, then one code per row. All or nothing: a file with any bad row adds nothing, and the report names each bad row.</p>
@@ -113,8 +121,10 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
               })}
               <button type="submit">Save threshold</button>
             </form>`
-          : ""}`
-      : html`<p>This SKU is supplied by ${product.supplier}: it has no codes to upload.</p>`}
+            : ""
+        }`
+        : html`<p>This SKU is supplied by ${product.supplier}: it has no codes to upload.</p>`
+    }
     <p><a href="/console/catalogue">All SKUs</a></p>`;
   return layout({ title: `SKU ${sku}`, operator, current: "/console/catalogue", body });
 }
@@ -131,7 +141,8 @@ async function upload(ctx: PageContext, form: FormData): Promise<Response | Outc
     text = await file.text();
   }
   if (text === "") return { message: notice("bad", "Choose a CSV file or paste its rows.") };
-  if (new TextEncoder().encode(text).byteLength > UPLOAD_MAX_BYTES) return { message: notice("bad", "The CSV is larger than 1 MiB; split it.") };
+  if (new TextEncoder().encode(text).byteLength > UPLOAD_MAX_BYTES)
+    return { message: notice("bad", "The CSV is larger than 1 MiB; split it.") };
   const sku = ctx.params.sku!;
   try {
     const added = await uploadCodes(ctx.env.DB, actorOf(ctx), requireProduct, sku, text, "text/csv");
@@ -140,7 +151,10 @@ async function upload(ctx: PageContext, form: FormData): Promise<Response | Outc
     if (!(error instanceof ApiError)) throw error;
     const parsed = parseCsv(text);
     const report = refusedRows(error.failure.code, error.failure.details);
-    return { message: notice("bad", "The upload was refused: nothing was added."), report: { report, rows: parsed.ok ? parsed.rows : [] } };
+    return {
+      message: notice("bad", "The upload was refused: nothing was added."),
+      report: { report, rows: parsed.ok ? parsed.rows : [] },
+    };
   }
 }
 
@@ -151,7 +165,8 @@ export async function post(ctx: PageContext) {
   const here = path("/console/catalogue", sku);
   // An upload's CSV may be up to 1 MiB, with room for the multipart framing and the other fields.
   const form = await formOf(ctx.request, UPLOAD_MAX_BYTES + 16 * 1024);
-  if (form === null) return page(ctx, { message: notice("bad", "The form could not be read, or the file is larger than 1 MiB.") });
+  if (form === null)
+    return page(ctx, { message: notice("bad", "The form could not be read, or the file is larger than 1 MiB.") });
   const action = field(form, "action");
   try {
     if (action === "upload") {
@@ -164,9 +179,11 @@ export async function post(ctx: PageContext) {
     }
     if (action === "threshold") {
       const given = field(form, "threshold");
-      if (given !== "" && !/^\d{1,7}$/.test(given)) return page(ctx, { threshold: given, thresholdError: "A whole number of codes, 1 or more." });
+      if (given !== "" && !/^\d{1,7}$/.test(given))
+        return page(ctx, { threshold: given, thresholdError: "A whole number of codes, 1 or more." });
       const threshold = given === "" ? null : Number(given);
-      if (threshold !== null && (threshold < 1 || threshold > 1_000_000)) return page(ctx, { threshold: given, thresholdError: "A whole number of codes from 1 to 1,000,000." });
+      if (threshold !== null && (threshold < 1 || threshold > 1_000_000))
+        return page(ctx, { threshold: given, thresholdError: "A whole number of codes from 1 to 1,000,000." });
       await setStockThreshold(ctx.env.DB, actorOf(ctx), sku, threshold);
       return seeOther(`${here}?done=threshold`);
     }
