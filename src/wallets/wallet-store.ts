@@ -162,6 +162,12 @@ export class LedgerStore {
   private readonly sql: SqlStorage;
   /** The newest entry's running balance, read once per instance: only this object writes the ledger. */
   private balanceCache: Money | null = null;
+  /**
+   * True once this instance has read that the wallet has not moved: every call asks, and only markMoved
+   * (here) changes it. A moved wallet is not remembered, so a move rolled back with its step leaves
+   * nothing stale behind.
+   */
+  private knownUnmoved = false;
 
   constructor(storage: DurableObjectStorage) {
     migrateWallet(storage);
@@ -262,18 +268,22 @@ export class LedgerStore {
 
   /** The successor of a moved wallet, or null while the wallet has not moved. */
   successor(): Successor | null {
+    if (this.knownUnmoved) return null;
     const row = this.sql
       .exec<{ generation: number; region: string | null; move_key: string; moved_at: number }>(
         `SELECT generation, region, move_key, moved_at FROM moved WHERE id = 1`,
       )
       .toArray()[0];
-    return row === undefined
-      ? null
-      : { generation: row.generation, region: row.region, moveKey: row.move_key, movedAt: row.moved_at };
+    if (row === undefined) {
+      this.knownUnmoved = true;
+      return null;
+    }
+    return { generation: row.generation, region: row.region, moveKey: row.move_key, movedAt: row.moved_at };
   }
 
   /** Marks the wallet moved for good: from here on it takes no new charge, hold or posting. */
   markMoved(successor: Successor): void {
+    this.knownUnmoved = false;
     this.sql.exec(
       `INSERT OR IGNORE INTO moved (id, generation, region, move_key, moved_at) VALUES (1, ?, ?, ?, ?)`,
       successor.generation,
