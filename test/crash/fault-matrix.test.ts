@@ -18,6 +18,7 @@
  *   order;
  * - no timer is dropped: an order not at rest has the timer that moves it on, an order at rest has none,
  *   and stored timers always have an alarm armed;
+ * - an order in a state the order index holds has its row there, with that state and its amounts;
  * - one webhook event per stored transition, each handed to the queue; every delivery that reaches the
  *   receiver verifies with the client's secret (the `standardwebhooks` library), and every event handed
  *   to the queue is delivered.
@@ -31,6 +32,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ALL_INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults, type Fault, type FaultWhen } from "../../src/kernel/faults";
+import { indexRowOf, isIndexed } from "../../src/orders/order-index";
 import type { OrderObject } from "../../src/orders/order-object";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
@@ -373,6 +375,23 @@ async function violations(outcome: Outcome): Promise<string[]> {
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
     if (order.state === "confirmed" || order.state === "processing")
       check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
+    // Index: an order in a state the index holds has its row, with that state and its amounts.
+    if (isIndexed(order.state)) {
+      const row = await env.DB.prepare(
+        `SELECT state, total, charged, refunded FROM order_index WHERE client_id = ?1 AND reference = ?2`,
+      )
+        .bind(order.clientId, order.reference)
+        .first<{ state: string; total: string; charged: string; refunded: string }>();
+      const want = indexRowOf(order);
+      check(
+        row !== null &&
+          row.state === want.state &&
+          row.total === want.total &&
+          row.charged === want.charged &&
+          row.refunded === want.refunded,
+        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}) but indexed as ${JSON.stringify(row)}`,
+      );
+    }
     // Webhooks: one event per stored transition it announces, each handed to the queue.
     if (order.webhookUrl !== null) {
       const wantEvents = [
@@ -562,7 +581,13 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "processing an inventory line",
-    seams: [ORDER_SEAMS.supplierInventory, "inventory.sell", ORDER_SEAMS.releaseCodes, "inventory.release"],
+    seams: [
+      ORDER_SEAMS.supplierInventory,
+      "inventory.sell",
+      ORDER_SEAMS.releaseCodes,
+      "inventory.release",
+      ORDER_SEAMS.indexWrite,
+    ],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE()]);
@@ -588,7 +613,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "processing an upstream line",
-    seams: [ORDER_SEAMS.supplierUpstream],
+    seams: [ORDER_SEAMS.supplierUpstream, ORDER_SEAMS.indexWrite],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const { orderId } = await placeOrder(key, clientId, [line("CRASH-UPSTREAM", 20, 2)]);
@@ -663,6 +688,7 @@ const SCENARIOS: Scenario[] = [
       ORDER_SEAMS.walletVoid,
       ORDER_SEAMS.setAlarm,
       ORDER_SEAMS.queueSend,
+      ORDER_SEAMS.indexWrite,
     ],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();

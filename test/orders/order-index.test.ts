@@ -1,0 +1,239 @@
+/**
+ * The order index: the row an order writes when it starts processing or ends (and not before), the
+ * `index` timer that retries a failed write, the upsert that only a later write passes, what each write
+ * costs in D1 rows, and the plan of each filter (an index range or the time index, never the table).
+ */
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { armFault, clearFaults } from "../../src/kernel/faults";
+import {
+  indexRowOf,
+  listIndex,
+  listQuery,
+  writeIndexRow,
+  type IndexFilter,
+  type IndexRow,
+} from "../../src/orders/order-index";
+import { ORDER_SEAMS } from "../../src/orders/seams";
+import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { drainTimers, expectOk, expireByAlarm, freshClient, storedOrder, timersOf, uid } from "../order-helpers";
+
+beforeAll(async () => {
+  await seedDemo();
+});
+
+async function indexed(clientId: string, reference: string): Promise<Record<string, unknown> | null> {
+  return env.DB.prepare(`SELECT * FROM order_index WHERE client_id = ?1 AND reference = ?2`)
+    .bind(clientId, reference)
+    .first();
+}
+
+/** Waits until the processing that confirm started has stored an end state. */
+async function ended(orderId: string): Promise<string> {
+  for (let wait = 0; wait < 200; wait += 1) {
+    const { state } = await storedOrder(orderId);
+    if (["successful", "partial", "failed"].includes(state)) return state;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${orderId} never ended`);
+}
+
+describe("an order writes its row when it ends", () => {
+  it("is not indexed while created, and is indexed with its end state, amounts and SKUs once processed", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 2)], wallet: "USD", reference }, key),
+    );
+    expect(await indexed(clientId, reference)).toBeNull();
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    const order = await storedOrder(created.id);
+    expect(await indexed(clientId, reference)).toEqual({
+      client_id: clientId,
+      reference,
+      id: created.id,
+      state: "successful",
+      wallet: "USD",
+      total: "10",
+      charged: "10",
+      refunded: "0",
+      skus: ",DEMO-US-RANGE,",
+      created_at: order.createdAt,
+      modified_at: order.modifiedAt,
+      expires_at: order.expiresAt,
+      stage: 2,
+    });
+    // Nothing is left for the index timer: the row was written before the end state was stored.
+    expect((await timersOf(created.id)).map((timer) => timer.kind)).not.toContain("index");
+  });
+
+  it("records what a partial order was charged and refunded", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder(
+        { productList: [line("DEMO-US-FAILING", 7, 1), line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference },
+        key,
+      ),
+    );
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("partial");
+    expect(await indexed(clientId, reference)).toMatchObject({
+      state: "partial",
+      total: "12",
+      charged: "12",
+      refunded: "7",
+      skus: ",DEMO-US-FAILING,DEMO-US-RANGE,",
+    });
+  });
+
+  it("indexes an expired order as rejected, with nothing charged", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    expect(await expireByAlarm(created.id)).toBe(true);
+    expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "rejected", charged: "0" });
+  });
+
+  it("stores the index timer with the end state when the write fails, and the alarm writes the row", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    // Twice: the alarm armed at the end state may run the timer at once, and fail it again.
+    armFault(ORDER_SEAMS.indexWrite, { when: "before", times: 2 });
+    try {
+      expectOk(await confirmOrder(created.id, key));
+      expect(await ended(created.id)).toBe("successful");
+      expect(await indexed(clientId, reference)).toBeNull();
+      expect((await timersOf(created.id)).map((timer) => timer.kind)).toContain("index");
+    } finally {
+      clearFaults();
+    }
+    await drainTimers(created.id);
+    expect(await indexed(clientId, reference)).toMatchObject({ state: "successful", charged: "5" });
+  });
+});
+
+describe("the upsert only accepts a later write", () => {
+  const row = (stage: number, state: IndexRow["state"], overrides: Partial<IndexRow> = {}): IndexRow => ({
+    id: `ord_${"cd".repeat(32)}`,
+    clientId: "upsert-client",
+    reference: uid("upsert"),
+    state,
+    wallet: "USD",
+    total: "10",
+    charged: "10",
+    refunded: "0",
+    skus: ["DEMO-US-RANGE"],
+    createdAt: 1_000,
+    modifiedAt: 2_000,
+    expiresAt: 601_000,
+    stage,
+    ...overrides,
+  });
+
+  it("writes 2 rows first (the row and its time index entry), 1 for a later change, none for a repeat", async () => {
+    const processing = row(1, "processing");
+    expect(await writeIndexRow(env.DB, processing)).toBe(2);
+    expect(await writeIndexRow(env.DB, processing)).toBe(0);
+    const done = { ...processing, state: "successful" as const, stage: 2, modifiedAt: 3_000 };
+    expect(await writeIndexRow(env.DB, done)).toBe(1);
+    // The processing write arriving late changes nothing.
+    expect(await writeIndexRow(env.DB, processing)).toBe(0);
+    expect(await indexed(done.clientId, done.reference)).toMatchObject({ state: "successful", stage: 2 });
+  });
+
+  it("lets a later write of the same stage win, and never an earlier one; a backfilled row gives way", async () => {
+    const backfilled = row(0, "failed", { refunded: "10" });
+    expect(await writeIndexRow(env.DB, backfilled)).toBe(2);
+    const own = { ...backfilled, stage: 2, state: "partial" as const, refunded: "5", modifiedAt: 1_500 };
+    expect(await writeIndexRow(env.DB, own)).toBe(1);
+    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_400 })).toBe(0);
+    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600 })).toBe(1);
+    expect(await indexed(own.clientId, own.reference)).toMatchObject({ state: "failed", modified_at: 1_600 });
+  });
+
+  it("is built from the stored order alone", async () => {
+    const { key } = await freshClient();
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 3)], wallet: "USD", reference: uid("ref") }, key),
+    );
+    const order = await storedOrder(created.id);
+    expect(indexRowOf({ ...order, state: "rejected" })).toMatchObject({ charged: "0", total: "15", stage: 2 });
+    expect(indexRowOf({ ...order, state: "processing" })).toMatchObject({ charged: "15", stage: 1 });
+  });
+});
+
+describe("every filter reads an index, never the whole table", () => {
+  const FILTERS: [string, IndexFilter][] = [
+    ["nothing", {}],
+    ["a client", { clientId: "c" }],
+    ["a client's reference prefix", { clientId: "c", reference: "INV-2026" }],
+    ["a state", { state: "failed" }],
+    ["a SKU", { sku: "DEMO-US-RANGE" }],
+    ["a period", { createdFrom: 1, createdTo: 2 }],
+    ["a client, a state and a period", { clientId: "c", state: "failed", createdFrom: 1, createdTo: 2 }],
+    ["everything", { clientId: "c", reference: "R", state: "partial", sku: "S", createdFrom: 1, createdTo: 2 }],
+  ];
+
+  for (const [name, filter] of FILTERS) {
+    it(`${name}`, async () => {
+      const { sql, params } = listQuery(filter, { createdAt: 5, id: `ord_${"ab".repeat(32)}` }, 50);
+      const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .bind(...params)
+        .all<{ detail: string }>();
+      const plan = results.map((step) => step.detail);
+      const reads = plan.filter((detail) => /^(SCAN|SEARCH) order_index/.test(detail));
+      expect(reads, plan.join("; ")).toHaveLength(1);
+      const expected =
+        filter.clientId !== undefined && filter.reference !== undefined
+          ? /^SEARCH order_index USING PRIMARY KEY \(client_id=\? AND reference>\? AND reference<\?\)/
+          : /^(SCAN|SEARCH) order_index USING (COVERING )?INDEX order_index_created/;
+      expect(reads[0], plan.join("; ")).toMatch(expected);
+    });
+  }
+});
+
+describe("a list", () => {
+  it("filters by client, state, SKU, period and a client's reference prefix, newest first", async () => {
+    const clientId = uid("list");
+    const base = 10_000_000;
+    const rows: IndexRow[] = [
+      ["INV-1", "successful", ["A"], 1],
+      ["INV-2", "failed", ["B"], 2],
+      ["INV-10", "partial", ["A", "B"], 3],
+      ["OTHER", "successful", ["B"], 4],
+    ].map(([reference, state, skus, at]) => ({
+      id: `ord_${String(at).repeat(64)}`,
+      clientId,
+      reference: reference as string,
+      state: state as IndexRow["state"],
+      wallet: "USD",
+      total: "1",
+      charged: "1",
+      refunded: "0",
+      skus: skus as string[],
+      createdAt: base + (at as number),
+      modifiedAt: base + (at as number),
+      expiresAt: base + 600_000,
+      stage: 2,
+    }));
+    for (const row of rows) await writeIndexRow(env.DB, row);
+    const refs = async (filter: IndexFilter) =>
+      (await listIndex(env.DB, { clientId, ...filter }, null, 100)).map((row) => row.reference);
+    expect(await refs({})).toEqual(["OTHER", "INV-10", "INV-2", "INV-1"]);
+    expect(await refs({ reference: "INV-1" })).toEqual(["INV-10", "INV-1"]);
+    expect(await refs({ state: "successful" })).toEqual(["OTHER", "INV-1"]);
+    expect(await refs({ sku: "A" })).toEqual(["INV-10", "INV-1"]);
+    expect(await refs({ sku: "%" })).toEqual([]);
+    expect(await refs({ createdFrom: base + 2, createdTo: base + 3 })).toEqual(["INV-10", "INV-2"]);
+    const first = await listIndex(env.DB, { clientId }, null, 2);
+    const rest = await listIndex(env.DB, { clientId }, { createdAt: first[1]!.createdAt, id: first[1]!.id }, 2);
+    expect([...first, ...rest].map((row) => row.reference)).toEqual(["OTHER", "INV-10", "INV-2", "INV-1"]);
+  });
+});
