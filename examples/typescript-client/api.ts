@@ -462,6 +462,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders/index/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring the order index up to date now
+         * @description Runs the order indexer once, as the scheduled job does every 5 minutes: it reads each wallet's new ledger entries, reads the orders they name from their objects and writes their rows to the order index that order search, the export and the reconciliation read. It changes no order and no money, and running it again writes nothing new.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminRunOrderIndexer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/orders/stuck": {
         parameters: {
             query?: never;
@@ -1779,6 +1801,24 @@ export interface components {
                 clientId: string;
                 /** @description The new secret; deliveries from now on are signed with it. */
                 webhookSecret: string;
+            };
+        };
+        AdminRunOrderIndexerResponse: {
+            /** @enum {string} */
+            message: "Order index brought up to date";
+            data: {
+                /** @description Wallet objects whose ledger was read. */
+                wallets: number;
+                /** @description New ledger entries read that name an order. */
+                entries: number;
+                /** @description Orders read from their objects. */
+                orders: number;
+                /** @description D1 rows written, index entries included. */
+                rowsWritten: number;
+                /** @description Orders indexed while still open, read again by the next run. */
+                open: number;
+                /** @description Wallet objects with more new entries than one run reads (500): the next runs catch up. */
+                behind: number;
             };
         };
         AdminSetClientRegionRequest: {
@@ -4585,6 +4625,50 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRunOrderIndexer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Order index brought up to date */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRunOrderIndexerResponse"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

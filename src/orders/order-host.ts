@@ -24,9 +24,7 @@ import type {
 import { atWallet, postCredit, voidOrderAlong, type Through } from "../wallets/wallet-moves";
 import { regionOf } from "../wallets/wallet-registry";
 import { unknownBudgetMs } from "./processing-rules";
-import { indexAhead } from "./index-flow";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
-import { isIndexed } from "./order-index";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import type { OrderStore } from "./order-store";
@@ -99,8 +97,7 @@ export interface OrderHost {
   io<T>(seam: OrderSeam, call: () => Promise<T>): Promise<T>;
   /**
    * Stores the order with its timer changes and, for a state a webhook announces, the event (one
-   * transaction), then arms the alarm; answers whether an event was stored. A change to a state the order
-   * index holds writes the order's row first, or stores the `index` timer with it (index-flow.ts).
+   * transaction), then arms the alarm; answers whether an event was stored.
    */
   save(order: OrderRecord, previous: OrderRecord["state"] | null, timers?: TimerChanges): Promise<boolean>;
   /** Sets the alarm to the earliest stored timer (no write when it already stands there). */
@@ -145,7 +142,7 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     (seam: OrderSeam): Through =>
     (step, run) =>
       io(step === "call" ? seam : ORDER_SEAMS.walletMoveIn, run, shell.reset);
-  const host: OrderHost = {
+  return {
     get orderId() {
       return orderIdOf(ctx.id);
     },
@@ -162,13 +159,10 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     now: () => Date.now(),
     io: (seam, call) => io(seam, call, shell.reset),
     save: async (order, previous, timers = {}) => {
-      const changed = previous !== order.state;
-      const announced = changed && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null;
+      const announced = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null;
       const event = announced ? orderEvent(order, crypto.randomUUID(), Date.now(), livemode) : null;
-      const indexed = !changed || !isIndexed(order.state) || (await indexAhead(host, order));
-      const changes: TimerChanges = indexed ? timers : { ...timers, index: Date.now() };
-      store.save(order, changes, event);
-      if (event !== null || Object.keys(changes).length > 0) await shell.armAlarm();
+      store.save(order, timers, event);
+      if (event !== null || Object.keys(timers).length > 0) await shell.armAlarm();
       return event !== null;
     },
     armAlarm: () => shell.armAlarm(),
@@ -189,5 +183,4 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     supplier: (kind) => supplierFor(kind, env),
     processSoon: (order) => shell.processSoon(order),
   };
-  return host;
 }

@@ -1,17 +1,22 @@
 /**
- * The order index (D1 `order_index`, schema/migrations/0012_order_index.sql): one row per order once it is
- * processing or has ended, for the operator's order search, its CSV export and the reconciliation. The
- * order object is the source of truth and writes its own row (order-host.ts, `save`); nothing else writes
- * here but the backfill, whose rows any write of the order replaces.
+ * The order index (D1 `order_index`, schema/migrations/0012_order_index.sql): one row per order that has
+ * moved money, for the operator's order search, its CSV export and the reconciliation. The order object is
+ * the source of truth; the indexer (order-indexer.ts) writes its rows from the wallets' ledgers.
  *
- * Only this module reads or writes the table.
+ * Only this module reads or writes the tables.
  */
 import { Money } from "../pricing/money";
 import type { OrderRecord } from "./order-record";
 import type { OrderState } from "./order-view-schemas";
 
-/** The states the index holds, each with its stage: a write of a lower stage never replaces a higher one. */
-const STAGES: Partial<Record<OrderState, number>> = {
+/**
+ * Each state's stage: 1 while the order is open (the indexer reads it again), 2 once it has ended. A write
+ * of a lower stage never replaces a higher one. A `created` order has moved no money, so no ledger names
+ * it: it is found by its client and exact reference (the order object is named by them).
+ */
+const STAGES: Record<OrderState, number> = {
+  created: 1,
+  confirmed: 1,
   processing: 1,
   successful: 2,
   partial: 2,
@@ -19,13 +24,9 @@ const STAGES: Partial<Record<OrderState, number>> = {
   rejected: 2,
 };
 
-/**
- * Whether a change to `state` writes the order's row. `created` and `confirmed` do not: an order waiting
- * for its confirm is found by its client and exact reference (the object is named by them), and a
- * confirmed one starts processing within the same invocation.
- */
-export function isIndexed(state: OrderState): boolean {
-  return STAGES[state] !== undefined;
+/** Whether an order in `state` has ended (its row will not change again). */
+export function hasEnded(state: OrderState): boolean {
+  return STAGES[state] === 2;
 }
 
 /** States in which the order's wallet has been charged its total. */
@@ -47,11 +48,11 @@ export interface IndexRow {
   createdAt: number;
   modifiedAt: number;
   expiresAt: number;
-  /** 1 processing, 2 ended; 0 a backfilled row, which any write of the order replaces. */
+  /** 1 open, 2 ended. */
   stage: number;
 }
 
-/** The index row of `order` (in a state the index holds); pure. */
+/** The index row of `order`; pure. */
 export function indexRowOf(order: OrderRecord): IndexRow {
   let refunded = new Money(0);
   for (const line of order.lines) refunded = refunded.plus(line.refunded);
@@ -68,7 +69,7 @@ export function indexRowOf(order: OrderRecord): IndexRow {
     createdAt: order.createdAt,
     modifiedAt: order.modifiedAt,
     expiresAt: order.expiresAt,
-    stage: STAGES[order.state] ?? 0,
+    stage: STAGES[order.state],
   };
 }
 
@@ -150,6 +151,35 @@ export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatem
 export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
   const result = await upsertStatement(db, row).run();
   return result.meta.rows_written ?? 0;
+}
+
+// ---- the indexer's cursors and open orders
+
+/** How far the indexer has read each wallet object's ledger, by the object's name. */
+export async function ledgerCursors(db: D1Database): Promise<Map<string, number>> {
+  const { results } = await db
+    .prepare(`SELECT wallet, after_seq FROM order_index_cursors`)
+    .all<{ wallet: string; after_seq: number }>();
+  return new Map(results.map((row) => [row.wallet, row.after_seq]));
+}
+
+/** Moves a wallet object's cursor on (never back: two runs at once both only move it forward). */
+export function cursorStatement(db: D1Database, wallet: string, afterSeq: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO order_index_cursors (wallet, after_seq) VALUES (?1, ?2)
+       ON CONFLICT (wallet) DO UPDATE SET after_seq = excluded.after_seq WHERE excluded.after_seq > after_seq`,
+    )
+    .bind(wallet, afterSeq);
+}
+
+/** The ids of orders indexed while still open (read through the partial index order_index_open). */
+export async function openOrderIds(db: D1Database, limit: number): Promise<string[]> {
+  const { results } = await db
+    .prepare(`SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 LIMIT ?1`)
+    .bind(limit)
+    .all<{ id: string }>();
+  return results.map((row) => row.id);
 }
 
 // ---- reading

@@ -5,7 +5,6 @@ import { logFailure } from "../kernel/log";
 import { confirm, settle } from "./confirm-flow";
 import { create, type CreateAnswer, type CreateInput } from "./create-flow";
 import { expire, expireNow } from "./expiry-flow";
-import { writeIndex } from "./index-flow";
 import { objectHost, type OrderHost, type Result } from "./order-host";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
@@ -32,7 +31,6 @@ const TIMER_FLOWS: Record<
   settle: { exclusive: true, run: settle },
   outbox: { exclusive: false, run: flushOutbox },
   process: { exclusive: false, run: processOrder },
-  index: { exclusive: false, run: writeIndex },
   report: null,
 };
 
@@ -40,7 +38,7 @@ const TIMER_FLOWS: Record<
  * One order: the RPC surface of its Durable Object, its concurrency, its alarm and the dispatch of its
  * timers; each flow is a module of its own (create-flow.ts, confirm-flow.ts, processing-flow.ts,
  * expiry-flow.ts, outbox-flow.ts, stuck-report.ts) that sees the object through `OrderHost`
- * (order-host.ts); index-flow.ts writes its row of the order index. The single-threaded object serialises create, confirm and get; its storage
+ * (order-host.ts). The single-threaded object serialises create, confirm and get; its storage
  * (order-store.ts) holds the order document, the due times behind its one alarm and the outbox of events
  * written in the same transaction as the state change they announce. Every I/O call between two writes
  * goes through a fault seam (seams.ts).

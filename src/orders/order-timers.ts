@@ -6,10 +6,9 @@ import { timerRetryDelayMs } from "./timer-policy";
 
 /**
  * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
- * operator's stuck list could not be brought up to date, and `index` only while the order's row in the
- * order index could not be written, to try again (see stuck-report.ts and index-flow.ts).
+ * operator's stuck list could not be brought up to date, to try again (see stuck-report.ts).
  */
-export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report" | "index";
+export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
 
 export interface Timer {
   kind: TimerKind;

@@ -33,8 +33,6 @@ export const ORDER_SEAMS = {
   walletMoveIn: "order.wallet-move-in",
   /** outbox: hand stored webhook events to the queue. */
   queueSend: "order.queue-send",
-  /** a change to a state the order index holds: write the order's row (index-flow.ts). */
-  indexWrite: "order.index-write",
   /** timers: record or clear a failing timer in D1 for the operator. */
   timerReport: "order.timer-report",
 } as const;

@@ -295,6 +295,10 @@ describe("success examples have the shape of real answers", () => {
     await clearTimerFailure(env.DB, created.body.data.id);
   });
 
+  it("a run of the order indexer", async () => {
+    await expectLikeExample("adminRunOrderIndexer", await admin("POST", "/admin/orders/index/run"));
+  });
+
   it("sandbox routes: top-up, expire now, test webhook", async () => {
     await seedDemo();
     const topUpBody = { amount: "250.00", idempotencyKey: "sbx-top-up-2026-11-25-1" };

@@ -1,22 +1,23 @@
 /**
- * The order index: the row an order writes when it starts processing or ends (and not before), the
- * `index` timer that retries a failed write, the upsert that only a later write passes, what each write
- * costs in D1 rows, and the plan of each filter (an index range or the time index, never the table).
+ * The order index: the indexer that writes an order's row from its wallet's ledger (and no order that
+ * moved no money), reads open orders again, and loses nothing when its write fails; the upsert that only a
+ * later write passes; what each write costs in D1 rows; and the plan of each filter (an index range or the
+ * time index, never the table).
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { armFault, clearFaults } from "../../src/kernel/faults";
 import {
   indexRowOf,
   listIndex,
   listQuery,
+  openOrderIds,
   writeIndexRow,
   type IndexFilter,
   type IndexRow,
 } from "../../src/orders/order-index";
-import { ORDER_SEAMS } from "../../src/orders/seams";
+import { indexOrders } from "../../src/orders/order-indexer";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
-import { drainTimers, expectOk, expireByAlarm, freshClient, storedOrder, timersOf, uid } from "../order-helpers";
+import { expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -38,16 +39,18 @@ async function ended(orderId: string): Promise<string> {
   throw new Error(`${orderId} never ended`);
 }
 
-describe("an order writes its row when it ends", () => {
-  it("is not indexed while created, and is indexed with its end state, amounts and SKUs once processed", async () => {
+describe("the indexer writes an order's row from its wallet's ledger", () => {
+  it("indexes no order that has moved no money, and a processed one with its end state, amounts and SKUs", async () => {
     const { id: clientId, key } = await freshClient();
     const reference = uid("ref");
     const created = expectOk(
       await createOrder({ productList: [line("DEMO-US-RANGE", 5, 2)], wallet: "USD", reference }, key),
     );
+    await indexOrders(env, clientId);
     expect(await indexed(clientId, reference)).toBeNull();
     expectOk(await confirmOrder(created.id, key));
     expect(await ended(created.id)).toBe("successful");
+    const run = await indexOrders(env, clientId);
     const order = await storedOrder(created.id);
     expect(await indexed(clientId, reference)).toEqual({
       client_id: clientId,
@@ -64,8 +67,10 @@ describe("an order writes its row when it ends", () => {
       expires_at: order.expiresAt,
       stage: 2,
     });
-    // Nothing is left for the index timer: the row was written before the end state was stored.
-    expect((await timersOf(created.id)).map((timer) => timer.kind)).not.toContain("index");
+    // The row and its time index entry, and the wallet's cursor: the top-up and the charge were read.
+    expect(run).toMatchObject({ wallets: 1, entries: 1, orders: 1, rowsWritten: 3 });
+    // A second run reads nothing new and writes nothing.
+    expect(await indexOrders(env, clientId)).toMatchObject({ entries: 0, orders: 0, rowsWritten: 0 });
   });
 
   it("records what a partial order was charged and refunded", async () => {
@@ -79,6 +84,7 @@ describe("an order writes its row when it ends", () => {
     );
     expectOk(await confirmOrder(created.id, key));
     expect(await ended(created.id)).toBe("partial");
+    await indexOrders(env, clientId);
     expect(await indexed(clientId, reference)).toMatchObject({
       state: "partial",
       total: "12",
@@ -88,34 +94,56 @@ describe("an order writes its row when it ends", () => {
     });
   });
 
-  it("indexes an expired order as rejected, with nothing charged", async () => {
+  it("does not index an order that expired unconfirmed: it moved no money", async () => {
     const { id: clientId, key } = await freshClient();
     const reference = uid("ref");
     const created = expectOk(
       await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
     );
     expect(await expireByAlarm(created.id)).toBe(true);
-    expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "rejected", charged: "0" });
+    await indexOrders(env, clientId);
+    expect(await indexed(clientId, reference)).toBeNull();
   });
 
-  it("stores the index timer with the end state when the write fails, and the alarm writes the row", async () => {
+  it("reads an order indexed while open again, until it has ended", async () => {
     const { id: clientId, key } = await freshClient();
     const reference = uid("ref");
     const created = expectOk(
       await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
     );
-    // Twice: the alarm armed at the end state may run the timer at once, and fail it again.
-    armFault(ORDER_SEAMS.indexWrite, { when: "before", times: 2 });
-    try {
-      expectOk(await confirmOrder(created.id, key));
-      expect(await ended(created.id)).toBe("successful");
-      expect(await indexed(clientId, reference)).toBeNull();
-      expect((await timersOf(created.id)).map((timer) => timer.kind)).toContain("index");
-    } finally {
-      clearFaults();
-    }
-    await drainTimers(created.id);
-    expect(await indexed(clientId, reference)).toMatchObject({ state: "successful", charged: "5" });
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    await indexOrders(env, clientId);
+    // As the indexer finds an order it read while an upstream line was still waiting on its supplier.
+    await env.DB.prepare(
+      `UPDATE order_index SET state = 'processing', stage = 1 WHERE client_id = ?1 AND reference = ?2`,
+    )
+      .bind(clientId, reference)
+      .run();
+    expect(await openOrderIds(env.DB, 10_000)).toContain(created.id);
+    await indexOrders(env, clientId);
+    expect(await indexed(clientId, reference)).toMatchObject({ state: "successful", stage: 2 });
+    expect(await openOrderIds(env.DB, 10_000)).not.toContain(created.id);
+  });
+
+  it("leaves its cursor where it was when the write fails, and the next run writes the row", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    const failing = new Proxy(env.DB, {
+      get: (target, name) =>
+        name === "batch"
+          ? () => Promise.reject(new Error("D1 unavailable"))
+          : (Reflect.get(target, name) as unknown as (...args: unknown[]) => unknown).bind(target),
+    });
+    await expect(indexOrders({ ...env, DB: failing }, clientId)).rejects.toThrow("D1 unavailable");
+    expect(await indexed(clientId, reference)).toBeNull();
+    expect(await indexOrders(env, clientId)).toMatchObject({ entries: 1, orders: 1 });
+    expect(await indexed(clientId, reference)).toMatchObject({ state: "successful" });
   });
 });
 
@@ -137,22 +165,26 @@ describe("the upsert only accepts a later write", () => {
     ...overrides,
   });
 
-  it("writes 2 rows first (the row and its time index entry), 1 for a later change, none for a repeat", async () => {
+  it("writes 2 rows for an ended order (the row and its time index entry), none for a repeat", async () => {
+    const done = row(2, "successful");
+    expect(await writeIndexRow(env.DB, done)).toBe(2);
+    expect(await writeIndexRow(env.DB, done)).toBe(0);
+  });
+
+  it("writes 3 rows for an open order (also its entry among the open), then 1 when it ends; never goes back", async () => {
     const processing = row(1, "processing");
-    expect(await writeIndexRow(env.DB, processing)).toBe(2);
+    expect(await writeIndexRow(env.DB, processing)).toBe(3);
     expect(await writeIndexRow(env.DB, processing)).toBe(0);
     const done = { ...processing, state: "successful" as const, stage: 2, modifiedAt: 3_000 };
     expect(await writeIndexRow(env.DB, done)).toBe(1);
-    // The processing write arriving late changes nothing.
+    // The open write arriving late changes nothing.
     expect(await writeIndexRow(env.DB, processing)).toBe(0);
     expect(await indexed(done.clientId, done.reference)).toMatchObject({ state: "successful", stage: 2 });
   });
 
-  it("lets a later write of the same stage win, and never an earlier one; a backfilled row gives way", async () => {
-    const backfilled = row(0, "failed", { refunded: "10" });
-    expect(await writeIndexRow(env.DB, backfilled)).toBe(2);
-    const own = { ...backfilled, stage: 2, state: "partial" as const, refunded: "5", modifiedAt: 1_500 };
-    expect(await writeIndexRow(env.DB, own)).toBe(1);
+  it("lets a later write of the same stage win, and never an earlier one", async () => {
+    const own = row(2, "partial", { refunded: "5", modifiedAt: 1_500 });
+    expect(await writeIndexRow(env.DB, own)).toBe(2);
     expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_400 })).toBe(0);
     expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600 })).toBe(1);
     expect(await indexed(own.clientId, own.reference)).toMatchObject({ state: "failed", modified_at: 1_600 });
