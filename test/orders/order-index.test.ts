@@ -4,6 +4,7 @@
  * later write passes; what each write costs in D1 rows; and the plan of each filter (an index range or the
  * time index, never the table).
  */
+import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,6 +17,7 @@ import {
   type IndexRow,
 } from "../../src/orders/order-index";
 import { indexOrders } from "../../src/orders/order-indexer";
+import worker from "../../src/index";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
 import { expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
@@ -71,6 +73,19 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
     expect(run).toMatchObject({ wallets: 1, entries: 1, orders: 1, rowsWritten: 3 });
     // A second run reads nothing new and writes nothing.
     expect(await indexOrders(env, clientId)).toMatchObject({ entries: 0, orders: 0, rowsWritten: 0 });
+  });
+
+  it("is run by the scheduled job", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    const controller = createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" });
+    await worker.scheduled(controller, env);
+    expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
   });
 
   it("records what a partial order was charged and refunded", async () => {
