@@ -3,7 +3,9 @@
  * page, a next-page link that carries `after`, the CSV download with the page's filters (the API's CSV),
  * the exact lookup of an order not in the index, and refusals of bad filters beside their fields.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeIndexRow } from "../../src/orders/order-index";
 import { admin } from "../admin-helpers";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
 import { freshClient, storedOrder } from "../order-helpers";
@@ -81,8 +83,8 @@ describe("the Orders page's search", () => {
     expect(page.text).toContain("<td>created</td>");
   });
 
-  it("pages with a Next page link that carries the filters and `after`, to the end without repeats", async () => {
-    // 50 a page: this client has 4 indexed orders, so page through everyone's with a state filter instead.
+  it("takes the API's cursor as `after`: the page after it shows the older orders only", async () => {
+    // 50 a page: this client's 4 indexed orders fit on one (the Next page link is tested below).
     const first = await fetchConsole("GET", `/console/orders?clientId=${client.id}`, { cookie: viewer });
     expect(first.text).not.toContain("Next page");
     const all = await admin("GET", `/admin/orders/search?clientId=${client.id}`);
@@ -150,5 +152,52 @@ describe("the Orders page's search", () => {
     expect(bad.text).toContain(`id="state-error"`);
     expect(bad.text).toContain(`id="after-error"`);
     expect(bad.text).not.toContain("Results");
+  });
+});
+
+describe("the Orders page's Next page link", () => {
+  it("carries the filters and `after`, and the pages walk every order once", async () => {
+    // 55 rows of one client written straight into the index: the page reads only the index.
+    const clientId = "cs-many";
+    const base = Date.now() - 3_600_000;
+    const written: string[] = [];
+    for (let index = 0; index < 55; index += 1) {
+      const id = `ord_${index.toString(16).padStart(64, "0")}`;
+      written.push(id);
+      await writeIndexRow(env.DB, {
+        id,
+        clientId,
+        reference: `bulk-${index}`,
+        state: "successful",
+        wallet: "USD",
+        total: "5",
+        charged: "5",
+        refunded: "0",
+        skus: ["DEMO-US-RANGE"],
+        createdAt: base + index * 1000,
+        modifiedAt: base + index * 1000 + 10,
+        expiresAt: base + index * 1000 + 600_000,
+        stage: 2,
+      });
+    }
+    const seen: string[] = [];
+    let next: string | null = `/console/orders?clientId=${clientId}&state=successful`;
+    let pages = 0;
+    while (next !== null) {
+      const page = await fetchConsole("GET", next, { cookie: viewer });
+      expect(page.status).toBe(200);
+      seen.push(...[...page.text.matchAll(/href="\/console\/orders\/(ord_[0-9a-f]{64})"/g)].map((match) => match[1]!));
+      const link = /<a href="([^"]*)">Next page<\/a>/.exec(page.text)?.[1]?.replaceAll("&amp;", "&") ?? null;
+      if (link !== null) {
+        const query = new URL(link, "http://x").searchParams;
+        expect(query.get("clientId")).toBe(clientId);
+        expect(query.get("state")).toBe("successful");
+        expect(query.get("after")).toMatch(/^\d+\.ord_[0-9a-f]{64}$/);
+      }
+      next = link;
+      pages += 1;
+    }
+    expect(pages).toBe(2);
+    expect(seen).toEqual([...written].reverse());
   });
 });
