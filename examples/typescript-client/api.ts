@@ -462,6 +462,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/orders/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every order a search selects, as CSV
+         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, a reference prefix only with `clientId`: 400 `invalid_parameters`
+         */
+        get: operations["adminExportOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/orders/index/run": {
         parameters: {
             query?: never;
@@ -478,6 +504,32 @@ export interface paths {
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminRunOrderIndexer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search orders by client, state, SKU, creation time or reference prefix
+         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote: 400 `invalid_parameters`
+         */
+        get: operations["adminSearchOrders"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1819,6 +1871,37 @@ export interface components {
                 open: number;
                 /** @description Wallet objects with more new entries than one run reads (500): the next runs catch up. */
                 behind: number;
+            };
+        };
+        AdminSearchOrdersResponse: {
+            /** @enum {string} */
+            message: "Orders";
+            data: {
+                /** @description Newest first: by creation time, then id. */
+                orders: {
+                    id: string;
+                    clientId: string;
+                    reference: string;
+                    state: components["schemas"]["OrderState"];
+                    /** @description The wallet's currency: the currency of the amounts. */
+                    wallet: string;
+                    /** @description The order's total. */
+                    total: number;
+                    /** @description What the wallet was charged: the total once confirmed, 0 for a rejected order. */
+                    charged: number;
+                    /** @description What failed lines credited back to the wallet. */
+                    refunded: number;
+                    /** @description The SKUs of the order's lines, each once. */
+                    skus: string[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the change the index shows. */
+                    modifiedAt: number;
+                    /** @description Unix ms after which an unconfirmed order expired. */
+                    expiresAt: number;
+                }[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
             };
         };
         AdminSetClientRegionRequest: {
@@ -4639,6 +4722,87 @@ export interface operations {
             };
         };
     };
+    adminExportOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this client's orders.
+                 * @example acme
+                 */
+                clientId?: string;
+                /** @description Only orders in this state. `created` and `confirmed` are not indexed: find such an order by its client and exact reference (GET /admin/orders). */
+                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                /**
+                 * @description Only orders with a line of this SKU.
+                 * @example DEMO-EU-FIXED
+                 */
+                sku?: string;
+                /**
+                 * @description Only orders created at or after this time (Unix ms, inclusive).
+                 * @example 1795300000000
+                 */
+                createdFrom?: number;
+                /**
+                 * @description Only orders created at or before this time (Unix ms, inclusive).
+                 * @example 1795400000000
+                 */
+                createdTo?: number;
+                /**
+                 * @description Only references that start with this prefix. Needs `clientId`: references are each client's own.
+                 * @example po-2026-
+                 */
+                reference?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every order a search selects, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description `attachment; filename="orders.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminRunOrderIndexer: {
         parameters: {
             query?: never;
@@ -4669,6 +4833,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSearchOrders: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only this client's orders.
+                 * @example acme
+                 */
+                clientId?: string;
+                /** @description Only orders in this state. `created` and `confirmed` are not indexed: find such an order by its client and exact reference (GET /admin/orders). */
+                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                /**
+                 * @description Only orders with a line of this SKU.
+                 * @example DEMO-EU-FIXED
+                 */
+                sku?: string;
+                /**
+                 * @description Only orders created at or after this time (Unix ms, inclusive).
+                 * @example 1795300000000
+                 */
+                createdFrom?: number;
+                /**
+                 * @description Only orders created at or before this time (Unix ms, inclusive).
+                 * @example 1795400000000
+                 */
+                createdTo?: number;
+                /**
+                 * @description Only references that start with this prefix. Needs `clientId`: references are each client's own.
+                 * @example po-2026-
+                 */
+                reference?: string;
+                /** @description Page size, 1..100, default 50. */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page of the same search. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Orders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSearchOrdersResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

@@ -305,6 +305,8 @@ export async function buildOpenApi(
       throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     if ((doc.auth === "admin") !== (doc.role !== undefined))
       throw new Error(`${doc.operationId}: an operator route, and only one, names the role it needs`);
+    if (doc.file !== undefined && doc.data !== null)
+      throw new Error(`${doc.operationId}: a route that answers a file has no envelope (data: null)`);
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -345,7 +347,8 @@ export async function buildOpenApi(
     const okExamples: Record<string, unknown> = {};
     if (doc.example !== undefined) {
       const messages = doc.messages ?? [];
-      if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+      if (okSchema === null)
+        okExamples.ok = { summary: doc.summary, value: doc.file !== undefined ? doc.example.file : doc.example.data };
       for (const [index, message] of messages.entries()) {
         okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
           summary: message,
@@ -357,11 +360,13 @@ export async function buildOpenApi(
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
       content: {
-        "application/json": {
+        [doc.file?.mediaType ?? "application/json"]: {
           schema:
-            okSchema === null
-              ? { type: "object", description: "An OpenAPI 3.1 document." }
-              : { $ref: uri(`${name}Response`) },
+            doc.file !== undefined
+              ? { type: "string", description: doc.file.description }
+              : okSchema === null
+                ? { type: "object", description: "An OpenAPI 3.1 document." }
+                : { $ref: uri(`${name}Response`) },
           ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
         },
       },

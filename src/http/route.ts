@@ -50,6 +50,8 @@ export interface RouteExample {
   /** The request as text/csv, for a route that accepts it. */
   csv?: string;
   data: unknown;
+  /** The success answer of a route that answers a file (`file` in its description), as that file. */
+  file?: string;
 }
 
 /**
@@ -95,6 +97,11 @@ export interface RouteDoc {
   csv?: boolean;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
   data: Loadable<z.$ZodType> | null;
+  /**
+   * For a route whose success answer is a file rather than JSON (`data` null): its media type and what it
+   * holds (a CSV's columns), for the document.
+   */
+  file?: { mediaType: "text/csv"; description: string };
   /** Success message(s) of the envelope. */
   messages?: string[];
   /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */

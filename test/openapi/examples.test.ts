@@ -206,6 +206,38 @@ describe("success examples have the shape of real answers", () => {
 
   const checked = new Set<string>();
 
+  /** The document's success example of an operation that answers CSV. */
+  async function csvExampleOf(operationId: string): Promise<string> {
+    const doc = (await servedDocument()) as Json;
+    for (const operations of Object.values<Json>(doc.paths)) {
+      for (const operation of Object.values<Json>(operations)) {
+        if (operation.operationId === operationId)
+          return operation.responses["200"].content["text/csv"].examples.ok.value;
+      }
+    }
+    throw new Error(`no operation ${operationId}`);
+  }
+
+  /**
+   * A CSV example is the real answer line for line, cell for cell, but for the cells of ids and times
+   * (columns named `id` or ending in `_at`), which only have to be there.
+   */
+  async function expectCsvSameAsExample(operationId: string, answer: ApiCall): Promise<void> {
+    expect(answer.status, `${operationId}: ${String(answer.body)}`).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    checked.add(operationId);
+    if (CAPTURE) return;
+    const example = await csvExampleOf(operationId);
+    const settle = (text: string) => {
+      const [header, ...rows] = text.split("\r\n").map((row) => row.split(","));
+      const volatile = header!.map((name) => name === "id" || name.endsWith("_at"));
+      return [header, ...rows.map((row) => row.map((cell, at) => (volatile[at] ? cell !== "" : cell)))];
+    };
+    expect(settle(example), `${operationId}: the example differs from what the service answers`).toEqual(
+      settle(answer.body as string),
+    );
+  }
+
   /** What an example cannot share with a real answer: ids, times, the codes issued and the request's hash. */
   const VOLATILE = new Set(["id", "uid", "orderId", "requestHash", "createdAt", "modifiedAt", "expiresAt"]);
   for (const key of ["createdDate", "modifiedDate", "exportedAt", "updatedAt"]) VOLATILE.add(key);
@@ -279,6 +311,14 @@ describe("success examples have the shape of real answers", () => {
     const found = await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042");
     await expectLikeExample("adminFindOrder", found);
     await expectSameAsExample("adminFindOrder", found);
+    await admin("POST", "/admin/orders/index/run");
+    const searched = await admin("GET", "/admin/orders/search?clientId=demo&reference=po-2026-0042");
+    await expectLikeExample("adminSearchOrders", searched);
+    await expectSameAsExample("adminSearchOrders", searched);
+    await expectCsvSameAsExample(
+      "adminExportOrders",
+      await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),
+    );
     const byId = await admin("GET", `/admin/orders/${created.body.data.id}`);
     await expectLikeExample("adminGetOrder", byId);
     await expectSameAsExample("adminGetOrder", byId);

@@ -30,7 +30,9 @@ export const PAGES: readonly PageEntry[] = [
     nav: "Needs attention",
     load: () => import("./attention"),
   },
-  { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
+  { path: "/console/orders", minRole: "viewer", postRole: "operator", nav: "Orders", load: () => import("./orders") },
+  // Before /console/orders/:orderId, which would take "export" for an order id.
+  { path: "/console/orders/export", minRole: "viewer", load: () => import("./orders-export") },
   { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
   { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
   { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },

@@ -1,17 +1,31 @@
 /**
- * GET /console/orders: find an order by its id, or by its client and exact reference (the lookups the
- * operator API has), and the stuck list. Filters over all orders (state, SKU, dates, reference prefix)
- * need the order index, which this service does not have yet; the page says so.
+ * GET /console/orders: the order search over the order index (client, state, SKU, created from/to,
+ * a client's reference prefix), newest first, a page at a time, each order linking to its page, with the
+ * same filters as a CSV download (orders-export.ts); an order by its id; and the stuck list.
+ *
+ * The index holds every order that has moved money, written by the indexer every 5 minutes; an operator
+ * runs it at once here (POST). An order still created is not in it, so when a client and a reference are
+ * given and no listed order has exactly that reference, the order object named by them is asked as well
+ * (the exact lookup the operator API has) and shown above the results.
  */
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../../kernel/paging";
+import { ClientIdParam, Sku } from "../../kernel/primitives";
+import { IndexedState } from "../../orders/order-admin-schemas";
 import { objectIdOf, orderObjectName } from "../../orders/order-id";
+import { cursorText, listIndex, parseCursor, type IndexCursor, type IndexFilter } from "../../orders/order-index";
 import type { OrderRecord } from "../../orders/order-record";
+import { filterProblem, SEARCH_PAGE_SIZE } from "../../orders/order-search";
+import { indexOrders } from "../../orders/order-indexer";
 import { listTimerFailures } from "../../orders/timer-failures";
-import { when } from "../format";
+import { roleAllows } from "../../operators/roles";
+import { notice, refusedByRole } from "./parts";
+import { amount, when } from "../format";
 import { seeOther } from "../forms";
-import { html, path, withQuery } from "../html";
+import { html, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The order a client created with `reference`, or null. */
 async function orderOfReference(env: Env, clientId: string, reference: string): Promise<OrderRecord | null> {
@@ -20,50 +34,231 @@ async function orderOfReference(env: Env, clientId: string, reference: string): 
   ).record()) as OrderRecord | null;
 }
 
-export async function get({ env, operator, url }: PageContext) {
-  const query = (name: string) => (url.searchParams.get(name) ?? "").trim().slice(0, 200);
-  const [orderId, clientId, reference] = [query("orderId"), query("clientId"), query("reference")];
-  let problem: { field: "orderId" | "reference"; text: string } | null = null;
-  if (orderId !== "") {
-    if (objectIdOf(env.ORDERS, orderId) !== null) return seeOther(path("/console/orders", orderId));
-    problem = { field: "orderId", text: "Not an order id (they look like ord_ and 64 hex digits)." };
-  } else if (clientId !== "" || reference !== "") {
-    const record = clientId !== "" && reference !== "" ? await orderOfReference(env, clientId, reference) : null;
-    if (record !== null) return seeOther(path("/console/orders", record.id));
-    problem = {
-      field: "reference",
-      text:
-        clientId === "" || reference === ""
-          ? "Give both the client id and the reference."
-          : "That client has no order with this reference.",
-    };
-  }
-  const error = (field: string) =>
-    problem?.field === field ? html`<p id="${field}-error" class="error">${problem.text}</p>` : "";
-  const invalid = (field: string) =>
-    problem?.field === field ? html`aria-invalid="true" aria-describedby="${field}-error"` : "";
+/** The search's fields as given (trimmed), for the form and the links. */
+export interface OrderSearchFields {
+  clientId: string;
+  state: string;
+  sku: string;
+  createdFrom: string;
+  createdTo: string;
+  reference: string;
+}
 
-  const after = query("after");
+/** A problem with one field, shown beside it. */
+export interface FieldProblem {
+  field: keyof OrderSearchFields | "after" | "orderId";
+  text: string;
+}
+
+/**
+ * The index filter of a query string, and what is wrong with any field (a date that is not a date, a
+ * reference prefix without its client). The dates are days (UTC): "to" takes in the whole of its day.
+ */
+export function orderFiltersOf(url: URL): { fields: OrderSearchFields; filter: IndexFilter; problems: FieldProblem[] } {
+  const text = (name: string) => (url.searchParams.get(name) ?? "").trim().slice(0, 300);
+  const fields: OrderSearchFields = {
+    clientId: text("clientId"),
+    state: text("state"),
+    sku: text("sku"),
+    createdFrom: text("createdFrom"),
+    createdTo: text("createdTo"),
+    reference: text("reference"),
+  };
+  const filter: IndexFilter = {};
+  const problems: FieldProblem[] = [];
+  if (fields.clientId !== "") {
+    if (ClientIdParam.safeParse(fields.clientId).success) filter.clientId = fields.clientId;
+    else problems.push({ field: "clientId", text: "A client id is letters, digits, _ and -." });
+  }
+  if (fields.state !== "") {
+    const state = IndexedState.safeParse(fields.state);
+    if (state.success) filter.state = state.data;
+    else problems.push({ field: "state", text: "Pick one of the states listed." });
+  }
+  if (fields.sku !== "") {
+    if (Sku.safeParse(fields.sku).success) filter.sku = fields.sku;
+    else problems.push({ field: "sku", text: "A SKU is letters, digits, '.', '_' and '-'." });
+  }
+  const day = (name: "createdFrom" | "createdTo") => {
+    const value = fields[name];
+    if (value === "") return undefined;
+    const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : Number.NaN;
+    if (Number.isNaN(ms)) problems.push({ field: name, text: "A date like 2026-11-25." });
+    return Number.isNaN(ms) ? undefined : ms;
+  };
+  const from = day("createdFrom");
+  const to = day("createdTo");
+  if (from !== undefined) filter.createdFrom = from;
+  if (to !== undefined) filter.createdTo = to + DAY_MS - 1;
+  if (fields.reference !== "") {
+    filter.reference = fields.reference;
+    const problem = filterProblem(filter);
+    if (problem !== null) problems.push({ field: "reference", text: "Give the client id with a reference prefix." });
+  }
+  return { fields, filter, problems };
+}
+
+function searched(fields: OrderSearchFields): boolean {
+  return Object.values(fields).some((value) => value !== "");
+}
+
+/** The stuck list (its own paging: `stuckAfter`). */
+async function stuckList(env: Env, url: URL): Promise<Html> {
+  const after = (url.searchParams.get("stuckAfter") ?? "").trim().slice(0, 200);
   const rows = await listTimerFailures(env.DB, after === "" ? null : after, rowsToFetch(DEFAULT_PAGE_SIZE));
   const page = pageOf(rows, DEFAULT_PAGE_SIZE, (row) => row.orderId);
-  const stuck =
-    page.items.length === 0
-      ? html`<p>No order is stuck.</p>`
-      : html`<table><caption>Stuck orders: a timer failing 3 times or more in a row, or supplier lines of unknown outcome</caption>
-          <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Timer</th><th scope="col" class="num">Failures</th>
-          <th scope="col">Last error</th><th scope="col">Since</th><th scope="col">Next attempt</th></tr></thead>
-          <tbody>${page.items.map(
-            (
-              row,
-            ) => html`<tr><td><a href="${path("/console/orders", row.orderId)}">${row.orderId}</a></td><td>${row.clientId}</td>
-              <td>${row.timer}${row.skus.length > 0 ? html` (${row.skus.join(", ")})` : ""}</td><td class="num">${row.failures}</td>
-              <td>${row.lastError}</td><td>${when(row.firstFailedAt)}</td><td>${when(row.nextAttemptAt)}</td></tr>`,
-          )}</tbody></table>
-          ${page.next !== null ? html`<p><a href="${withQuery("/console/orders", { after: page.next })}">More stuck orders</a></p>` : ""}`;
+  if (page.items.length === 0) return html`<p>No order is stuck.</p>`;
+  return html`<table><caption>Stuck orders: a timer failing 3 times or more in a row, or supplier lines of unknown outcome</caption>
+    <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Timer</th><th scope="col" class="num">Failures</th>
+    <th scope="col">Last error</th><th scope="col">Since</th><th scope="col">Next attempt</th></tr></thead>
+    <tbody>${page.items.map(
+      (
+        row,
+      ) => html`<tr><td><a href="${path("/console/orders", row.orderId)}">${row.orderId}</a></td><td>${row.clientId}</td>
+        <td>${row.timer}${row.skus.length > 0 ? html` (${row.skus.join(", ")})` : ""}</td><td class="num">${row.failures}</td>
+        <td>${row.lastError}</td><td>${when(row.firstFailedAt)}</td><td>${when(row.nextAttemptAt)}</td></tr>`,
+    )}</tbody></table>
+    ${page.next !== null ? html`<p><a href="${withQuery("/console/orders", { stuckAfter: page.next })}">More stuck orders</a></p>` : ""}`;
+}
+
+/** One row of the results: the order as the index lists it, linking to its page. */
+interface ResultRow {
+  id: string;
+  clientId: string;
+  reference: string;
+  state: string;
+  wallet: string;
+  total: string;
+  /** Null for an order found by its reference outside the index: the page of the order says. */
+  charged: string | null;
+  refunded: string | null;
+  skus: string[];
+  createdAt: number;
+}
+
+function money(value: string | null, currency: string): string {
+  return value === null ? "—" : amount(value, currency);
+}
+
+function resultsTable(caption: string, rows: ResultRow[]): Html {
+  return html`<table><caption>${caption}</caption>
+    <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Reference</th><th scope="col">State</th>
+    <th scope="col" class="num">Total</th><th scope="col" class="num">Charged</th><th scope="col" class="num">Refunded</th>
+    <th scope="col">SKUs</th><th scope="col">Created</th></tr></thead>
+    <tbody>${rows.map(
+      (row) => html`<tr><td><a href="${path("/console/orders", row.id)}" class="mono">${row.id.slice(0, 16)}…</a></td>
+        <td>${row.clientId}</td><td>${row.reference}</td><td>${row.state}</td>
+        <td class="num">${amount(row.total, row.wallet)}</td><td class="num">${money(row.charged, row.wallet)}</td>
+        <td class="num">${money(row.refunded, row.wallet)}</td><td>${row.skus.join(", ")}</td><td>${when(row.createdAt)}</td></tr>`,
+    )}</tbody></table>`;
+}
+
+export async function get({ env, operator, url }: PageContext) {
+  // An order by its id: its page, as before.
+  const orderId = (url.searchParams.get("orderId") ?? "").trim().slice(0, 200);
+  let idProblem: FieldProblem | null = null;
+  if (orderId !== "") {
+    if (objectIdOf(env.ORDERS, orderId) !== null) return seeOther(path("/console/orders", orderId));
+    idProblem = { field: "orderId", text: "Not an order id (they look like ord_ and 64 hex digits)." };
+  }
+
+  const { fields, filter, problems } = orderFiltersOf(url);
+  const afterText = (url.searchParams.get("after") ?? "").trim().slice(0, 200);
+  let after: IndexCursor | null = null;
+  if (afterText !== "") {
+    after = parseCursor(afterText);
+    if (after === null)
+      problems.push({ field: "after", text: "That page link is not one this page made: search again." });
+  }
+  if (idProblem !== null) problems.push(idProblem);
+
+  let results: Html = html``;
+  if (searched(fields) && problems.length === 0) {
+    const rows = await listIndex(env.DB, filter, after, rowsToFetch(SEARCH_PAGE_SIZE));
+    const page = pageOf(rows, SEARCH_PAGE_SIZE, (row) => cursorText(row));
+    // An order still created or confirmed is not in the index: ask the object its client and reference name.
+    let exact: OrderRecord | null = null;
+    if (
+      after === null &&
+      filter.clientId !== undefined &&
+      filter.reference !== undefined &&
+      !page.items.some((row) => row.reference === filter.reference)
+    ) {
+      exact = await orderOfReference(env, filter.clientId, filter.reference);
+    }
+    const exactBlock =
+      exact === null
+        ? ""
+        : html`<section aria-labelledby="exact-title"><h3 id="exact-title">Found by its exact reference</h3>
+            <p>This order is not in the index (it is still created or confirmed, or its row has not been written yet).</p>
+            ${resultsTable("The order with exactly this reference", [
+              {
+                id: exact.id,
+                clientId: exact.clientId,
+                reference: exact.reference,
+                state: exact.state,
+                wallet: exact.wallet,
+                total: exact.charge,
+                charged: null,
+                refunded: null,
+                skus: [...new Set(exact.lines.map((line) => line.sku))],
+                createdAt: exact.createdAt,
+              },
+            ])}</section>`;
+    const listed: ResultRow[] = page.items;
+    const query = { ...fields };
+    results = html`<section aria-labelledby="results-title"><h2 id="results-title">Results</h2>
+      ${exactBlock}
+      ${
+        listed.length === 0
+          ? html`<p>No order in the index matches${after !== null ? " after the last page" : ""}.</p>`
+          : resultsTable(`Orders in the index, newest first (${listed.length} on this page)`, listed)
+      }
+      <p>
+        ${page.next !== null ? html`<a href="${withQuery("/console/orders", { ...query, after: page.next })}">Next page</a> · ` : ""}
+        <a href="${withQuery("/console/orders/export", query)}" download>Download CSV</a> (every order these filters select)
+      </p></section>`;
+  }
+
+  const error = (field: FieldProblem["field"]) => {
+    const problem = problems.find((item) => item.field === field);
+    return problem === undefined ? "" : html`<p id="${field}-error" class="error">${problem.text}</p>`;
+  };
+  const invalid = (field: FieldProblem["field"]) =>
+    problems.some((item) => item.field === field) ? html`aria-invalid="true" aria-describedby="${field}-error"` : "";
+  const input = (name: keyof OrderSearchFields, label: string, type = "text", hint?: string) =>
+    html`<div class="field"><label for="${name}">${label}</label>
+      ${hint !== undefined ? html`<span class="hint" id="${name}-hint">${hint}</span>` : ""}
+      <input id="${name}" name="${name}" type="${type}" value="${fields[name]}" ${invalid(name)}
+        ${hint !== undefined && !problems.some((item) => item.field === name) ? html`aria-describedby="${name}-hint"` : ""} />
+      ${error(name)}</div>`;
+  const states = IndexedState.options.map(
+    (state) => html`<option value="${state}" ${fields.state === state ? html`selected` : ""}>${state}</option>`,
+  );
 
   const body = html`
-    <p class="notice">Lists of orders filtered by client, state, SKU, dates or reference prefix come with the order index,
-      which this service does not have yet. Until then, find one order by its id, or by its client and exact reference.</p>
+    <p class="notice">The search reads the order index, which holds every order that has moved money and is brought up
+      to date every 5 minutes. An order still created (waiting for its confirm) is not in it: give its client id and
+      exact reference, and the order is looked up directly.</p>
+    ${url.searchParams.has("indexed") ? notice("good", "The order index is up to date.") : ""}
+    ${
+      roleAllows(operator.role, "operator")
+        ? html`<form method="post" action="/console/orders" class="inline"><button type="submit">Bring the index up to date now</button></form>`
+        : ""
+    }
+    <form method="get" action="/console/orders" class="card" role="search" aria-label="Search orders">
+      <h2>Search orders</h2>
+      ${input("clientId", "Client id")}
+      <div class="field"><label for="state">State</label>
+        <select id="state" name="state" ${invalid("state")}><option value="">any</option>${states}</select>${error("state")}</div>
+      ${input("sku", "SKU")}
+      ${input("createdFrom", "Created from", "date", "The first day, UTC.")}
+      ${input("createdTo", "Created to", "date", "The last day, UTC (the whole day).")}
+      ${input("reference", "Reference starts with", "text", "Needs the client id.")}
+      ${error("after")}
+      <button type="submit">Search</button>
+    </form>
+    ${results}
     <form method="get" action="/console/orders" class="card" role="search" aria-label="Find an order by id">
       <h2>By order id</h2>
       <div class="field">
@@ -73,19 +268,13 @@ export async function get({ env, operator, url }: PageContext) {
       </div>
       <button type="submit">Open the order</button>
     </form>
-    <form method="get" action="/console/orders" class="card" role="search" aria-label="Find an order by reference">
-      <h2>By client and reference</h2>
-      <div class="field">
-        <label for="clientId">Client id</label>
-        <input id="clientId" name="clientId" value="${clientId}" required />
-      </div>
-      <div class="field">
-        <label for="reference">Reference (exact)</label>
-        <input id="reference" name="reference" value="${reference}" required ${invalid("reference")} />
-        ${error("reference")}
-      </div>
-      <button type="submit">Find the order</button>
-    </form>
-    <section aria-labelledby="stuck-title"><h2 id="stuck-title">Stuck orders</h2>${stuck}</section>`;
+    <section aria-labelledby="stuck-title"><h2 id="stuck-title">Stuck orders</h2>${await stuckList(env, url)}</section>`;
   return layout({ title: "Orders", operator, current: "/console/orders", body });
+}
+
+/** POST /console/orders: runs the order indexer now (it changes no order and no money). */
+export async function post(ctx: PageContext) {
+  if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
+  await indexOrders(ctx.env);
+  return seeOther("/console/orders?indexed=1");
 }
