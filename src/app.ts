@@ -39,6 +39,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     audit,
     operators,
     attention,
+    reconciliation,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -51,6 +52,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./audit/audit-admin-routes"),
     import("./operators/operator-admin-routes"),
     import("./attention/attention-admin-routes"),
+    import("./orders/reconciliation-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -64,6 +66,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...audit.auditRoutes,
     ...operators.operatorRoutes,
     ...attention.attentionRoutes,
+    ...reconciliation.reconciliationRoutes,
   ];
 });
 

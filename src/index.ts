@@ -1,6 +1,7 @@
 import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { once } from "./kernel/once";
+import { isHourlyRun } from "./orders/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
 export { OrderObject } from "./orders/order-object";
@@ -12,9 +13,18 @@ export { WalletObject } from "./wallets/wallet-object";
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
 
+/**
+ * The cron (every 5 minutes) sweeps reservations each time and, once an hour, reconciles the last day and
+ * stores the run for the Needs attention list; the reconciliation is loaded only then.
+ */
+async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
+  await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime);
+  if (!isHourlyRun(controller.scheduledTime)) return;
+  await (await import("./orders/reconciliation")).runAndStore(env);
+}
+
 export default {
   fetch: handleRequest,
   queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
-  scheduled: async (controller, env) =>
-    void (await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)),
+  scheduled,
 } satisfies ExportedHandler<Env>;
