@@ -13,6 +13,7 @@ import { isHourlyRun, ledgerProblems, emptyMoney, addLine } from "../../src/orde
 import { lastRun } from "../../src/orders/reconciliation-store";
 import { admin, auditActions, snapshot } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
+import { fetchConsole, signedIn } from "../console/console-helpers";
 import { confirmOrder, createOrder, line, seedDemo, wallet } from "../helpers";
 import { expectError, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
@@ -297,6 +298,25 @@ describe("the hourly run", () => {
     expect(attention.reconciliation.mismatches.map((mismatch: { orderId: string }) => mismatch.orderId)).toContain(
       done,
     );
+
+    // The console's home page lists them, each linking to its order's page, and says when the run was.
+    const viewer = await signedIn("viewer");
+    const home = await fetchConsole("GET", "/console", { cookie: viewer });
+    expect(home.status).toBe(200);
+    expect(home.text).toContain(`Reconciliation mismatches (${stored!.mismatchCount})`);
+    expect(home.text).toContain(`href="/console/orders/${done}"`);
+    expect(home.text).toContain(new Date(onTheHour).toISOString().slice(0, 19).replace("T", " "));
+
+    // A viewer runs it now from the console: it is stored as the last run and shown.
+    const ran = await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
+    expect(ran.status).toBe(303);
+    expect(ran.headers.get("location")).toBe("/console/reconciliation?done=run");
+    const now = await lastRun(env.DB);
+    expect(now!.ranAt).toBeGreaterThan(Date.now() - 60_000);
+    expect(now!.ranAt).toBeLessThan(onTheHour);
+    const shown = await fetchConsole("GET", "/console/reconciliation?done=run", { cookie: viewer });
+    expect(shown.text).toContain("Reconciliation run over the last day.");
+    expect(shown.text).toContain(`Mismatches (${now!.mismatchCount})`);
 
     // The scheduled handler on the hour stores a run of its own.
     const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;

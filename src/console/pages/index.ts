@@ -31,6 +31,13 @@ export const PAGES: readonly PageEntry[] = [
     load: () => import("./attention"),
   },
   { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
+  // Any role may run it now: it only reads, and writes only its own result (pages/reconciliation.ts).
+  {
+    path: "/console/reconciliation",
+    minRole: "viewer",
+    postRole: "viewer",
+    load: () => import("./reconciliation"),
+  },
   { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
   { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
   { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
