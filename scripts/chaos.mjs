@@ -3,8 +3,9 @@
 // in the second half, often answers after the service gave up, or "in progress"), a bounded stream of
 // creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments (each followed by a
 // restart on the same state). At the end the timers settle and every guarantee of docs/guarantees.md is
-// checked through the operator API, and that no line was refunded whose codes the supplier issued. Exits
-// 1 on any violation.
+// checked through the operator API, and that no line was refunded whose codes the supplier issued; then
+// that every order in a state the index holds has its row with the state GET /order/get shows, and that
+// GET /admin/reconciliation over the run reports no mismatch. Exits 1 on any violation.
 // Nothing here reaches anything but 127.0.0.1: workerd's outbound fetches go through `outboundService`,
 // which forwards loopback requests and refuses the rest.
 import http from "node:http";
@@ -448,6 +449,34 @@ for (const row of (stuckAtEnd.json?.data ?? stuckAtEnd.json)?.orders ?? []) {
   if (order && !["created", "confirmed", "processing"].includes(order.state))
     violate("stuck list names an order at rest", { orderId: row.orderId, timer: row.timer, state: order.state });
 }
+// The order index: once the indexer has run, every order that moved money has its row, with the state
+// GET /order/get shows (one rejected at expiry moved none unless a cut-off charge was voided: if it has a
+// row, the row says rejected); and the reconciliation over the run finds nothing (grace 0: every order has
+// settled above).
+const CHARGED = ["confirmed", "processing", "successful", "partial", "failed"];
+const indexRun = await api("POST", "/admin/orders/index/run");
+if (indexRun.status !== 200) violate("the indexer did not run", { status: indexRun.status });
+const indexDb = await current.mf.getD1Database("DB");
+const indexed = new Map(
+  (await indexDb.prepare(`SELECT id, state FROM order_index`).all()).results.map((row) => [row.id, row.state]),
+);
+let indexChecked = 0;
+for (const [id, { client }] of orders) {
+  const got = await api("GET", `/order/get?orderId=${id}`, { key: client.key });
+  const state = (got.json?.data ?? got.json)?.state;
+  if (!CHARGED.includes(state) && !(state === "rejected" && indexed.has(id))) continue;
+  indexChecked += 1;
+  if (indexed.get(id) !== state)
+    violate("index row differs from GET /order/get", { orderId: id, state, indexed: indexed.get(id) ?? null });
+}
+const reconciled = await api(
+  "GET",
+  `/admin/reconciliation?createdFrom=${started - TTL * 1000}&createdTo=${Date.now()}&grace=0`,
+);
+const reconciliation = reconciled.json?.data ?? {};
+if (reconciled.status !== 200) violate("reconciliation did not answer", { status: reconciled.status });
+for (const mismatch of reconciliation.mismatches ?? []) violate(`reconciliation: ${mismatch.check}`, mismatch);
+
 const codes = {};
 for (const sku of ["CHAOS-INV", "DEMO-EU-FIXED"]) {
   const stock = await api("GET", `/admin/products/${sku}/codes`);
@@ -476,8 +505,11 @@ console.table({
   "workerd SIGKILLs": kills,
   orders: records.size,
   ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])),
+  "orders checked in the index": indexChecked,
+  "reconciliation mismatches": (reconciliation.mismatches ?? []).length,
   violations: violations.length,
 });
+console.log(`reconciliation over the run: ${JSON.stringify(reconciliation.checked ?? null)}`);
 console.table(
   Object.fromEntries(Object.entries(supplierAnswers).map(([name, answers]) => [`supplier, phase "${name}"`, answers])),
 );

@@ -40,6 +40,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     operators,
     attention,
     orderIndex,
+    reconciliation,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -53,6 +54,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./operators/operator-admin-routes"),
     import("./attention/attention-admin-routes"),
     import("./orders/order-index-admin-routes"),
+    import("./orders/reconciliation-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -67,6 +69,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...operators.operatorRoutes,
     ...attention.attentionRoutes,
     ...orderIndex.orderIndexRoutes,
+    ...reconciliation.reconciliationRoutes,
   ];
 });
 

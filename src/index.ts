@@ -1,6 +1,7 @@
 import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { once } from "./kernel/once";
+import { isHourlyRun } from "./orders/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
 export { OrderObject } from "./orders/order-object";
@@ -14,13 +15,22 @@ const queueHandler = once(async () => (await import("./webhooks/queue-handler"))
 /** The order indexer, loaded with the first scheduled run. */
 const orderIndexer = once(async () => (await import("./orders/order-indexer")).scheduledIndexRun);
 
+/**
+ * The cron (every 5 minutes) sweeps reservations and brings the order index up to date each time and,
+ * once an hour, reconciles the last day and stores the run for the Needs attention list; the indexer and
+ * the reconciliation are loaded only then.
+ */
+async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
+  await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime);
+  await (
+    await orderIndexer()
+  )(env);
+  if (!isHourlyRun(controller.scheduledTime)) return;
+  await (await import("./orders/reconciliation")).runAndStore(env);
+}
+
 export default {
   fetch: handleRequest,
   queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
-  scheduled: async (controller, env) => {
-    await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime);
-    await (
-      await orderIndexer()
-    )(env);
-  },
+  scheduled,
 } satisfies ExportedHandler<Env>;

@@ -711,6 +711,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Reconcile orders, wallet ledgers and sold codes over a period
+         * @description Three checks over orders created (and ledger movements made) from `createdFrom` to `createdTo`: every ledger movement that names an order matches that order's row in the order index (its state and amounts); every indexed order in an end state has ledger lines netting to its charge minus its refunds, across every region its wallet has been in; every code sold to those orders is in exactly its order's redeem, and no sold code belongs to no order. A movement of an order still open (created or confirmed) is counted, not a mismatch. Orders and movements changed within `grace` seconds are left to the next run. Each mismatch names the operator routes that show it. Reads only; it reads every wallet's ledger from the period's start on. docs/operator-api.md, Reconciliation, says what each check means; the scheduled job runs it hourly over the last day.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminReconcile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/wallets/{clientId}/{currency}": {
         parameters: {
             query?: never;
@@ -1526,6 +1548,50 @@ export interface components {
                     threshold: number;
                     balance: number;
                 }[];
+                /** @description The last reconciliation run (hourly over the last day, or the console's run now) with its mismatches; null before the first. */
+                reconciliation: {
+                    /** @description When the run was made, unix milliseconds. */
+                    ranAt: number;
+                    createdFrom: number;
+                    createdTo: number;
+                    checked: {
+                        /** @description Wallets in the registry. */
+                        wallets: number;
+                        /** @description Wallet objects read: one per region each wallet has been in. */
+                        walletObjects: number;
+                        /** @description Ledger movements in the period that name an order. */
+                        ledgerMovements: number;
+                        /** @description Orders named by those movements, checked against the index. */
+                        ordersOfMovements: number;
+                        /** @description Orders named by those movements that are still open (created or confirmed): not a mismatch. */
+                        openOrders: number;
+                        /** @description Indexed orders created in the period. */
+                        indexedOrders: number;
+                        /** @description Of those, orders in an end state whose ledger lines were summed. */
+                        endedOrders: number;
+                        /** @description Codes sold to those orders or sold in the period. */
+                        soldCodes: number;
+                        /** @description Orders changed within the grace: left to the next run. */
+                        leftToNextRun: number;
+                    };
+                    /** @description Every mismatch the run found. */
+                    mismatchCount: number;
+                    /** @description The first 100 of them; every one is also a log line of the run. */
+                    mismatches: {
+                        /**
+                         * @description Which check found it (docs/operator-api.md, Reconciliation).
+                         * @enum {string}
+                         */
+                        check: "ledger_matches_index" | "index_matches_ledger" | "codes_match_redeem";
+                        /** @description The order; null when the mismatch names no order of this service. */
+                        orderId: string | null;
+                        clientId: string | null;
+                        /** @description What disagrees, in words. */
+                        problem: string;
+                        /** @description The operator routes that show it: the order, the wallet's ledger. */
+                        lookAt: string[];
+                    }[];
+                } | null;
             };
         };
         AdminGetClientResponse: {
@@ -1717,6 +1783,48 @@ export interface components {
                 reserved: number;
                 sold: number;
             } | null;
+        };
+        AdminReconcileResponse: {
+            /** @enum {string} */
+            message: "Reconciliation";
+            data: {
+                createdFrom: number;
+                createdTo: number;
+                checked: {
+                    /** @description Wallets in the registry. */
+                    wallets: number;
+                    /** @description Wallet objects read: one per region each wallet has been in. */
+                    walletObjects: number;
+                    /** @description Ledger movements in the period that name an order. */
+                    ledgerMovements: number;
+                    /** @description Orders named by those movements, checked against the index. */
+                    ordersOfMovements: number;
+                    /** @description Orders named by those movements that are still open (created or confirmed): not a mismatch. */
+                    openOrders: number;
+                    /** @description Indexed orders created in the period. */
+                    indexedOrders: number;
+                    /** @description Of those, orders in an end state whose ledger lines were summed. */
+                    endedOrders: number;
+                    /** @description Codes sold to those orders or sold in the period. */
+                    soldCodes: number;
+                    /** @description Orders changed within the grace: left to the next run. */
+                    leftToNextRun: number;
+                };
+                mismatches: {
+                    /**
+                     * @description Which check found it (docs/operator-api.md, Reconciliation).
+                     * @enum {string}
+                     */
+                    check: "ledger_matches_index" | "index_matches_ledger" | "codes_match_redeem";
+                    /** @description The order; null when the mismatch names no order of this service. */
+                    orderId: string | null;
+                    clientId: string | null;
+                    /** @description What disagrees, in words. */
+                    problem: string;
+                    /** @description The operator routes that show it: the order, the wallet's ledger. */
+                    lookAt: string[];
+                }[];
+            };
         };
         AdminReplayDeadLetterResponse: {
             /** @enum {string} */
@@ -5569,6 +5677,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminReconcile: {
+        parameters: {
+            query: {
+                /** @description Start of the period, unix milliseconds, inclusive. */
+                createdFrom: number;
+                /** @description End of the period, unix milliseconds, inclusive; at most 31 days after `createdFrom`. */
+                createdTo: number;
+                /** @description Seconds: orders and movements changed this recently are left to the next run (default 300). */
+                grace?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Reconciliation */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminReconcileResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

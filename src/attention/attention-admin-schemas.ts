@@ -1,6 +1,7 @@
 /** Requests and answers of the thresholds and of GET /admin/attention. */
 import * as z from "zod";
 import { TimerFailureView } from "../orders/order-admin-schemas";
+import { StoredRunView } from "../orders/reconciliation-admin-schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
 import { DeadLetterView } from "../webhooks/dead-letter-admin-schemas";
 import { AmountInput } from "../wallets/wallet-admin-schemas";
@@ -72,4 +73,7 @@ export const AttentionData = z.object({
   lowBalance: z
     .array(LowBalanceView)
     .describe("Wallets whose balance is below their low-balance threshold, by client and currency."),
+  reconciliation: StoredRunView.nullable().describe(
+    "The last reconciliation run (hourly over the last day, or the console's run now) with its mismatches; null before the first.",
+  ),
 });

@@ -3,6 +3,7 @@
  * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
  */
 import type { RouteExample } from "../http/route";
+import { RECONCILIATION_EXAMPLE } from "../orders/reconciliation-examples";
 
 export const attentionExamples = {
   adminGetAttention: {
@@ -61,6 +62,14 @@ export const attentionExamples = {
         },
       ],
       lowBalance: [{ clientId: "acme", currency: "USD", threshold: 250, balance: 120.5 }],
+      reconciliation: {
+        ranAt: 1795345080112,
+        createdFrom: RECONCILIATION_EXAMPLE.createdFrom,
+        createdTo: RECONCILIATION_EXAMPLE.createdTo,
+        checked: RECONCILIATION_EXAMPLE.checked,
+        mismatchCount: 1,
+        mismatches: RECONCILIATION_EXAMPLE.mismatches,
+      },
     },
   },
   adminSetStockThreshold: { request: { threshold: 20 }, data: { sku: "EU-VOUCHER", threshold: 20, available: 12 } },

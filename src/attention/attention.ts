@@ -2,12 +2,14 @@
  * What needs an operator's attention, read from every domain that knows: orders whose timers keep failing
  * (the stuck list), webhooks waiting in the dead letters, inventory SKUs below their low-stock threshold
  * and wallets below their low-balance threshold. GET /admin/attention answers it and the console's home
- * page shows it; each part links to where it is fixed. Reconciliation mismatches are not part of it yet.
+ * page shows it; each part links to where it is fixed. And the last reconciliation run (stored by the
+ * hourly job or the console's "run now"): when it ran, and its mismatches.
  */
 import { productSummariesStatement } from "../catalogue/catalogue-store";
 import { availableCodesStatement } from "../inventory/code-store";
 import { rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
+import { lastRun, type StoredRun } from "../orders/reconciliation-store";
 import { listTimerFailures, type TimerFailure } from "../orders/timer-failures";
 import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letters";
 import { currentBalance } from "../wallets/wallet-moves";
@@ -46,6 +48,8 @@ export interface Attention {
   deadLetters: { deadLetters: DeadLetter[]; more: boolean };
   lowStock: LowStock[];
   lowBalance: LowBalance[];
+  /** The last reconciliation run; null before the first. */
+  reconciliation: StoredRun | null;
 }
 
 /**
@@ -124,18 +128,20 @@ export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): P
     }));
 }
 
-/** The whole list: its four parts read in parallel. */
+/** The whole list: its five parts read in parallel. */
 export async function needsAttention(env: Pick<Env, "DB" | "WALLETS">): Promise<Attention> {
-  const [stuck, letters, lowStock, lowBalance] = await Promise.all([
+  const [stuck, letters, lowStock, lowBalance, reconciliation] = await Promise.all([
     listTimerFailures(env.DB, null, rowsToFetch(ATTENTION_PAGE)),
     listDeadLetters(env.DB, { status: "pending", limit: ATTENTION_PAGE }),
     skusBelowThreshold(env.DB),
     walletsBelowThreshold(env),
+    lastRun(env.DB),
   ]);
   return {
     stuckOrders: { orders: stuck.slice(0, ATTENTION_PAGE), more: stuck.length > ATTENTION_PAGE },
     deadLetters: { deadLetters: letters.deadLetters, more: letters.nextBefore !== null },
     lowStock,
     lowBalance,
+    reconciliation,
   };
 }

@@ -81,3 +81,62 @@ export function availableCodesStatement(db: D1Database, skus: string, binds: unk
     )
     .bind(...binds);
 }
+
+/** A sold code as the reconciliation reads it: its row id names it (its pin is the client's secret). */
+export interface SoldCode {
+  id: number;
+  sku: string;
+  pin: string;
+  orderId: string;
+  soldAt: number | null;
+}
+
+interface SoldCodeRow {
+  id: number;
+  sku: string;
+  pin: string;
+  order_id: string;
+  sold_at: number | null;
+}
+
+const soldCode = (row: SoldCodeRow): SoldCode => ({
+  id: row.id,
+  sku: row.sku,
+  pin: row.pin,
+  orderId: row.order_id,
+  soldAt: row.sold_at,
+});
+
+/** The codes sold to `orderIds`, by the order index of codes. */
+export async function codesSoldTo(db: D1Database, orderIds: readonly string[]): Promise<SoldCode[]> {
+  const found: SoldCode[] = [];
+  const unique = [...new Set(orderIds)];
+  // D1 binds at most 100 parameters per statement.
+  for (let start = 0; start < unique.length; start += 90) {
+    const chunk = unique.slice(start, start + 90);
+    const marks = chunk.map((_, at) => `?${at + 1}`).join(", ");
+    const { results } = await db
+      .prepare(
+        `SELECT id, sku, pin, order_id, sold_at FROM codes WHERE order_id IN (${marks}) AND status = 'sold' ORDER BY id`,
+      )
+      .bind(...chunk)
+      .all<SoldCodeRow>();
+    found.push(...results.map(soldCode));
+  }
+  return found;
+}
+
+/**
+ * The codes sold between `from` and `to` (unix ms, inclusive). No index serves `sold_at`: this reads the
+ * whole table, which an hourly run can afford (D1 bills a read a thousandth of a write), where an index
+ * would add a billed write to every sale.
+ */
+export async function codesSoldBetween(db: D1Database, from: number, to: number): Promise<SoldCode[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, sku, pin, order_id, sold_at FROM codes WHERE status = 'sold' AND sold_at >= ?1 AND sold_at <= ?2 ORDER BY id`,
+    )
+    .bind(from, to)
+    .all<SoldCodeRow>();
+  return results.map(soldCode);
+}

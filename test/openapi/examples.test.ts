@@ -9,10 +9,11 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
+import { saveRun } from "../../src/orders/reconciliation-store";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
-import { call, DEMO_KEY, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { call, DEMO_KEY, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { servedDocument } from "./conformance";
 
@@ -504,6 +505,20 @@ describe("success examples have the shape of real answers", () => {
       lastFailedAt: Date.now(),
       nextAttemptAt: Date.now() + 16_000,
     });
+    // A movement naming an order that does not exist: the reconciliation's mismatch, stored as the last run.
+    await wallet("acme", "USD").post({
+      key: "examples:stray",
+      kind: "order_refund",
+      amount: "0",
+      orderId: `ord_${"3".repeat(64)}`,
+    });
+    const reconciled = await admin(
+      "GET",
+      `/admin/reconciliation?createdFrom=${Date.now() - 3_600_000}&createdTo=${Date.now()}&grace=0`,
+    );
+    expect(reconciled.body.data.mismatches).toHaveLength(1);
+    await expectLikeExample("adminReconcile", reconciled);
+    await saveRun(env.DB, Date.now(), reconciled.body.data);
     await expectLikeExample("adminGetAttention", await admin("GET", "/admin/attention"));
     await clearTimerFailure(env.DB, stuckOrderId);
     await expectLikeExample(

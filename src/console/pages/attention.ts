@@ -2,8 +2,8 @@
  * GET /console, the home page: Needs attention. Stuck orders, dead letters waiting, SKUs below their
  * low-stock threshold and wallets below their low-balance threshold (src/attention/attention.ts, the same
  * read as GET /admin/attention), each row linking to the page where it is fixed; and the form that sets a
- * wallet's low-balance threshold (an operator's; a SKU's is on its catalogue page). Reconciliation
- * mismatches are not listed yet.
+ * wallet's low-balance threshold (an operator's; a SKU's is on its catalogue page); and the mismatches of
+ * the last reconciliation run, with when it ran and a link to run it now.
  */
 import { needsAttention } from "../../attention/attention";
 import { setWalletThreshold } from "../../attention/set-thresholds";
@@ -13,6 +13,7 @@ import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther, when } from "./parts";
+import { mismatchTable, runSummary } from "./reconciliation";
 
 /** Where each row is fixed: the pages of the console that act on it. */
 const orderPage = (orderId: string) => path("/console/orders", orderId);
@@ -78,6 +79,12 @@ async function page(
               <td class="num">${row.balance}</td><td class="num">${row.threshold}</td></tr>`,
           )}</tbody></table>`;
 
+  const run = data.reconciliation;
+  const shown = run?.mismatches.slice(0, 50) ?? [];
+  const reconciliation = html`${runSummary(run)}
+    ${shown.length === 0 ? nothing("reconciliation mismatches") : mismatchTable(shown)}
+    <p><a href="/console/reconciliation">${run !== null && run.mismatchCount > shown.length ? "Every stored mismatch, and run it now" : "Run the reconciliation now"}</a></p>`;
+
   const thresholdForm: Html = roleAllows(operator.role, "operator")
     ? html`<form method="post" action="/console" class="card" aria-labelledby="threshold-heading">
         <h3 id="threshold-heading">Set a wallet's low-balance threshold</h3>
@@ -102,7 +109,7 @@ async function page(
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
     <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
     <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm}</section>
-    <p class="hint">Reconciliation mismatches are not listed here yet.</p>`;
+    <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>`;
   return layout({ title: "Needs attention", operator, current: "/console", body });
 }
 

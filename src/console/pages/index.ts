@@ -33,6 +33,13 @@ export const PAGES: readonly PageEntry[] = [
   { path: "/console/orders", minRole: "viewer", postRole: "operator", nav: "Orders", load: () => import("./orders") },
   // Before /console/orders/:orderId, which would take "export" for an order id.
   { path: "/console/orders/export", minRole: "viewer", load: () => import("./orders-export") },
+  // Any role may run it now: it only reads, and writes only its own result (pages/reconciliation.ts).
+  {
+    path: "/console/reconciliation",
+    minRole: "viewer",
+    postRole: "viewer",
+    load: () => import("./reconciliation"),
+  },
   { path: "/console/orders/:orderId", minRole: "viewer", postRole: "operator", load: () => import("./order") },
   { path: "/console/clients", minRole: "viewer", postRole: "admin", nav: "Clients", load: () => import("./clients") },
   { path: "/console/clients/:clientId", minRole: "viewer", postRole: "admin", load: () => import("./client") },
