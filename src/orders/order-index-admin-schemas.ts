@@ -10,5 +10,5 @@ export const IndexerRunData = z.object({
   behind: z
     .number()
     .int()
-    .describe("Wallet objects with more new entries than one run reads (500): the next runs catch up."),
+    .describe("Wallet objects left with new entries when the run reached its bound of pages: the next runs catch up."),
 });

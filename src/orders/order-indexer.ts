@@ -17,8 +17,13 @@ import { objectIdOf } from "./order-id";
 import { cursorStatement, indexRowOf, ledgerCursors, openOrderIds, upsertStatement } from "./order-index";
 import type { OrderRecord } from "./order-record";
 
-/** Ledger entries read per wallet object per run: a wallet that moved more is caught up by the next runs. */
+/** Ledger entries read per page. */
 export const LEDGER_PAGE = 500;
+/**
+ * Full pages a run reads beyond each wallet's first, all wallets together: the run's bound (each page is up
+ * to 500 order reads and one D1 transaction). A wallet still behind is caught up by the next runs.
+ */
+export const PAGES_PER_RUN = 40;
 /** Open orders read again per run. */
 const OPEN_PER_RUN = 500;
 /** Order objects asked at once. */
@@ -73,25 +78,34 @@ export async function indexOrders(env: IndexerEnv, clientId?: string): Promise<I
   ).all<{ client_id: string }>();
   const cursors = await ledgerCursors(env.DB);
   const seen = new Set<string>();
+  let extraPages = 0;
   for (const [at, wallet] of registeredWallets(results).entries()) {
     const owner = results[at]!.client_id;
     // The objects it has been and the one it is; one a move is taking it to is read once the move is done.
     for (const placement of [...wallet.previous, placementOf(wallet)]) {
       const name = walletName(owner, wallet.currency, placement.generation, placement.region);
-      const after = cursors.get(name) ?? 0;
       const stub = walletStub(env, owner, wallet.currency, regionOf(placement.region), placement.generation);
-      const page = (await stub.entries(after, LEDGER_PAGE)) as LedgerEntry[];
       run.wallets += 1;
-      if (page.length === 0) continue;
-      if (page.length === LEDGER_PAGE) run.behind += 1;
-      const named = [...new Set(page.flatMap((entry) => (entry.orderId === null ? [] : [entry.orderId])))];
-      const fresh = named.filter((orderId) => !seen.has(orderId));
-      for (const orderId of fresh) seen.add(orderId);
-      run.entries += page.filter((entry) => entry.orderId !== null).length;
-      const records = await recordsOf(env, fresh);
-      run.orders += fresh.length;
-      const last = page[page.length - 1]!.seq;
-      run.rowsWritten += await commit(env, records, cursorStatement(env.DB, name, last));
+      // Page after page while pages come full: each wallet's first page, then the run's budget of further
+      // pages (shared by all wallets).
+      for (let after = cursors.get(name) ?? 0; ;) {
+        const page = (await stub.entries(after, LEDGER_PAGE)) as LedgerEntry[];
+        if (page.length === 0) break;
+        const named = [...new Set(page.flatMap((entry) => (entry.orderId === null ? [] : [entry.orderId])))];
+        const fresh = named.filter((orderId) => !seen.has(orderId));
+        for (const orderId of fresh) seen.add(orderId);
+        run.entries += page.filter((entry) => entry.orderId !== null).length;
+        const records = await recordsOf(env, fresh);
+        run.orders += fresh.length;
+        after = page[page.length - 1]!.seq;
+        run.rowsWritten += await commit(env, records, cursorStatement(env.DB, name, after));
+        if (page.length < LEDGER_PAGE) break;
+        if (extraPages >= PAGES_PER_RUN) {
+          run.behind += 1;
+          break;
+        }
+        extraPages += 1;
+      }
     }
   }
   const open = (await openOrderIds(env.DB, OPEN_PER_RUN)).filter((orderId) => !seen.has(orderId));

@@ -16,9 +16,9 @@ import {
   type IndexFilter,
   type IndexRow,
 } from "../../src/orders/order-index";
-import { indexOrders } from "../../src/orders/order-indexer";
+import { indexOrders, LEDGER_PAGE } from "../../src/orders/order-indexer";
 import worker from "../../src/index";
-import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
 import { expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
 beforeAll(async () => {
@@ -87,6 +87,20 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
     await worker.scheduled(controller, env);
     expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
   });
+
+  it("reads a wallet page after page while pages come full", async () => {
+    const { id: clientId, key } = await freshClient();
+    // More entries than a page before the order's charge.
+    for (let entry = 0; entry < LEDGER_PAGE + 10; entry += 1) await topUp(clientId, "USD", "1");
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    expect(await indexOrders(env, clientId)).toMatchObject({ wallets: 1, entries: 1, orders: 1, behind: 0 });
+    expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
+  }, 60_000);
 
   it("records what a partial order was charged and refunded", async () => {
     const { id: clientId, key } = await freshClient();
