@@ -1977,7 +1977,7 @@ export interface components {
                 rowsWritten: number;
                 /** @description Orders indexed while still open, read again by the next run. */
                 open: number;
-                /** @description Wallet objects with more new entries than one run reads (500): the next runs catch up. */
+                /** @description Wallet objects left with new entries when the run reached its bound of pages: the next runs catch up. */
                 behind: number;
             };
         };
@@ -3271,6 +3271,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3329,6 +3341,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3383,6 +3407,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -3466,6 +3502,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3530,6 +3578,18 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3592,6 +3652,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -3684,6 +3756,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3753,6 +3837,18 @@ export interface operations {
                     "application/json": components["schemas"]["DealNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3820,6 +3916,18 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -3885,6 +3993,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -3972,6 +4092,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4042,6 +4174,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["ApiKeyNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4129,6 +4273,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4214,6 +4370,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4281,6 +4449,18 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4320,6 +4500,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4399,6 +4591,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4453,6 +4657,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4526,6 +4742,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4591,6 +4819,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperatorNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4688,6 +4928,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4754,6 +5006,18 @@ export interface operations {
                     "application/json": components["schemas"]["OrderNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4816,6 +5080,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -4899,6 +5175,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -4941,6 +5229,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5026,6 +5326,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5082,6 +5394,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnauthenticatedError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5136,6 +5460,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5200,6 +5536,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkuNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5287,6 +5635,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5349,6 +5709,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkuNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5460,6 +5832,18 @@ export interface operations {
                     "application/json": components["schemas"]["UnsupportedMediaTypeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5527,6 +5911,18 @@ export interface operations {
                     "application/json": components["schemas"]["SkuNotFoundError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5592,6 +5988,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SkuNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5679,6 +6087,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5735,6 +6155,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5804,6 +6236,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -5907,6 +6351,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -5974,6 +6430,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -6048,6 +6516,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -6138,6 +6618,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -6238,6 +6730,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -6335,6 +6839,18 @@ export interface operations {
                     "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
             500: {
                 headers: {
@@ -6393,6 +6909,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
@@ -6473,6 +7001,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeadLetterAlreadyReplayedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
                 };
             };
             /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */

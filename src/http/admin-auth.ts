@@ -5,7 +5,7 @@
  */
 import { sha256Hex } from "../kernel/crypto";
 import { roleAllows, type Role } from "../kernel/roles";
-import { bearerToken } from "./auth";
+import { bearerToken, clientAddress, rateLimited } from "./auth";
 import { fail } from "./errors";
 import { log } from "../kernel/log";
 import type { AdminCaller, RequestContext } from "./route";
@@ -52,6 +52,19 @@ export function previousTokenOpen(
   return Number.isFinite(until) && now < until && until - now <= MAX_ADMIN_TOKEN_OVERLAP_MS;
 }
 
+/**
+ * Operator tokens this isolate has seen live, until when: such a token is still looked up on every request
+ * (a revocation takes effect at once) but is not counted against its address's budget of lookups.
+ */
+const recentlyLive = new Map<string, number>();
+const RECENTLY_LIVE_LIMIT = 1_000;
+const RECENTLY_LIVE_MS = 60_000;
+
+/** Test-only: forgets which operator tokens were seen live. */
+export function forgetLiveOperatorTokens(): void {
+  recentlyLive.clear();
+}
+
 /** The live operator holding a token, or null (unknown, or revoked). */
 export type OperatorLookup = (
   db: D1Database,
@@ -87,8 +100,20 @@ export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator
       }
       return { actor: { kind: "break-glass", label }, role: "admin", requestId };
     }
+    // A token not seen live lately costs a D1 read: counted against the sender's address first, so that a
+    // flood of made-up tokens gets 429 before D1 is read (as made-up API keys do, src/http/auth.ts).
+    const now = Date.now();
+    if ((recentlyLive.get(token) ?? 0) <= now) {
+      const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: `operator:${clientAddress(request)}` });
+      if (!success) rateLimited();
+    }
     const operator = await lookup(env.DB, token);
-    if (operator === null) fail("unauthenticated");
+    if (operator === null) {
+      recentlyLive.delete(token);
+      fail("unauthenticated");
+    }
+    if (recentlyLive.size >= RECENTLY_LIVE_LIMIT) recentlyLive.clear();
+    recentlyLive.set(token, now + RECENTLY_LIVE_MS);
     if (!roleAllows(operator.role, needed)) fail("forbidden", { role: operator.role, needed });
     return { actor: { kind: "operator", id: operator.id, name: operator.name }, role: operator.role, requestId };
   };

@@ -106,7 +106,7 @@ function checkEnvironment(key: string, env: Env): void {
   );
 }
 
-function rateLimited(): never {
+export function rateLimited(): never {
   throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
 }
 

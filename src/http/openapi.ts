@@ -146,7 +146,7 @@ function codeErrorSchema(code: ErrorCode): JsonSchema {
 function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "rate_limited");
-  if (doc.auth === "admin") codes.push("unauthenticated");
+  if (doc.auth === "admin") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin" && doc.role !== "viewer") codes.push("forbidden");
   if (doc.body !== undefined) codes.push("payload_too_large");
   if (doc.body !== undefined && doc.ownBodyErrors !== true) codes.push("malformed_json", "invalid_request_body");

@@ -2,6 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleRequest } from "../../src/app";
+import { forgetLiveOperatorTokens } from "../../src/http/admin-auth";
 import { forgetCachedKeys } from "../../src/http/auth";
 import { addClient, BASE, countingEnv, seedDemo } from "../helpers";
 
@@ -62,3 +63,54 @@ describe("unknown API keys are limited by address before D1 is read", () => {
     expect(counted.statements()).toBe(reads);
   });
 });
+
+async function sendAdmin(on: Env, token: string, address: string): Promise<Response> {
+  const request = new Request(`${BASE}/admin/operators`, {
+    headers: { authorization: `Bearer ${token}`, "cf-connecting-ip": address },
+  });
+  const exec = createExecutionContext();
+  const response = await handleRequest(request, on, exec);
+  await waitOnExecutionContext(exec);
+  return response;
+}
+
+describe("made-up operator tokens are limited by address before D1 is read", () => {
+  const madeUp = (n: number) => `opt_${n.toString(16).padStart(64, "0")}`;
+
+  it("answers 429 once an address has made 100 lookups of tokens not seen live; a live token still passes", async () => {
+    forgetLiveOperatorTokens();
+    const created = await sendAdminPost("Olga Flooded", "viewer");
+    // All below in one 10 s window of the limiter.
+    if (Date.now() % 10_000 > 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
+    // Seen live before the flood (this first lookup is counted), then not counted again.
+    expect((await sendAdmin(env, created, "203.0.113.90")).status).toBe(200);
+    const counted = countingEnv();
+    // 99 more lookups fill the address's 100.
+    for (let attempt = 0; attempt < 99; attempt += 1)
+      expect((await sendAdmin(counted.env, madeUp(attempt), "203.0.113.90")).status).toBe(403);
+    const reads = counted.statements();
+    const limited = await sendAdmin(counted.env, madeUp(100), "203.0.113.90");
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("10");
+    expect(await limited.json()).toEqual({ message: "Too many requests", code: "rate_limited" });
+    expect(counted.statements()).toBe(reads);
+    expect((await sendAdmin(counted.env, created, "203.0.113.90")).status).toBe(200);
+    // Another address has its own budget.
+    expect((await sendAdmin(counted.env, madeUp(101), "203.0.113.91")).status).toBe(403);
+  });
+});
+
+/** Creates an operator with the break-glass token; answers its token. */
+async function sendAdminPost(name: string, role: string): Promise<string> {
+  const request = new Request(`${BASE}/admin/operators`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ name, role }),
+  });
+  const exec = createExecutionContext();
+  const response = await handleRequest(request, env, exec);
+  await waitOnExecutionContext(exec);
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { data: { token: string } }).data.token;
+}
