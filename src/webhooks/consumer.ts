@@ -20,6 +20,7 @@ import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/clien
 import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
+import { recordDeliveries, type DeliveryRecord } from "./delivery-log";
 
 export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> &
   Partial<Pick<Env, "SERVICE_MODE">>;
@@ -181,24 +182,45 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
     return;
   }
 
+  const answers: DeliveryRecord[] = [];
   await Promise.all(
     valid.map(async ({ raw, message }) => {
       const fields = { messageId: raw.id, eventId: message.event.id, type: message.event.type, attempt: raw.attempts };
       const result = await attemptDelivery(message, secrets.get(message.clientId), env);
+      const answer = {
+        eventId: message.event.id,
+        attempts: raw.attempts,
+        status: result.status ?? null,
+        error: result.ok ? null : result.error,
+        answeredAt: Date.now(),
+      };
       if (result.ok) {
         log("info", "webhook delivered", { ...fields, status: result.status });
         raw.ack();
+        answers.push({ ...answer, outcome: "delivered" });
         return;
       }
       if (result.permanent || raw.attempts >= maxAttempts) {
         log("warn", "webhook dead-lettered", { ...fields, error: result.error });
-        if (await deadLetter(env, message, raw.attempts, result.error)) raw.ack();
-        else raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
+        if (await deadLetter(env, message, raw.attempts, result.error)) {
+          raw.ack();
+          answers.push({ ...answer, outcome: "dead_lettered" });
+        } else {
+          raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
+          answers.push({ ...answer, outcome: "retrying" });
+        }
         return;
       }
       const delaySeconds = backoffSeconds(raw.attempts);
       log("warn", "webhook delivery failed; retrying", { ...fields, error: result.error, delaySeconds });
       raw.retry({ delaySeconds });
+      answers.push({ ...answer, outcome: "retrying" });
     }),
   );
+  // After every message has its ack or retry: the record is for the operator and never changes a delivery.
+  try {
+    await recordDeliveries(env.DB, answers);
+  } catch (error) {
+    log("error", "could not record webhook answers", { events: answers.length, error: describeError(error) });
+  }
 }

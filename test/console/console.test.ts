@@ -5,6 +5,7 @@
  * wallet form that posts once however often it is sent, and the audited reveal of a redeem code.
  */
 import { env } from "cloudflare:workers";
+import { recordDeliveries } from "../../src/webhooks/delivery-log";
 import { beforeAll, describe, expect, it } from "vitest";
 import htmxSource from "../../node_modules/htmx.org/dist/htmx.min.js?raw";
 import htmxPackage from "../../node_modules/htmx.org/package.json";
@@ -367,7 +368,7 @@ describe("the order page", () => {
 });
 
 describe("the order page's webhook deliveries", () => {
-  it("lists each event of an order with a webhook URL, and the receiver's last answer when delivery gave up", async () => {
+  it("lists each event of an order with a webhook URL, the receiver's last answer, and its dead letters", async () => {
     const order = await createOrder(
       { productList: [line("DEMO-US-RANGE", 5)], webhookUrl: "http://127.0.0.1:9/hook" },
       DEMO_KEY,
@@ -389,12 +390,34 @@ describe("the order page's webhook deliveries", () => {
         Date.now(),
       )
       .run();
+    // The receiver's last answers as the queue consumer records them (attempt numbers above any the
+    // test's own queue reaches, so that its real attempts at 127.0.0.1:9 replace neither).
+    await recordDeliveries(env.DB, [
+      {
+        eventId: events[0]!.eventId,
+        attempts: 90,
+        outcome: "dead_lettered",
+        status: 500,
+        error: `HTTP 500: ${PROBE}`,
+        answeredAt: Date.now(),
+      },
+      {
+        eventId: events[1]!.eventId,
+        attempts: 91,
+        outcome: "delivered",
+        status: 204,
+        error: null,
+        answeredAt: Date.now(),
+      },
+    ]);
     const page = await fetchConsole("GET", `/console/orders/${orderId}`, { cookie: await signedIn("viewer") });
     expect(page.status).toBe(200);
     expectInert(page);
     expect(page.text).toContain(events[0]!.eventId);
     expect(page.text).toContain(`failed after 8 attempts`);
     expect(page.text).toContain(`HTTP 500: ${PROBE_ESCAPED}`);
+    expect(page.text).toMatch(/attempt 90, [^<]*: HTTP 500 \(HTTP 500: [^<]*\), failed; given up \(a dead letter\)/);
+    expect(page.text).toMatch(/attempt 91, [^<]*: HTTP 204, delivered/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
+import { deliveriesOfEvents } from "../../src/webhooks/delivery-log";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
 import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
@@ -111,10 +112,12 @@ describe("webhook consumer", () => {
 
   it("reads the secrets once per batch", async () => {
     const hook = listen();
+    // Reads only: the batch's answers are recorded afterwards in one write batch of their own.
     let queries = 0;
     const db = new Proxy(env.DB, {
       get(target, property) {
-        if (property === "prepare") return (sql: string) => ((queries += 1), target.prepare(sql));
+        if (property === "prepare")
+          return (sql: string) => ((queries += /^\s*SELECT/i.test(sql) ? 1 : 0), target.prepare(sql));
         const value = Reflect.get(target, property) as unknown;
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -278,5 +281,55 @@ describe("webhook consumer", () => {
       { id: "ok2", body: webhookMessage("acme") },
     ]);
     expect(again.explicitAcks.sort()).toEqual(["ok1", "ok2"]);
+  });
+});
+
+describe("the receiver's last answer, for the operator's order timeline", () => {
+  const answerOf = async (eventId: string) => (await deliveriesOfEvents(env.DB, [eventId])).get(eventId);
+
+  it("records each attempt's answer, a later attempt replacing an earlier one and never the reverse", async () => {
+    listen({ failFirst: 1, failWith: 503 });
+    const message = webhookMessage("acme");
+    await deliver([{ id: "r", attempts: 1, body: message }]);
+    expect(await answerOf(message.event.id)).toMatchObject({
+      attempts: 1,
+      outcome: "retrying",
+      status: 503,
+      error: "HTTP 503",
+    });
+    await deliver([{ id: "r", attempts: 2, body: message }]);
+    const delivered = await answerOf(message.event.id);
+    expect(delivered).toMatchObject({ attempts: 2, outcome: "delivered", status: 204, error: null });
+    // The first attempt's answer arriving late (a redelivered message) changes nothing.
+    listen({ failFirst: 1, failWith: 500 });
+    await deliver([{ id: "r", attempts: 1, body: message }]);
+    expect(await answerOf(message.event.id)).toEqual(delivered);
+  });
+
+  it("records a timeout without a status, and a dead letter as given up", async () => {
+    listen({ failFirst: 100, failWith: "timeout" });
+    const timedOut = webhookMessage("acme");
+    await deliver([{ id: "t", attempts: 8, body: timedOut }]);
+    expect(await answerOf(timedOut.event.id)).toMatchObject({
+      attempts: 8,
+      outcome: "dead_lettered",
+      status: null,
+      error: "timeout after 10 s",
+    });
+  });
+
+  it("changes no delivery when the record cannot be written", async () => {
+    listen();
+    const message = webhookMessage("acme");
+    const failingDb = new Proxy(env.DB, {
+      get: (target, name) =>
+        name === "batch"
+          ? () => Promise.reject(new Error("D1 unavailable"))
+          : (Reflect.get(target, name) as (...args: unknown[]) => unknown).bind(target),
+    });
+    const result = await deliver([{ id: "k", body: message }], { DB: failingDb });
+    expect(result.explicitAcks).toEqual(["k"]);
+    expect(await answerOf(message.event.id)).toBeUndefined();
+    expect(logs.some((line) => line.includes("could not record webhook answers"))).toBe(true);
   });
 });

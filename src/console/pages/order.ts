@@ -1,8 +1,8 @@
 /**
  * /console/orders/:orderId: one order and its timeline: created, the ledger movements of the order (charge,
  * refunds, void), each state its webhook events announced, with times; each line's supplier outcome; each
- * event's delivery (handed to the queue, and the receiver's last answer when delivery gave up: the dead
- * letter); a failing timer.
+ * event's delivery (handed to the queue, the receiver's last answer, and its dead letters); a failing
+ * timer.
  * Redeem codes are masked; revealing one is a POST (operator role) that writes an audit row first and
  * answers the page with that one code shown, never in a URL.
  */
@@ -14,6 +14,7 @@ import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { chargeKey, refundKey, voidKey } from "../../wallets/ledger-keys";
 import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letters";
+import { deliveriesOfEvents, type DeliveryRecord } from "../../webhooks/delivery-log";
 import { placedWallet } from "../../wallets/wallet-registry";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
@@ -73,27 +74,45 @@ function codes(record: OrderRecord, mayReveal: boolean, revealed: Revealed | nul
     <tbody>${rows}</tbody></table>`;
 }
 
-/** Each event's delivery: handed to the queue or not, and the receiver's last answer if it gave up. */
+/** The receiver's last answer to an event, in words. */
+function lastAnswer(answer: DeliveryRecord): Html {
+  const said = answer.status === null ? (answer.error ?? "no answer") : `HTTP ${answer.status}`;
+  const what = {
+    delivered: "delivered",
+    retrying: "failed; the queue tries again",
+    dead_lettered: "failed; given up (a dead letter)",
+  }[answer.outcome];
+  const why =
+    answer.outcome !== "delivered" && answer.status !== null && answer.error !== null ? html` (${answer.error})` : "";
+  return html`<div>attempt ${answer.attempts}, ${when(answer.answeredAt)}: ${said}${why}, ${what}</div>`;
+}
+
+/**
+ * Each event's delivery: handed to the queue or not, the receiver's last answer (webhook-deliveries), and
+ * its dead letters with their replays.
+ */
 function webhookDeliveries(
   record: OrderRecord,
   events: { eventId: string; state: string; at: number; sent: boolean }[],
+  answers: Map<string, DeliveryRecord>,
   deadLetters: DeadLetter[],
 ): Html {
   if (record.webhookUrl === null) return html`<p>The order has no webhook URL: no events are sent.</p>`;
   if (events.length === 0) return html`<p>No event yet.</p>`;
   const rows = events.map((event) => {
     const letters = deadLetters.filter((letter) => letter.eventId === event.eventId);
-    const outcome =
-      letters.length === 0
-        ? event.sent
-          ? "handed to the queue; no failed delivery recorded"
-          : "waiting to be handed to the queue"
-        : letters.map(
-            (
-              letter,
-            ) => html`<div>failed after ${letter.attempts ?? "the queue's"} attempts at ${when(letter.failedAt)}: ${letter.lastError}
-              ${letter.replayedAt !== null ? html` (replayed ${when(letter.replayedAt)})` : " (a dead letter waiting)"}</div>`,
-          );
+    const answer = answers.get(event.eventId);
+    const queued = event.sent
+      ? answer === undefined
+        ? "handed to the queue; no answer recorded yet"
+        : ""
+      : "waiting to be handed to the queue";
+    const outcome = html`${queued}${answer === undefined ? "" : lastAnswer(answer)}${letters.map(
+      (
+        letter,
+      ) => html`<div>dead letter: failed after ${letter.attempts ?? "the queue's"} attempts at ${when(letter.failedAt)}: ${letter.lastError}
+              ${letter.replayedAt !== null ? html` (replayed ${when(letter.replayedAt)})` : " (waiting)"}</div>`,
+    )}`;
     return html`<tr><td class="mono">${event.eventId}</td><td>${event.state}</td><td>${when(event.at)}</td><td>${outcome}</td></tr>`;
   });
   return html`<table><thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col">At</th><th scope="col">Delivery</th></tr></thead>
@@ -110,10 +129,11 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
     timerFailureOfOrder(env.DB, record.id),
     stub.webhookEvents(),
   ]);
-  const deadLetters = await deadLettersOfEvents(
-    env.DB,
-    events.map((event) => event.eventId),
-  );
+  const eventIds = events.map((event) => event.eventId);
+  const [deadLetters, answers] = await Promise.all([
+    deadLettersOfEvents(env.DB, eventIds),
+    deliveriesOfEvents(env.DB, eventIds),
+  ]);
   // What happened, in time order: created, the ledger's movements, each announced state, the state now.
   const moments: { at: number; item: Html }[] = [
     { at: record.createdAt, item: html`<strong>created</strong> (expires unconfirmed at ${when(record.expiresAt)})` },
@@ -140,7 +160,7 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
     ...moments.map(({ at, item }) => html`<li>${when(at)}: ${item}</li>`),
     html`<li>Now: <strong>${record.state}</strong>, invoice ${record.invoiceStatus}, last changed ${when(record.modifiedAt)}</li>`,
   ];
-  const deliveries = webhookDeliveries(record, events, deadLetters);
+  const deliveries = webhookDeliveries(record, events, answers, deadLetters);
   const lines = record.lines.map(
     (
       line,
