@@ -102,11 +102,11 @@ export const authenticate = apiKeyAuthentication(clientOfKey);
  * store's token lookup. Loaded with the first operator request, as the operator's routes are.
  */
 const operatorAuthorizer = once(async () => {
-  const [{ operatorAuthorization }, { liveOperatorOfToken }] = await Promise.all([
+  const [{ operatorAuthorization }, { hasOperatorTokenShape, liveOperatorOfToken }] = await Promise.all([
     import("./http/admin-auth"),
     import("./operators/operator-tokens"),
   ]);
-  return operatorAuthorization(liveOperatorOfToken);
+  return operatorAuthorization(liveOperatorOfToken, hasOperatorTokenShape);
 });
 
 export const handleRequest = createRouter([...CLIENT_ROUTES, ...healthPages], {

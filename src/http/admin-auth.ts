@@ -81,7 +81,10 @@ export type AuthorizeOperator = (request: Request, env: Env, requestId: string, 
  * role must allow `needed` (403 forbidden otherwise, which says which role was needed). Unknown, revoked
  * and missing tokens are all 403 unauthenticated.
  */
-export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator {
+export function operatorAuthorization(
+  lookup: OperatorLookup,
+  looksUp: (token: string) => boolean = () => true,
+): AuthorizeOperator {
   return async (request, env, requestId, needed) => {
     const token = bearerToken(request);
     if (token === null) fail("unauthenticated");
@@ -100,10 +103,11 @@ export function operatorAuthorization(lookup: OperatorLookup): AuthorizeOperator
       }
       return { actor: { kind: "break-glass", label }, role: "admin", requestId };
     }
-    // A token not seen live lately costs a D1 read: counted against the sender's address first, so that a
-    // flood of made-up tokens gets 429 before D1 is read (as made-up API keys do, src/http/auth.ts).
+    // A token of the shape the lookup reads D1 for, not seen live lately, is counted against the sender's
+    // address first, so that a flood of made-up tokens gets 429 before D1 is read (as made-up API keys do,
+    // src/http/auth.ts); a token of another shape is refused without a read.
     const now = Date.now();
-    if ((recentlyLive.get(token) ?? 0) <= now) {
+    if (looksUp(token) && (recentlyLive.get(token) ?? 0) <= now) {
       const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: `operator:${clientAddress(request)}` });
       if (!success) rateLimited();
     }

@@ -9,6 +9,11 @@ export const OPERATOR_TOKEN_PREFIX = "opt_";
 
 const OPERATOR_TOKEN = /^opt_[0-9a-f]{64}$/;
 
+/** Whether `token` has an operator token's shape: only such a token is looked up in D1. */
+export function hasOperatorTokenShape(token: string): boolean {
+  return OPERATOR_TOKEN.test(token);
+}
+
 /** A new token: 256 random bits. */
 export function newOperatorToken(): string {
   return `${OPERATOR_TOKEN_PREFIX}${randomHex(32)}`;
