@@ -1,5 +1,6 @@
 import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
+import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
 import { isHourlyRun } from "./orders/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
@@ -13,20 +14,28 @@ export { WalletObject } from "./wallets/wallet-object";
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
 /** The order indexer, loaded with the first scheduled run. */
-const orderIndexer = once(async () => (await import("./orders/order-indexer")).scheduledIndexRun);
+const orderIndexer = once(async () => (await import("./orders/order-indexer")).indexOrders);
 
 /**
  * The cron (every 5 minutes) sweeps reservations and brings the order index up to date each time and,
  * once an hour, reconciles the last day and stores the run for the Needs attention list; the indexer and
- * the reconciliation are loaded only then.
+ * the reconciliation are loaded only then. Each step runs whatever another did: a failure is logged (the
+ * next run tries again) and does not keep the steps after it from running.
  */
 async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
-  await sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime);
-  await (
-    await orderIndexer()
-  )(env);
-  if (!isHourlyRun(controller.scheduledTime)) return;
-  await (await import("./orders/reconciliation")).runAndStore(env);
+  const steps: [string, () => Promise<unknown>][] = [
+    ["inventory.sweep", () => sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)],
+    ["orders.index", async () => (await orderIndexer())(env)],
+  ];
+  if (isHourlyRun(controller.scheduledTime))
+    steps.push(["orders.reconcile", async () => (await import("./orders/reconciliation")).runAndStore(env)]);
+  for (const [step, run] of steps) {
+    try {
+      await run();
+    } catch (error) {
+      logFailure(error, { step: `scheduled.${step}` });
+    }
+  }
 }
 
 export default {

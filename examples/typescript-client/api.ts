@@ -5114,7 +5114,7 @@ export interface operations {
                  * @example acme
                  */
                 clientId?: string;
-                /** @description Only orders in this state. `created` and `confirmed` are not indexed: find such an order by its client and exact reference (GET /admin/orders). */
+                /** @description Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders). */
                 state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
                 /**
                  * @description Only orders with a line of this SKU.
@@ -5263,7 +5263,7 @@ export interface operations {
                  * @example acme
                  */
                 clientId?: string;
-                /** @description Only orders in this state. `created` and `confirmed` are not indexed: find such an order by its client and exact reference (GET /admin/orders). */
+                /** @description Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders). */
                 state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
                 /**
                  * @description Only orders with a line of this SKU.
@@ -6118,7 +6118,7 @@ export interface operations {
                 createdFrom: number;
                 /** @description End of the period, unix milliseconds, inclusive; at most 31 days after `createdFrom`. */
                 createdTo: number;
-                /** @description Seconds: orders and movements changed this recently are left to the next run (default 300). */
+                /** @description Seconds: orders and movements changed this recently are left to the next run (default 600). */
                 grace?: number;
             };
             header?: never;

@@ -1,10 +1,10 @@
 -- The order index: one row per order that has moved money (charged, refunded, or voided after a charge),
 -- for the operator's order search, its CSV export and the reconciliation (src/orders/order-index.ts).
 -- The order object stays the source of truth and writes nothing here: the indexer
--- (src/orders/order-indexer.ts), run by the scheduled job every minute and on an operator's request,
+-- (src/orders/order-indexer.ts), run by the scheduled job every 5 minutes and on an operator's request,
 -- reads each wallet's new ledger entries (every charge, refund and void credit names its order), reads
 -- those orders from their objects, and writes their rows, with the wallet's cursor, in one transaction.
--- A client request therefore makes no D1 call for the index; the index lags the orders by up to a minute.
+-- A client request therefore makes no D1 call for the index; the index lags the orders by up to 5 minutes.
 --
 -- Every row and every index entry written is billed (docs/benchmarks.md prices them), so there are few:
 -- the table, keyed by (client_id, reference) as the order object itself is named (a client's reference

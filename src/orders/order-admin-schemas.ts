@@ -78,7 +78,7 @@ const Millis = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
 const searchFilters = {
   clientId: ClientIdPath.optional().describe("Only this client's orders."),
   state: IndexedState.optional().describe(
-    "Only orders in this state. `created` and `confirmed` are not indexed: find such an order by its client and exact reference (GET /admin/orders).",
+    "Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders).",
   ),
   sku: Sku.optional()
     .describe("Only orders with a line of this SKU.")

@@ -11,8 +11,9 @@ import type { OrderState } from "./order-view-schemas";
 
 /**
  * Each state's stage: 1 while the order is open (the indexer reads it again), 2 once it has ended. A write
- * of a lower stage never replaces a higher one. A `created` order has moved no money, so no ledger names
- * it: it is found by its client and exact reference (the order object is named by them).
+ * of a lower stage never replaces a higher one. A `created` order is in the index only when a confirm cut
+ * off midway had taken its charge (the ledger names it); otherwise it moved no money and is found by its
+ * client and exact reference (the order object is named by them).
  */
 const STAGES: Record<OrderState, number> = {
   created: 1,
@@ -89,7 +90,7 @@ interface StoredRow {
   stage: number;
 }
 
-/** SKUs are stored as `,a,b,` so that one SKU is the LIKE pattern `%,sku,%` (a SKU holds no comma). */
+/** SKUs are stored as `,a,b,` so that one SKU is the text `,sku,` in it (a SKU holds no comma). */
 function skusText(skus: readonly string[]): string {
   return `,${skus.join(",")},`;
 }
@@ -126,7 +127,7 @@ export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatem
       `INSERT INTO order_index (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
        ON CONFLICT (client_id, reference) DO UPDATE SET state = excluded.state, total = excluded.total,
          charged = excluded.charged, refunded = excluded.refunded, modified_at = excluded.modified_at,
-         stage = excluded.stage
+         expires_at = excluded.expires_at, stage = excluded.stage
        WHERE excluded.stage > order_index.stage
           OR (excluded.stage = order_index.stage AND excluded.modified_at > order_index.modified_at)`,
     )
@@ -173,13 +174,33 @@ export function cursorStatement(db: D1Database, wallet: string, afterSeq: number
     .bind(wallet, afterSeq);
 }
 
-/** The ids of orders indexed while still open (read through the partial index order_index_open). */
-export async function openOrderIds(db: D1Database, limit: number): Promise<string[]> {
-  const { results } = await db
-    .prepare(`SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 LIMIT ?1`)
-    .bind(limit)
-    .all<{ id: string }>();
-  return results.map((row) => row.id);
+/**
+ * Up to `limit` ids of orders indexed while still open, in id order from `from` on, wrapping around to the
+ * start (read through the partial index order_index_open): a run that cannot read them all starts where
+ * chance puts it, so that over runs every open order is read again.
+ */
+export async function openOrderIds(db: D1Database, limit: number, from = ""): Promise<string[]> {
+  const page = (after: string, below: string | null, count: number) =>
+    db
+      .prepare(
+        `SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 AND id >= ?1` +
+          (below === null ? "" : ` AND id < ?3`) +
+          ` ORDER BY id LIMIT ?2`,
+      )
+      .bind(after, count, ...(below === null ? [] : [below]))
+      .all<{ id: string }>();
+  const ids = (await page(from, null, limit)).results.map((row) => row.id);
+  if (ids.length < limit && from !== "")
+    ids.push(...(await page("", from, limit - ids.length)).results.map((row) => row.id));
+  return ids;
+}
+
+/** How many orders are indexed as still open. */
+export async function openOrderCount(db: D1Database): Promise<number> {
+  const row = await db
+    .prepare(`SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_open WHERE stage < 2`)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
 }
 
 // ---- reading
@@ -216,11 +237,6 @@ export function parseCursor(text: string): IndexCursor | null {
 /** Greater than any character a reference can hold, so that `prefix || PREFIX_END` bounds a prefix range. */
 const PREFIX_END = String.fromCodePoint(0x10ffff);
 
-/** `%` and `_` are LIKE's wildcards; a SKU holds neither, but nothing here relies on that. */
-function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
 /**
  * The query of a page, newest first (createdAt, then id). A client's reference prefix is a range of the
  * table's key, sorted afterwards; every other filter walks the time index from the newest order (or from
@@ -243,7 +259,7 @@ export function listQuery(
     where.push(`reference >= ${bind(filter.reference!)}`, `reference < ${bind(filter.reference! + PREFIX_END)}`);
   }
   if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
-  if (filter.sku !== undefined) where.push(`skus LIKE ${bind(`%,${likeLiteral(filter.sku)},%`)} ESCAPE '\\'`);
+  if (filter.sku !== undefined) where.push(`instr(skus, ${bind(`,${filter.sku},`)}) > 0`);
   if (filter.createdFrom !== undefined) where.push(`created_at >= ${bind(filter.createdFrom)}`);
   if (filter.createdTo !== undefined) where.push(`created_at <= ${bind(filter.createdTo)}`);
   if (after !== null) where.push(`(created_at, id) < (${bind(after.createdAt)}, ${bind(after.id)})`);

@@ -10,11 +10,17 @@
  * commit is read again by the next run, and every write is an upsert that only a later version of the
  * order passes.
  */
-import { logFailure } from "../kernel/log";
 import { walletName, type LedgerEntry } from "../wallets/ledger";
 import { placementOf, regionOf, registeredWallets, walletStub } from "../wallets/wallet-registry";
 import { objectIdOf } from "./order-id";
-import { cursorStatement, indexRowOf, ledgerCursors, openOrderIds, upsertStatement } from "./order-index";
+import {
+  cursorStatement,
+  indexRowOf,
+  ledgerCursors,
+  openOrderCount,
+  openOrderIds,
+  upsertStatement,
+} from "./order-index";
 import type { OrderRecord } from "./order-record";
 
 /** Ledger entries read per page. */
@@ -24,8 +30,8 @@ export const LEDGER_PAGE = 500;
  * to 500 order reads and one D1 transaction). A wallet still behind is caught up by the next runs.
  */
 export const PAGES_PER_RUN = 40;
-/** Open orders read again per run. */
-const OPEN_PER_RUN = 500;
+/** Open orders read again per run (when more are open, each run reads this many from a random place). */
+const OPEN_PER_RUN = 2_000;
 /** Order objects asked at once. */
 const ASK_AT_ONCE = 16;
 
@@ -108,19 +114,12 @@ export async function indexOrders(env: IndexerEnv, clientId?: string): Promise<I
       }
     }
   }
-  const open = (await openOrderIds(env.DB, OPEN_PER_RUN)).filter((orderId) => !seen.has(orderId));
+  // From a random place among them, so that over runs every one is read when there are more than a run reads.
+  const from = `ord_${[...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  const open = (await openOrderIds(env.DB, OPEN_PER_RUN, from)).filter((orderId) => !seen.has(orderId));
   const reread = await recordsOf(env, open);
   run.orders += open.length;
   run.rowsWritten += await commit(env, reread, null);
-  run.open = (await openOrderIds(env.DB, OPEN_PER_RUN)).length;
+  run.open = await openOrderCount(env.DB);
   return run;
-}
-
-/** The scheduled job's run: a failure is logged (the next run starts again from the cursors). */
-export async function scheduledIndexRun(env: IndexerEnv): Promise<void> {
-  try {
-    await indexOrders(env);
-  } catch (error) {
-    logFailure(error, { step: "orders.index" });
-  }
 }

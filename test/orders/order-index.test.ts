@@ -16,6 +16,8 @@ import {
   type IndexFilter,
   type IndexRow,
 } from "../../src/orders/order-index";
+import { SWEEP_SEAMS } from "../../src/inventory/sweep";
+import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { indexOrders, LEDGER_PAGE } from "../../src/orders/order-indexer";
 import worker from "../../src/index";
 import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
@@ -101,6 +103,24 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
     expect(await indexOrders(env, clientId)).toMatchObject({ wallets: 1, entries: 1, orders: 1, behind: 0 });
     expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
   }, 60_000);
+
+  it("is run by the scheduled job even when the sweep before it fails", async () => {
+    const { id: clientId, key } = await freshClient();
+    const reference = uid("ref");
+    const created = expectOk(
+      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+    );
+    expectOk(await confirmOrder(created.id, key));
+    expect(await ended(created.id)).toBe("successful");
+    armFault(SWEEP_SEAMS.findStale, { when: "before" });
+    try {
+      await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env);
+      expect(firedFaults()).toEqual([`${SWEEP_SEAMS.findStale}:before`]);
+    } finally {
+      clearFaults();
+    }
+    expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
+  });
 
   it("records what a partial order was charged and refunded", async () => {
     const { id: clientId, key } = await freshClient();
@@ -215,8 +235,13 @@ describe("the upsert only accepts a later write", () => {
     const own = row(2, "partial", { refunded: "5", modifiedAt: 1_500 });
     expect(await writeIndexRow(env.DB, own)).toBe(2);
     expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_400 })).toBe(0);
-    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600 })).toBe(1);
-    expect(await indexed(own.clientId, own.reference)).toMatchObject({ state: "failed", modified_at: 1_600 });
+    // A later write carries every field that can change, expiresAt too (the sandbox's expire-now moves it).
+    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600, expiresAt: 1_550 })).toBe(1);
+    expect(await indexed(own.clientId, own.reference)).toMatchObject({
+      state: "failed",
+      modified_at: 1_600,
+      expires_at: 1_550,
+    });
   });
 
   it("is built from the stored order alone", async () => {
@@ -296,5 +321,46 @@ describe("a list", () => {
     const first = await listIndex(env.DB, { clientId }, null, 2);
     const rest = await listIndex(env.DB, { clientId }, { createdAt: first[1]!.createdAt, id: first[1]!.id }, 2);
     expect([...first, ...rest].map((row) => row.reference)).toEqual(["OTHER", "INV-10", "INV-2", "INV-1"]);
+  });
+});
+
+describe("open orders and long SKUs", () => {
+  const openRow = (id: string, reference: string, skus = ["DEMO-US-RANGE"]): IndexRow => ({
+    id,
+    clientId: "open-client",
+    reference,
+    state: "processing",
+    wallet: "USD",
+    total: "1",
+    charged: "1",
+    refunded: "0",
+    skus,
+    createdAt: 5_000,
+    modifiedAt: 5_000,
+    expiresAt: 605_000,
+    stage: 1,
+  });
+
+  it("reads open orders from a given place on, wrapping around to the start", async () => {
+    for (const at of [1, 2, 3]) await writeIndexRow(env.DB, openRow(`ord_zz${at}`, `open-${at}`));
+    expect(await openOrderIds(env.DB, 2, "ord_zz2")).toEqual(["ord_zz2", "ord_zz3"]);
+    const wrapped = await openOrderIds(env.DB, 10_000, "ord_zz3");
+    expect(wrapped[0]).toBe("ord_zz3");
+    expect(wrapped).toContain("ord_zz1");
+    expect(new Set(wrapped).size).toBe(wrapped.length);
+  });
+
+  it("finds a SKU of any length, and only with its exact case", async () => {
+    const long = `SKU-${"X".repeat(55)}_%`;
+    await writeIndexRow(env.DB, {
+      ...openRow(`ord_${"e".repeat(64)}`, "long-sku", [long]),
+      stage: 2,
+      state: "successful",
+    });
+    const found = async (sku: string) =>
+      (await listIndex(env.DB, { clientId: "open-client", sku }, null, 10)).map((row) => row.reference);
+    expect(await found(long)).toEqual(["long-sku"]);
+    expect(await found(long.toLowerCase())).toEqual([]);
+    expect(await found("SKU-")).toEqual([]);
   });
 });
