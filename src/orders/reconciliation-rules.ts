@@ -5,8 +5,11 @@
 import { Money, type Money as MoneyT } from "../pricing/money";
 import type { OrderState } from "./order-view-schemas";
 
-/** Movements and orders changed this recently are left to the next run: their order may still be writing. */
-export const DEFAULT_GRACE_SECONDS = 300;
+/**
+ * Movements and orders changed this recently are left to the next run: their order may still be under way,
+ * and the index may not have them yet (the scheduled job brings it up to date every 5 minutes).
+ */
+export const DEFAULT_GRACE_SECONDS = 600;
 
 /** The longest period one request checks: a run reads every wallet's ledger from the period's start on. */
 export const MAX_PERIOD_MS = 31 * 86_400_000;

@@ -116,10 +116,16 @@ async function recordOf(env: Pick<Env, "ORDERS">, orderId: string): Promise<Orde
  * state has ledger lines netting to its charge minus its refunds; every code sold to those orders is in
  * exactly its order's redeem, and no sold code belongs to no order. docs/operator-api.md explains each.
  */
-export async function reconcile(env: ReconcileEnv, period: Period, now = Date.now()): Promise<Reconciliation> {
+export async function reconcile(
+  env: ReconcileEnv,
+  period: Period,
+  now = Date.now(),
+  { indexFirst = false } = {},
+): Promise<Reconciliation> {
   const { createdFrom, createdTo } = period;
-  // The index first brought up to date, so that every movement read below has had its order indexed.
-  await indexOrders(env);
+  // The hourly run and an operator's run bring the index up to date first, so that every movement read
+  // below has had its order indexed; a viewer's read reads it as it is (the default grace covers its lag).
+  if (indexFirst) await indexOrders(env);
   const settledBy = now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000;
   const settled = (at: number) => at <= settledBy;
   const inPeriod = (at: number) => at >= createdFrom && at <= createdTo;
@@ -181,6 +187,21 @@ export async function reconcile(env: ReconcileEnv, period: Period, now = Date.no
         );
       }
     }
+  }
+
+  // An order charged before the window whose refund or void falls in it: all of its lines, not only
+  // those of the window, so that its amounts are compared whole.
+  for (const [orderId, lines] of money) {
+    if (!lines.charged.isZero() || lines.inPeriod === 0) continue;
+    const wallet = wallets.find((one) => one.clientId === lines.clientId && one.currency === lines.currency);
+    if (wallet === undefined) continue;
+    let whole = emptyMoney(lines.clientId, lines.currency);
+    for (const placement of historyOf(wallet)) {
+      const stub = placedWallet(env, lines.clientId, lines.currency, placement);
+      for (const entry of (await stub.orderEntries(orderId)) as LedgerEntry[])
+        whole = addLine(whole, entry.kind, entry.amount, entry.createdAt, inPeriod(entry.createdAt));
+    }
+    money.set(orderId, whole);
   }
 
   // The index over the window those movements' orders were created in (never by id: there is no index on it).
@@ -332,8 +353,12 @@ export function lastDay(now: number): Period {
  * mismatch one structured log line, the run's summary one more, and the run stored as the last one for the
  * Needs attention list.
  */
-export async function runAndStore(env: ReconcileEnv, now = Date.now()): Promise<Reconciliation> {
-  const result = await reconcile(env, lastDay(now), now);
+export async function runAndStore(
+  env: ReconcileEnv,
+  now = Date.now(),
+  { indexFirst = true } = {},
+): Promise<Reconciliation> {
+  const result = await reconcile(env, lastDay(now), now, { indexFirst });
   for (const mismatch of result.mismatches)
     log("error", "reconciliation mismatch", { component: "reconciliation", ...mismatch });
   log("info", "reconciliation", {

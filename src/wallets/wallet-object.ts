@@ -115,6 +115,11 @@ export class WalletObject extends DurableObject<Env> {
     return this.ledger.page(afterSeq, limit);
   }
 
+  /** The movements naming the order (the reconciliation's look at an order charged long before). */
+  async orderEntries(orderId: string): Promise<LedgerEntry[]> {
+    return this.ledger.ofOrder(orderId);
+  }
+
   async entry(key: string): Promise<LedgerEntry | null> {
     return this.ledger.byKey(key);
   }

@@ -342,6 +342,17 @@ export class LedgerStore {
       .map(entryFromRow);
   }
 
+  /** The movements naming `orderId`, in order (read through the ledger_by_order index). */
+  ofOrder(orderId: string): LedgerEntry[] {
+    return this.sql
+      .exec<LedgerRow>(
+        `SELECT * FROM ledger WHERE order_id = ? AND NOT (kind = 'order_void' AND amount = '0') ORDER BY seq`,
+        orderId,
+      )
+      .toArray()
+      .map(entryFromRow);
+  }
+
   /** Every amount summed in decimal (SQLite's SUM would go through floating point), and how many there are. */
   sum(): { total: Money; count: number } {
     let total = new Money(0);
