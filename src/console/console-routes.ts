@@ -9,6 +9,7 @@
  * POST an Origin equal to this origin (else 403), then the role the page's entry asks (else 403).
  */
 import type { IRequest } from "itty-router";
+import { clientAddress } from "../http/auth";
 import { ApiError, HTTP_STATUS } from "../http/errors";
 import type { Page, RequestContext } from "../http/route";
 import { logFailure } from "../kernel/log";
@@ -98,18 +99,25 @@ function match(pathname: string): { entry: PageEntry; params: Record<string, str
 }
 
 /** The sign-in form; `failed` when a token was refused (the message is tied to the field). */
-function signInPage(failed: boolean, status = 200): Response {
+function signInPage(failed: boolean, status = 200, why = "That token is unknown or revoked."): Response {
   const body = html`<form method="post" action="/console/sign-in" class="card" novalidate>
       <p>Sign in with your operator token (an administrator gives it to you once, when your operator is made).</p>
       <div class="field">
         <label for="token">Operator token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required
           ${failed ? html`aria-invalid="true" aria-describedby="token-error"` : ""} />
-        ${failed ? html`<p id="token-error" class="error">That token is unknown or revoked.</p>` : ""}
+        ${failed ? html`<p id="token-error" class="error">${why}</p>` : ""}
       </div>
       <button type="submit">Sign in</button>
     </form>`;
   return document(layout({ title: "Sign in", operator: null, body }), status);
+}
+
+/** 429: too many sign-in tries from this address; the form again, with when to try. */
+function tooManySignIns(): Response {
+  const response = signInPage(true, 429, "Too many sign-in tries from this address: wait 10 seconds and try again.");
+  response.headers.set("retry-after", "10");
+  return response;
 }
 
 async function signIn(request: Request, env: Env): Promise<Response> {
@@ -118,6 +126,10 @@ async function signIn(request: Request, env: Env): Promise<Response> {
   const form = await request.formData().catch(() => null);
   const token = form?.get("token");
   if (typeof token !== "string" || token.length === 0 || token.length > 512) return signInPage(true, 401);
+  // Each try costs a D1 read: counted against the sender's address as a made-up bearer token is
+  // (src/http/admin-auth.ts), so that a flood of guesses meets 429 before D1 is read.
+  const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: `operator:${clientAddress(request)}` });
+  if (!success) return tooManySignIns();
   const started = await startSession(env, token, Date.now());
   if (started === null) return signInPage(true, 401);
   return seeOther("/console", { "set-cookie": started.setCookie });

@@ -75,6 +75,38 @@ async function sendAdmin(on: Env, token: string, address: string): Promise<Respo
 }
 
 describe("made-up operator tokens are limited by address before D1 is read", () => {
+  it("in console sign-in too: 429 once an address has tried 100 tokens, without reading D1", async () => {
+    const signIn = async (on: Env, token: string) => {
+      const exec = createExecutionContext();
+      const response = await handleRequest(
+        new Request(`${BASE}/console/sign-in`, {
+          method: "POST",
+          headers: {
+            origin: BASE,
+            "content-type": "application/x-www-form-urlencoded",
+            "cf-connecting-ip": "203.0.113.120",
+          },
+          body: new URLSearchParams({ token }).toString(),
+        }),
+        on,
+        exec,
+      );
+      await waitOnExecutionContext(exec);
+      return response;
+    };
+    if (Date.now() % 10_000 > 5_000)
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
+    const counted = countingEnv();
+    for (let attempt = 0; attempt < 100; attempt += 1)
+      expect((await signIn(counted.env, `opt_${attempt.toString(16).padStart(64, "0")}`)).status).toBe(401);
+    const reads = counted.statements();
+    const limited = await signIn(counted.env, `opt_${"f".repeat(64)}`);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("retry-after")).toBe("10");
+    expect(await limited.text()).toContain("Too many sign-in tries from this address");
+    expect(counted.statements()).toBe(reads);
+  });
+
   const madeUp = (n: number) => `opt_${n.toString(16).padStart(64, "0")}`;
 
   it("answers 429 once an address has made 100 lookups of tokens not seen live; a live token still passes", async () => {
