@@ -1,5 +1,5 @@
 -- The receiver's last answer to each webhook event, for the operator's order timeline (the console's order
--- page). One row per event, replaced by each later attempt: 1 D1 row written per delivery attempt (an
+-- page). One row per event, replaced by each answer given later (a replayed dead letter's included): 1 D1 row written per delivery attempt (an
 -- event delivered at its first attempt writes 1). Written by the queue consumer after it has acked or
 -- retried the batch's messages, so that a failure here never changes a delivery (it is logged).
 --   outcome: delivered (a 2xx), retrying (a failed attempt the queue tries again), dead_lettered (given up)

@@ -30,8 +30,9 @@ interface DeliveryRow {
 }
 
 /**
- * Records the answers, each replacing an earlier attempt's (never a later one's: a message retried and
- * answered out of order keeps the higher attempt).
+ * Records the answers, each replacing one answered earlier (never one answered later: two deliveries of an
+ * event answered out of order keep the later answer). By time, not by attempt: a replayed dead letter
+ * starts its attempts at 1 again, and its answer is the event's last.
  */
 export async function recordDeliveries(db: D1Database, records: readonly DeliveryRecord[]): Promise<void> {
   if (records.length === 0) return;
@@ -43,7 +44,7 @@ export async function recordDeliveries(db: D1Database, records: readonly Deliver
            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
            ON CONFLICT (event_id) DO UPDATE SET attempts = excluded.attempts, outcome = excluded.outcome,
              status = excluded.status, error = excluded.error, answered_at = excluded.answered_at
-           WHERE excluded.attempts >= webhook_deliveries.attempts`,
+           WHERE excluded.answered_at >= webhook_deliveries.answered_at`,
         )
         .bind(
           record.eventId,

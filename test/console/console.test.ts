@@ -390,8 +390,8 @@ describe("the order page's webhook deliveries", () => {
         Date.now(),
       )
       .run();
-    // The receiver's last answers as the queue consumer records them (attempt numbers above any the
-    // test's own queue reaches, so that its real attempts at 127.0.0.1:9 replace neither).
+    // The receiver's last answers as the queue consumer records them (answered a day ahead, so that the
+    // test queue's own attempts at 127.0.0.1:9 replace neither).
     await recordDeliveries(env.DB, [
       {
         eventId: events[0]!.eventId,
@@ -399,7 +399,7 @@ describe("the order page's webhook deliveries", () => {
         outcome: "dead_lettered",
         status: 500,
         error: `HTTP 500: ${PROBE}`,
-        answeredAt: Date.now(),
+        answeredAt: Date.now() + 86_400_000,
       },
       {
         eventId: events[1]!.eventId,
@@ -407,7 +407,7 @@ describe("the order page's webhook deliveries", () => {
         outcome: "delivered",
         status: 204,
         error: null,
-        answeredAt: Date.now(),
+        answeredAt: Date.now() + 86_400_000,
       },
     ]);
     const page = await fetchConsole("GET", `/console/orders/${orderId}`, { cookie: await signedIn("viewer") });

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
-import { deliveriesOfEvents } from "../../src/webhooks/delivery-log";
+import { deliveriesOfEvents, recordDeliveries } from "../../src/webhooks/delivery-log";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
 import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
@@ -287,7 +287,7 @@ describe("webhook consumer", () => {
 describe("the receiver's last answer, for the operator's order timeline", () => {
   const answerOf = async (eventId: string) => (await deliveriesOfEvents(env.DB, [eventId])).get(eventId);
 
-  it("records each attempt's answer, a later attempt replacing an earlier one and never the reverse", async () => {
+  it("records each attempt's answer, a later answer replacing an earlier one and never the reverse", async () => {
     listen({ failFirst: 1, failWith: 503 });
     const message = webhookMessage("acme");
     await deliver([{ id: "r", attempts: 1, body: message }]);
@@ -300,10 +300,15 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
     await deliver([{ id: "r", attempts: 2, body: message }]);
     const delivered = await answerOf(message.event.id);
     expect(delivered).toMatchObject({ attempts: 2, outcome: "delivered", status: 204, error: null });
-    // The first attempt's answer arriving late (a redelivered message) changes nothing.
-    listen({ failFirst: 1, failWith: 500 });
-    await deliver([{ id: "r", attempts: 1, body: message }]);
+    // An answer given before it, recorded late, changes nothing.
+    await recordDeliveries(env.DB, [
+      { ...delivered!, attempts: 3, outcome: "retrying", status: 500, answeredAt: delivered!.answeredAt - 1 },
+    ]);
     expect(await answerOf(message.event.id)).toEqual(delivered);
+    // A replayed dead letter starts at attempt 1 again: its later answer is the event's last.
+    listen();
+    await deliver([{ id: "replayed", attempts: 1, body: message }]);
+    expect(await answerOf(message.event.id)).toMatchObject({ attempts: 1, outcome: "delivered", status: 204 });
   });
 
   it("records a timeout without a status, and a dead letter as given up", async () => {
