@@ -12,7 +12,7 @@
  */
 import { walletName, type LedgerEntry } from "../wallets/ledger";
 import { placementOf, regionOf, registeredWallets, walletStub } from "../wallets/wallet-registry";
-import { objectIdOf } from "./order-id";
+import { randomHex } from "../kernel/crypto";
 import {
   cursorStatement,
   indexRowOf,
@@ -21,6 +21,7 @@ import {
   openOrderIds,
   upsertStatement,
 } from "./order-index";
+import { orderRecordById } from "./order-lookup";
 import type { OrderRecord } from "./order-record";
 
 /** Ledger entries read per page. */
@@ -55,10 +56,7 @@ type IndexerEnv = Pick<Env, "DB" | "WALLETS" | "ORDERS">;
 async function recordsOf(env: IndexerEnv, orderIds: readonly string[]): Promise<OrderRecord[]> {
   const records: OrderRecord[] = [];
   for (let start = 0; start < orderIds.length; start += ASK_AT_ONCE) {
-    const asked = orderIds.slice(start, start + ASK_AT_ONCE).map(async (orderId) => {
-      const id = objectIdOf(env.ORDERS, orderId);
-      return id === null ? null : ((await env.ORDERS.get(id).record()) as OrderRecord | null);
-    });
+    const asked = orderIds.slice(start, start + ASK_AT_ONCE).map((orderId) => orderRecordById(env.ORDERS, orderId));
     for (const record of await Promise.all(asked)) if (record !== null) records.push(record);
   }
   return records;
@@ -115,7 +113,7 @@ export async function indexOrders(env: IndexerEnv, clientId?: string): Promise<I
     }
   }
   // From a random place among them, so that over runs every one is read when there are more than a run reads.
-  const from = `ord_${[...crypto.getRandomValues(new Uint8Array(32))].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  const from = `ord_${randomHex(32)}`;
   const open = (await openOrderIds(env.DB, OPEN_PER_RUN, from)).filter((orderId) => !seen.has(orderId));
   const reread = await recordsOf(env, open);
   run.orders += open.length;

@@ -16,9 +16,9 @@ import {
   registeredWalletsStatement,
   type RegisteredWallet,
 } from "../wallets/wallet-registry";
-import { objectIdOf } from "./order-id";
-import { indexRowsByReference, walkIndex, type IndexRow } from "./order-index";
+import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "./order-index";
 import { indexOrders } from "./order-indexer";
+import { orderRecordById } from "./order-lookup";
 import type { OrderRecord } from "./order-record";
 import {
   addLine,
@@ -47,9 +47,6 @@ export interface Period {
 }
 
 type ReconcileEnv = Pick<Env, "DB" | "WALLETS" | "ORDERS" | "ORDER_TTL_SECONDS">;
-
-/** States of an order that has not ended: what its ledger lines come to is not final yet. */
-const OPEN_STATES: ReadonlySet<string> = new Set(["created", "confirmed", "processing"]);
 
 const PAGE = 500;
 
@@ -103,13 +100,6 @@ async function allWallets(db: D1Database): Promise<(RegisteredWallet & { clientI
   return registeredWallets(rows).map((wallet, at) => ({ ...wallet, clientId: rows[at]!.client_id }));
 }
 
-/** The order's record from its own object; null when there is no such order of ours. */
-async function recordOf(env: Pick<Env, "ORDERS">, orderId: string): Promise<OrderRecord | null> {
-  const id = objectIdOf(env.ORDERS, orderId);
-  if (id === null) return null;
-  return (await env.ORDERS.get(id).record()) as OrderRecord | null;
-}
-
 /**
  * The three checks over orders created (and movements made) from `createdFrom` to `createdTo`, unix ms:
  * every ledger movement naming an order matches the order's index row; every indexed order in an end
@@ -149,7 +139,7 @@ export async function reconcile(
   };
   const records = new Map<string, Promise<OrderRecord | null>>();
   const record = (orderId: string) => {
-    if (!records.has(orderId)) records.set(orderId, recordOf(env, orderId));
+    if (!records.has(orderId)) records.set(orderId, orderRecordById(env.ORDERS, orderId));
     return records.get(orderId)!;
   };
 
@@ -231,7 +221,7 @@ export async function reconcile(
         );
         continue;
       }
-      if (OPEN_STATES.has(order.state)) {
+      if (!hasEnded(order.state)) {
         checked.openOrders += 1;
         continue;
       }

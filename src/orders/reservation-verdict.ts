@@ -6,8 +6,8 @@
  * processing sells them.
  */
 import type { AskHolder, HolderVerdict } from "../inventory/sweep";
-import { objectIdOf } from "./order-id";
 import type { OrderObject } from "./order-object";
+import { orderRecordById } from "./order-lookup";
 import type { OrderRecord } from "./order-record";
 import type { OrderState } from "./order-view-schemas";
 
@@ -22,9 +22,5 @@ export function verdictOn(record: OrderRecord | null, now: number): HolderVerdic
 
 /** The sweep's question, answered from each order's own object. */
 export function askOrders(orders: DurableObjectNamespace<OrderObject>): AskHolder {
-  return async (orderId, now) => {
-    const objectId = objectIdOf(orders, orderId);
-    const record = objectId === null ? null : ((await orders.get(objectId).record()) as OrderRecord | null);
-    return verdictOn(record, now);
-  };
+  return async (orderId, now) => verdictOn(await orderRecordById(orders, orderId), now);
 }

@@ -8,6 +8,7 @@
  */
 import { audit } from "../../audit/audit-log";
 import { objectIdOf } from "../../orders/order-id";
+import { orderRecordById } from "../../orders/order-lookup";
 import type { OrderRecord } from "../../orders/order-record";
 import { timerFailureOfOrder } from "../../orders/timer-failures";
 import { roleAllows } from "../../operators/roles";
@@ -22,11 +23,6 @@ import { readForm } from "../forms";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-
-async function recordOf(env: Env, orderId: string): Promise<OrderRecord | null> {
-  const id = objectIdOf(env.ORDERS, orderId);
-  return id === null ? null : ((await env.ORDERS.get(id).record()) as OrderRecord | null);
-}
 
 /** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
 async function movementsOf(env: Env, record: OrderRecord): Promise<LedgerEntry[]> {
@@ -121,7 +117,7 @@ function webhookDeliveries(
 
 async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html | null> {
   const { env, operator, params } = ctx;
-  const record = await recordOf(env, params.orderId!);
+  const record = await orderRecordById(env.ORDERS, params.orderId!);
   if (record === null) return null;
   const stub = env.ORDERS.get(objectIdOf(env.ORDERS, record.id)!);
   const [movements, failure, events] = await Promise.all([
@@ -210,7 +206,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   const form = await readForm(ctx.request);
   const line = Number(form.get("line"));
   const pin = Number(form.get("pin"));
-  const record = await recordOf(ctx.env, ctx.params.orderId!);
+  const record = await orderRecordById(ctx.env.ORDERS, ctx.params.orderId!);
   if (record === null) return notFound(ctx);
   const code = Number.isInteger(line) && Number.isInteger(pin) ? record.lines[line]?.redeem?.pins[pin] : undefined;
   if (code === undefined) return (await draw(ctx, null)) ?? notFound(ctx);
