@@ -85,6 +85,16 @@ export async function storedOrder(orderId: string): Promise<OrderRecord> {
   });
 }
 
+/** Waits until the order has stored an end state (processing started by confirm runs after its answer). */
+export async function ended(orderId: string): Promise<string> {
+  for (let wait = 0; wait < 300; wait += 1) {
+    const { state } = await storedOrder(orderId);
+    if (["successful", "partial", "failed", "rejected"].includes(state)) return state;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${orderId} never ended`);
+}
+
 export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
   return runInDurableObject(orderStubOf(orderId), (_instance, state) =>
     new OrderStore(state.storage)

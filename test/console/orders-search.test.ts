@@ -9,7 +9,7 @@ import { writeIndexRow } from "../../src/orders/order-index";
 import { admin } from "../admin-helpers";
 import { indexOrders } from "../../src/orders/order-indexer";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
-import { freshClient, storedOrder } from "../order-helpers";
+import { ended, freshClient, storedOrder } from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
 let client: { id: string; key: string };
@@ -17,14 +17,6 @@ const ids: string[] = [];
 let probeId: string;
 let openId: string;
 let viewer: string;
-
-async function ended(orderId: string): Promise<void> {
-  for (let wait = 0; wait < 300; wait += 1) {
-    if (["successful", "partial", "failed"].includes((await storedOrder(orderId)).state)) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${orderId} never ended`);
-}
 
 async function processed(reference: string): Promise<string> {
   const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference }, client.key);

@@ -21,7 +21,7 @@ import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { indexOrders, LEDGER_PAGE } from "../../src/orders/order-indexer";
 import worker from "../../src/index";
 import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
-import { expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
+import { ended, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -33,14 +33,15 @@ async function indexed(clientId: string, reference: string): Promise<Record<stri
     .first();
 }
 
-/** Waits until the processing that confirm started has stored an end state. */
-async function ended(orderId: string): Promise<string> {
-  for (let wait = 0; wait < 200; wait += 1) {
-    const { state } = await storedOrder(orderId);
-    if (["successful", "partial", "failed"].includes(state)) return state;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${orderId} never ended`);
+/** A one-unit sandbox order of a new reference, created, confirmed and processed to `successful`. */
+async function successfulOrder(key: string): Promise<{ created: { id: string }; reference: string }> {
+  const reference = uid("ref");
+  const created = expectOk(
+    await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
+  );
+  expectOk(await confirmOrder(created.id, key));
+  expect(await ended(created.id)).toBe("successful");
+  return { created, reference };
 }
 
 describe("the indexer writes an order's row from its wallet's ledger", () => {
@@ -79,12 +80,7 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
 
   it("is run by the scheduled job", async () => {
     const { id: clientId, key } = await freshClient();
-    const reference = uid("ref");
-    const created = expectOk(
-      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
-    );
-    expectOk(await confirmOrder(created.id, key));
-    expect(await ended(created.id)).toBe("successful");
+    const { created, reference } = await successfulOrder(key);
     const controller = createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" });
     await worker.scheduled(controller, env);
     expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
@@ -94,24 +90,14 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
     const { id: clientId, key } = await freshClient();
     // More entries than a page before the order's charge.
     for (let entry = 0; entry < LEDGER_PAGE + 10; entry += 1) await topUp(clientId, "USD", "1");
-    const reference = uid("ref");
-    const created = expectOk(
-      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
-    );
-    expectOk(await confirmOrder(created.id, key));
-    expect(await ended(created.id)).toBe("successful");
+    const { created, reference } = await successfulOrder(key);
     expect(await indexOrders(env, clientId)).toMatchObject({ wallets: 1, entries: 1, orders: 1, behind: 0 });
     expect(await indexed(clientId, reference)).toMatchObject({ id: created.id, state: "successful" });
   }, 60_000);
 
   it("is run by the scheduled job even when the sweep before it fails", async () => {
     const { id: clientId, key } = await freshClient();
-    const reference = uid("ref");
-    const created = expectOk(
-      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
-    );
-    expectOk(await confirmOrder(created.id, key));
-    expect(await ended(created.id)).toBe("successful");
+    const { created, reference } = await successfulOrder(key);
     armFault(SWEEP_SEAMS.findStale, { when: "before" });
     try {
       await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "*/5 * * * *" }), env);
@@ -156,12 +142,7 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
 
   it("reads an order indexed while open again, until it has ended", async () => {
     const { id: clientId, key } = await freshClient();
-    const reference = uid("ref");
-    const created = expectOk(
-      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
-    );
-    expectOk(await confirmOrder(created.id, key));
-    expect(await ended(created.id)).toBe("successful");
+    const { created, reference } = await successfulOrder(key);
     await indexOrders(env, clientId);
     // As the indexer finds an order it read while an upstream line was still waiting on its supplier.
     await env.DB.prepare(
@@ -177,12 +158,7 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
 
   it("leaves its cursor where it was when the write fails, and the next run writes the row", async () => {
     const { id: clientId, key } = await freshClient();
-    const reference = uid("ref");
-    const created = expectOk(
-      await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference }, key),
-    );
-    expectOk(await confirmOrder(created.id, key));
-    expect(await ended(created.id)).toBe("successful");
+    const { created, reference } = await successfulOrder(key);
     const failing = new Proxy(env.DB, {
       get: (target, name) =>
         name === "batch"

@@ -13,7 +13,7 @@ import { OrderState } from "../../src/orders/order-view-schemas";
 import { admin, snapshot } from "../admin-helpers";
 import { call, confirmOrder, createOrder, line, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { expectError, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
+import { ended, expectError, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
 /** What the test knows of an order it made, to say which orders a filter must select. */
 interface Known {
@@ -31,15 +31,6 @@ let clientA: { id: string; key: string };
 let clientB: { id: string; key: string };
 /** An order left `created`: never in the index. */
 let openOrder: { id: string; reference: string };
-
-async function ended(orderId: string): Promise<string> {
-  for (let wait = 0; wait < 300; wait += 1) {
-    const { state } = await storedOrder(orderId);
-    if (["successful", "partial", "failed", "rejected"].includes(state)) return state;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${orderId} never ended`);
-}
 
 /** Creates an order, confirms it (or lets it expire) and waits until it has ended; remembers it. */
 async function placed(

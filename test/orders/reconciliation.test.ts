@@ -22,21 +22,11 @@ import { admin, auditActions, snapshot } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
 import { fetchConsole, signedIn } from "../console/console-helpers";
 import { confirmOrder, createOrder, line, seedDemo, wallet } from "../helpers";
-import { expectError, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
+import { ended, expectError, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
 
 const start = Date.now() - 1_000;
 
 beforeAll(seedDemo);
-
-/** Waits until the processing that confirm started has stored an end state. */
-async function ended(orderId: string): Promise<string> {
-  for (let wait = 0; wait < 300; wait += 1) {
-    const { state } = await storedOrder(orderId);
-    if (["successful", "partial", "failed", "rejected"].includes(state)) return state;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`${orderId} never ended`);
-}
 
 /** Creates (and, unless told otherwise, confirms) an order and waits for its end state. */
 async function order(
