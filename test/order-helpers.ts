@@ -4,6 +4,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { upsertStatement, type IndexRow } from "../src/orders/order-index";
 import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
 import type { TimerKind } from "../src/orders/order-timers";
@@ -281,4 +282,10 @@ export async function holdsOf(
       .toArray()
       .map((row) => row.order_id),
   );
+}
+
+/** Applies an order index row as the indexer does; answers the D1 rows it wrote, as D1 bills them. */
+export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
+  const result = await upsertStatement(db, row).run();
+  return result.meta.rows_written ?? 0;
 }

@@ -148,12 +148,6 @@ export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatem
     );
 }
 
-/** Applies the row; answers the D1 rows it wrote (index entries included), as D1 bills them. */
-export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
-  const result = await upsertStatement(db, row).run();
-  return result.meta.rows_written ?? 0;
-}
-
 // ---- the indexer's cursors and open orders
 
 /** How far the indexer has read each wallet object's ledger, by the object's name. */

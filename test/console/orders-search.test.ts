@@ -5,11 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { writeIndexRow } from "../../src/orders/order-index";
 import { admin } from "../admin-helpers";
 import { indexOrders } from "../../src/orders/order-indexer";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
-import { ended, freshClient, storedOrder } from "../order-helpers";
+import { ended, freshClient, storedOrder, writeIndexRow } from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
 let client: { id: string; key: string };

@@ -12,7 +12,6 @@ import {
   listIndex,
   listQuery,
   openOrderIds,
-  writeIndexRow,
   type IndexFilter,
   type IndexRow,
 } from "../../src/orders/order-index";
@@ -21,7 +20,7 @@ import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { indexOrders, LEDGER_PAGE } from "../../src/orders/order-indexer";
 import worker from "../../src/index";
 import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
-import { ended, expectOk, expireByAlarm, freshClient, storedOrder, uid } from "../order-helpers";
+import { ended, expectOk, expireByAlarm, freshClient, storedOrder, uid, writeIndexRow } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
