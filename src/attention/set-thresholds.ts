@@ -4,7 +4,7 @@
  * both write the same rows under the operator who acted. Each change and its audit row are one D1 batch.
  */
 import { auditStatement } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { requireProduct } from "../catalogue/catalogue-store";
 import { clientStatement } from "../clients/client-store";
 import { stockOf } from "../inventory/code-store";

@@ -1,6 +1,6 @@
 /** Operator API: the audit log of operator actions. */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import { auditEntriesAfter } from "./audit-log";
 import { ok } from "../http/responses";

@@ -15,7 +15,7 @@ import {
 import type { CodeCountRow } from "../inventory/code-store";
 import { canonicalQuotes, changedStockTerms } from "./catalogue-rules";
 import { adminDealView, adminProductView } from "./catalogue-views";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { requireClient } from "../clients/client-store";

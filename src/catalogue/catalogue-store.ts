@@ -1,4 +1,4 @@
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";

@@ -5,7 +5,7 @@
  */
 import { auditStatement } from "../audit/audit-log";
 import { requireClient } from "../clients/client-store";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import type { AdjustmentMode, DealState } from "../pricing/deal";
 import { forgetCatalogueCache } from "./catalogue-cache";
 import { canonicalDealTerms } from "./catalogue-rules";

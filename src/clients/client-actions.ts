@@ -6,7 +6,7 @@
  */
 import { auditStatement } from "../audit/audit-log";
 import { forgetCachedKeys } from "../http/auth";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { randomHex } from "../kernel/crypto";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";

@@ -1,6 +1,6 @@
 /** Operator API: redeem codes of inventory SKUs (bulk upload as JSON or CSV, stock per value). */
 import { readText } from "../http/body";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { uploadCodes, type RequireProduct } from "./code-upload";

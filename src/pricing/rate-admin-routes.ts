@@ -1,6 +1,6 @@
 /** Operator API: exchange rates. */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import { setExchangeRate } from "./rate-flows";
 import type { RequestContext, Route } from "../http/route";

@@ -3,7 +3,7 @@
  * console's catalogue page): checked, written with its audit row in one D1 batch.
  */
 import { auditStatement } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { canonicalRate, pairProblem } from "./rate-rules";
 import { setRateStatement, type RateRow } from "./rate-store";
 

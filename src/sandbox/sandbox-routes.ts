@@ -7,7 +7,7 @@
 import type { IRequest } from "itty-router";
 import { parseBody, parseParams } from "../http/params";
 import { errorResponse, ok, okJson } from "../http/responses";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import type { RequestContext, Route } from "../http/route";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";

@@ -5,7 +5,7 @@
  */
 import { auditLedgerEntryOnce } from "../audit/audit-log";
 import { adminCaller } from "../http/admin-auth";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";

@@ -6,7 +6,7 @@
  * is, and the ledger is its whole history, each entry with the wallet object it is in.
  */
 import { auditLedgerEntryOnce } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";

@@ -1,6 +1,6 @@
 /** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letters.ts). */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { listDeadLetters } from "./dead-letters";

@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ERROR_DETAILS } from "../../src/http/error-details";
+import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { ADMIN_TOKEN } from "../admin-helpers";

@@ -4,7 +4,7 @@
  */
 import { stockThresholdsStatement } from "../../attention/thresholds";
 import { productFromRow, productsAfter } from "../../catalogue/catalogue-store";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { pageOf } from "../../kernel/paging";
 import { isKnownCurrency } from "../../pricing/money";
 import { setExchangeRate } from "../../pricing/rate-flows";
@@ -99,7 +99,7 @@ export async function post(ctx: PageContext) {
   try {
     await setExchangeRate(ctx.env.DB, actorOf(ctx), base, target, rate);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return page(ctx, { error: refusalText(error), base, target, rate });
   }
   return seeOther("/console/catalogue?done=rate");
