@@ -1,4 +1,4 @@
-import { sellReserved } from "../inventory/reservations";
+import { sellReserved } from "../inventory/reservation-store";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
 /**

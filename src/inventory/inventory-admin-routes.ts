@@ -3,7 +3,7 @@ import { readText } from "../http/body";
 import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
-import { uploadCodes, type RequireProduct } from "./code-upload";
+import { uploadCodes, type RequireProduct } from "./code-actions";
 import { stockOf } from "./code-store";
 import { SkuParams } from "../kernel/primitives";
 import { adminCaller } from "../http/admin-auth";

@@ -31,7 +31,7 @@ import {
   ORDER_CSV_COLUMNS,
   SEARCH_PAGE_SIZE,
 } from "./order-search";
-import { listTimerFailures } from "./timer-failures";
+import { listTimerFailures } from "./timer-failure-store";
 import { orderExamples } from "./order-examples";
 
 /** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */

@@ -1,7 +1,7 @@
 import type { Deal, ProductType, SupplierKind } from "../catalogue/catalogue-schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
-import type { Region } from "../wallets/wallet-registry";
+import type { Region } from "../wallets/wallet-registry-store";
 import type { CreateOrderRequest } from "./requests";
 import type { InvoiceStatus, OrderState } from "./order-view-schemas";
 

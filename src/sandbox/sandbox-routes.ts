@@ -17,7 +17,7 @@ import { objectIdOf } from "../orders/order-id";
 import type { Result } from "../orders/order-object";
 import { sandboxTopUpKey } from "../wallets/ledger-keys";
 import type { PostingResult } from "../wallets/wallet-object";
-import { openClientWallet } from "../wallets/wallet-registry";
+import { openClientWallet } from "../wallets/wallet-registry-store";
 import { atWallet, firstPlacement } from "../wallets/wallet-moves";
 import { WALLET_MOVE_SEAMS } from "../wallets/seams";
 import type { OrderEvent, OrderEventType } from "../webhooks/events";

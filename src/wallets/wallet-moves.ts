@@ -36,7 +36,7 @@ import {
   placementOf,
   walletCurrencies,
   type RegisteredWallet,
-} from "./wallet-registry";
+} from "./wallet-registry-store";
 
 /** A chain of moves longer than this is a bug (a wallet would have to move this often between two calls). */
 const MAX_HOPS = 16;

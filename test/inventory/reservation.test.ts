@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { releaseCodes, reserveCodes } from "../../src/inventory/reservations";
+import { releaseCodes, reserveCodes } from "../../src/inventory/reservation-store";
 import { inventorySupplier } from "../../src/fulfilment/inventory-supplier";
 import { addCodes, addProduct, availableCodes, uid } from "../order-helpers";
 

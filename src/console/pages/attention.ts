@@ -6,7 +6,7 @@
  * the last reconciliation run, with when it ran and a link to run it now.
  */
 import { needsAttention } from "../../attention/attention";
-import { setWalletThreshold } from "../../attention/set-thresholds";
+import { setWalletThreshold } from "../../attention/threshold-actions";
 import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { html, path, type Html } from "../html";

@@ -2,12 +2,12 @@
  * GET /console/catalogue: every SKU (disabled ones too) with its code counts and low-stock threshold, each
  * linking to its stock page, and the exchange rates; an admin sets a rate here (POST).
  */
-import { stockThresholdsStatement } from "../../attention/thresholds";
+import { stockThresholdsStatement } from "../../attention/threshold-store";
 import { productFromRow, productsAfter } from "../../catalogue/catalogue-store";
 import { Refusal } from "../../kernel/failures";
 import { pageOf } from "../../kernel/paging";
 import { isKnownCurrency } from "../../pricing/money";
-import { setExchangeRate } from "../../pricing/rate-flows";
+import { setExchangeRate } from "../../pricing/rate-actions";
 import { allRates } from "../../pricing/rate-store";
 import { roleAllows } from "../../operators/roles";
 import { html, path, withQuery } from "../html";

@@ -9,7 +9,7 @@ import { clientsAfter } from "../../clients/client-store";
 import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
-import { REGIONS, regionOf } from "../../wallets/wallet-registry";
+import { REGIONS, regionOf } from "../../wallets/wallet-registry-store";
 import { auditedBy } from "../actor";
 import { when } from "../format";
 import { field, FormError, formProblem, input, readForm } from "../forms";

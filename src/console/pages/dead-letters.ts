@@ -5,8 +5,8 @@
  */
 import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
-import { listDeadLetters } from "../../webhooks/dead-letters";
-import { replayAudited } from "../../webhooks/operator-replay";
+import { listDeadLetters } from "../../webhooks/dead-letter-store";
+import { replayAudited } from "../../webhooks/dead-letter-actions";
 import { html, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";

@@ -3,13 +3,13 @@
  * report naming every refused row (an upload is all or nothing: one bad row adds nothing), enabling and
  * disabling its sale, and its low-stock threshold. Every change is an operator's (POST, field `action`).
  */
-import { setStockThreshold } from "../../attention/set-thresholds";
-import { stockThresholdOf } from "../../attention/thresholds";
+import { setStockThreshold } from "../../attention/threshold-actions";
+import { stockThresholdOf } from "../../attention/threshold-store";
 import { requireProduct } from "../../catalogue/catalogue-store";
-import { setProductActive } from "../../catalogue/operator-catalogue";
+import { setProductActive } from "../../catalogue/product-actions";
 import { Refusal } from "../../kernel/failures";
 import { refusedRows, type RowReport } from "../../inventory/code-rules";
-import { uploadCodes } from "../../inventory/code-upload";
+import { uploadCodes } from "../../inventory/code-actions";
 import { stockOf } from "../../inventory/code-store";
 import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";

@@ -9,7 +9,7 @@ import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/operator-postings";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/posting-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { field, formKey, FormError, formProblem, input, newFormKey, notice, readForm, seeOther } from "../forms";

@@ -5,7 +5,7 @@
  */
 import { issuesOf } from "../http/body";
 import { fail } from "../kernel/failures";
-import { auditStatement } from "../audit/audit-log";
+import { auditStatement } from "../audit/audit-store";
 import {
   canonicalCodes,
   changedCodeTerms,
