@@ -16,7 +16,7 @@ export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
 
 /**
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
- * value,pin,link): src/inventory/code-upload.ts checks and writes it, all or nothing.
+ * value,pin,link): src/inventory/code-actions.ts checks and writes it, all or nothing.
  */
 const uploadCodesRoute =
   (requireProduct: RequireProduct): Handler =>

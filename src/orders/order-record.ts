@@ -82,7 +82,7 @@ export interface OrderRecord extends Omit<CreateOrderRequest, "productList" | "w
    */
   chargeIntentAt?: number | null;
   /**
-   * The region the order's wallet object is opened with (see src/wallets/wallet-registry.ts); absent or
+   * The region the order's wallet object is opened with (see src/wallets/wallet-registry-store.ts); absent or
    * null: no hint (orders stored before wallets had regions).
    */
   walletRegion?: Region | null;

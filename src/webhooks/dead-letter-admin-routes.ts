@@ -1,4 +1,4 @@
-/** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letters.ts). */
+/** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letter-store.ts). */
 import type { IRequest } from "itty-router";
 import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";

@@ -1,5 +1,5 @@
 /**
- * Reservation and sale of operator-loaded codes (src/inventory/reservations.ts; the sale through
+ * Reservation and sale of operator-loaded codes (src/inventory/reservation-store.ts; the sale through
  * src/fulfilment/inventory-supplier.ts), called directly against D1: an order holds exactly its lines'
  * quantities after any number of reserve calls (a retried create never holds more), out of stock names the line, and the
  * supplier sells exactly a line's quantity.
