@@ -76,10 +76,7 @@ export function layout({ title, operator, body, current, csrf }: LayoutParts): H
 }
 
 /** 404 as a page: what the path names does not exist (a client, an order), inside the layout. */
-export function notFoundPage(
-  operator: SessionOperator,
-  { title, current, text }: { title: string; current: string; text: string },
-): Response {
+export function notFoundPage(operator: SessionOperator, title: string, current: string, text: string): Response {
   return htmlResponse(
     layout({ title, operator, current, body: html`<p class="notice bad" role="alert">${text}</p>` }),
     404,

@@ -128,13 +128,8 @@ async function draw(
   return layout({ title: `Client ${client.name}`, operator, current: "/console/clients", body });
 }
 
-function notFound(ctx: PageContext): Response {
-  return notFoundPage(ctx.operator, {
-    title: "Client not found",
-    current: "/console/clients",
-    text: "No client has this id.",
-  });
-}
+const notFound = (ctx: PageContext) =>
+  notFoundPage(ctx.operator, "Client not found", "/console/clients", "No client has this id.");
 
 export async function get(ctx: PageContext): Promise<Html | Response> {
   return (await draw(ctx, null)) ?? notFound(ctx);

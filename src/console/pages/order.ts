@@ -187,13 +187,8 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   return layout({ title: `Order ${record.id}`, operator, current: "/console/orders", body });
 }
 
-function notFound(ctx: PageContext): Response {
-  return notFoundPage(ctx.operator, {
-    title: "Order not found",
-    current: "/console/orders",
-    text: "No order has this id.",
-  });
-}
+const notFound = (ctx: PageContext) =>
+  notFoundPage(ctx.operator, "Order not found", "/console/orders", "No order has this id.");
 
 export async function get(ctx: PageContext): Promise<Html | Response> {
   return (await draw(ctx, null)) ?? notFound(ctx);
