@@ -2,15 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import {
-  FIXED_PRODUCT,
-  RANGE_PRODUCT,
-  admin,
-  auditActions,
-  racedDb,
-  snapshot,
-  thrownByAdminRoute,
-} from "../admin-helpers";
+import { FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { racedDb, thrownByAdminRoute } from "../route-race";
 import { requireProduct } from "../../src/catalogue/catalogue-store";
 import { inventoryRoutes } from "../../src/inventory/inventory-admin-routes";
 import { HTTP_STATUS } from "../../src/http/errors";
