@@ -14,7 +14,7 @@ import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
-import { call, line, seedDemo, wallet } from "../helpers";
+import { call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { watchWalletOpenings } from "./wallet-openings";
 import * as orderPage from "../../src/console/pages/order";
@@ -25,7 +25,6 @@ import {
   drainTimers,
   holdsOf,
   makeExpiryDue,
-  orderStubOf,
   rewriteStoredOrder,
   storedOrder,
   uid,
@@ -417,7 +416,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     await moveTo(clientId, "apac");
     expect((await entriesAt(clientId, "USD")).some((entry) => entry.kind === "order_void")).toBe(false);
     await makeExpiryDue(orderId);
-    await runDurableObjectAlarm(orderStubOf(orderId));
+    await runDurableObjectAlarm(orderStub(orderId));
     await drainTimers(orderId);
     expect((await storedOrder(orderId)).state).toBe("rejected");
     const old = await entriesAt(clientId, "USD");
@@ -449,7 +448,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await moveTo(clientId, "apac")).status).toBe(500);
     await backdateExpiry(orderId);
     await makeExpiryDue(orderId);
-    await runDurableObjectAlarm(orderStubOf(orderId));
+    await runDurableObjectAlarm(orderStub(orderId));
     expect((await moveTo(clientId, "apac")).status).toBe(200);
     await drainTimers(orderId);
     expect((await storedOrder(orderId)).state).toBe("rejected");
