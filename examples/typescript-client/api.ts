@@ -427,7 +427,7 @@ export interface paths {
         };
         /**
          * Find a client's order by its reference
-         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
+         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -449,13 +449,35 @@ export interface paths {
         };
         /**
          * Any client's order by id, with its stored record
-         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
+         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetOrder"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/{orderId}/codes/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal an order's redeem codes, audited
+         * @description The order's redeem codes and links in clear, per line (lines without codes are left out). The audit row `order.codes_revealed`, naming the caller and each line's SKU and number of codes, is written before the answer: a call that cannot write it fails and shows nothing. Every other route masks the codes. Send no body.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminRevealOrderCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1909,6 +1931,24 @@ export interface components {
                 balance: string;
                 /** @description True when the wallet already held exactly these entries (nothing was written). */
                 replayed: boolean;
+            };
+        };
+        AdminRevealOrderCodesResponse: {
+            /** @enum {string} */
+            message: "Codes revealed";
+            data: {
+                orderId: string;
+                clientId: string;
+                reference: string;
+                lines: {
+                    /** @description The line's index in the order's `record.lines`. */
+                    line: number;
+                    sku: string;
+                    /** @description The line's redeem codes, in clear. */
+                    pins: string[];
+                    /** @description One redeem link per code, in the same order (empty when the supplier gives none). */
+                    links: string[];
+                }[];
             };
         };
         AdminRevokeKeyResponse: {
@@ -5070,6 +5110,85 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `order_not_found`: Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRevealOrderCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Codes revealed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRevealOrderCodesResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */

@@ -448,6 +448,11 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));
+    // After the audit log's example: the reveal writes the audit row its example does not show.
+    const ordered = await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042");
+    const revealed = await admin("POST", `/admin/orders/${ordered.body.data.record.id}/codes/reveal`);
+    await expectLikeExample("adminRevealOrderCodes", revealed);
+    await expectSameAsExample("adminRevealOrderCodes", revealed);
     // A client created without a region, its wallet moved to one.
     const region = { region: "apac" };
     await expectLikeExample(
