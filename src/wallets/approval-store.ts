@@ -176,6 +176,22 @@ export async function recordPostedEntry(db: D1Database, id: number, seq: number)
   await db.prepare(`UPDATE posting_requests SET entry_seq = ?2 WHERE id = ?1`).bind(id, seq).run();
 }
 
+/** A wallet's approved requests whose posting is not recorded yet (an approval cut off midway), oldest first. */
+export async function unfinishedApprovals(
+  db: D1Database,
+  clientId: string,
+  currency: string,
+): Promise<PostingRequest[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM posting_requests
+        WHERE status = 'approved' AND entry_seq IS NULL AND client_id = ?1 AND currency = ?2 ORDER BY id LIMIT 50`,
+    )
+    .bind(clientId, currency)
+    .all<PostingRequest>();
+  return results;
+}
+
 /** Requests by id after `after`, oldest first, one more than `count`; filtered by wallet and state at `now`. */
 export async function listPostingRequests(
   db: D1Database,

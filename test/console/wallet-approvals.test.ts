@@ -5,6 +5,8 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { armFault, clearFaults } from "../../src/kernel/faults";
+import { WALLET_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
 import { addClient } from "../helpers";
 import { fetchConsole, formKeyOf, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
@@ -86,6 +88,29 @@ describe("the wallet page's posting requests", () => {
       .bind(`posting_request:${id}`)
       .all<{ actor_name: string }>();
     expect(decided.results).toEqual([{ actor_name: "Sam Console" }]);
+  });
+
+  it("shows an approval cut off before its posting, and Finish posting posts it once", async () => {
+    const id = await askOnPage(await signedIn("operator"), "1500");
+    const sam = await signedIn("operator");
+    const before = await balance();
+    armFault(WALLET_SEAMS.operatorPost, { when: "after" });
+    try {
+      const cut = await fetchConsole("POST", PAGE, { cookie: sam, form: { action: "approve", request: String(id) } });
+      expect(cut.status).toBe(500);
+    } finally {
+      clearFaults();
+    }
+    const page = await fetchConsole("GET", PAGE, { cookie: sam });
+    expect(page.text).toContain("approved, posting not finished");
+    expect(page.text).toContain(`aria-label="Finish posting request ${id}"`);
+    const finished = await fetchConsole("POST", PAGE, {
+      cookie: sam,
+      form: { action: "approve", request: String(id) },
+    });
+    expect(finished.status).toBe(303);
+    expect(await balance()).toBe(before + 1500);
+    expect((await fetchConsole("GET", PAGE, { cookie: sam })).text).not.toContain(`request ${id}"`);
   });
 
   it("rejects one, and refuses to decide a request of another wallet from this page", async () => {

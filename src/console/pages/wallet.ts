@@ -13,7 +13,12 @@ import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/operator-postings";
-import { listPostingRequests, postingRequestById, type PostingRequest } from "../../wallets/approval-store";
+import {
+  listPostingRequests,
+  postingRequestById,
+  unfinishedApprovals,
+  type PostingRequest,
+} from "../../wallets/approval-store";
 import { approvePostingRequest, rejectPostingRequest } from "../../wallets/posting-approvals";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
@@ -90,11 +95,11 @@ function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: s
 /** The wallet's open requests: pending (not expired), and approved ones without their entry yet. */
 async function openRequests(db: D1Database, clientId: string, currency: string): Promise<PostingRequest[]> {
   const now = Date.now();
-  const [pending, approved] = await Promise.all([
+  const [pending, unfinished] = await Promise.all([
     listPostingRequests(db, { clientId, currency, status: "pending" }, now, 0, 50),
-    listPostingRequests(db, { clientId, currency, status: "approved" }, now, 0, 500),
+    unfinishedApprovals(db, clientId, currency),
   ]);
-  return [...approved.filter((request) => request.entrySeq === null), ...pending].sort((a, b) => a.id - b.id);
+  return [...unfinished, ...pending].sort((a, b) => a.id - b.id);
 }
 
 function ledgerTable(entries: LedgerEntry[], currency: string): Html {
