@@ -36,6 +36,14 @@ const REFUSALS: Partial<Record<FailureCode, Shown>> = {
     field: () => "amount",
     text: (failure) => `That would take the balance below zero (it is ${String(failure.details?.balance ?? "")}).`,
   },
+  decider_not_allowed: {
+    field: () => "form",
+    text: () => "You asked for this posting: another operator must decide it.",
+  },
+  posting_request_closed: {
+    field: () => "form",
+    text: (failure) => `This request is ${String(failure.details?.status ?? "closed")} now: nothing more was done.`,
+  },
   idempotency_conflict: {
     field: () => "form",
     text: () => "This form was already posted with other values; reload the page for a new form.",
