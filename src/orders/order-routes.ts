@@ -86,7 +86,13 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));
-  const created = stub.create({ clientId: client.id, request: body, requestHash, plan });
+  const created = stub.create({
+    clientId: client.id,
+    request: body,
+    requestHash,
+    plan,
+    maxHeldCodes: Number(env.MAX_HELD_CODES),
+  });
   return answer<{ order: string; replayed: boolean }>(created, ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
@@ -149,6 +155,7 @@ export const orderRoutes: Route[] = [
       "wallet_not_found",
       "insufficient_funds",
       "balance_held",
+      "held_codes_limit",
       "invalid_webhook_url",
       "product_not_found",
       "reference_already_used",
@@ -180,8 +187,8 @@ export const orderRoutes: Route[] = [
       { when: "An exchange rate from the wallet's currency to each line's", codes: ["exchange_not_supported"] },
       { when: "Stock, for lines whose codes come from inventory", codes: ["out_of_stock"] },
       {
-        when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold",
-        codes: ["insufficient_funds", "balance_held"],
+        when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES",
+        codes: ["insufficient_funds", "balance_held", "held_codes_limit"],
       },
     ],
     requestHeaders: {

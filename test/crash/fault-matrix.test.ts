@@ -283,6 +283,13 @@ async function violations(outcome: Outcome): Promise<string[]> {
     check(order === null, `${orderId}: a refused create stored an order`);
     check(timers.length === 0, `${orderId}: a refused create left timers ${timers}`);
     check((await codesHeldBy(orderId)).length === 0, `${orderId}: a refused create holds codes`);
+    for (const object of objects) {
+      const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
+      check(
+        !holds.includes(orderId),
+        `${orderId}: a refused create still holds balance (generation ${object.generation})`,
+      );
+    }
     check(!entries.some((entry) => entry.orderId === orderId), `${orderId}: a refused create moved money`);
   }
 
@@ -513,7 +520,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "create refused for its balance",
-    seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
+    // Refused at its hold, before any code is reserved: what it reads then is whether the stock is short.
+    seams: [ORDER_SEAMS.reserveCodes, "inventory.reserve"],
     async run(seam, fault) {
       const { clientId, key } = await freshClient("1");
       const reference = crypto.randomUUID();
@@ -530,14 +538,35 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "create refused for stock after its hold",
+    seams: [ORDER_SEAMS.walletRelease],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const reference = crypto.randomUUID();
+      const orderId = await objectOrderId(clientId, reference);
+      // A SKU with no codes: the hold stands, the reservation finds the stock short.
+      const body = { productList: [line("DEMO-US-SOLDOUT", 10, 1)], reference };
+      armFault(seam, fault);
+      await createOrder(body, key);
+      await maybeEvict(orderId, fault);
+      // out_of_stock is a 500 too: the client retries only a server_error.
+      let refused = await createOrder(body, key);
+      for (let tries = 1; refused.body.code === "server_error" && tries < 4; tries += 1)
+        refused = await createOrder(body, key);
+      expect(refused.body.code, JSON.stringify(refused.body)).toBe("out_of_stock");
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [], refusedOrderIds: [orderId], expect: {} };
+    },
+  },
+  {
     name: "create retried with another body",
     seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
     async run(seam, fault) {
       const { clientId, key } = await freshClient();
       const reference = crypto.randomUUID();
       const orderId = await objectOrderId(clientId, reference);
-      // The first attempt reserves an inventory code and is cut off at the balance check.
-      armFault(ORDER_SEAMS.walletHold, { when: "before" });
+      // The first attempt holds and reserves an inventory code, and is cut off before it stores the order.
+      armFault(ORDER_SEAMS.reserveCodes, { when: "after" });
       expect(
         (await createOrder({ productList: [INVENTORY_LINE()], reference, webhookUrl: webhookUrlOf(clientId) }, key))
           .status,

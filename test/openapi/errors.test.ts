@@ -10,6 +10,7 @@ import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { addCodes, addProduct, setDeal } from "../order-helpers";
 import { expectConforms } from "./conformance";
 
 const seen = new Set<ErrorCode>();
@@ -115,6 +116,29 @@ describe("real error answers match the document, details included", () => {
       "/order/create",
       await createOrder({ productList: [line("DEMO-EU-FIXED", 10)] }, holderKey),
       "balance_held",
+    );
+
+    // A client whose orders cost nothing (a 100 % deal), past MAX_HELD_CODES open codes in its wallet.
+    const freeId = `errors-free-${crypto.randomUUID().slice(0, 8)}`;
+    const freeKey = await addClient(freeId, { USD: "0.01" });
+    await addProduct({
+      sku: "ERRORS-CAP",
+      productType: "fixed",
+      currency: "USD",
+      quotes: ["10"],
+      supplier: "inventory",
+    });
+    await addCodes("ERRORS-CAP", "10", Number(env.MAX_HELD_CODES) + 5);
+    await setDeal(freeId, "ERRORS-CAP", { discount: ["100", "percentage"] });
+    for (let held = 0; held < Number(env.MAX_HELD_CODES); held += 5)
+      expect(
+        (await createOrder({ productList: [line("ERRORS-CAP", 10, 5, "fixed")] }, freeKey)).body.code,
+      ).toBeUndefined();
+    await expectError(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("ERRORS-CAP", 10, 5, "fixed")] }, freeKey),
+      "held_codes_limit",
     );
 
     await topUp("demo", "USD", "100");
