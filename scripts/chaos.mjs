@@ -116,6 +116,10 @@ async function startService() {
           bindings: {
             ...(options.bindings ?? {}),
             ADMIN_TOKEN: ADMIN,
+            // The sandbox, as npm start runs it: its demo SKUs are the sandbox supplier's, which live refuses,
+            // and its upstream is a supplier's sandbox (the stand-in below).
+            SERVICE_MODE: "sandbox",
+            UPSTREAM_SANDBOX: "true",
             UPSTREAM_API_KEY: "chaos",
             UPSTREAM_BASE_URL: supplierUrl,
             UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),

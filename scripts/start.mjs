@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { upstreamMismatch } from "./supplier-environment.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = ["node_modules/wrangler/bin/wrangler.js"];
@@ -27,6 +28,22 @@ function run(args) {
     env: { ...localEnv, CI: "true" },
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+// The vars this run gives the service (wrangler.toml's, then the caller's --var NAME:value): an upstream the
+// environment may not use is refused before anything starts.
+const topVars = /^\[vars\]\n([\s\S]*?)^\[/m.exec(readFileSync(`${root}/wrangler.toml`, "utf8"))?.[1] ?? "";
+const givenVars = Object.fromEntries([...topVars.matchAll(/^([A-Z_]+) = "(.*)"$/gm)].map((m) => [m[1], m[2]]));
+givenVars.SERVICE_MODE = mode;
+extra.forEach((arg, index) => {
+  if (extra[index - 1] !== "--var") return;
+  const at = arg.indexOf(":");
+  if (at > 0) givenVars[arg.slice(0, at)] = arg.slice(at + 1);
+});
+const mismatch = upstreamMismatch(givenVars);
+if (mismatch !== null) {
+  console.error(`npm start refuses to run: ${mismatch}.`);
+  process.exit(1);
 }
 
 // The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).

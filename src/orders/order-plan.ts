@@ -3,6 +3,7 @@
  * each line checked against a catalogue snapshot and priced (planOrder). Pure; the order object stores
  * the plan it is handed (src/orders/create-flow.ts).
  */
+import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../pricing/deal";
 import { failure, type Failure } from "../kernel/failures";
@@ -74,10 +75,13 @@ export interface OrderPlan {
 export function planOrder(
   request: CreateOrderRequest,
   snapshot: CatalogueSnapshot,
+  /** Whether this environment may sell a SKU of the supplier (src/fulfilment/suppliers.ts): one it may not is not found. */
+  served: (supplier: SupplierKind) => boolean = () => true,
 ): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
     const product = snapshot.products.get(line.sku);
-    if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });
+    if (product === undefined || !product.active || !served(product.supplier))
+      return failure("product_not_found", { sku: line.sku, index });
     const verdict = checkQuote(product, line.productType, new Money(String(line.quote)));
     if (verdict !== "ok") return failure(verdict, { sku: line.sku, index });
   }

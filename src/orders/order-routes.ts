@@ -16,7 +16,7 @@ import {
   scriptLines,
   type SandboxOutcome,
 } from "./order-plan";
-import { serviceMode } from "../kernel/service-mode";
+import { serviceMode, supplierRefusal } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
@@ -82,7 +82,7 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   );
   // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
   // its order even when this plan failed.
-  const planned = planOrder(body, snapshot);
+  const planned = planOrder(body, snapshot, (supplier) => supplierRefusal(supplier, env) === null);
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));

@@ -33,7 +33,37 @@ function devVar(name) {
   return new RegExp(`^${name}=(.*)$`, "m").exec(readFileSync(join(root, ".dev.vars"), "utf8"))?.[1]?.trim();
 }
 
+/** Runs scripts/start.mjs to its end (it refuses before anything starts); answers its exit code and output. */
+function startRefusing(args) {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["scripts/start.mjs", ...args], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    // One that does not refuse would start the service: stopped here, and answered as not refused.
+    const stop = setTimeout(() => child.kill("SIGTERM"), 15_000);
+    child.on("close", (code) => {
+      clearTimeout(stop);
+      done({ code, output });
+    });
+  });
+}
+
 describe("npm start", () => {
+  it("refuses a sandbox with a real upstream, and live with a supplier's sandbox, before starting anything", async () => {
+    const sandbox = await startRefusing(["--port", "1", "--var", "UPSTREAM_BASE_URL:http://127.0.0.1:9/"]);
+    expect(sandbox.code).toBe(1);
+    expect(sandbox.output).toContain(
+      'npm start refuses to run: the sandbox would buy real codes: UPSTREAM_BASE_URL is set but UPSTREAM_SANDBOX is not "true"',
+    );
+    const live = await startRefusing(["--live", "--port", "1", "--var", "UPSTREAM_SANDBOX:true"]);
+    expect(live.code).toBe(1);
+    expect(live.output).toContain("npm start refuses to run: live would sell a supplier's sandbox codes");
+  });
+
   it("hands the service UPSTREAM_API_KEY from .dev.vars: the supplier sees it on its first request", async () => {
     const seen = [];
     supplier = createServer((request, response) => {
