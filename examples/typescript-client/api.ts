@@ -854,7 +854,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a ledger export into a wallet that has no entry
-         * @description Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
+         * @description Writes every entry of an export (GET …/export of the same client and currency, by this deployment: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`). The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
          *
          *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1449,6 +1449,8 @@ export interface components {
                     voidedAt: number;
                     reason: string | null;
                 }[];
+                /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+                signature: string;
                 /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
                 previous?: {
                     wallet: {
@@ -1869,6 +1871,8 @@ export interface components {
                 voidedAt: number;
                 reason: string | null;
             }[];
+            /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+            signature: string;
             /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
             previous?: {
                 wallet: {
