@@ -86,8 +86,7 @@ export async function create(
     if (heldBefore != null && heldBefore.wallet !== planned.wallet) await releaseHold(host, heldBefore);
     // Armed, with the wallet it holds at, before holding, so that a create that dies halfway still gives
     // back its hold and codes.
-    host.store.schedule("expire", expiresAt);
-    host.store.notePendingHold(planned);
+    host.store.notePendingHold(planned, expiresAt);
     await host.armAlarm();
     const codes = reservations.reduce((sum, line) => sum + line.quantity, 0);
     const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>

@@ -239,11 +239,15 @@ export class OrderStore {
     return this.read().pendingHold ?? null;
   }
 
-  /** Records (or, with null, forgets) the wallet a create is about to hold at. */
-  notePendingHold(at: StoredDocument["pendingHold"]): void {
+  /**
+   * Records (or, with null, forgets) the wallet a create is about to hold at; with `expireAt`, schedules
+   * the expiry timer in the same write (one row written, not two).
+   */
+  notePendingHold(at: StoredDocument["pendingHold"], expireAt?: number): void {
     const doc = this.read();
-    if ((doc.pendingHold ?? null) === null && at === null) return;
-    this.write({ ...doc, pendingHold: at });
+    if ((doc.pendingHold ?? null) === null && at === null && expireAt === undefined) return;
+    const timers = expireAt === undefined ? doc.timers : scheduled(doc.timers, "expire", expireAt);
+    this.write({ ...doc, pendingHold: at, timers });
   }
 
   // ---- timers
