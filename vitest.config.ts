@@ -16,6 +16,8 @@ const bindings = {
   UPSTREAM_API_KEY: "test-upstream-key",
   // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
   UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",
+  // The stand-in supplier of the tests is a supplier's sandbox: the only upstream the sandbox may use.
+  UPSTREAM_SANDBOX: "true",
   UPSTREAM_TIMEOUT_MS: "200",
   // Small, so that a test reaches it by backdating a line a minute (test/orders/unknown-outcome.test.ts).
   UPSTREAM_UNKNOWN_BUDGET_SECONDS: "60",
@@ -62,7 +64,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            miniflare: { bindings: { ...bindings, SERVICE_MODE: "live" } },
+            miniflare: { bindings: { ...bindings, SERVICE_MODE: "live", UPSTREAM_SANDBOX: "false" } },
           }),
         ],
         test: { name: "live", include: ["test/live/**/*.test.ts"], ...shared },

@@ -53,7 +53,12 @@ async function main() {
       configPath,
       bundle,
       persistDir: path.join(tmp, `state-${index}`),
-      bindings: { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" },
+      bindings: {
+        ADMIN_TOKEN,
+        UPSTREAM_API_KEY: "bench-upstream-key",
+        SERVICE_MODE: "sandbox",
+        UPSTREAM_SANDBOX: "true",
+      },
     });
     running.push(instance);
     const target = new Target(`${revision} (${commit})`, instance.url, instance.pid);

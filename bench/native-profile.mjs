@@ -104,7 +104,9 @@ async function profile(name, configPath, seed) {
     configPath,
     bundle,
     persistDir: path.join(tmp, `state-${name}`),
-    bindings: seed ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" } : {},
+    bindings: seed
+      ? { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox", UPSTREAM_SANDBOX: "true" }
+      : {},
   });
   running.push(instance);
   const target = new Target(name, instance.url, instance.pid);

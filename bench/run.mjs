@@ -113,7 +113,12 @@ async function main() {
   ]);
 
   // Sandbox mode, as npm start runs: the flows use the demo's sk_test_ key.
-  const projectBindings = { ADMIN_TOKEN, UPSTREAM_API_KEY: "bench-upstream-key", SERVICE_MODE: "sandbox" };
+  const projectBindings = {
+    ADMIN_TOKEN,
+    UPSTREAM_API_KEY: "bench-upstream-key",
+    SERVICE_MODE: "sandbox",
+    UPSTREAM_SANDBOX: "true",
+  };
   log(
     "starting workerd: the service as Miniflare simulates it (rate-limit simulator, asset router in front), the service as on Cloudflare (local limiters, reached directly), and the floor",
   );

@@ -116,6 +116,10 @@ async function startService() {
           bindings: {
             ...(options.bindings ?? {}),
             ADMIN_TOKEN: ADMIN,
+            // The sandbox, as npm start runs it: its demo SKUs are the sandbox supplier's, which live refuses,
+            // and its upstream is a supplier's sandbox (the stand-in below).
+            SERVICE_MODE: "sandbox",
+            UPSTREAM_SANDBOX: "true",
             UPSTREAM_API_KEY: "chaos",
             UPSTREAM_BASE_URL: supplierUrl,
             UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS),
@@ -297,8 +301,89 @@ async function watchStuckList(until) {
   }
 }
 
+// --- wallet moves: the operator moves a client's wallets to another region while the stream runs and the
+// process is killed (a move cut off anywhere is finished by the next request that meets the wallet); at the
+// end every object each wallet has been is checked (checkWalletObjects).
+const MOVE_REGIONS = ["weur", "enam", "apac", "wnam"];
+const moves = { asked: 0, answered: 0, failed: 0 };
+const lastRegion = new Map(); // clientId -> the region last asked for
+async function mover() {
+  while (!stopping) {
+    await sleep(((SECONDS * 1000) / 12) * (0.5 + Math.random()));
+    if (stopping) break;
+    if (restarting) await restarting;
+    const client = clients[rand(clients.length)];
+    const region = MOVE_REGIONS[(MOVE_REGIONS.indexOf(lastRegion.get(client.id)) + 1) % MOVE_REGIONS.length];
+    lastRegion.set(client.id, region);
+    moves.asked += 1;
+    const moved = await api("POST", `/admin/clients/${client.id}/region`, { body: { region } });
+    if (moved.status === 200) moves.answered += 1;
+    else moves.failed += 1;
+  }
+}
+
+/**
+ * Every object each wallet has been (GET …/export: the current one and, oldest first, `previous`): each
+ * object's balance is the sum of its entries and never went below zero, an object moved on holds nothing,
+ * and every transfer out (`move_out`: the move, or a credit passed on) arrived once, with its amount, as a
+ * `move_in` under the same key in a later object, and no `move_in` came from nowhere.
+ */
+async function checkWalletObjects(violate) {
+  // A move cut off by a kill is finished by the next request: ask for each client's last region again.
+  for (const [clientId, region] of lastRegion) {
+    const finished = await api("POST", `/admin/clients/${clientId}/region`, { body: { region } });
+    if (finished.status !== 200) violate("a move could not be finished", { clientId, region, status: finished.status });
+  }
+  const seen = { wallets: 0, objects: 0, transfers: 0 };
+  for (const client of clients) {
+    for (const currency of ["USD", "EUR"]) {
+      const exported = await api("GET", `/admin/wallets/${client.id}/${currency}/export`);
+      if (exported.status !== 200) {
+        violate("wallet export did not answer", { wallet: `${client.id}/${currency}`, status: exported.status });
+        continue;
+      }
+      const data = exported.json.data;
+      const objects = [...(data.previous ?? []), { wallet: data.wallet, balance: data.balance, entries: data.entries }];
+      seen.wallets += 1;
+      seen.objects += objects.length;
+      const wallet = `${client.id}/${currency}`;
+      const outs = [];
+      const ins = [];
+      objects.forEach((object, index) => {
+        const where = { wallet, generation: object.wallet?.generation ?? 0 };
+        let running = 0;
+        for (const entry of object.entries) {
+          running += cents(entry.amount);
+          if (running < 0) violate("wallet object below zero", { ...where, seq: entry.seq });
+          if (entry.kind === "move_out") outs.push({ index, key: entry.key, amount: -cents(entry.amount) });
+          if (entry.kind === "move_in") ins.push({ index, key: entry.key, amount: cents(entry.amount) });
+        }
+        if (running !== cents(object.balance))
+          violate("wallet object balance != its ledger sum", {
+            ...where,
+            balance: object.balance,
+            ledger: running / 100,
+          });
+        if (index < objects.length - 1 && cents(object.balance) !== 0)
+          violate("a wallet object moved on still holds money", { ...where, balance: object.balance });
+      });
+      for (const out of outs) {
+        const arrived = ins.filter((entry) => entry.key === out.key);
+        if (arrived.length !== 1 || arrived[0].index <= out.index || arrived[0].amount !== out.amount)
+          violate("a transfer did not arrive once, whole, in a later object", { wallet, out, arrived });
+        else seen.transfers += 1;
+      }
+      for (const entry of ins)
+        if (!outs.some((out) => out.key === entry.key))
+          violate("a move_in without its move_out", { wallet, key: entry.key });
+    }
+  }
+  return seen;
+}
+
 const started = Date.now();
 const drivers = Array.from({ length: 4 }, (_, worker) => flow(worker));
+drivers.push(mover());
 const killing = killer();
 await sleep((SECONDS * 1000) / 2);
 phase = "unknown";
@@ -359,8 +444,9 @@ if (process.env.CHAOS_PLANT) {
 // --- invariants
 const violations = [];
 const violate = (kind, example) => violations.push({ kind, example });
-const sum = (values) => values.reduce((acc, v) => acc + Number(v), 0);
 const cents = (n) => Math.round(Number(n) * 100);
+const walletObjects = await checkWalletObjects(violate);
+const sum = (values) => values.reduce((acc, v) => acc + Number(v), 0);
 const ledgers = new Map();
 for (const client of clients) {
   for (const currency of ["USD", "EUR"]) {
@@ -514,6 +600,8 @@ console.table({
   orders: records.size,
   ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])),
   "orders checked in the index": indexChecked,
+  "wallet moves asked (answered, failed)": `${moves.asked} (${moves.answered}, ${moves.failed})`,
+  "wallet objects checked (wallets, transfers paired)": `${walletObjects.objects} (${walletObjects.wallets}, ${walletObjects.transfers})`,
   "reconciliation mismatches": (reconciliation.mismatches ?? []).length,
   violations: violations.length,
 });

@@ -203,7 +203,6 @@ const LONG_FUNCTIONS = {
   "reconciliation.ts reconcile": 226,
   "openapi.ts buildOpenApi": 209,
   "orders.ts get": 118,
-  "create-flow.ts create": 103,
   "attention.ts page": 92,
   "product.ts page": 75,
   "wallet-admin-routes.ts walletAdminRoutes": 73,

@@ -37,6 +37,7 @@ import { constants, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isDeepStrictEqual, parseArgs } from "node:util";
+import { upstreamMismatch } from "./supplier-environment.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -264,6 +265,8 @@ async function preflight(options) {
     if (shared.length > 0)
       throw new StepFailure(`[env.${options.env}] shares ${shared.join(", ")} with the top-level (live) configuration`);
   }
+  const mismatch = upstreamMismatch(config.vars ?? {});
+  if (mismatch !== null) throw new StepFailure(`${options.env ? `[env.${options.env}]` : "live"}: ${mismatch}`);
   say(
     `  Worker ${resources.worker}${options.env ? ` ([env.${options.env}])` : ""}; secrets it needs: ${neededSecrets(config).join(", ") || "none"}`,
   );

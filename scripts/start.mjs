@@ -6,8 +6,9 @@
 // sk_test_demo is then refused as a sandbox key, and the demo client gets a local live key, sk_live_demo.
 import { createHash } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { upstreamMismatch } from "./supplier-environment.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const wrangler = ["node_modules/wrangler/bin/wrangler.js"];
@@ -27,6 +28,22 @@ function run(args) {
     env: { ...localEnv, CI: "true" },
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+// The vars this run gives the service (wrangler.toml's, then the caller's --var NAME:value): an upstream the
+// environment may not use is refused before anything starts.
+const topVars = /^\[vars\]\n([\s\S]*?)^\[/m.exec(readFileSync(`${root}/wrangler.toml`, "utf8"))?.[1] ?? "";
+const givenVars = Object.fromEntries([...topVars.matchAll(/^([A-Z_]+) = "(.*)"$/gm)].map((m) => [m[1], m[2]]));
+givenVars.SERVICE_MODE = mode;
+extra.forEach((arg, index) => {
+  if (extra[index - 1] !== "--var") return;
+  const at = arg.indexOf(":");
+  if (at > 0) givenVars[arg.slice(0, at)] = arg.slice(at + 1);
+});
+const mismatch = upstreamMismatch(givenVars);
+if (mismatch !== null) {
+  console.error(`npm start refuses to run: ${mismatch}.`);
+  process.exit(1);
 }
 
 // The /docs page's renderer is generated from node_modules (`npm ci` does it; so does this, if it is missing).
@@ -60,8 +77,39 @@ if (live) {
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
 const port =
   portIndex === -1 ? "8787" : extra[portIndex].includes("=") ? extra[portIndex].split("=")[1] : extra[portIndex + 1];
+// Since wrangler.toml has `[secrets] required`, `wrangler dev` loads from .dev.vars only the secrets that
+// list names, and the list holds only what a deploy cannot go without (ADMIN_TOKEN); the service reads
+// more (UPSTREAM_API_KEY, ADMIN_TOKEN_PREVIOUS…). So wrangler dev runs on a copy of wrangler.toml, beside it
+// (its paths stay right) and not committed, whose list also names every secret .dev.vars holds. A caller's
+// own --config is left alone.
+const ownConfig = extra.some((arg) => arg === "-c" || arg === "--config" || arg.startsWith("--config="));
+const DEV_CONFIG = ".wrangler-dev.toml";
+if (!ownConfig) writeFileSync(`${root}/${DEV_CONFIG}`, devConfig(readFileSync(`${root}/wrangler.toml`, "utf8")));
+
+/** wrangler.toml with the secrets .dev.vars holds added to its top-level `[secrets] required` (names only). */
+function devConfig(config) {
+  const names = [...readFileSync(`${root}/.dev.vars`, "utf8").matchAll(/^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/gm)].map(
+    (match) => match[1],
+  );
+  const list = /^\[secrets\]\nrequired = \[([^\]]*)\]$/m;
+  const found = list.exec(config);
+  if (found === null) throw new Error("wrangler.toml has no top-level [secrets] required list to extend");
+  const required = [...new Set([...JSON.parse(`[${found[1]}]`), ...names])];
+  return config.replace(
+    list,
+    `# Written by npm start (scripts/start.mjs) from wrangler.toml: every secret .dev.vars holds.\n[secrets]\nrequired = ${JSON.stringify(required)}`,
+  );
+}
+
 // The mode goes first, so a --var SERVICE_MODE:… of the caller's own still has the last word.
-const devArgs = ["dev", "--var", `SERVICE_MODE:${mode}`, ...(portIndex === -1 ? ["--port", port] : []), ...extra];
+const devArgs = [
+  "dev",
+  ...(ownConfig ? [] : ["--config", DEV_CONFIG]),
+  "--var",
+  `SERVICE_MODE:${mode}`,
+  ...(portIndex === -1 ? ["--port", port] : []),
+  ...extra,
+];
 const dev = spawn(process.execPath, [...wrangler, ...devArgs], { cwd: root, stdio: "inherit", env: localEnv });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
 dev.on("exit", (code) => process.exit(code ?? 0));

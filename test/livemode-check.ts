@@ -13,7 +13,8 @@ export async function expectLivemode(key: string, livemode: boolean): Promise<vo
   const created = await call("POST", "/order/create", {
     key,
     body: {
-      productList: [line("DEMO-US-RANGE", 10)],
+      // An inventory SKU: live sells no sandbox-supplier SKU.
+      productList: [line("DEMO-EU-FIXED", 10, 1, "fixed")],
       wallet: "USD",
       reference: uid("lm"),
       webhookUrl: "http://127.0.0.1:9797/hooks",

@@ -1003,7 +1003,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a ledger export into a wallet that has no entry
-         * @description Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
+         * @description Writes every entry of an export (GET …/export of the same client and currency, by this deployment: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`). The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
          *
          *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1155,7 +1155,7 @@ export interface paths {
          *     - The wallet: the client has none in that currency: 400 `wallet_not_found`
          *     - An exchange rate from the wallet's currency to each line's: 500 `exchange_not_supported`
          *     - Stock, for lines whose codes come from inventory: 500 `out_of_stock`
-         *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold: 400 `insufficient_funds`, 400 `balance_held`
+         *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES: 400 `insufficient_funds`, 400 `balance_held`, 400 `held_codes_limit`
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1687,6 +1687,8 @@ export interface components {
                     voidedAt: number;
                     reason: string | null;
                 }[];
+                /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+                signature: string;
                 /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
                 previous?: {
                     wallet: {
@@ -2209,6 +2211,8 @@ export interface components {
                 voidedAt: number;
                 reason: string | null;
             }[];
+            /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+            signature: string;
             /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
             previous?: {
                 wallet: {
@@ -2911,6 +2915,25 @@ export interface components {
             /** @enum {string} */
             message: "Order retrieved";
             data: components["schemas"]["Order"];
+        };
+        /** @description HTTP 400: Your open orders already hold as many codes as allowed. */
+        HeldCodesLimitError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "held_codes_limit";
+            details: {
+                /** @description How many codes the client's other open orders in this wallet hold. */
+                held: number;
+                /** @description The most codes a wallet's open orders may hold together (MAX_HELD_CODES). */
+                limit: number;
+                /** @description How many codes this order would reserve. */
+                requested: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "held_codes_limit";
         };
         /** @description HTTP 409: Idempotency key already used with another request. */
         IdempotencyConflictError: components["schemas"]["Error"] & {
@@ -8145,6 +8168,7 @@ export interface operations {
              *     - `wallet_not_found`: No wallet in currency
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
              *     - `balance_held`: Your open orders already hold this wallet's balance
+             *     - `held_codes_limit`: Your open orders already hold as many codes as allowed
              *     - `invalid_webhook_url`: webhookUrl is not allowed
              *     - `invalid_sandbox_outcome`: Invalid Sandbox-Outcome header
              *     - `sandbox_outcome_in_live`: The Sandbox-Outcome header is accepted only in the sandbox
@@ -8157,7 +8181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["HeldCodesLimitError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
             /**

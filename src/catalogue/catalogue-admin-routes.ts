@@ -1,6 +1,7 @@
 /** Operator API: SKUs (upsert, disable, enable, list) and per-client deals. */
 import type { IRequest } from "itty-router";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
+import { serviceMode } from "../kernel/service-mode";
 import {
   dealFromRow,
   dealsOf,
@@ -75,6 +76,11 @@ export async function upsertProduct(request: IRequest, context: RequestContext):
   const body = await parseBody(UpsertProductRequest, request, context.env);
   const checked = canonicalQuotes(body);
   if (!checked.ok) fail("invalid_request_body", { issues: checked.issues });
+  // Live never sells the sandbox supplier's codes (predictable hashes): such a SKU is refused here.
+  if (body.supplier === "sandbox" && serviceMode(context.env) === "live")
+    fail("invalid_request_body", {
+      issues: [{ path: "supplier", message: "the sandbox supplier exists only in the sandbox" }],
+    });
   const { quotes, min, max } = checked;
   const db = context.env.DB;
   const existed = await refuseStockTermsChange(db, sku, body);

@@ -1,6 +1,7 @@
 import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
+import { supplierRefusal } from "../kernel/service-mode";
 import { toAmountNumber } from "../pricing/money";
 import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
 import { dealView, productFields } from "./catalogue-views";
@@ -24,7 +25,9 @@ export async function listProducts(_request: IRequest, { env, authenticate }: Re
     stockBySku.set(row.sku, list);
   }
   const dealBySku = new Map(deals.map((row) => [row.sku, row]));
-  const view = products.map((row) => {
+  // A SKU whose supplier may not serve this environment cannot be ordered here: not offered either.
+  const served = products.filter((row) => supplierRefusal(row.supplier, env) === null);
+  const view = served.map((row) => {
     const product = productFromRow(row);
     const byQuote = (stockBySku.get(product.sku) ?? [])
       .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))

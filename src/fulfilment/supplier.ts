@@ -36,8 +36,12 @@ export interface IssuedCode {
  */
 export type IssueOutcome =
   | { kind: "issued"; codes: IssuedCode[] }
-  /** No answer that settles the line (a timeout, "in progress", 5xx, an unreadable body): ask again. */
-  | { kind: "unknown"; reason: string }
+  /**
+   * No answer that settles the line (a timeout, "in progress", 5xx, an unreadable body): ask again.
+   * `needsOperator`: asking again cannot help until a person acts (the supplier refuses the service's
+   * credentials), so the line is on the operator's stuck list at once rather than after its budget.
+   */
+  | { kind: "unknown"; reason: string; needsOperator?: true }
   /** Nothing was issued for this line, and nothing will be: the line fails now and is refunded. */
   | { kind: "failed"; reason: string };
 

@@ -1,5 +1,5 @@
 import type { SupplierKind } from "../catalogue/catalogue-schemas";
-import { serviceMode } from "../kernel/service-mode";
+import { serviceMode, supplierRefusal } from "../kernel/service-mode";
 import { inventorySupplier } from "./inventory-supplier";
 import { withScriptedOutcomes } from "./sandbox-outcome";
 import { sandboxSupplier } from "./sandbox-supplier";
@@ -19,9 +19,12 @@ declare global {
 /**
  * The supplier of each kind, as the catalogue names them per SKU. In the sandbox, a line whose outcome
  * the create's Sandbox-Outcome header scripted is answered by its script (src/fulfilment/sandbox-outcome.ts);
- * in live no line is ever scripted.
+ * in live no line is ever scripted. A supplier that may not serve this environment (supplierRefusal, src/kernel/service-mode.ts) fails
+ * its lines without being asked: nothing was issued.
  */
 export function supplierFor(kind: SupplierKind, env: Env): Supplier {
+  const refusal = supplierRefusal(kind, env);
+  if (refusal !== null) return { issue: async () => ({ kind: "failed", reason: refusal }) };
   const supplier = supplierOfKind(kind, env);
   return serviceMode(env) === "sandbox" ? withScriptedOutcomes(supplier) : supplier;
 }

@@ -1,3 +1,4 @@
+import { componentLog } from "../kernel/log";
 import { once } from "../kernel/once";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
@@ -20,9 +21,25 @@ export interface UpstreamConfig {
  */
 const NOTHING_ISSUED = new Set([400, 402, 404, 410, 422]);
 
+const log = componentLog("upstream");
+
+/**
+ * The supplier refuses the service's credentials (or there are none to send): the outcome stays unknown
+ * (401/403 are answered before the key is looked at), but asking again cannot help until an operator sets
+ * UPSTREAM_API_KEY right, so it is an alert line and a reason on the stuck list at once.
+ */
+function credentialsRefused(reason: string, fields: Record<string, unknown>): IssueOutcome {
+  log("error", "upstream refused the service's credentials", { alert: "upstream_credentials", reason, ...fields });
+  return { kind: "unknown", reason, needsOperator: true };
+}
+
 /** What a non-2xx status tells about the line (docs/fulfilment.md, "Upstream supplier contract"). */
 export function outcomeOfStatus(status: number): IssueOutcome {
   if (NOTHING_ISSUED.has(status)) return { kind: "failed", reason: `upstream refused the line (${status})` };
+  if (status === 401 || status === 403)
+    return credentialsRefused(`upstream refused the service's credentials (${status}): check UPSTREAM_API_KEY`, {
+      status,
+    });
   if (status === 409) return { kind: "unknown", reason: "upstream answered 409: still issuing under this key" };
   return { kind: "unknown", reason: `upstream answered ${status}` };
 }
@@ -38,6 +55,9 @@ export function upstreamSupplier(config: UpstreamConfig): Supplier {
   return {
     async issue({ orderId, idempotencyKey, line }: IssueRequest): Promise<IssueOutcome> {
       if (config.baseUrl === "") return { kind: "failed", reason: "no upstream supplier is configured" };
+      // A request without a key would only be refused: none is sent.
+      if (config.apiKey === "")
+        return credentialsRefused("UPSTREAM_API_KEY is not set: no request was sent to the supplier", { orderId });
       let response: Response;
       try {
         response = await fetch(

@@ -94,6 +94,32 @@ export async function reserveCodes(
   return { ok: true };
 }
 
+/**
+ * The first line (in merged order) that the free codes, with those the order already holds, cannot fill,
+ * or null when every line can be: what a create refused by the wallet reads to answer as its checks are
+ * ordered. A read: it reserves nothing.
+ */
+export async function shortLine(
+  db: D1Database,
+  orderId: string,
+  lines: Reservation[],
+): Promise<{ sku: string; value: string; requested: number } | null> {
+  const wanted = merged(lines);
+  const results = await io(INVENTORY_SEAMS.reserve, () =>
+    db.batch<{ n: number }>(
+      wanted.map((line) =>
+        db
+          .prepare(
+            `SELECT COUNT(*) AS n FROM codes WHERE sku = ?1 AND value = ?2 AND (status = 'available' OR (status = 'reserved' AND order_id = ?3))`,
+          )
+          .bind(line.sku, line.value, orderId),
+      ),
+    ),
+  );
+  const short = wanted.find((line, index) => results[index]!.results[0]!.n < line.quantity);
+  return short === undefined ? null : { sku: short.sku, value: short.value, requested: short.quantity };
+}
+
 /** Returns every code the order holds but has not been sold back to sale. Idempotent. */
 export async function releaseCodes(db: D1Database, orderId: string): Promise<void> {
   await io(INVENTORY_SEAMS.release, () => releaseStatement(db, orderId).run());

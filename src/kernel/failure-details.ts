@@ -91,6 +91,15 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     always: true,
     example: { balance: 50, held: 40, required: 20 },
   },
+  held_codes_limit: {
+    schema: z.object({
+      held: z.number().int().describe("How many codes the client's other open orders in this wallet hold."),
+      limit: z.number().int().describe("The most codes a wallet's open orders may hold together (MAX_HELD_CODES)."),
+      requested: z.number().int().describe("How many codes this order would reserve."),
+    }),
+    always: true,
+    example: { held: 95, limit: 100, requested: 10 },
+  },
   wallet_not_found: {
     schema: z.object({ wallet: z.string() }),
     always: true,

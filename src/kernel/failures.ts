@@ -18,6 +18,9 @@ export const FAILURES = {
   // Not in the interface: the balance covers this order, but not together with the client's other open
   // orders that hold codes (a client never holds stock it could not pay for).
   balance_held: "Your open orders already hold this wallet's balance",
+  // Not in the interface: the client's open orders already hold as many codes as the operator allows one
+  // wallet's open orders to hold (MAX_HELD_CODES), whatever they cost (an order free under a deal counts).
+  held_codes_limit: "Your open orders already hold as many codes as allowed",
   // The client API's failure for an order that names a wallet currency the client has no wallet in: a bad
   // request, not a missing resource. The operator API's unknown wallet is wallet_unknown below. Both codes
   // are public and stay as they are.

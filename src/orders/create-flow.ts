@@ -1,12 +1,13 @@
 /**
- * The create flow: the order the Worker planned (src/orders/order-plan.ts) is stored once its stock is
- * reserved and its balance checked, or refused with everything it held given back.
+ * The create flow: the order the Worker planned (src/orders/order-plan.ts) is stored once its balance is
+ * held and its stock reserved, or refused with everything it held given back.
  */
-import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservation-store";
+import { releaseCodes, reserveCodes, shortLine, type Reservation } from "../inventory/reservation-store";
 import { failure, type Failure } from "../kernel/failures";
 import { Money, toAmountNumber } from "../pricing/money";
-import { cancelExpiry } from "./expiry-flow";
-import { placement, placementFields, type OrderHost, type Result } from "./order-host";
+import { cancelExpiry, releaseHold } from "./expiry-flow";
+import { placementFields, type OrderHost, type Result, type WalletOf } from "./order-host";
+import type { HoldResult } from "../wallets/postings";
 import type { Placement } from "../wallets/wallet-object";
 import type { OrderPlan } from "./order-plan";
 import type { OrderRecord } from "./order-record";
@@ -21,6 +22,8 @@ export interface CreateInput {
   requestHash: string;
   /** The Worker's create checks and pricing: the order to store, or why there is none. */
   plan: Failure | ({ ok: true } & OrderPlan);
+  /** The most codes one wallet's open orders may hold together (MAX_HELD_CODES). */
+  maxHeldCodes: number;
 }
 
 export type CreateHost = Pick<
@@ -32,14 +35,18 @@ export type CreateAnswer = Result<{ order: string; replayed: boolean }>;
 
 /**
  * Run exclusively. The reference check comes first, so that a replayed create returns its order whatever
- * the catalogue says now. Stock is then decided by reserving it (atomically, in D1, idempotently per order)
- * and the balance is checked last, as the create checks are ordered; a create refused for its balance gives
- * its codes back. A create cut off anywhere leaves at most codes held under its expiry timer: the client's
- * retry reserves again in place of them, and the timer gives them back if no retry comes.
+ * the catalogue says now. An order that reserves codes then holds its amount and its codes at the wallet
+ * first, and reserves stock (atomically, in D1, idempotently per order) only once the hold proves the
+ * client can pay for it: a client that cannot never holds a code, not even for a moment, so it can never
+ * make another client's create fail for stock. Out of stock, the hold is let go of. The answer keeps the
+ * create checks' order: a create the wallet refuses that would also be out of stock answers out_of_stock
+ * (read from D1, reserving nothing). A create cut off anywhere leaves at most a hold and codes under its
+ * expiry timer: the client's retry holds and reserves again in place of them, and the timer gives both
+ * back if no retry comes (codes first, then the hold, so the hold never lapses before its codes).
  */
 export async function create(
   host: CreateHost,
-  { clientId, request, requestHash, plan }: CreateInput,
+  { clientId, request, requestHash, plan, maxHeldCodes }: CreateInput,
 ): Promise<CreateAnswer> {
   const existing = host.store.load();
   if (existing !== null) {
@@ -68,53 +75,17 @@ export async function create(
     walletRegion: plan.walletRegion,
     walletGeneration: plan.walletGeneration ?? 0,
   };
-  let at: Placement = placement(planned);
   const reservations: Reservation[] = plan.lines
     .filter((line) => line.product.supplier === "inventory")
     .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
-  if (reservations.length > 0) {
-    // Armed before reserving, so that codes reserved by a create that dies halfway still come back.
-    host.store.schedule("expire", expiresAt);
-    await host.armAlarm();
-    const reserved = await host.io(ORDER_SEAMS.reserveCodes, () => reserveCodes(host.db, id, reservations, expiresAt));
-    if (!reserved.ok) {
-      await cancelExpiry(host);
-      return failure("out_of_stock", {
-        sku: reserved.sku,
-        quote: Number(reserved.value),
-        quantity: reserved.requested,
-      });
-    }
-    // Codes held count against the balance together with the client's other open orders that hold
-    // codes, so that no client holds stock it could not pay for.
-    const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>
-      wallet.hold({ orderId: id, amount: plan.charge, until: expiresAt }),
-    );
-    at = holding.placement;
-    const held = holding.answer;
-    if (!held.ok) {
-      await releaseHeldCodes(host);
-      return held.code === "insufficient_funds"
-        ? failure("insufficient_funds", {
-            balance: toAmountNumber(held.balance),
-            required: toAmountNumber(plan.charge),
-          })
-        : failure("balance_held", {
-            balance: toAmountNumber(held.balance),
-            held: toAmountNumber(held.held),
-            required: toAmountNumber(plan.charge),
-          });
-    }
-  } else {
-    // An earlier attempt with another body left timers, so it may have reserved codes this one does not
-    // need: give them back (one statement, only on such a retry).
-    if (host.store.nextDue() !== null) await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, id));
-    const funds = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) => wallet.funds());
-    at = funds.placement;
-    const balance = new Money(funds.answer.balance);
-    if (balance.lessThan(plan.charge))
-      return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(plan.charge) });
-  }
+  // An earlier attempt of this reference that stored no order, cut off or refused, left timers.
+  const earlier = host.store.nextDue() !== null;
+  const taken =
+    reservations.length > 0
+      ? await holdAndReserve(host, { planned, reservations, charge: plan.charge, expiresAt, earlier, maxHeldCodes })
+      : await checkBalance(host, planned, plan.charge, earlier);
+  if (!taken.ok) return taken;
+  const at = taken.at;
   // Every field of the request but its product list (the plan's lines replace it) is stored as sent, so
   // that a new optional field of the create request reaches the record without a change here.
   const { productList: _lines, webhookUrl, ...fields } = request;
@@ -141,8 +112,109 @@ export async function create(
   return { ok: true, data: { order: JSON.stringify(createView(order, host.livemode)), replayed: false } };
 }
 
-/** A create that stores no order gives back the codes it (or an earlier attempt) reserved, and its timer. */
+/** What holding and reserving for a create needs to know. */
+interface Holding {
+  planned: WalletOf;
+  reservations: Reservation[];
+  charge: string;
+  expiresAt: number;
+  /** An earlier attempt of this reference stored no order and left timers. */
+  earlier: boolean;
+  maxHeldCodes: number;
+}
+
+/**
+ * Holds the charge at the wallet, then reserves the codes: a client that cannot pay never reserves one, so
+ * it cannot make another client's create fail for stock. Answers where the wallet is, or the refusal.
+ */
+async function holdAndReserve(
+  host: CreateHost,
+  { planned, reservations, charge, expiresAt, earlier, maxHeldCodes }: Holding,
+): Promise<{ ok: true; at: Placement } | Failure> {
+  const id = host.orderId;
+  // It held in another wallet (another body's currency): let go of that hold first.
+  const heldBefore = host.store.pendingHold();
+  if (heldBefore != null && heldBefore.wallet !== planned.wallet) await releaseHold(host, heldBefore);
+  // Armed, with the wallet it holds at, before holding, so that a create that dies halfway still gives
+  // back its hold and codes.
+  host.store.notePendingHold(planned, expiresAt);
+  await host.armAlarm();
+  const codes = reservations.reduce((sum, line) => sum + line.quantity, 0);
+  const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>
+    wallet.hold({ orderId: id, amount: charge, until: expiresAt, codes, maxCodes: maxHeldCodes }),
+  );
+  const held = holding.answer;
+  if (!held.ok) {
+    // Stock is checked before the balance: read it (nothing is reserved) to answer as the checks are ordered.
+    const short = await host.io(ORDER_SEAMS.reserveCodes, () => shortLine(host.db, id, reservations));
+    if (earlier) await releaseHeldCodes(host);
+    else {
+      // Refused, so this attempt holds nothing: its marker and timer go.
+      host.store.notePendingHold(null);
+      await cancelExpiry(host);
+    }
+    if (short !== null) return outOfStock(short);
+    return holdRefusal(held, charge, codes);
+  }
+  const reserved = await host.io(ORDER_SEAMS.reserveCodes, () => reserveCodes(host.db, id, reservations, expiresAt));
+  if (!reserved.ok) {
+    // The batch that found the stock short reserved nothing; the hold goes, then the timer.
+    await releaseHold(host, planned);
+    await cancelExpiry(host);
+    return outOfStock(reserved);
+  }
+  return { ok: true, at: holding.placement };
+}
+
+/** The wallet's refusal of a hold, as the create's failure. */
+function holdRefusal(
+  held: Extract<HoldResult, { code: "insufficient_funds" | "balance_held" | "held_codes_limit" }>,
+  charge: string,
+  codes: number,
+): Failure {
+  if (held.code === "insufficient_funds")
+    return failure("insufficient_funds", { balance: toAmountNumber(held.balance), required: toAmountNumber(charge) });
+  if (held.code === "balance_held")
+    return failure("balance_held", {
+      balance: toAmountNumber(held.balance),
+      held: toAmountNumber(held.held),
+      required: toAmountNumber(charge),
+    });
+  return failure("held_codes_limit", { held: held.heldCodes, limit: held.limit, requested: codes });
+}
+
+/** A create that holds no codes checks the balance only; answers where the wallet is, or the refusal. */
+async function checkBalance(
+  host: CreateHost,
+  planned: WalletOf,
+  charge: string,
+  earlier: boolean,
+): Promise<{ ok: true; at: Placement } | Failure> {
+  // An earlier attempt with another body may have reserved codes and held at the wallet for them: give
+  // them back (only on such a retry).
+  if (earlier) {
+    await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, host.orderId));
+    const heldBefore = host.store.pendingHold();
+    if (heldBefore != null) await releaseHold(host, heldBefore);
+  }
+  const funds = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) => wallet.funds());
+  const balance = new Money(funds.answer.balance);
+  if (balance.lessThan(charge))
+    return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(charge) });
+  return { ok: true, at: funds.placement };
+}
+
+function outOfStock(short: { sku: string; value: string; requested: number }): Failure {
+  return failure("out_of_stock", { sku: short.sku, quote: Number(short.value), quantity: short.requested });
+}
+
+/**
+ * A create that stores no order gives back the codes and the hold it (or an earlier attempt) placed, codes
+ * first, and its timer.
+ */
 async function releaseHeldCodes(host: CreateHost): Promise<void> {
   await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, host.orderId));
+  const heldAt = host.store.pendingHold();
+  if (heldAt != null) await releaseHold(host, heldAt);
   await cancelExpiry(host);
 }

@@ -5,7 +5,7 @@
 import { releaseCodes } from "../inventory/reservation-store";
 import { failure } from "../kernel/failures";
 import { logFailure } from "../kernel/log";
-import type { OrderHost, Result } from "./order-host";
+import type { OrderHost, Result, WalletOf } from "./order-host";
 import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
 import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
@@ -13,7 +13,7 @@ import { ORDER_SEAMS } from "./seams";
 import { transition } from "./transitions";
 
 export type ExpiryHost = OutboxHost &
-  Pick<OrderHost, "orderId" | "now" | "save" | "voidOrderAlong" | "db" | "livemode">;
+  Pick<OrderHost, "orderId" | "now" | "save" | "voidOrderAlong" | "atWallet" | "db" | "livemode">;
 
 /**
  * At expiresAt a still-created order becomes rejected (see `reject`). Each step is idempotent, so a
@@ -32,7 +32,12 @@ export async function expire(host: ExpiryHost): Promise<number | null> {
   if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
     await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, id));
   }
-  if (order === null) return null;
+  if (order === null) {
+    // A create that died (or was refused) before storing its order: its hold goes after its codes.
+    const heldAt = host.store.pendingHold();
+    if (heldAt != null) await releaseHold(host, heldAt);
+    return null;
+  }
   await reject(host, order);
   return null;
 }
@@ -56,6 +61,15 @@ export async function reject(host: ExpiryHost, order: OrderRecord): Promise<void
 export async function cancelExpiry(host: Pick<OrderHost, "store" | "armAlarm">): Promise<void> {
   host.store.clearTimer("expire");
   await host.armAlarm();
+}
+
+/** Lets go of the order's hold at the wallet it was placed in (or wherever that wallet moved). */
+export async function releaseHold(
+  host: Pick<OrderHost, "orderId" | "store" | "atWallet">,
+  heldAt: WalletOf,
+): Promise<void> {
+  await host.atWallet(heldAt, ORDER_SEAMS.walletRelease, (wallet) => wallet.releaseHold(host.orderId));
+  host.store.notePendingHold(null);
 }
 
 /**

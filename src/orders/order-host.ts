@@ -15,6 +15,7 @@ import type {
   FundsResult,
   Hold,
   HoldResult,
+  ReleaseResult,
   OrderVoid,
   Placement,
   Posting,
@@ -42,6 +43,7 @@ export type Result<T> = { ok: true; data: T } | Failure;
 export interface OrderWallet {
   funds(): Promise<FundsResult>;
   hold(request: Hold): Promise<HoldResult>;
+  releaseHold(orderId: string): Promise<ReleaseResult>;
   post(posting: Posting): Promise<PostingResult>;
   voidOrder(orderId: string, reason: string): Promise<OrderVoid>;
   chargeStatus(orderId: string): Promise<ChargeStatus>;

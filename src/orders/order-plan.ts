@@ -3,6 +3,7 @@
  * each line checked against a catalogue snapshot and priced (planOrder). Pure; the order object stores
  * the plan it is handed (src/orders/create-flow.ts).
  */
+import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import { rateKey, type CatalogueSnapshot } from "../catalogue/catalogue-store";
 import { NO_DEAL } from "../pricing/deal";
 import { failure, type Failure } from "../kernel/failures";
@@ -66,6 +67,50 @@ export interface OrderPlan {
   walletGeneration: number;
 }
 
+/** One requested line priced: its product as the snapshot has it, its deal, and its charge in `wallet`. */
+function orderLineOf(
+  line: CreateOrderRequest["productList"][number],
+  snapshot: CatalogueSnapshot,
+  rates: ReadonlyMap<string, ExchangeRate>,
+  wallet: string,
+): OrderLine {
+  const product = snapshot.products.get(line.sku)!;
+  const quote = new Money(String(line.quote));
+  const rate = rates.get(product.currency) ?? null;
+  // A deal switched to `none` is kept for the record but changes no price.
+  const stored = snapshot.deals.get(line.sku);
+  const deal = stored !== undefined && stored.dealState === "active" ? stored : NO_DEAL;
+  const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
+  const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
+  return {
+    sku: line.sku,
+    productType: product.productType,
+    quote: quote.toFixed(),
+    quantity: line.quantity,
+    product: {
+      name: product.name,
+      country: product.country,
+      region: product.region,
+      currency: product.currency,
+      supplier: product.supplier,
+      supplierConfig: product.supplierConfig,
+    },
+    deal,
+    faceValue: price.faceValue.toFixed(),
+    fee: price.fee.toFixed(),
+    discount: price.discount.toFixed(),
+    lineTotal: price.lineTotal.toFixed(),
+    charge: price.charge.toFixed(),
+    retailCharge: retail.charge.toFixed(),
+    rate,
+    status: "pending",
+    attempts: 0,
+    redeem: null,
+    refunded: "0",
+    failureReason: null,
+  };
+}
+
 /**
  * Create checks 3 and 4 up to the exchange, then pricing. Pure: everything it reads from D1 arrives in
  * `snapshot`. First failure wins; lines are checked in list order. Stock and balance come after, when the
@@ -74,10 +119,13 @@ export interface OrderPlan {
 export function planOrder(
   request: CreateOrderRequest,
   snapshot: CatalogueSnapshot,
+  /** Whether this environment may sell a SKU of the supplier (src/fulfilment/suppliers.ts): one it may not is not found. */
+  served: (supplier: SupplierKind) => boolean = () => true,
 ): Failure | ({ ok: true } & OrderPlan) {
   for (const [index, line] of request.productList.entries()) {
     const product = snapshot.products.get(line.sku);
-    if (product === undefined || !product.active) return failure("product_not_found", { sku: line.sku, index });
+    if (product === undefined || !product.active || !served(product.supplier))
+      return failure("product_not_found", { sku: line.sku, index });
     const verdict = checkQuote(product, line.productType, new Money(String(line.quote)));
     if (verdict !== "ok") return failure(verdict, { sku: line.sku, index });
   }
@@ -94,43 +142,7 @@ export function planOrder(
       return failure("exchange_not_supported", { sku: line.sku, index, from: wallet, to: currency });
     rates.set(currency, rate);
   }
-  const lines = request.productList.map((line): OrderLine => {
-    const product = snapshot.products.get(line.sku)!;
-    const quote = new Money(String(line.quote));
-    const rate = rates.get(product.currency) ?? null;
-    // A deal switched to `none` is kept for the record but changes no price.
-    const stored = snapshot.deals.get(line.sku);
-    const deal = stored !== undefined && stored.dealState === "active" ? stored : NO_DEAL;
-    const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
-    const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
-    return {
-      sku: line.sku,
-      productType: product.productType,
-      quote: quote.toFixed(),
-      quantity: line.quantity,
-      product: {
-        name: product.name,
-        country: product.country,
-        region: product.region,
-        currency: product.currency,
-        supplier: product.supplier,
-        supplierConfig: product.supplierConfig,
-      },
-      deal,
-      faceValue: price.faceValue.toFixed(),
-      fee: price.fee.toFixed(),
-      discount: price.discount.toFixed(),
-      lineTotal: price.lineTotal.toFixed(),
-      charge: price.charge.toFixed(),
-      retailCharge: retail.charge.toFixed(),
-      rate,
-      status: "pending",
-      attempts: 0,
-      redeem: null,
-      refunded: "0",
-      failureReason: null,
-    };
-  });
+  const lines = request.productList.map((line) => orderLineOf(line, snapshot, rates, wallet));
   return {
     ok: true,
     lines,

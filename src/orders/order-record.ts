@@ -49,6 +49,11 @@ export interface OrderLine {
    * Absent in lines stored before it existed: then it is set by the next such attempt.
    */
   unknownSince?: number | null;
+  /**
+   * The last attempt's unknown outcome needs a person (the supplier refused the service's credentials): the
+   * stuck list shows the line at once, not after UPSTREAM_UNKNOWN_BUDGET_SECONDS. Absent otherwise.
+   */
+  needsOperator?: true;
   /** Amount credited back to the wallet for this line when it failed ("0" otherwise). */
   refunded: string;
   failureReason: string | null;

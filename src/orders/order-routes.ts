@@ -16,7 +16,7 @@ import {
   scriptLines,
   type SandboxOutcome,
 } from "./order-plan";
-import { serviceMode } from "../kernel/service-mode";
+import { serviceMode, supplierRefusal } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
 import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
@@ -82,11 +82,17 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
   );
   // Priced here, at the edge; the order object checks the reference first, so a replay is answered with
   // its order even when this plan failed.
-  const planned = planOrder(body, snapshot);
+  const planned = planOrder(body, snapshot, (supplier) => supplierRefusal(supplier, env) === null);
   const plan = outcome !== null && planned.ok ? { ...planned, lines: scriptLines(planned.lines, outcome) } : planned;
   const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(client.id, body.reference)));
   const requestHash = await sha256Hex(canonicalCreateRequest(body, outcome));
-  const created = stub.create({ clientId: client.id, request: body, requestHash, plan });
+  const created = stub.create({
+    clientId: client.id,
+    request: body,
+    requestHash,
+    plan,
+    maxHeldCodes: Number(env.MAX_HELD_CODES),
+  });
   return answer<{ order: string; replayed: boolean }>(created, ({ order, replayed }) =>
     replayed
       ? okJson("Order already exists for this reference", order, { "idempotent-replayed": "true" })
@@ -149,6 +155,7 @@ export const orderRoutes: Route[] = [
       "wallet_not_found",
       "insufficient_funds",
       "balance_held",
+      "held_codes_limit",
       "invalid_webhook_url",
       "product_not_found",
       "reference_already_used",
@@ -180,8 +187,8 @@ export const orderRoutes: Route[] = [
       { when: "An exchange rate from the wallet's currency to each line's", codes: ["exchange_not_supported"] },
       { when: "Stock, for lines whose codes come from inventory", codes: ["out_of_stock"] },
       {
-        when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold",
-        codes: ["insufficient_funds", "balance_held"],
+        when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES",
+        codes: ["insufficient_funds", "balance_held", "held_codes_limit"],
       },
     ],
     requestHeaders: {

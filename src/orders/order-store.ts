@@ -64,6 +64,11 @@ export interface StoredDocument {
    * writes nothing to D1. Absent in a document stored before it was kept: then what D1 holds is unknown.
    */
   reported?: StuckReport | null;
+  /**
+   * The wallet a create is holding at while it has stored no order (set before the hold is asked for), so
+   * that a create that dies before storing its order, or a retry with another body, can let go of the hold.
+   */
+  pendingHold?: Pick<OrderRecord, "clientId" | "wallet" | "walletRegion" | "walletGeneration"> | null;
 }
 
 const DOCUMENT_KEY = "order";
@@ -227,6 +232,22 @@ export class OrderStore {
       this.kv.put(outboxKey(seq), outboxEntry(seq, event));
       this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
     });
+  }
+
+  /** The wallet a create that stored no order holds at (StoredDocument.pendingHold), or null. */
+  pendingHold(): StoredDocument["pendingHold"] {
+    return this.read().pendingHold ?? null;
+  }
+
+  /**
+   * Records (or, with null, forgets) the wallet a create is about to hold at; with `expireAt`, schedules
+   * the expiry timer in the same write (one row written, not two).
+   */
+  notePendingHold(at: StoredDocument["pendingHold"], expireAt?: number): void {
+    const doc = this.read();
+    if ((doc.pendingHold ?? null) === null && at === null && expireAt === undefined) return;
+    const timers = expireAt === undefined ? doc.timers : scheduled(doc.timers, "expire", expireAt);
+    this.write({ ...doc, pendingHold: at, timers });
   }
 
   // ---- timers

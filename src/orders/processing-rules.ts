@@ -15,8 +15,8 @@ import { outcomeOf } from "./transitions";
  */
 export function applyOutcome(line: OrderLine, outcome: IssueOutcome, now: number): OrderLine {
   const attempts = line.attempts + 1;
-  // A settled line carries no unknownSince (nor does one that was never unknown).
-  const { unknownSince, ...settled } = line;
+  // A settled line carries no unknownSince (nor does one that was never unknown), nor needsOperator.
+  const { unknownSince, needsOperator: _needed, ...settled } = line;
   if (outcome.kind === "issued") {
     return {
       ...settled,
@@ -32,7 +32,13 @@ export function applyOutcome(line: OrderLine, outcome: IssueOutcome, now: number
     };
   }
   if (outcome.kind === "failed") return { ...settled, attempts, status: "failed", failureReason: outcome.reason };
-  return { ...line, attempts, failureReason: outcome.reason, unknownSince: unknownSince ?? now };
+  return {
+    ...settled,
+    attempts,
+    failureReason: outcome.reason,
+    unknownSince: unknownSince ?? now,
+    ...(outcome.needsOperator ? { needsOperator: true as const } : {}),
+  };
 }
 
 /**
@@ -64,14 +70,17 @@ export function unknownBudgetMs(value: string | undefined): number {
 }
 
 /**
- * The pending lines whose outcome has been unknown for `budgetMs` or more at `now`, longest first: the
- * operator's stuck list shows them (the order keeps asking meanwhile, and stays `processing`).
+ * The pending lines whose outcome has been unknown for `budgetMs` or more at `now`, or whose last answer
+ * needs a person (refused credentials), longest first: the operator's stuck list shows them (the order
+ * keeps asking meanwhile, and stays `processing`).
  */
 export function linesPastBudget(lines: readonly OrderLine[], budgetMs: number, now: number): OrderLine[] {
   return lines
     .filter(
       (line) =>
-        line.status === "pending" && typeof line.unknownSince === "number" && now - line.unknownSince >= budgetMs,
+        line.status === "pending" &&
+        typeof line.unknownSince === "number" &&
+        (now - line.unknownSince >= budgetMs || line.needsOperator === true),
     )
     .sort((a, b) => a.unknownSince! - b.unknownSince!);
 }

@@ -8,8 +8,10 @@ export const ORDER_SEAMS = {
   reserveCodes: "order.reserve-codes",
   /** create: read the wallet's balance (an order that reserves no codes). */
   walletBalance: "order.wallet-balance",
-  /** create: hold the order's amount against the balance (an order that reserves codes). */
+  /** create: hold the order's amount and codes before reserving them (an order that reserves codes). */
   walletHold: "order.wallet-hold",
+  /** a create refused after its hold (out of stock, or a retry with another body), and expiry of no order: let go of it. */
+  walletRelease: "order.wallet-release",
   /** any write that changes the order's timers: set or delete the alarm. */
   setAlarm: "order.set-alarm",
   /** confirm: post the charge to the wallet. */

@@ -4,15 +4,17 @@
  * (docs/operations.md, "Backups") exports every wallet and restores into a new deployment.
  */
 import { auditLedgerEntryOnce } from "../audit/audit-store";
-import { adminCaller } from "../http/admin-auth";
+import { adminCaller, previousTokenOpen } from "../http/admin-auth";
 import { fail } from "../kernel/failures";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
+import { Money } from "../pricing/money";
+import type { LedgerEntry } from "./ledger";
 import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
-import type { LedgerExport, RestoreResult } from "./ledger-backup";
+import { exportSignedBy, signExport, type LedgerExport, type RestoreResult } from "./ledger-backup";
 import {
   findWallet,
   historyOf,
@@ -36,6 +38,22 @@ export const LEDGER_BACKUP_SEAMS = {
   audit: "wallet.restore.audit",
 } as const;
 
+/** The deployment's ADMIN_TOKEN, the root of the exports' signing key. */
+function adminSecret(env: Env): string {
+  if (typeof env.ADMIN_TOKEN !== "string" || env.ADMIN_TOKEN.length < 16)
+    throw new Error("ADMIN_TOKEN is not set: ledger exports cannot be signed");
+  return env.ADMIN_TOKEN;
+}
+
+/** The sum of the entries' amounts that `which` selects, exact. */
+function total(entries: readonly LedgerEntry[], which: (amount: Money) => boolean): string {
+  return entries
+    .map((entry) => new Money(entry.amount))
+    .filter(which)
+    .reduce((sum, amount) => sum.plus(amount), new Money(0))
+    .toFixed();
+}
+
 /** GET /admin/wallets/:clientId/:currency/export: every entry, exact, oldest first. */
 const exportWallet =
   (clientStatement: ClientStatement): Handler =>
@@ -56,13 +74,19 @@ const exportWallet =
       })),
     );
     const { wallet, exported } = exports.at(-1)!;
+    const signature = await signExport(exported, adminSecret(context.env));
     const previous = exports.slice(0, -1).map((earlier) => ({
       wallet: earlier.wallet,
       balance: earlier.exported.balance,
       entries: earlier.exported.entries,
       voids: earlier.exported.voids,
     }));
-    return ok("Ledger export", { ...exported, wallet, ...(previous.length > 0 ? { previous } : {}) });
+    return ok("Ledger export", {
+      ...exported,
+      wallet,
+      signature,
+      ...(previous.length > 0 ? { previous } : {}),
+    });
   };
 
 /**
@@ -83,6 +107,13 @@ const restoreWallet =
         reason: `the export is of wallet ${body.clientId}/${body.currency}, not ${clientId}/${currency}`,
       });
     }
+    // Only an export this deployment produced, unchanged: its signature under ADMIN_TOKEN (or the token a
+    // rotation replaced, in its window).
+    const secrets = [adminSecret(env), ...(previousTokenOpen(env, Date.now()) ? [env.ADMIN_TOKEN_PREVIOUS!] : [])];
+    if (!(await exportSignedBy(body, body.signature, secrets)))
+      fail("invalid_request_body", {
+        reason: "the export's signature does not hold: only an export this deployment produced, unchanged, is restored",
+      });
     const found = await findWallet(env.DB, clientStatement, clientId, currency);
     if (!found.client) fail("client_not_found", { clientId });
     const retry = { reason: "the restore may or may not have been written; send the same export again" };
@@ -106,6 +137,11 @@ const restoreWallet =
         auditLedgerEntryOnce(env.DB, actor, "wallet.restore", `wallet:${clientId}:${currency}`, {
           seq: body.entries.at(-1)?.seq ?? 0,
           entries: result.entries,
+          // A money movement: the restore brings the wallet from nothing to `amount` (its entries' total),
+          // as credits and debits.
+          amount: result.balance,
+          credits: total(body.entries, (amount) => amount.isPositive()),
+          debits: total(body.entries, (amount) => amount.isNegative()),
           balance: result.balance,
           exportedAt: body.exportedAt,
         }),
@@ -150,7 +186,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
     tag: "Admin: wallets",
     summary: "Restore a ledger export into a wallet that has no entry",
     description:
-      "Writes every entry of an export (GET …/export of the same client and currency) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.",
+      "Writes every entry of an export (GET …/export of the same client and currency, by this deployment: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`). The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.",
     auth: "admin",
     role: "admin",
     params: WalletPathParams,

@@ -8,6 +8,7 @@
  * So a restored wallet has the same balance, the same ledger and the same idempotency keys (a retried
  * top-up or charge finds its entry) as the one exported.
  */
+import { fromBase64, toBase64 } from "../kernel/crypto";
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
 import { LedgerStore, type VoidMark } from "./wallet-store";
@@ -26,6 +27,8 @@ export interface LedgerExport {
   entries: LedgerEntry[];
   /** The orders voided for good: no ledger entry where nothing had been charged. */
   voids: VoidMark[];
+  /** The deployment's signature of the export (the route adds it; see signExport): what a restore checks. */
+  signature?: string;
   /** A moved wallet's earlier objects, oldest first (the route adds them): history, not restored. */
   previous?: {
     wallet: { generation: number; region: string | null };
@@ -167,4 +170,71 @@ export function restoreLedger(
     }
   });
   return { ok: true, entries: backup.entries.length, balance: new Money(backup.balance).toFixed(), replayed: false };
+}
+
+/**
+ * An export's signature: HMAC-SHA256 over what a restore writes and checks (format, wallet, time, balance,
+ * every entry, every void), under a key derived (HKDF, a label of its own) from the deployment's
+ * ADMIN_TOKEN. So a restore takes only an export this deployment produced, unchanged: a made-up or edited
+ * ledger has no valid signature. Derived rather than a secret of its own, as console sessions are; an
+ * export made before a rotation of ADMIN_TOKEN verifies under ADMIN_TOKEN_PREVIOUS in its window, and a
+ * new deployment restores another's exports once it is given that deployment's ADMIN_TOKEN.
+ */
+export const EXPORT_SIGNATURE_PREFIX = "v1,";
+
+type Signed = Pick<LedgerExport, "format" | "clientId" | "currency" | "exportedAt" | "balance" | "entries" | "voids">;
+
+function signedBytes(backup: Signed): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify([
+      backup.format,
+      backup.clientId,
+      backup.currency,
+      backup.exportedAt,
+      backup.balance,
+      backup.entries.map((e) => [e.seq, e.key, e.kind, e.amount, e.balanceAfter, e.orderId, e.reason, e.createdAt]),
+      backup.voids.map((v) => [v.orderId, v.voidedAt, v.reason]),
+    ]),
+  );
+}
+
+const exportKeys = new Map<string, Promise<CryptoKey>>();
+
+function exportKey(secret: string): Promise<CryptoKey> {
+  let key = exportKeys.get(secret);
+  if (key === undefined) {
+    const encoder = new TextEncoder();
+    key = crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]).then((material) =>
+      crypto.subtle.deriveKey(
+        {
+          name: "HKDF",
+          hash: "SHA-256",
+          salt: encoder.encode("order-service"),
+          info: encoder.encode("ledger-export-v1"),
+        },
+        material,
+        { name: "HMAC", hash: "SHA-256", length: 256 },
+        false,
+        ["sign", "verify"],
+      ),
+    );
+    if (exportKeys.size >= 4) exportKeys.clear();
+    exportKeys.set(secret, key);
+  }
+  return key;
+}
+
+export async function signExport(backup: Signed, secret: string): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await exportKey(secret), signedBytes(backup));
+  return `${EXPORT_SIGNATURE_PREFIX}${toBase64(new Uint8Array(mac))}`;
+}
+
+/** Whether `signature` holds for the export under one of `secrets` (compared in constant time). */
+export async function exportSignedBy(backup: Signed, signature: string, secrets: readonly string[]): Promise<boolean> {
+  if (!signature.startsWith(EXPORT_SIGNATURE_PREFIX)) return false;
+  const mac = fromBase64(signature.slice(EXPORT_SIGNATURE_PREFIX.length));
+  if (mac === null) return false;
+  for (const secret of secrets)
+    if (await crypto.subtle.verify("HMAC", await exportKey(secret), mac, signedBytes(backup))) return true;
+  return false;
 }

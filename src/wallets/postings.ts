@@ -82,13 +82,20 @@ export interface OrderVoid {
   successor?: Placement | null;
 }
 
-/** An open order's claim on the balance while it holds stock (until it is charged, voided or lapses). */
+/**
+ * An open order's claim on the balance and on stock while it holds codes: from before its codes are
+ * reserved until it is charged or voided, or its create lets go of it (`releaseHold`).
+ */
 export interface Hold {
   orderId: string;
   /** What the order will cost, a non-negative decimal string in the wallet's currency. */
   amount: string;
-  /** The order's expiresAt: the hold counts until then. */
+  /** The order's expiresAt (kept for the reader; a hold does not lapse by the clock). */
   until: number;
+  /** How many codes the order will reserve. */
+  codes: number;
+  /** The most codes the client's open orders in this wallet may hold together (the operator's cap). */
+  maxCodes: number;
 }
 
 export type HoldResult =
@@ -96,7 +103,12 @@ export type HoldResult =
   | { ok: false; code: "insufficient_funds"; balance: string }
   /** The balance covers the order, but not together with what the client's other open orders hold. */
   | { ok: false; code: "balance_held"; balance: string; held: string }
+  /** The client's other open orders already hold so many codes that this order's would pass the cap. */
+  | { ok: false; code: "held_codes_limit"; heldCodes: number; limit: number }
   | WalletMoved;
+
+/** What letting go of a hold answers: done (there may have been none), or where the wallet moved. */
+export type ReleaseResult = { ok: true } | WalletMoved;
 
 /** The balance an order's create checks, or where the wallet moved. */
 export type FundsResult = { ok: true; balance: string } | WalletMoved;
@@ -290,7 +302,7 @@ export function moveOut(
 ): Transfer[] {
   if (store.successor() !== null) return transfers(store);
   const balance = store.balance();
-  const holds = store.standingHolds(now);
+  const holds = store.standingHolds();
   store.append({
     key: move.key,
     kind: "move_out",
@@ -328,12 +340,11 @@ export function moveIn(store: LedgerStore, transfer: Transfer, reason: string, n
     reason,
   });
   const holds = transfer.holds.filter(
-    (hold) =>
-      hold.until > now && store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null,
+    (hold) => store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null,
   );
   if (store.successor() !== null)
     return { ok: true, entry, replayed: false, forward: forwardCredit(store, transfer.key, amount, holds, reason) };
-  for (const hold of holds) store.placeHold(hold.orderId, new Money(hold.amount), hold.until, now);
+  for (const hold of holds) store.placeHold(hold.orderId, new Money(hold.amount), hold.until, hold.codes ?? 0);
   return { ok: true, entry, replayed: false, forward: null };
 }
 
@@ -343,22 +354,35 @@ export function transfers(store: LedgerStore): Transfer[] {
 }
 
 /**
- * Holds the order's amount against the balance while it holds stock: refused when the balance is short
- * of the order alone (insufficient_funds), or of the order together with what the client's other open
- * orders still hold (balance_held). A retried create replaces its own hold.
+ * Holds the order's amount against the balance, and its codes against the client's cap, before it reserves
+ * stock: refused when the balance is short of the order alone (insufficient_funds), or of the order
+ * together with what the client's other open orders still hold (balance_held), or when their codes and
+ * this order's would pass `maxCodes` (held_codes_limit: an order that costs nothing still counts). A
+ * retried create replaces its own hold.
  */
-export function hold(store: LedgerStore, { orderId, amount, until }: Hold, now: number): HoldResult {
+export function hold(store: LedgerStore, { orderId, amount, until, codes, maxCodes }: Hold): HoldResult {
   const wanted = new Money(amount);
   if (!wanted.isFinite() || wanted.isNegative()) throw new Error("hold amount must be a non-negative decimal");
+  if (!Number.isInteger(codes) || codes < 0) throw new Error("hold codes must be a non-negative integer");
   const successor = store.successor();
   if (successor !== null) return moved(store, successor);
   const balance = store.balance();
   if (balance.lessThan(wanted)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
-  const held = store.heldBesides(orderId, now);
-  if (balance.minus(held).lessThan(wanted))
-    return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.toFixed() };
-  store.placeHold(orderId, wanted, until, now);
-  return { ok: true, balance: balance.toFixed(), held: held.plus(wanted).toFixed() };
+  const held = store.heldBesides(orderId);
+  if (balance.minus(held.amount).lessThan(wanted))
+    return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.amount.toFixed() };
+  if (held.codes + codes > maxCodes)
+    return { ok: false, code: "held_codes_limit", heldCodes: held.codes, limit: maxCodes };
+  store.placeHold(orderId, wanted, until, codes);
+  return { ok: true, balance: balance.toFixed(), held: held.amount.plus(wanted).toFixed() };
+}
+
+/** A create that stores no order lets go of its hold (idempotent); a moved wallet's successor has it. */
+export function releaseHold(store: LedgerStore, orderId: string): ReleaseResult {
+  const successor = store.successor();
+  if (successor !== null) return moved(store, successor);
+  store.dropHold(orderId);
+  return { ok: true };
 }
 
 export function audit(store: LedgerStore): WalletAudit {

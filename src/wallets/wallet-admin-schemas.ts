@@ -166,6 +166,12 @@ export const LedgerExportData = z.strictObject({
   balance: ExactDecimal.describe("The balance at export: the last entry's balanceAfter (0 when there is none)."),
   entries: ExportedEntries,
   voids: ExportedVoids,
+  signature: z
+    .string()
+    .max(200)
+    .describe(
+      "This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged.",
+    ),
   previous: z
     .array(
       z.strictObject({

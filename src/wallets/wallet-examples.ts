@@ -57,6 +57,8 @@ const ledgerExport: LedgerExport = {
   balance,
   entries,
   voids: [],
+  // The shape of a signature (its value depends on the deployment's ADMIN_TOKEN).
+  signature: "v1,3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
 };
 
 /** An entry as the operator routes show it: with the wallet object it is in. */

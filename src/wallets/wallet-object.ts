@@ -8,6 +8,7 @@ import {
   moveIn,
   moveOut,
   post,
+  releaseHold,
   transfers,
   voidOrder,
   type ChargeStatus,
@@ -19,6 +20,7 @@ import {
   type Placement,
   type Posting,
   type PostingResult,
+  type ReleaseResult,
   type Transfer,
   type WalletAudit,
 } from "./postings";
@@ -35,6 +37,7 @@ export type {
   Placement,
   Posting,
   PostingResult,
+  ReleaseResult,
   Transfer,
   WalletAudit,
   WalletMoved,
@@ -74,9 +77,14 @@ export class WalletObject extends DurableObject<Env> {
     return post(this.ledger, posting);
   }
 
-  /** Holds an open order's amount against the balance while it reserves stock (see postings.ts). */
+  /** Holds an open order's amount and codes before it reserves stock (see postings.ts). */
   async hold(request: Hold): Promise<HoldResult> {
-    return hold(this.ledger, request, Date.now());
+    return hold(this.ledger, request);
+  }
+
+  /** Lets go of the hold of an order whose create was refused after it was placed (out of stock). */
+  async releaseHold(orderId: string): Promise<ReleaseResult> {
+    return releaseHold(this.ledger, orderId);
   }
 
   /**

@@ -69,6 +69,13 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
       `);
     },
   },
+  {
+    version: 5,
+    description: "each hold counts the codes its order reserves (a cap bounds a client's open held stock)",
+    up(sql) {
+      sql.exec(`ALTER TABLE holds ADD COLUMN codes INTEGER NOT NULL DEFAULT 0`);
+    },
+  },
 ];
 
 export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);
@@ -129,7 +136,10 @@ function entryFromRow(row: LedgerRow): LedgerEntry {
 export interface StoredHold {
   orderId: string;
   amount: string;
+  /** The order's expiresAt, for the reader: a hold does not lapse by the clock (see `heldBesides`). */
   until: number;
+  /** The codes the order reserves; absent in a transfer written before holds counted them. */
+  codes?: number;
 }
 
 /** Where a moved wallet's successor is: its generation and region, and the key of the move. */
@@ -222,43 +232,48 @@ export class LedgerStore {
     );
   }
 
-  /** The sum of the holds of other orders that still stand at `now`, and nothing of those that lapsed. */
-  heldBesides(orderId: string, now: number): Money {
-    let held = new Money(0);
-    for (const row of this.sql.exec<{ amount: string }>(
-      `SELECT amount FROM holds WHERE until > ? AND order_id <> ?`,
-      now,
+  /**
+   * What the other orders' holds hold: their amounts' sum and their codes. A hold stands until its order is
+   * charged or voided, or its create lets go of it, never by the clock alone: its codes stay reserved until
+   * the order's expiry gives them back and voids it, so hold and codes lapse together.
+   */
+  heldBesides(orderId: string): { amount: Money; codes: number } {
+    let amount = new Money(0);
+    let codes = 0;
+    for (const row of this.sql.exec<{ amount: string; codes: number }>(
+      `SELECT amount, codes FROM holds WHERE order_id <> ?`,
       orderId,
-    ))
-      held = held.plus(row.amount);
-    return held;
+    )) {
+      amount = amount.plus(row.amount);
+      codes += row.codes;
+    }
+    return { amount, codes };
   }
 
-  /** Places (or, for a retried create, replaces) the order's hold; lapsed holds are dropped on the way. */
-  placeHold(orderId: string, amount: Money, until: number, now: number): void {
-    this.sql.exec(`DELETE FROM holds WHERE until <= ?`, now);
+  /** Places (or, for a retried create, replaces) the order's hold. */
+  placeHold(orderId: string, amount: Money, until: number, codes: number): void {
     this.sql.exec(
-      `INSERT INTO holds (order_id, amount, until) VALUES (?, ?, ?) ON CONFLICT (order_id) DO UPDATE SET amount = excluded.amount, until = excluded.until`,
+      `INSERT INTO holds (order_id, amount, until, codes) VALUES (?, ?, ?, ?) ON CONFLICT (order_id) DO UPDATE SET amount = excluded.amount, until = excluded.until, codes = excluded.codes`,
       orderId,
       amount.toFixed(),
       until,
+      codes,
     );
   }
 
-  /** The order is no longer open (charged or voided): its hold goes. Writes nothing when it has none. */
+  /** The order is no longer open (charged, voided, or its create refused): its hold goes. Writes nothing when it has none. */
   dropHold(orderId: string): void {
     this.sql.exec(`DELETE FROM holds WHERE order_id = ?`, orderId);
   }
 
-  /** The holds that still stand at `now`. */
-  standingHolds(now: number): StoredHold[] {
+  /** Every hold that stands. */
+  standingHolds(): StoredHold[] {
     return this.sql
-      .exec<{ order_id: string; amount: string; until: number }>(
-        `SELECT order_id, amount, until FROM holds WHERE until > ? ORDER BY order_id`,
-        now,
+      .exec<{ order_id: string; amount: string; until: number; codes: number }>(
+        `SELECT order_id, amount, until, codes FROM holds ORDER BY order_id`,
       )
       .toArray()
-      .map((row) => ({ orderId: row.order_id, amount: row.amount, until: row.until }));
+      .map((row) => ({ orderId: row.order_id, amount: row.amount, until: row.until, codes: row.codes }));
   }
 
   /** Every hold goes (a move carries the standing ones to the successor). */

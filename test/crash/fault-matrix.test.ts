@@ -283,6 +283,13 @@ async function violations(outcome: Outcome): Promise<string[]> {
     check(order === null, `${orderId}: a refused create stored an order`);
     check(timers.length === 0, `${orderId}: a refused create left timers ${timers}`);
     check((await codesHeldBy(orderId)).length === 0, `${orderId}: a refused create holds codes`);
+    for (const object of objects) {
+      const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
+      check(
+        !holds.includes(orderId),
+        `${orderId}: a refused create still holds balance (generation ${object.generation})`,
+      );
+    }
     check(!entries.some((entry) => entry.orderId === orderId), `${orderId}: a refused create moved money`);
   }
 
@@ -606,7 +613,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "create refused for its balance",
-    seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
+    // Refused at its hold, before any code is reserved: what it reads then is whether the stock is short.
+    seams: [ORDER_SEAMS.reserveCodes, "inventory.reserve"],
     funds: "1",
     act: createOf(() => [INVENTORY_LINE()], false),
     // Nobody retries after the 400: whatever the failed attempt left is the expiry timer's to give back.
@@ -617,11 +625,25 @@ const SCENARIOS: Scenario[] = [
     outcome: refusedCreate,
   },
   {
+    name: "create refused for stock after its hold",
+    seams: [ORDER_SEAMS.walletRelease],
+    // A SKU with no codes: the hold stands, the reservation finds the stock short.
+    act: createOf(() => [line("DEMO-US-SOLDOUT", 10, 1)], false),
+    after: async (run) => {
+      // out_of_stock is a 500 too: the client retries only a server_error.
+      let refused = await createOf(() => [line("DEMO-US-SOLDOUT", 10, 1)], false)(run);
+      for (let tries = 1; refused.body.code === "server_error" && tries < 4; tries += 1)
+        refused = await createOf(() => [line("DEMO-US-SOLDOUT", 10, 1)], false)(run);
+      expect(refused.body.code, JSON.stringify(refused.body)).toBe("out_of_stock");
+    },
+    outcome: refusedCreate,
+  },
+  {
     name: "create retried with another body",
     seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
-    // The first attempt reserves an inventory code and is cut off at the balance check.
+    // The first attempt holds and reserves an inventory code, and is cut off before it stores the order.
     before: async (run) => {
-      armFault(ORDER_SEAMS.walletHold, { when: "before" });
+      armFault(ORDER_SEAMS.reserveCodes, { when: "after" });
       expect((await createOf(() => [INVENTORY_LINE()])(run)).status).toBe(500);
     },
     // The client sends the reference again with another body: what the first attempt held goes back.

@@ -399,6 +399,35 @@ describe("npm run deploy", () => {
     ).toBe(true);
   });
 
+  it("stops at the preflight when live is given a supplier's sandbox, or the sandbox a real upstream", async () => {
+    const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
+    const liveMarked = join(dir, "live-marked.toml");
+    writeFileSync(liveMarked, toml.replace('UPSTREAM_SANDBOX = "false"', 'UPSTREAM_SANDBOX = "true"'));
+    const live = await runDeploy(["--config", liveMarked]);
+    expect(live.code).toBe(1);
+    expect(live.stderr).toContain(
+      `Stopped at step 1/6 (preflight): live: live would sell a supplier's sandbox codes: UPSTREAM_SANDBOX is "true"`,
+    );
+    expect(commands()).toEqual(["--version", "whoami --json"]);
+
+    rmSync(logPath());
+    const sandboxReal = join(dir, "sandbox-real.toml");
+    const sandboxVars = toml.indexOf("[env.sandbox.vars]");
+    writeFileSync(
+      sandboxReal,
+      toml.slice(0, sandboxVars) +
+        toml
+          .slice(sandboxVars)
+          .replace('UPSTREAM_BASE_URL = ""', 'UPSTREAM_BASE_URL = "https://api.supplier.example/"'),
+    );
+    const sandbox = await runDeploy(["--config", sandboxReal, "--env", "sandbox"]);
+    expect(sandbox.code).toBe(1);
+    expect(sandbox.stderr).toContain(
+      `[env.sandbox]: the sandbox would buy real codes: UPSTREAM_BASE_URL is set but UPSTREAM_SANDBOX is not "true"`,
+    );
+    expect(commands()).toEqual(["--version", "whoami --json"]);
+  });
+
   it("stops at the preflight when wrangler is not the pinned version", async () => {
     writeState({ version: "3.99.0" });
     const result = await runDeploy();

@@ -42,7 +42,7 @@ describe("the sandbox helpers in live", () => {
       .bind(Date.now())
       .run();
     await topUp("live-outcome", "USD", "100");
-    const body = { productList: [line("DEMO-US-RANGE", 5)], wallet: "USD", reference: "live-outcome-1" };
+    const body = { productList: [line("DEMO-EU-FIXED", 10, 1, "fixed")], wallet: "USD", reference: "live-outcome-1" };
     for (const value of ["failed", "successful", "nonsense"]) {
       const answer = await call("POST", "/order/create", { key, body, headers: { "sandbox-outcome": value } });
       expectError(answer, 400, "The Sandbox-Outcome header is accepted only in the sandbox", "sandbox_outcome_in_live");

@@ -10,6 +10,8 @@ import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { signExport, type LedgerExport } from "../../src/wallets/ledger-backup";
+import { addCodes, addProduct, setDeal } from "../order-helpers";
 import { expectConforms } from "./conformance";
 
 const seen = new Set<ErrorCode>();
@@ -117,6 +119,29 @@ describe("real error answers match the document, details included", () => {
       "balance_held",
     );
 
+    // A client whose orders cost nothing (a 100 % deal), past MAX_HELD_CODES open codes in its wallet.
+    const freeId = `errors-free-${crypto.randomUUID().slice(0, 8)}`;
+    const freeKey = await addClient(freeId, { USD: "0.01" });
+    await addProduct({
+      sku: "ERRORS-CAP",
+      productType: "fixed",
+      currency: "USD",
+      quotes: ["10"],
+      supplier: "inventory",
+    });
+    await addCodes("ERRORS-CAP", "10", Number(env.MAX_HELD_CODES) + 5);
+    await setDeal(freeId, "ERRORS-CAP", { discount: ["100", "percentage"] });
+    for (let held = 0; held < Number(env.MAX_HELD_CODES); held += 5)
+      expect(
+        (await createOrder({ productList: [line("ERRORS-CAP", 10, 5, "fixed")] }, freeKey)).body.code,
+      ).toBeUndefined();
+    await expectError(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("ERRORS-CAP", 10, 5, "fixed")] }, freeKey),
+      "held_codes_limit",
+    );
+
     await topUp("demo", "USD", "100");
     const body = { productList: [line("DEMO-US-RANGE", 10)], wallet: "USD", reference: "errors-ref" };
     const created = await call("POST", "/order/create", { body });
@@ -198,23 +223,33 @@ describe("real error answers match the document, details included", () => {
       await admin("POST", "/admin/wallets/demo/USD/top-ups", { ...top, amount: "6" }),
       "idempotency_conflict",
     );
-    // The wallet has entries: a restore of other entries (here: only its first) is refused.
+    // The wallet has entries: a restore of other entries (here: only its first) is refused. Each export is
+    // signed as this deployment signs one (GET …/export), so that the check after the signature answers.
+    const signed = async (backup: LedgerExport) => ({ ...backup, signature: await signExport(backup, ADMIN_TOKEN) });
     const ledger = (await admin("GET", "/admin/wallets/demo/USD/export")).body.data;
     expect(ledger.entries.length).toBeGreaterThan(0);
     await expectError(
       "POST",
       "/admin/wallets/{clientId}/{currency}/restore",
-      await admin("POST", "/admin/wallets/demo/USD/restore", {
-        ...ledger,
-        entries: ledger.entries.slice(0, 1),
-        balance: ledger.entries[0].balanceAfter,
-      }),
+      await admin(
+        "POST",
+        "/admin/wallets/demo/USD/restore",
+        await signed({
+          ...ledger,
+          entries: ledger.entries.slice(0, 1),
+          balance: ledger.entries[0].balanceAfter,
+        }),
+      ),
       "wallet_not_empty",
     );
     await expectError(
       "POST",
       "/admin/wallets/{clientId}/{currency}/restore",
-      await admin("POST", "/admin/wallets/demo/EUR/restore", { ...ledger, currency: "EUR", balance: "1" }),
+      await admin(
+        "POST",
+        "/admin/wallets/demo/EUR/restore",
+        await signed({ ...ledger, currency: "EUR", balance: "1" }),
+      ),
       "ledger_chain_broken",
     );
     await expectError(

@@ -27,6 +27,7 @@ import { ORDER_SEAMS, type OrderSeam } from "../../src/orders/seams";
 import { reportStuck } from "../../src/orders/stuck-report";
 import { NO_DEAL } from "../../src/pricing/deal";
 import { chargeKey, refundKey } from "../../src/wallets/ledger-keys";
+import { addCodes, addProduct, uid } from "../order-helpers";
 
 const NOW = 1_800_000_000_000;
 const TTL_MS = 600_000;
@@ -106,6 +107,7 @@ function fakeHost(
   const played: OrderWallet = {
     funds: wallet.funds ?? unplayed("funds"),
     hold: wallet.hold ?? unplayed("hold"),
+    releaseHold: wallet.releaseHold ?? unplayed("releaseHold"),
     post: wallet.post ?? unplayed("post"),
     voidOrder: wallet.voidOrder ?? unplayed("voidOrder"),
     chargeStatus: wallet.chargeStatus ?? unplayed("chargeStatus"),
@@ -160,6 +162,7 @@ function createInput(request: CreateOrderRequest, lines = [line("SKU-A", "sandbo
     request,
     requestHash: "hash",
     plan: { ok: true, lines, rates: [], charge: "10", retailCharge: "10", walletRegion: null, walletGeneration: 0 },
+    maxHeldCodes: 100,
   };
 }
 
@@ -202,6 +205,54 @@ describe("the create flow", () => {
       expect(seen.calls).toEqual([ORDER_SEAMS.walletBalance]);
       expect(store.load()).toBeNull();
       expect(store.timers()).toEqual([]);
+    });
+  });
+});
+
+/** The codes of `sku` reserved by any order now. */
+async function reservedOf(sku: string): Promise<number> {
+  const row = await env.DB.prepare(`SELECT COUNT(*) AS n FROM codes WHERE sku = ? AND status = 'reserved'`)
+    .bind(sku)
+    .first<{ n: number }>();
+  return row!.n;
+}
+
+describe("the create flow of an order that reserves codes", () => {
+  const request = { productList: [], wallet: "USD", reference: "ref-1" } as unknown as CreateOrderRequest;
+
+  it("holds at the wallet before it reserves a code, so a refused hold never held stock", async () => {
+    const sku = uid("FLOW-HOLD").toUpperCase();
+    await addProduct({ sku, productType: "range", currency: "USD", min: "1", max: "100", supplier: "inventory" });
+    await addCodes(sku, "10", 3);
+    const lines = [{ ...line(sku, "inventory"), quantity: 3 }];
+    await withStorage(async (storage) => {
+      const seenAtHold: number[] = [];
+      const { host, store, seen } = fakeHost(storage, {
+        hold: async () => {
+          seenAtHold.push(await reservedOf(sku));
+          return { ok: false, code: "insufficient_funds", balance: "0.01" };
+        },
+      });
+      const refused = await create(host, createInput(request, lines));
+      expect(refused).toMatchObject({ ok: false, code: "insufficient_funds" });
+      expect(seenAtHold).toEqual([0]);
+      expect(await reservedOf(sku)).toBe(0);
+      expect(seen.calls[0]).toBe(ORDER_SEAMS.walletHold);
+      expect(store.timers()).toEqual([]);
+    });
+    await withStorage(async (storage) => {
+      const seenAtHold: number[] = [];
+      const { host, seen } = fakeHost(storage, {
+        hold: async (hold) => {
+          seenAtHold.push(await reservedOf(sku));
+          expect(hold).toMatchObject({ amount: "10", codes: 3, maxCodes: 100 });
+          return { ok: true, balance: "10", held: "10" };
+        },
+      });
+      expect((await create(host, createInput(request, lines))).ok).toBe(true);
+      expect(seenAtHold).toEqual([0]);
+      expect(seen.calls).toEqual([ORDER_SEAMS.walletHold, ORDER_SEAMS.reserveCodes]);
+      expect(await reservedOf(sku)).toBe(3);
     });
   });
 });

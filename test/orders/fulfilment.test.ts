@@ -450,6 +450,64 @@ describe("an unknown supplier outcome is not a failure", () => {
   });
 });
 
+describe("a supplier that refuses the service's credentials", () => {
+  it("is an alert line and a reason on the stuck list at once, not a silent retry; nothing is refunded", async () => {
+    const client = await addClient("refused-key", { USD: "100" });
+    const errors = vi.spyOn(console, "error");
+    let accepted = false;
+    const { calls } = fakeSupplier([
+      () => (accepted ? codes(1, "KEY-OK") : Response.json({ error: "unauthorized" }, { status: 401 })),
+    ]);
+    const order = await placeAndConfirm(client, [line("UP-CARD", 20, 1, "range")]);
+    await vi.waitFor(async () => expect((await stored(order.id)).lines[0]!.attempts).toBe(1), { timeout: 5000 });
+    // The request carried the key the service was given (test config: test-upstream-key).
+    expect(calls[0]!.authorization).toBe("Bearer test-upstream-key");
+    // Well within the unknown-outcome budget, and already on the list, with the reason.
+    await runDurableObjectAlarm(orderStub(order.id));
+    expect(await stuckRowOf(order.id)).toMatchObject({
+      timer: "supplier",
+      skus: ["UP-CARD"],
+      lastError: "UP-CARD: upstream refused the service's credentials (401): check UPSTREAM_API_KEY",
+    });
+    const alerts = errors.mock.calls
+      .map(([line]) => String(line))
+      .filter((line) => line.includes('"alert":"upstream_credentials"'));
+    expect(alerts.length).toBeGreaterThan(0);
+    expect(JSON.parse(alerts[0]!)).toMatchObject({
+      level: "error",
+      message: "upstream refused the service's credentials",
+      component: "upstream",
+      status: 401,
+    });
+    expect(alerts.join("\n")).not.toContain("test-upstream-key");
+    expect((await stored(order.id)).state).toBe("processing");
+    expect(await balanceOf("refused-key", "USD")).toBe("80");
+    // The operator fixes the key: the next ask settles the line and the row goes.
+    accepted = true;
+    await drain(order.id);
+    expect((await stored(order.id)).state).toBe("successful");
+    expect(await stuckRowOf(order.id)).toBeUndefined();
+  });
+
+  it("with no key at all, sends nothing and says so", async () => {
+    const { upstreamSupplier } = await import("../../src/fulfilment/upstream-supplier");
+    const { calls } = fakeSupplier([() => codes(1)]);
+    const supplier = upstreamSupplier({ baseUrl: "http://127.0.0.1:9/supplier", apiKey: "", timeoutMs: 200 });
+    const outcome = await supplier.issue({
+      orderId: "ord_x",
+      idempotencyKey: "ord_x:UP-CARD",
+      attempt: 1,
+      line: { sku: "UP-CARD", quote: "20", quantity: 1, product: { currency: "USD", supplierConfig: {} } },
+    });
+    expect(outcome).toEqual({
+      kind: "unknown",
+      reason: "UPSTREAM_API_KEY is not set: no request was sent to the supplier",
+      needsOperator: true,
+    });
+    expect(calls).toEqual([]);
+  });
+});
+
 /**
  * Puts a finished order back as the object would have left it had it died mid-processing: stored as
  * `processing`, with `rewind` undoing the step that was lost, and its processing timer due.

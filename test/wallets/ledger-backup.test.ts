@@ -10,7 +10,8 @@ import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-admin-route
 import { admin, auditActions } from "../admin-helpers";
 import { addClient } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { brokenChain, LEDGER_EXPORT_FORMAT, type LedgerExport } from "../../src/wallets/ledger-backup";
+import { brokenChain, LEDGER_EXPORT_FORMAT, signExport, type LedgerExport } from "../../src/wallets/ledger-backup";
+import { ADMIN_TOKEN } from "../admin-helpers";
 import { chargeKey, refundKey, topUpKey, adjustmentKey } from "../../src/wallets/ledger-keys";
 
 function walletNamed(name: string) {
@@ -137,8 +138,58 @@ describe("wallet ledger export and restore", () => {
   });
 });
 
+/** The export as this deployment signs it (GET …/export adds the signature). */
+async function signed<T extends LedgerExport>(backup: T): Promise<T & { signature: string }> {
+  return { ...backup, signature: await signExport(backup, ADMIN_TOKEN) };
+}
+
 describe("GET …/export and POST …/restore (operator API)", () => {
   afterEach(() => clearFaults());
+
+  it("takes only an export this deployment signed, unchanged: a made-up or edited ledger writes nothing", async () => {
+    await addClient("bk-forged", {});
+    const entry = {
+      seq: 1,
+      key: "topup:made-up",
+      kind: "top_up" as const,
+      amount: "1000000",
+      balanceAfter: "1000000",
+      orderId: null,
+      reason: "made up",
+      createdAt: Date.now(),
+    };
+    const madeUp: LedgerExport = {
+      format: LEDGER_EXPORT_FORMAT,
+      clientId: "bk-forged",
+      currency: "USD",
+      exportedAt: Date.now(),
+      balance: "1000000",
+      entries: [entry],
+      voids: [],
+    };
+    const reason =
+      "the export's signature does not hold: only an export this deployment produced, unchanged, is restored";
+    for (const [what, body] of [
+      ["no signature", madeUp],
+      ["a signature of nothing", { ...madeUp, signature: "v1,AAAA" }],
+      ["signed under another key", { ...madeUp, signature: await signExport(madeUp, "another-deployment-token") }],
+      [
+        "a signed export edited after",
+        {
+          ...(await signed(madeUp)),
+          balance: "2000000",
+          entries: [{ ...entry, amount: "2000000", balanceAfter: "2000000" }],
+        },
+      ],
+    ] as const) {
+      const refused = await admin("POST", "/admin/wallets/bk-forged/USD/restore", body);
+      expect(refused.status, what).toBe(400);
+      expect(refused.body.code, what).toBe("invalid_request_body");
+      if (what !== "no signature") expect(refused.body.details.reason, what).toBe(reason);
+    }
+    expect(await walletNamed("bk-forged:USD").audit()).toEqual({ balance: "0", ledgerSum: "0", entries: 0 });
+    expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual([]);
+  });
 
   it("exports a wallet and restores it into the same wallet of a client in an empty deployment, with the same balance", async () => {
     await addClient("bk-live", {});
@@ -161,8 +212,9 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     const relabelled = await admin("POST", "/admin/wallets/bk-new/USD/restore", exported.body.data);
     expect(relabelled.status).toBe(400);
     expect(relabelled.body.details.reason).toBe("the export is of wallet bk-live/USD, not bk-new/USD");
-    // ...so the stand-in gets the export under its own name.
-    const data = { ...exported.body.data, clientId: "bk-new" };
+    // ...so the stand-in gets the export under its own name, signed as that deployment (with the same
+    // ADMIN_TOKEN) would have signed it.
+    const data = await signed({ ...exported.body.data, clientId: "bk-new" });
     const restored = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
     expect(restored.status).toBe(200);
     await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/restore", restored);
@@ -178,23 +230,22 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     });
     expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual(["wallet.restore"]);
 
-    const occupied = await admin("POST", "/admin/wallets/bk-live/USD/restore", {
-      ...exported.body.data,
-      entries: [exported.body.data.entries[0]],
-      balance: "100.1",
-    });
+    const occupied = await admin(
+      "POST",
+      "/admin/wallets/bk-live/USD/restore",
+      await signed({ ...exported.body.data, entries: [exported.body.data.entries[0]], balance: "100.1" }),
+    );
     expect(occupied.status).toBe(409);
     expect(occupied.body).toEqual({
       message: "Wallet already has ledger entries",
       code: "wallet_not_empty",
       details: { clientId: "bk-live", currency: "USD", reason: "the wallet has 2 entries" },
     });
-    const broken = await admin("POST", "/admin/wallets/bk-new/EUR/restore", {
-      ...exported.body.data,
-      clientId: "bk-new",
-      currency: "EUR",
-      balance: "5",
-    });
+    const broken = await admin(
+      "POST",
+      "/admin/wallets/bk-new/EUR/restore",
+      await signed({ ...exported.body.data, clientId: "bk-new", currency: "EUR", balance: "5" }),
+    );
     expect(broken.status).toBe(400);
     expect(broken.body.code).toBe("ledger_chain_broken");
     expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.data).toMatchObject({
@@ -209,7 +260,7 @@ describe("GET …/export and POST …/restore (operator API)", () => {
         const clientId = `bk-${seam.split(".").at(-1)}-${when}`;
         await addClient(clientId, {});
         const source = await busyWallet(`${clientId}-src:USD`);
-        const data = (await source.exportLedger(clientId, "USD")) as LedgerExport;
+        const data = await signed((await source.exportLedger(clientId, "USD")) as LedgerExport);
         armFault(seam, { when });
         const failed = await admin("POST", `/admin/wallets/${clientId}/USD/restore`, data);
         expect(firedFaults()).toEqual([`${seam}:${when}`]);
@@ -236,4 +287,22 @@ describe("GET …/export and POST …/restore (operator API)", () => {
       });
     }
   }
+  it("audits a restore as a money movement with its total", async () => {
+    await addClient("bk-total", {});
+    const source = await busyWallet("bk-total-src:USD");
+    const data = await signed((await source.exportLedger("bk-total", "USD")) as LedgerExport);
+    expect((await admin("POST", "/admin/wallets/bk-total/USD/restore", data)).status).toBe(200);
+    const row = await env.DB.prepare(`SELECT details FROM audit_log WHERE action = 'wallet.restore' AND target = ?1`)
+      .bind("wallet:bk-total:USD")
+      .first<{ details: string }>();
+    const credits = data.entries.filter((e) => !e.amount.startsWith("-")).map((e) => Number(e.amount));
+    expect(JSON.parse(row!.details)).toMatchObject({
+      amount: "78.02",
+      balance: "78.02",
+      entries: 5,
+      exportedAt: data.exportedAt,
+    });
+    expect(Number(JSON.parse(row!.details).credits) + Number(JSON.parse(row!.details).debits)).toBeCloseTo(78.02, 6);
+    expect(credits.length).toBeGreaterThan(0);
+  });
 });

@@ -13,7 +13,8 @@ import { Money } from "../../src/pricing/money";
 import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
-import { admin, auditActions } from "../admin-helpers";
+import { signExport } from "../../src/wallets/ledger-backup";
+import { ADMIN_TOKEN, admin, auditActions } from "../admin-helpers";
 import { call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { watchWalletOpenings } from "./wallet-openings";
@@ -285,7 +286,12 @@ describe("moving a client's wallets to another region", () => {
     // Restored into another client's empty wallet of the same currency: the current object's chain stands alone.
     const target = uid("mv");
     await admin("POST", "/admin/clients", { id: target, name: target });
-    const restored = await admin("POST", `/admin/wallets/${target}/USD/restore`, { ...data, clientId: target });
+    // Another client stands in for a new deployment's: the export as that deployment would have signed it.
+    const relabelled = { ...data, clientId: target };
+    const restored = await admin("POST", `/admin/wallets/${target}/USD/restore`, {
+      ...relabelled,
+      signature: await signExport(relabelled, ADMIN_TOKEN),
+    });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.data.balance).toBe("30");
   });
