@@ -2,7 +2,7 @@ import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
-import { isHourlyRun } from "./orders/reconciliation-rules";
+import { isHourlyRun } from "./reconciliation/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
 export { OrderObject } from "./orders/order-object";
@@ -14,7 +14,7 @@ export { WalletObject } from "./wallets/wallet-object";
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
 /** The order indexer, loaded with the first scheduled run. */
-const orderIndexer = once(async () => (await import("./orders/order-indexer")).indexOrders);
+const orderIndexer = once(async () => (await import("./order-index/order-indexer")).indexOrders);
 
 /**
  * The cron (every 5 minutes) sweeps reservations and brings the order index up to date each time and,
@@ -28,7 +28,7 @@ async function scheduled(controller: ScheduledController, env: Env): Promise<voi
     ["orders.index", async () => (await orderIndexer())(env)],
   ];
   if (isHourlyRun(controller.scheduledTime))
-    steps.push(["orders.reconcile", async () => (await import("./orders/reconciliation")).runAndStore(env)]);
+    steps.push(["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)]);
   for (const [step, run] of steps) {
     try {
       await run();

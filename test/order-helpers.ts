@@ -4,7 +4,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { upsertStatement, type IndexRow } from "../src/orders/order-index";
+import { upsertStatement, type IndexRow } from "../src/order-index/order-index-store";
 import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
 import type { TimerKind } from "../src/orders/order-timers";

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
-import { indexOrders } from "../../src/orders/order-indexer";
+import { indexOrders } from "../../src/order-index/order-indexer";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
 import { ended, freshClient, storedOrder, writeIndexRow } from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";

@@ -10,12 +10,18 @@
  */
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../../kernel/paging";
 import { ClientIdParam, Sku } from "../../kernel/primitives";
-import { IndexedState } from "../../orders/order-admin-schemas";
+import { IndexedState } from "../../order-index/order-search-admin-schemas";
 import { objectIdOf, orderObjectName } from "../../orders/order-id";
-import { cursorText, listIndex, parseCursor, type IndexCursor, type IndexFilter } from "../../orders/order-index";
+import {
+  cursorText,
+  listIndex,
+  parseCursor,
+  type IndexCursor,
+  type IndexFilter,
+} from "../../order-index/order-index-store";
 import type { OrderRecord } from "../../orders/order-record";
-import { filterProblem, SEARCH_PAGE_SIZE } from "../../orders/order-search";
-import { indexOrders } from "../../orders/order-indexer";
+import { filterProblem, SEARCH_PAGE_SIZE } from "../../order-index/order-search";
+import { indexOrders } from "../../order-index/order-indexer";
 import { listTimerFailures } from "../../orders/timer-failures";
 import { roleAllows } from "../../operators/roles";
 import { notice, refusedByRole } from "./parts";

@@ -1,5 +1,5 @@
 /**
- * The indexer: brings the order index (order-index.ts) up to date from the wallets' ledgers. Every order
+ * The indexer: brings the order index (order-index-store.ts) up to date from the wallets' ledgers. Every order
  * that moves money names itself in its wallet's ledger (its charge, a refund, the credit of a void), so
  * the ledgers are a feed of the orders to index that the order's own requests already pay for: a client
  * request makes no D1 call for the index. The scheduled job runs it, and an operator can run it at once.
@@ -20,9 +20,9 @@ import {
   openOrderCount,
   openOrderIds,
   upsertStatement,
-} from "./order-index";
-import { orderRecordById } from "./order-lookup";
-import type { OrderRecord } from "./order-record";
+} from "./order-index-store";
+import { orderRecordById } from "../orders/order-lookup";
+import type { OrderRecord } from "../orders/order-record";
 
 /** Ledger entries read per page. */
 export const LEDGER_PAGE = 500;

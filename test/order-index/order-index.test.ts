@@ -14,10 +14,10 @@ import {
   openOrderIds,
   type IndexFilter,
   type IndexRow,
-} from "../../src/orders/order-index";
+} from "../../src/order-index/order-index-store";
 import { SWEEP_SEAMS } from "../../src/inventory/sweep";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
-import { indexOrders, LEDGER_PAGE } from "../../src/orders/order-indexer";
+import { indexOrders, LEDGER_PAGE } from "../../src/order-index/order-indexer";
 import worker from "../../src/index";
 import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
 import { ended, expectOk, expireByAlarm, freshClient, storedOrder, uid, writeIndexRow } from "../order-helpers";

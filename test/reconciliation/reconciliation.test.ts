@@ -5,19 +5,19 @@
  */
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { indexOrders } from "../../src/orders/order-indexer";
+import { indexOrders } from "../../src/order-index/order-indexer";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { chargeKey } from "../../src/wallets/ledger-keys";
-import { reconcile } from "../../src/orders/reconciliation";
+import { reconcile } from "../../src/reconciliation/reconciliation";
 import {
   DEFAULT_GRACE_SECONDS,
   isHourlyRun,
   ledgerProblems,
   emptyMoney,
   addLine,
-} from "../../src/orders/reconciliation-rules";
-import { lastRun } from "../../src/orders/reconciliation-store";
+} from "../../src/reconciliation/reconciliation-rules";
+import { lastRun } from "../../src/reconciliation/reconciliation-store";
 import { admin, auditActions, snapshot } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
 import { fetchConsole, signedIn } from "../console/console-helpers";
@@ -298,7 +298,7 @@ describe("the hourly run", () => {
 
     // Grace: the stray movement must be older than the default grace when the run starts.
     const onTheHour = Date.now() + (DEFAULT_GRACE_SECONDS + 100) * 1000;
-    const { runAndStore } = await import("../../src/orders/reconciliation");
+    const { runAndStore } = await import("../../src/reconciliation/reconciliation");
     await runAndStore(env, onTheHour);
     const stored = await lastRun(env.DB);
     expect(stored!.ranAt).toBe(onTheHour);

@@ -6,8 +6,8 @@
  * Only this module reads or writes the tables.
  */
 import { Money } from "../pricing/money";
-import type { OrderRecord } from "./order-record";
-import type { OrderState } from "./order-view-schemas";
+import type { OrderRecord } from "../orders/order-record";
+import type { OrderState } from "../orders/order-view-schemas";
 
 /**
  * Each state's stage: 1 while the order is open (the indexer reads it again), 2 once it has ended. A write
@@ -234,7 +234,7 @@ const PREFIX_END = String.fromCodePoint(0x10ffff);
 /**
  * The query of a page, newest first (createdAt, then id). A client's reference prefix is a range of the
  * table's key, sorted afterwards; every other filter walks the time index from the newest order (or from
- * `createdTo`) and checks the rest on each row. test/orders/order-index.test.ts reads both plans.
+ * `createdTo`) and checks the rest on each row. test/order-index/order-index.test.ts reads both plans.
  */
 export function listQuery(
   filter: IndexFilter,

@@ -6,9 +6,9 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { IndexedState } from "../../src/orders/order-admin-schemas";
-import { indexOrders } from "../../src/orders/order-indexer";
-import { orderCsvStream } from "../../src/orders/order-search";
+import { IndexedState } from "../../src/order-index/order-search-admin-schemas";
+import { indexOrders } from "../../src/order-index/order-indexer";
+import { orderCsvStream } from "../../src/order-index/order-search";
 import { OrderState } from "../../src/orders/order-view-schemas";
 import { admin, snapshot } from "../admin-helpers";
 import { call, confirmOrder, createOrder, line, seedDemo } from "../helpers";
