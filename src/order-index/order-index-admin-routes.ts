@@ -1,13 +1,13 @@
-/** Operator API: bring the order index up to date now (the scheduled job does it every 5 minutes). */
+/** Operator API: the order index's repair pass. */
 import type { IRequest } from "itty-router";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { IndexerRunData } from "./order-index-admin-schemas";
-import { indexOrders } from "./order-indexer";
+import { RepairRunData } from "./order-index-admin-schemas";
+import { repairIndex } from "./order-index-repair";
 
 /** POST /admin/orders/index/run. */
-export async function runIndexer(_request: IRequest, context: RequestContext): Promise<Response> {
-  return ok("Order index brought up to date", await indexOrders(context.env));
+export async function runRepair(_request: IRequest, context: RequestContext): Promise<Response> {
+  return ok("Order index repair pass run", await repairIndex(context.env));
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */
@@ -15,17 +15,17 @@ export const orderIndexRoutes: Route[] = [
   {
     method: "POST",
     path: "/admin/orders/index/run",
-    handler: runIndexer,
-    operationId: "adminRunOrderIndexer",
-    example: { data: { wallets: 2, entries: 4, orders: 3, rowsWritten: 8, open: 0, behind: 0 } },
+    handler: runRepair,
+    operationId: "adminRunOrderIndexRepair",
+    example: { data: { orders: 3, rowsWritten: 1, rowsRead: 3, open: 2, more: false } },
     tag: "Admin: orders",
     role: "operator",
-    summary: "Bring the order index up to date now",
+    summary: "Run the order index's repair pass",
     description:
-      "Runs the order indexer once, as the scheduled job does every 5 minutes: it reads each wallet's new ledger entries, reads the orders they name from their objects and writes their rows to the order index that order search, the export and the reconciliation read. It changes no order and no money, and running it again writes nothing new.",
+      "Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.",
     auth: "admin",
-    data: IndexerRunData,
-    messages: ["Order index brought up to date"],
+    data: RepairRunData,
+    messages: ["Order index repair pass run"],
     errors: [],
   },
 ];

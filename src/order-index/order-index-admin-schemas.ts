@@ -1,14 +1,15 @@
-/** The answer of POST /admin/orders/index/run: what one run of the order indexer read and wrote. */
+/** The answer of POST /admin/orders/index/run: what one run of the repair pass read and wrote. */
 import * as z from "zod";
 
-export const IndexerRunData = z.object({
-  wallets: z.number().int().describe("Wallet objects whose ledger was read."),
-  entries: z.number().int().describe("New ledger entries read that name an order."),
-  orders: z.number().int().describe("Orders read from their objects."),
-  rowsWritten: z.number().int().describe("D1 rows written, index entries included."),
-  open: z.number().int().describe("Orders indexed while still open, read again by the next run."),
-  behind: z
+export const RepairRunData = z.object({
+  orders: z.number().int().describe("Orders the index holds as open, asked to write their row again."),
+  rowsWritten: z
     .number()
     .int()
-    .describe("Wallet objects left with new entries when the run reached its bound of pages: the next runs catch up."),
+    .describe("D1 rows those orders wrote, index entries included: 0 when the index already had each one."),
+  rowsRead: z.number().int().describe("D1 rows the run read to find them."),
+  open: z.number().int().describe("Orders the index holds as open after the run."),
+  more: z
+    .boolean()
+    .describe("Whether the run stopped at its bound (2,000 orders): the next run resumes after the last it asked."),
 });

@@ -60,7 +60,7 @@ export async function exportOrders(request: IRequest, context: RequestContext): 
 }
 
 const INDEX_NOTE =
-  "The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.";
+  "The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.";
 
 /** This file's routes, each with its description in GET /openapi.json. */
 export const orderSearchRoutes: Route[] = [

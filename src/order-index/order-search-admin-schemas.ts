@@ -3,10 +3,7 @@ import * as z from "zod";
 import { ClientIdPath, Sku } from "../kernel/primitives";
 import { OrderState } from "../orders/order-view-schemas";
 
-/**
- * The states a search may ask for: any (the order index holds every order that moved money; one still
- * `created` only when a confirm cut off midway had taken its charge).
- */
+/** The states a search may ask for: any (the order index holds every order in every state). */
 export const IndexedState = OrderState;
 
 /** Unix ms, as a query parameter. */
@@ -16,7 +13,7 @@ const Millis = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
 const searchFilters = {
   clientId: ClientIdPath.optional().describe("Only this client's orders."),
   state: IndexedState.optional().describe(
-    "Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders).",
+    "Only orders in this state. The index holds orders in every state, each written within seconds of its change.",
   ),
   sku: Sku.optional()
     .describe("Only orders with a line of this SKU.")

@@ -34,9 +34,9 @@ export const TimerFailureView = z.object({
   orderId: z.string(),
   clientId: z.string(),
   timer: z
-    .enum(["expire", "process", "outbox", "settle", "supplier"])
+    .enum(["expire", "process", "outbox", "settle", "index", "supplier"])
     .describe(
-      'The order\'s timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.',
+      'The order\'s timer that keeps failing (expiry, processing, webhook outbox, settling a cut-off confirm, or writing its row to the order index), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.',
     ),
   skus: z
     .array(z.string())

@@ -17,7 +17,7 @@ import {
   type RegisteredWallet,
 } from "../wallets/wallet-registry";
 import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "../order-index/order-index-store";
-import { indexOrders } from "../order-index/order-indexer";
+import { repairIndex as indexOrders } from "../order-index/order-index-repair";
 import { orderRecordById } from "../orders/order-lookup";
 import type { OrderRecord } from "../orders/order-record";
 import {
