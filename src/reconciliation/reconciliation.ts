@@ -15,7 +15,7 @@ import {
   registeredWallets,
   registeredWalletsStatement,
   type RegisteredWallet,
-} from "../wallets/wallet-registry";
+} from "../wallets/wallet-registry-store";
 import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "../order-index/order-index-store";
 import { repairIndex as indexOrders } from "../order-index/order-index-repair";
 import { orderRecordById } from "../orders/order-lookup";
