@@ -136,14 +136,14 @@ async function main() {
   const deadline = startedAt + MINUTES * 60_000;
   const before = await cost(target);
   const samples = [];
+  let started = 0;
   let made = 0;
   let stop = false;
   const worker = async (w) => {
     for (let n = 0; !stop; n += 1) {
-      const index = made++;
+      const index = started++;
       if (index >= ORDERS || Date.now() >= deadline) {
         stop = true;
-        made = Math.min(made, ORDERS);
         return;
       }
       const { key } = clients[index % clients.length];
@@ -161,6 +161,7 @@ async function main() {
       const orderId = created.json.data.id;
       const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
       if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status}`);
+      made += 1;
       if (index % SAMPLE === 0) samples.push({ orderId, createdAt, confirmedAt: Date.now(), seen: null, ended: null });
     }
   };
