@@ -42,6 +42,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     attention,
     orderIndex,
     reconciliation,
+    approvals,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -57,6 +58,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./attention/attention-admin-routes"),
     import("./order-index/order-index-admin-routes"),
     import("./reconciliation/reconciliation-admin-routes"),
+    import("./wallets/approval-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -74,6 +76,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...attention.attentionRoutes,
     ...orderIndex.orderIndexRoutes,
     ...reconciliation.reconciliationRoutes,
+    ...approvals.approvalAdminRoutes(clientStatement),
   ];
 });
 

@@ -1,7 +1,7 @@
 /**
  * Examples of the order routes and the operator order routes in GET /openapi.json, derived from one fixture:
  * the create request below, priced against the demo catalogue by the service's own plan (planOrder) and
- * shown through its own views (createView, confirmView, orderView, adminOrderView), as the order is at
+ * shown through its own views (createView, confirmView, orderView, maskedAdminOrderView), as the order is at
  * create and once it is successful. test/openapi/examples.test.ts checks that each example has the shape
  * of a real answer and equals it value for value but for ids, times and codes.
  */
@@ -11,7 +11,7 @@ import type { RouteExample } from "../http/route";
 import type { ExchangeRate } from "../pricing/exchange";
 import { planOrder } from "./order-plan";
 import type { LineRedeem, OrderRecord } from "./order-record";
-import { adminOrderView, confirmView, createView, orderView } from "./order-view";
+import { confirmView, createView, maskedAdminOrderView, orderView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
 
 /** The fixture: a client's create, as sent. */
@@ -131,7 +131,7 @@ export const EXAMPLE_SUCCESSFUL = successful;
 
 /** The examples are of the sandbox, where the suites and `npm start` run. */
 const LIVEMODE = false;
-const adminOrderData = adminOrderView(successful, LIVEMODE);
+const adminOrderData = maskedAdminOrderView(successful, LIVEMODE);
 
 export const orderExamples = {
   createOrder: { request: EXAMPLE_CREATE, data: createView(created, LIVEMODE) },
@@ -139,6 +139,16 @@ export const orderExamples = {
   getOrder: { data: orderView(successful, LIVEMODE) },
   adminFindOrder: { data: adminOrderData },
   adminGetOrder: { data: adminOrderData },
+  adminRevealOrderCodes: {
+    data: {
+      orderId: successful.id,
+      clientId: successful.clientId,
+      reference: successful.reference,
+      lines: successful.lines.flatMap((line, index) =>
+        line.redeem === null ? [] : [{ line: index, sku: line.sku, pins: line.redeem.pins, links: line.redeem.links }],
+      ),
+    },
+  },
   adminListStuckOrders: {
     data: {
       orders: [

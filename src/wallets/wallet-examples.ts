@@ -66,6 +66,7 @@ const posted = (entry: LedgerEntry) => ({
   ...wallet,
   balance: toAmountNumber(entry.balanceAfter),
   entry: placedView(entry),
+  request: null,
   replayed: false,
 });
 

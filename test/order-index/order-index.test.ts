@@ -20,7 +20,7 @@ import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { INDEX_DELAY_MS } from "../../src/orders/order-timers";
 import { admin } from "../admin-helpers";
-import { call, confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { call, confirmOrder, createOrder, line, seedDemo, orderStub } from "../helpers";
 import {
   ended,
   expectOk,
@@ -28,7 +28,6 @@ import {
   freshClient,
   indexNow,
   indexRow,
-  orderStubOf,
   storedAlarm,
   storedOrder,
   timersOf,
@@ -57,7 +56,7 @@ async function orderOf(
 
 /** Runs the order's alarm (its `index` timer is the earliest) and answers the order's row then. */
 async function afterIndexTimer(orderId: string): Promise<Record<string, unknown> | null> {
-  expect(await runDurableObjectAlarm(orderStubOf(orderId))).toBe(true);
+  expect(await runDurableObjectAlarm(orderStub(orderId))).toBe(true);
   return indexRow(orderId);
 }
 
@@ -148,7 +147,7 @@ describe("an order writes its own row", () => {
     const { id } = await orderOf(key);
     armFault(ORDER_SEAMS.indexWrite, { when: "before" });
     try {
-      await runDurableObjectAlarm(orderStubOf(id));
+      await runDurableObjectAlarm(orderStub(id));
       expect(firedFaults()).toEqual([`${ORDER_SEAMS.indexWrite}:before`]);
     } finally {
       clearFaults();
