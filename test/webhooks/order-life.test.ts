@@ -45,7 +45,7 @@ import {
   seedDemo,
   topUp,
 } from "../helpers";
-import { backdateExpiry, timersOf } from "../order-helpers";
+import { backdateExpiry, runIndexTimer, timersOf } from "../order-helpers";
 import { LifeReceiver, type LifeDelivery } from "./order-life-receiver";
 
 /** Longer than the queue's max_batch_timeout (1 s): after it, a message sent earlier has been handed out. */
@@ -262,7 +262,9 @@ describe("one event per committed transition across a whole order life", () => {
     const order = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
     expect(await outboxOf(order.id)).toEqual([]);
 
-    // expiresAt passes; the expire timer is the order's earliest (and only) one, so the alarm runs it now.
+    // expiresAt passes; once the order index's timer has run, the expire timer is the order's only one,
+    // so the alarm runs it now.
+    await runIndexTimer(order.id);
     await backdateExpiry(order.id);
     expect(await runDurableObjectAlarm(orderStub(order.id))).toBe(true);
     expect(await stateOf(order.id)).toBe("rejected");
@@ -282,6 +284,7 @@ describe("one event per committed transition across a whole order life", () => {
     const control = await place(key, [line("DEMO-US-RANGE", 10, 1)], await receiver.urlFor(clientId));
 
     for (const order of [silentDone, silentFailed, control]) await confirmed(key, order.id);
+    await runIndexTimer(silentExpired.id);
     await backdateExpiry(silentExpired.id);
     expect(await runDurableObjectAlarm(orderStub(silentExpired.id))).toBe(true);
     expect(await drain(silentDone.id)).toBe("successful");
