@@ -9,7 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
-import { saveRun } from "../../src/orders/reconciliation-store";
+import { runAndStore } from "../../src/orders/reconciliation";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
@@ -518,7 +518,7 @@ describe("success examples have the shape of real answers", () => {
     );
     expect(reconciled.body.data.mismatches).toHaveLength(1);
     await expectLikeExample("adminReconcile", reconciled);
-    await saveRun(env.DB, Date.now(), reconciled.body.data);
+    await runAndStore(env);
     await expectLikeExample("adminGetAttention", await admin("GET", "/admin/attention"));
     await clearTimerFailure(env.DB, stuckOrderId);
     await expectLikeExample(
