@@ -217,11 +217,15 @@ export async function postingAuditsAfter(
   return results.map(postingAudit);
 }
 
-/** The audit rows of postings to one wallet object (by the audit log's target index). */
+/**
+ * The audit rows of postings to one wallet object, and of restores into it (whose `seq` is the last entry
+ * the restore wrote), by the audit log's target index.
+ */
 export async function postingAuditsOf(db: D1Database | D1DatabaseSession, target: string): Promise<PostingAudit[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, at, action, target, details FROM audit_log WHERE target = ?1 AND action IN ${POSTING_ACTIONS} ORDER BY id`,
+      `SELECT id, at, action, target, details FROM audit_log
+        WHERE target = ?1 AND action IN ('wallet.top_up', 'wallet.adjustment', 'wallet.restore') ORDER BY id`,
     )
     .bind(target)
     .all<{ id: number; at: number; action: string; target: string; details: string }>();

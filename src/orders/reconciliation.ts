@@ -199,6 +199,19 @@ async function inBatches<T, R>(items: readonly T[], ask: (item: T) => Promise<R>
   return answers;
 }
 
+/**
+ * The entries of a wallet object its audit rows name: each posting's row by action and seq, and every
+ * entry up to the last a restore wrote (the restore's row covers them).
+ */
+async function auditedEntries(db: D1Database, target: string): Promise<{ keys: Set<string>; restoredThrough: number }> {
+  const rows = await postingAuditsOf(db, target);
+  const restores = rows.filter((row) => row.action === "wallet.restore").map((row) => row.seq ?? 0);
+  return {
+    keys: new Set(rows.map((row) => `${row.action}:${row.seq}`)),
+    restoredThrough: Math.max(0, ...restores),
+  };
+}
+
 /** One pass over a span: every check, nothing written. */
 async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   const { budget, settledBy, now } = span;
@@ -276,7 +289,7 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
       checked.walletObjects += 1;
       const name = walletName(clientId, currency, placement.generation, placement.region);
       const stub = placedWallet(env, clientId, currency, placement);
-      let audited: Set<number> | null = null;
+      let audited: Awaited<ReturnType<typeof auditedEntries>> | null = null;
       let after = await span.ledgerFrom(name, stub);
       let cursor = after;
       let settledSoFar = true;
@@ -292,12 +305,8 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
           if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
           if (!settled) continue;
           if ((entry.kind === "top_up" || entry.kind === "adjustment") && !entry.key.startsWith(SANDBOX_TOP_UP)) {
-            audited ??= new Set(
-              (await postingAuditsOf(env.DB, walletTarget(clientId, currency, placement)))
-                .filter((audit) => audit.action === `wallet.${entry.kind}`)
-                .map((audit) => audit.seq ?? -1),
-            );
-            if (!audited.has(entry.seq))
+            audited ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placement));
+            if (entry.seq > audited.restoredThrough && !audited.keys.has(`wallet.${entry.kind}:${entry.seq}`))
               found(
                 `entry:${name}:${entry.seq}`,
                 "posting_audited",

@@ -421,6 +421,8 @@ describe("success examples have the shape of real answers", () => {
 
     // The wallet examples' fixture, sent as it is.
     const topUpBody = (await exampleOf("adminTopUpWallet")).request;
+    // The reconciliation below reads the changes from here on: these audited postings, not the seed's.
+    const walletsFrom = Date.now();
     const toppedUp = await admin("POST", "/admin/wallets/acme/USD/top-ups", topUpBody);
     await expectLikeExample("adminTopUpWallet", toppedUp, topUpBody);
     const adjustment = (await exampleOf("adminAdjustWallet")).request;
@@ -514,7 +516,7 @@ describe("success examples have the shape of real answers", () => {
     });
     const reconciled = await admin(
       "GET",
-      `/admin/reconciliation?createdFrom=${Date.now() - 3_600_000}&createdTo=${Date.now()}&grace=0`,
+      `/admin/reconciliation?createdFrom=${walletsFrom}&createdTo=${Date.now()}&grace=0`,
     );
     expect(reconciled.body.data.mismatches).toHaveLength(1);
     await expectLikeExample("adminReconcile", reconciled);
