@@ -9,7 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
-import { runAndStore } from "../../src/orders/reconciliation";
+import { runAndStore } from "../../src/reconciliation/reconciliation";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failures";
 import { keepDeadLetters } from "../../src/webhooks/dead-letters";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";

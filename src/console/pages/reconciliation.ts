@@ -5,10 +5,10 @@
  * checkpoint and store it (what the home page shows); a viewer's run checks the changes of the last day,
  * reads only, and is shown here without being stored (docs/operator-api.md, Reconciliation).
  */
-import { reconcile, runAndStore, takeOnDemandRun, type Reconciliation } from "../../orders/reconciliation";
+import { reconcile, runAndStore, takeOnDemandRun, type Reconciliation } from "../../reconciliation/reconciliation";
 import { roleAllows } from "../../operators/roles";
-import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../orders/reconciliation-rules";
-import { lastRun, type StoredRun } from "../../orders/reconciliation-store";
+import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../reconciliation/reconciliation-rules";
+import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";

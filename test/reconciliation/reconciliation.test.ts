@@ -9,8 +9,7 @@ import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { indexOrders } from "../../src/orders/order-indexer";
-import { BUDGET, reconcile, runAndStore, type Mismatch } from "../../src/orders/reconciliation";
+import { BUDGET, reconcile, runAndStore, type Mismatch } from "../../src/reconciliation/reconciliation";
 import {
   DEFERRAL_BOUND_MS,
   isHourlyRun,
@@ -19,8 +18,8 @@ import {
   addLine,
   risingAlert,
   RISING_RUNS,
-} from "../../src/orders/reconciliation-rules";
-import { lastRun, markStarted } from "../../src/orders/reconciliation-store";
+} from "../../src/reconciliation/reconciliation-rules";
+import { lastRun, markStarted } from "../../src/reconciliation/reconciliation-store";
 import { walletName } from "../../src/wallets/ledger";
 import { chargeKey, moveKey } from "../../src/wallets/ledger-keys";
 import type { WalletObject } from "../../src/wallets/wallet-object";
@@ -28,7 +27,7 @@ import { admin, snapshot } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
 import { fetchConsole, signedIn } from "../console/console-helpers";
 import { addClient, confirmOrder, createOrder, line, seedDemo, wallet } from "../helpers";
-import { ended, expectError, expectOk, expireByAlarm, storedOrder, uid } from "../order-helpers";
+import { ended, expectError, expectOk, expireByAlarm, indexNow, storedOrder, uid } from "../order-helpers";
 
 const start = Date.now() - 1_000;
 
@@ -51,11 +50,6 @@ async function auditedClient(wallets: Record<string, string> = { USD: "1000" }):
   return { id, key };
 }
 
-/** Writes the order index as it stands (as the index's writes would have by the time a run reads it). */
-async function indexed(): Promise<void> {
-  await indexOrders(env);
-}
-
 /** Creates (and, unless told otherwise, confirms) an order and waits for its end state. */
 async function order(
   key: string,
@@ -65,10 +59,14 @@ async function order(
   const created = expectOk(
     await createOrder({ productList, wallet: options.wallet ?? "USD", reference: uid("rec") }, key),
   );
-  if (options.confirm === false) return created.id;
+  if (options.confirm === false) {
+    await indexNow(created.id);
+    return created.id;
+  }
   expectOk(await confirmOrder(created.id, key));
   await ended(created.id);
-  await indexed();
+  // As the order's `index` timer would have by the time the reconciliation runs.
+  await indexNow(created.id);
   return created.id;
 }
 
@@ -114,7 +112,7 @@ describe("orders of every kind", () => {
       "successful",
       "rejected",
     ]);
-    await indexed();
+    await indexNow(rejected);
 
     const answer = await admin("GET", `/admin/reconciliation?createdFrom=${start}&createdTo=${Date.now()}&grace=0`);
     await expectConforms("GET", "/admin/reconciliation", answer);
@@ -122,7 +120,7 @@ describe("orders of every kind", () => {
     expect(answer.body.message).toBe("Reconciliation");
     expect(data.mismatches).toEqual([]);
     expect(data.complete).toBe(true);
-    expect(data.checked.orders).toBe(4);
+    expect(data.checked.orders).toBe(5);
     expect(data.checked.wallets).toBe(2);
     // Two top-ups, each with its audit row, and the inventory order's two codes.
     expect(data.checked.postingAudits).toBe(2);
@@ -132,7 +130,7 @@ describe("orders of every kind", () => {
     // With the default grace, the orders just made are left over, and nothing is called a mismatch.
     const graced = await reconcile(env, { createdFrom: start, createdTo: Date.now() });
     expect(graced.mismatches).toEqual([]);
-    expect(graced.checked.leftToNextRun).toBe(4);
+    expect(graced.checked.leftToNextRun).toBe(5);
   });
 });
 

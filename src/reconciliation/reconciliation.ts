@@ -40,9 +40,9 @@ import {
   indexRowsChangedCount,
   type ChangedCursor,
   type IndexRow,
-} from "./order-index";
-import { orderRecordById } from "./order-lookup";
-import type { OrderRecord } from "./order-record";
+} from "../order-index/order-index-store";
+import { orderRecordById } from "../orders/order-lookup";
+import type { OrderRecord } from "../orders/order-record";
 import {
   addLine,
   DEFAULT_GRACE_SECONDS,
