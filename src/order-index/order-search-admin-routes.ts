@@ -1,6 +1,6 @@
 /** Operator API: the order search and its CSV export over the order index (read only). */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { parseQuery } from "../http/params";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";

@@ -3,7 +3,7 @@
  * flow). The search and the export over the order index are the order index's (src/order-index/).
  */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
@@ -14,7 +14,7 @@ import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
 import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./order-admin-schemas";
-import { listTimerFailures } from "./timer-failures";
+import { listTimerFailures } from "./timer-failure-store";
 import { orderExamples } from "./order-examples";
 
 /** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */

@@ -1,8 +1,8 @@
 /** Operator API: the reconciliation of orders, ledgers and codes. */
 import type { IRequest } from "itty-router";
-import { actorColumns } from "../audit/audit-log";
+import { actorColumns } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
-import { ApiError } from "../http/errors";
+import { RefusalWithHeaders } from "../http/errors";
 import { failure } from "../kernel/failures";
 import { parseQuery } from "../http/params";
 import { ok } from "../http/responses";
@@ -16,7 +16,7 @@ export async function getReconciliation(request: IRequest, context: RequestConte
   const query = parseQuery(ReconciliationQuery, request);
   const caller = adminCaller(context);
   if (!(await takeOnDemandRun(context.env.DB, actorColumns(caller.actor).actor)))
-    throw new ApiError(failure("rate_limited"), { "retry-after": String(ON_DEMAND_WINDOW_MS / 1000) });
+    throw new RefusalWithHeaders(failure("rate_limited"), { "retry-after": String(ON_DEMAND_WINDOW_MS / 1000) });
   return ok("Reconciliation", await reconcile(context.env, query));
 }
 

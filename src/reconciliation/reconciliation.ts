@@ -10,7 +10,7 @@
  * The scheduled run (hourly) and an operator's run from the console store what they find; GET
  * /admin/reconciliation and a viewer's run check a span of changes and write nothing but their rate limit.
  */
-import { lastAuditIdBefore, postingAuditsAfter, postingAuditsOf, type PostingAudit } from "../audit/audit-log";
+import { auditedEntries, lastAuditIdBefore, postingAuditsAfter, type PostingAudit } from "./reconciliation-feeds";
 import {
   codesByPins,
   codesSoldAfter,
@@ -22,7 +22,7 @@ import {
 import { log } from "../kernel/log";
 import { Money } from "../pricing/money";
 import { walletName, type LedgerEntry } from "../wallets/ledger";
-import { walletTarget } from "../wallets/operator-postings";
+import { walletTarget } from "../wallets/posting-actions";
 import type { WalletObject } from "../wallets/wallet-object";
 import {
   historyOf,
@@ -32,7 +32,7 @@ import {
   registeredWallets,
   registeredWalletsStatement,
   type RegisteredWallet,
-} from "../wallets/wallet-registry";
+} from "../wallets/wallet-registry-store";
 import {
   indexRowOf,
   indexRowsByReference,
@@ -197,19 +197,6 @@ async function inBatches<T, R>(items: readonly T[], ask: (item: T) => Promise<R>
   for (let start = 0; start < items.length; start += ASK_AT_ONCE)
     answers.push(...(await Promise.all(items.slice(start, start + ASK_AT_ONCE).map(ask))));
   return answers;
-}
-
-/**
- * The entries of a wallet object its audit rows name: each posting's row by action and seq, and every
- * entry up to the last a restore wrote (the restore's row covers them).
- */
-async function auditedEntries(db: D1Database, target: string): Promise<{ keys: Set<string>; restoredThrough: number }> {
-  const rows = await postingAuditsOf(db, target);
-  const restores = rows.filter((row) => row.action === "wallet.restore").map((row) => row.seq ?? 0);
-  return {
-    keys: new Set(rows.map((row) => `${row.action}:${row.seq}`)),
-    restoredThrough: Math.max(0, ...restores),
-  };
 }
 
 /** One pass over a span: every check, nothing written. */

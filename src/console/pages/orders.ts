@@ -23,7 +23,7 @@ import {
 } from "../../order-index/order-index-store";
 import type { OrderRecord } from "../../orders/order-record";
 import { filterProblem, SEARCH_PAGE_SIZE } from "../../order-index/order-search";
-import { listTimerFailures } from "../../orders/timer-failures";
+import { listTimerFailures } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
 import { notice, refusedByRole } from "./parts";
 import { amount, when } from "../format";
