@@ -484,3 +484,63 @@ describe("the hourly run and the console", () => {
     expect((await lastRun(env.DB))!.ranAt).toBeGreaterThan(Date.now() - 60_000);
   });
 });
+
+describe("what a run costs", () => {
+  beforeEach(freshCheckpoint);
+
+  it("reads only what changed: no idle wallet is opened, and the calls grow with the changes", async () => {
+    const idle = await auditedClient();
+    await order(idle.key, [line("DEMO-US-RANGE", 5, 1)]);
+    await freshCheckpoint();
+    const busy = await auditedClient();
+    const changed = 10;
+    for (let count = 0; count < changed; count += 1) await order(busy.key, [line("DEMO-US-RANGE", 5, 1)]);
+
+    const opened: string[] = [];
+    const watch = (namespace: object, kind: string) => {
+      const prototype = Object.getPrototypeOf(namespace) as {
+        get: (id: DurableObjectId, ...rest: unknown[]) => unknown;
+      };
+      const original = prototype.get;
+      prototype.get = function (this: unknown, id: DurableObjectId, ...rest: unknown[]) {
+        opened.push(`${kind}:${id.toString()}`);
+        return original.call(this, id, ...rest);
+      };
+      return () => (prototype.get = original);
+    };
+    let statements = 0;
+    const db = new Proxy(env.DB, {
+      get(target, name) {
+        const value = Reflect.get(target, name) as unknown;
+        if (name === "prepare")
+          return (sql: string) => {
+            statements += 1;
+            return target.prepare(sql);
+          };
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const unwatch = [watch(env.WALLETS, "wallet"), watch(env.ORDERS, "order")];
+    const began = performance.now();
+    let run;
+    try {
+      run = await runAndStore({ ...env, DB: db }, Date.now(), { graceSeconds: 0 });
+    } finally {
+      for (const undo of unwatch) undo();
+    }
+    const took = performance.now() - began;
+    const idleWallet = env.WALLETS.idFromName(walletName(idle.id, "USD")).toString();
+    expect(opened).not.toContain(`wallet:${idleWallet}`);
+    // The changed orders (and any order of an earlier test that changed since: timers still run).
+    expect(run.checked.orders).toBeGreaterThanOrEqual(changed);
+    const orderCalls = opened.filter((call) => call.startsWith("order:")).length;
+    const walletCalls = opened.filter((call) => call.startsWith("wallet:")).length;
+    // Each order checked: its record once, and its lines from each object of its wallet.
+    expect(orderCalls).toBeGreaterThanOrEqual(run.checked.orders);
+    expect(walletCalls).toBeGreaterThanOrEqual(run.checked.orders);
+    console.log(
+      `reconciliation run over ${run.checked.orders} orders and ${run.checked.wallets} wallets: ${orderCalls} order calls, ` +
+        `${walletCalls} wallet calls, ${statements} D1 statements, ${took.toFixed(0)} ms`,
+    );
+  });
+});
