@@ -99,7 +99,20 @@ export interface Budget {
   ledgerPages: number;
 }
 
-export const BUDGET: Budget = { orders: 300, codes: 500, audits: 300, moves: 100, deferred: 300, ledgerPages: 40 };
+/**
+ * A run asks about two objects per order it checks (its record, its lines in each object of its wallet),
+ * one per ledger page and audit row: with these budgets about 6,000 calls, under the 10,000 subrequests
+ * one invocation may make on the paid plan. 2,000 changed orders an hour is the rate one hourly run keeps
+ * up with; beyond it each run leaves the rest to the next (the alert says when that keeps growing).
+ */
+export const BUDGET: Budget = {
+  orders: 2_000,
+  codes: 3_000,
+  audits: 1_000,
+  moves: 200,
+  deferred: 500,
+  ledgerPages: 100,
+};
 
 const LEDGER_PAGE = 500;
 /** Order objects asked at once. */
@@ -383,6 +396,20 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   });
   const byPin = await codesByPins(env.DB, lostPins);
 
+  // Each order's lines in every object its wallet has been (a charge may have met a moved wallet), asked
+  // a few orders at once.
+  const moneyOf = new Map<string, OrderMoney>();
+  await inBatches(known, async (record) => {
+    let money: OrderMoney = emptyMoney(record.clientId, record.wallet);
+    const wallet = orderWallets.get(walletKey(record.clientId, record.wallet));
+    for (const placement of wallet === undefined ? [] : historyOf(wallet))
+      for (const entry of (await placedWallet(env, record.clientId, record.wallet, placement).orderEntries(
+        record.id,
+      )) as LedgerEntry[])
+        money = addLine(money, entry.kind, entry.amount, entry.createdAt, true);
+    moneyOf.set(record.id, money);
+  });
+
   const defer = new Map<string, number>();
   const undefer = new Set<string>();
   for (const orderId of ids) {
@@ -417,14 +444,7 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
       mismatch("ledger_matches_order")(
         `the ${named.clientId} ${named.currency} ledger names an order of ${clientId} paid in ${currency}`,
       );
-    // Its lines in every object its wallet has been (a charge may have met a moved wallet).
-    let money: OrderMoney = emptyMoney(clientId, currency);
-    const wallet = orderWallets.get(walletKey(clientId, currency));
-    for (const placement of wallet === undefined ? [] : historyOf(wallet))
-      for (const entry of (await placedWallet(env, clientId, currency, placement).orderEntries(
-        orderId,
-      )) as LedgerEntry[])
-        money = addLine(money, entry.kind, entry.amount, entry.createdAt, true);
+    const money = moneyOf.get(orderId) ?? emptyMoney(clientId, currency);
 
     const changing = record.modifiedAt > settledBy || money.lastAt > settledBy;
     const since = span.deferred.get(orderId);
