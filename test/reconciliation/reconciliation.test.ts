@@ -345,6 +345,20 @@ describe("the run from a checkpoint", () => {
     expect(past.checked.leftToNextRun).toBe(0);
   });
 
+  it("says so when the count left to the next run has grown three runs in a row", async () => {
+    const { key } = await auditedClient();
+    const alerts: string[][] = [];
+    for (let run = 1; run <= RISING_RUNS; run += 1) {
+      await order(key, [line("DEMO-US-RANGE", 5, 1)]);
+      // A grace of an hour: every order just made is still changing, left to the next run.
+      const result = await runAndStore(env, Date.now(), { graceSeconds: 3_600 });
+      expect(result.checked.leftToNextRun).toBe(run);
+      alerts.push(result.alerts);
+    }
+    expect(alerts.slice(0, -1)).toEqual(alerts.slice(0, -1).map(() => []));
+    expect(alerts.at(-1)).toEqual([risingAlert(RISING_RUNS, RISING_RUNS)]);
+  });
+
   it("keeps a mismatch standing until a run finds it put right", async () => {
     const { id: clientId, key } = await auditedClient();
     const done = await order(key, [line("DEMO-US-RANGE", 5, 1)]);
