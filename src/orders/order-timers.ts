@@ -20,12 +20,14 @@ export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report" | 
  */
 export const INDEX_DELAY_MS = 2_000;
 
-/** Whether `next` shows differently in the order index than `previous` (null: a new order); pure. */
+/**
+ * Whether `next` shows differently in the order index than `previous` (null: a new order); pure. Its time
+ * alone does not count: an upstream line asked again moves `modifiedAt` and nothing the index shows.
+ */
 export function changesIndexRow(previous: OrderRecord | null, next: OrderRecord): boolean {
   if (previous === null) return true;
   if (
     previous.state !== next.state ||
-    previous.modifiedAt !== next.modifiedAt ||
     previous.charge !== next.charge ||
     previous.expiresAt !== next.expiresAt ||
     previous.lines.length !== next.lines.length
