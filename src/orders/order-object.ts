@@ -55,7 +55,7 @@ export class OrderObject extends DurableObject<Env> {
   private timerRuns: Promise<void> = Promise.resolve();
   /**
    * The alarm time this instance last stored (null: none), so that arming it again at the same time is
-   * not another storage write; undefined when unknown (a new instance, or an alarm that has just fired).
+   * not another storage write; undefined when unknown (a new instance, or one whose alarm write failed).
    */
   private alarmAt: number | null | undefined = undefined;
   /** What a fault test's reset does: this instance forgets everything it holds in memory. */
@@ -176,8 +176,10 @@ export class OrderObject extends DurableObject<Env> {
    * takes. The one throw left is the final alarm write (see runDueTimers).
    */
   override async alarm(): Promise<void> {
-    // The alarm that fired is no longer stored: the next armAlarm must write one.
-    this.alarmAt = undefined;
+    // The alarm that fired is no longer stored: the next armAlarm writes one if a timer is left, and no
+    // delete when none is (the order index's write is often an order's last alarm run). An alarm stored
+    // meanwhile by another event and left standing would only run the due timers, of which there are none.
+    this.alarmAt = null;
     return this.runSerially(() => this.runDueTimers());
   }
 

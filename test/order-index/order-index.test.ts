@@ -19,7 +19,8 @@ import {
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { INDEX_DELAY_MS } from "../../src/orders/order-timers";
-import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { admin } from "../admin-helpers";
+import { call, confirmOrder, createOrder, line, seedDemo } from "../helpers";
 import {
   ended,
   expectOk,
@@ -168,6 +169,32 @@ describe("an order writes its own row", () => {
     expect(await afterIndexTimer(id)).toMatchObject({ state: "successful" });
     expect(await timersOf(id)).toEqual([]);
   });
+});
+
+describe("the operator's search, with nothing but the orders' own timers", () => {
+  /** Polls the search until `orderId` shows in `state`; answers the milliseconds it took. */
+  async function shownWithin(clientId: string, orderId: string, state: string, since: number): Promise<number> {
+    for (;;) {
+      const found = await admin("GET", `/admin/orders/search?clientId=${clientId}&state=${state}`);
+      if (found.body.data.orders.some((order: { id: string }) => order.id === orderId)) return Date.now() - since;
+      if (Date.now() - since > 10_000) throw new Error(`${orderId} not shown ${state} within 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  it("shows an order within 10 s of each change: created, then successful; and one expired", async () => {
+    const { id: clientId, key } = await freshClient();
+    let at = Date.now();
+    const { id } = await orderOf(key, undefined, false);
+    expect(await shownWithin(clientId, id, "created", at)).toBeLessThan(10_000);
+    at = Date.now();
+    expectOk(await confirmOrder(id, key));
+    expect(await shownWithin(clientId, id, "successful", at)).toBeLessThan(10_000);
+    const other = await orderOf(key, undefined, false);
+    at = Date.now();
+    expectOk(await call("POST", `/sandbox/orders/${other.id}/expire`, { key }));
+    expect(await shownWithin(clientId, other.id, "rejected", at)).toBeLessThan(10_000);
+  }, 40_000);
 });
 
 describe("the upsert only accepts a newer version", () => {
