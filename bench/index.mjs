@@ -9,7 +9,8 @@
 //     sandbox flow writes no other D1 row) and the order objects' SQLite rows per order;
 //   - the idle repair pass (POST /admin/orders/index/run with nothing open): D1 rows read, orders asked,
 //     wall time, before and after 2,000 more idle wallets are added;
-//   - RECONCILIATION_HOOK below: the reconciliation helper's measurement of one run plugs in there.
+//   - RECONCILIATION_HOOK below: one reconciliation run over the fill (GET /admin/reconciliation, within its
+//     budgets) and one over a span with no change, each with its wall time, object calls and D1 reads.
 // Settings: INDEX_WALLETS (10000), INDEX_ORDERS (100000), INDEX_MINUTES (10: the fill stops there and the
 // report says how many it made), INDEX_CONCURRENCY (16), INDEX_SAMPLE (every Nth order's lag, 50).
 import os from "node:os";
@@ -37,7 +38,39 @@ process.env.WRANGLER_LOG ??= "error";
  * once the store is filled and the index has caught up, with what it needs; answers rows to print, or null.
  * @type {null | ((context: { target: Target, db: D1Database, adminToken: string, cost: () => Promise<any> }) => Promise<Record<string, number | string> | null>)}
  */
-export const RECONCILIATION_HOOK = null;
+export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
+  // One on-demand run over the fill (the same checks and budgets as the hourly run, which also stores its
+  // result), then one over a span with no change: what a run costs when the wallets are idle.
+  const run = async (from, to) => {
+    const before = await cost();
+    const t0 = performance.now();
+    const answer = await target.request("GET", `/admin/reconciliation?createdFrom=${from}&createdTo=${to}&grace=0`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+      parse: true,
+    });
+    const ms = performance.now() - t0;
+    if (answer.status !== 200) throw new Error(`reconciliation: ${answer.status} ${JSON.stringify(answer.json)}`);
+    const after = await cost();
+    const calls = (counts) => Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
+    const data = answer.json.data;
+    return {
+      ms,
+      data,
+      rowsRead: after.d1.rowsRead - before.d1.rowsRead,
+      statements: after.d1.statements - before.d1.statements,
+      doCalls: calls(after.doCalls) - calls(before.doCalls),
+    };
+  };
+  const line = ({ ms, data, rowsRead, statements, doCalls }) =>
+    `${ms.toFixed(0)} ms, ${doCalls} object calls, ${statements} D1 statements (${rowsRead} rows read); ` +
+    `checked ${data.checked.orders} orders, ${data.checked.wallets} wallets, ${data.checked.ledgerEntries} ledger entries, ` +
+    `${data.checked.postingAudits} audit rows, ${data.checked.soldCodes} codes; ${data.complete ? "complete" : "budget reached"}; ` +
+    `${data.mismatches.length} mismatches`;
+  const busy = await run(Date.now() - 86_400_000, Date.now());
+  const quiet = Date.now();
+  const idle = await run(quiet, quiet + 1);
+  return { "reconciliation run": line(busy), "reconciliation, idle": line(idle) };
+};
 
 const tmp = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "order-index-bench-"));
 let instance = null;

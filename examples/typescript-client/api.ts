@@ -868,8 +868,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Reconcile orders, wallet ledgers and sold codes over a period
-         * @description Three checks over orders created (and ledger movements made) from `createdFrom` to `createdTo`: every ledger movement that names an order matches that order's row in the order index (its state and amounts); every indexed order in an end state has ledger lines netting to its charge minus its refunds, across every region its wallet has been in; every code sold to those orders is in exactly its order's redeem, and no sold code belongs to no order. A movement of an order still open (created or confirmed) is counted, not a mismatch. Orders and movements changed within `grace` seconds are left to the next run. Each mismatch names the operator routes that show it. Reads only; it reads every wallet's ledger from the period's start on. docs/operator-api.md, Reconciliation, says what each check means; the scheduled job runs it hourly over the last day.
+         * Reconcile orders, the index, wallet ledgers, codes and the audit log over a period
+         * @description The reconciliation's checks over the changes of a period (orders changed, codes sold, top-ups and adjustments audited, wallets moved from `createdFrom` to `createdTo`): every order charged or delivered has its charge in the ledger; its index row, its ledger lines and its codes agree with the order; every sold code is in exactly its order's redeem; every top-up and adjustment of the wallets that moved money has its audit row and every audit row its entry; every move transfer is paired; every balance equals its ledgers. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not compared on amounts. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the hourly run stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -1795,35 +1795,35 @@ export interface components {
                     createdFrom: number;
                     createdTo: number;
                     checked: {
-                        /** @description Wallets in the registry. */
+                        /** @description Orders checked: the order object, its index row, its ledger lines and its codes. */
+                        orders: number;
+                        /** @description Of those, orders still changing that had been left over for longer than an hour: checked all the same. */
+                        ordersPastBound: number;
+                        /** @description Wallets that moved money in the span, whose ledgers and balances were checked. */
                         wallets: number;
-                        /** @description Wallet objects read: one per region each wallet has been in. */
+                        /** @description Wallet objects read: one per region each of those wallets has been in. */
                         walletObjects: number;
-                        /** @description Ledger movements in the period that name an order. */
-                        ledgerMovements: number;
-                        /** @description Orders named by those movements, checked against the index. */
-                        ordersOfMovements: number;
-                        /** @description Orders named by those movements that are still open (created or confirmed): not a mismatch. */
-                        openOrders: number;
-                        /** @description Indexed orders created in the period. */
-                        indexedOrders: number;
-                        /** @description Of those, orders in an end state whose ledger lines were summed. */
-                        endedOrders: number;
-                        /** @description Codes sold to those orders or sold in the period. */
+                        /** @description Ledger entries read past the checkpoint (or from the span's start). */
+                        ledgerEntries: number;
+                        /** @description Audit rows of top-ups and adjustments compared with their ledger entries. */
+                        postingAudits: number;
+                        /** @description Codes sold in the span. */
                         soldCodes: number;
-                        /** @description Orders changed within the grace: left to the next run. */
+                        /** @description Move transfers whose other side was read. */
+                        transfers: number;
+                        /** @description Orders still changing, left to the next run, and (a stored run) changes beyond its budget. */
                         leftToNextRun: number;
                     };
-                    /** @description Every mismatch the run found. */
+                    /** @description Every mismatch standing after the run (found and not since found gone). */
                     mismatchCount: number;
-                    /** @description The first 100 of them; every one is also a log line of the run. */
+                    /** @description The first 100 of them; every one is also a log line of the run that found it. */
                     mismatches: {
                         /**
                          * @description Which check found it (docs/operator-api.md, Reconciliation).
                          * @enum {string}
                          */
-                        check: "ledger_matches_index" | "index_matches_ledger" | "codes_match_redeem";
-                        /** @description The order; null when the mismatch names no order of this service. */
+                        check: "charge_for_delivery" | "index_matches_order" | "ledger_matches_order" | "codes_match_redeem" | "unknown_order" | "posting_audited" | "audit_has_posting" | "transfer_paired" | "balance_matches_ledger";
+                        /** @description The order; null when the mismatch is a wallet's or names no order of this service. */
                         orderId: string | null;
                         clientId: string | null;
                         /** @description What disagrees, in words. */
@@ -1831,6 +1831,8 @@ export interface components {
                         /** @description The operator routes that show it: the order, the wallet's ledger. */
                         lookAt: string[];
                     }[];
+                    /** @description The run's alert lines. */
+                    alerts: string[];
                 } | null;
             };
         };
@@ -2085,26 +2087,30 @@ export interface components {
             /** @enum {string} */
             message: "Reconciliation";
             data: {
+                /** @description Start of the span of changes read, unix milliseconds. */
                 createdFrom: number;
+                /** @description End of the span, unix milliseconds. */
                 createdTo: number;
+                /** @description False when a budget stopped the run before the span's end. */
+                complete: boolean;
                 checked: {
-                    /** @description Wallets in the registry. */
+                    /** @description Orders checked: the order object, its index row, its ledger lines and its codes. */
+                    orders: number;
+                    /** @description Of those, orders still changing that had been left over for longer than an hour: checked all the same. */
+                    ordersPastBound: number;
+                    /** @description Wallets that moved money in the span, whose ledgers and balances were checked. */
                     wallets: number;
-                    /** @description Wallet objects read: one per region each wallet has been in. */
+                    /** @description Wallet objects read: one per region each of those wallets has been in. */
                     walletObjects: number;
-                    /** @description Ledger movements in the period that name an order. */
-                    ledgerMovements: number;
-                    /** @description Orders named by those movements, checked against the index. */
-                    ordersOfMovements: number;
-                    /** @description Orders named by those movements that are still open (created or confirmed): not a mismatch. */
-                    openOrders: number;
-                    /** @description Indexed orders created in the period. */
-                    indexedOrders: number;
-                    /** @description Of those, orders in an end state whose ledger lines were summed. */
-                    endedOrders: number;
-                    /** @description Codes sold to those orders or sold in the period. */
+                    /** @description Ledger entries read past the checkpoint (or from the span's start). */
+                    ledgerEntries: number;
+                    /** @description Audit rows of top-ups and adjustments compared with their ledger entries. */
+                    postingAudits: number;
+                    /** @description Codes sold in the span. */
                     soldCodes: number;
-                    /** @description Orders changed within the grace: left to the next run. */
+                    /** @description Move transfers whose other side was read. */
+                    transfers: number;
+                    /** @description Orders still changing, left to the next run, and (a stored run) changes beyond its budget. */
                     leftToNextRun: number;
                 };
                 mismatches: {
@@ -2112,8 +2118,8 @@ export interface components {
                      * @description Which check found it (docs/operator-api.md, Reconciliation).
                      * @enum {string}
                      */
-                    check: "ledger_matches_index" | "index_matches_ledger" | "codes_match_redeem";
-                    /** @description The order; null when the mismatch names no order of this service. */
+                    check: "charge_for_delivery" | "index_matches_order" | "ledger_matches_order" | "codes_match_redeem" | "unknown_order" | "posting_audited" | "audit_has_posting" | "transfer_paired" | "balance_matches_ledger";
+                    /** @description The order; null when the mismatch is a wallet's or names no order of this service. */
                     orderId: string | null;
                     clientId: string | null;
                     /** @description What disagrees, in words. */
@@ -2121,6 +2127,8 @@ export interface components {
                     /** @description The operator routes that show it: the order, the wallet's ledger. */
                     lookAt: string[];
                 }[];
+                /** @description A stored run's alert lines: a run that did not finish, a rising count left over. */
+                alerts: string[];
             };
         };
         AdminRejectPostingRequestResponse: {
@@ -7073,7 +7081,7 @@ export interface operations {
     adminReconcile: {
         parameters: {
             query: {
-                /** @description Start of the period, unix milliseconds, inclusive. */
+                /** @description Start of the period of changes checked, unix milliseconds, inclusive. */
                 createdFrom: number;
                 /** @description End of the period, unix milliseconds, inclusive; at most 31 days after `createdFrom`. */
                 createdTo: number;

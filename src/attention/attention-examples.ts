@@ -69,6 +69,7 @@ export const attentionExamples = {
         checked: RECONCILIATION_EXAMPLE.checked,
         mismatchCount: 1,
         mismatches: RECONCILIATION_EXAMPLE.mismatches,
+        alerts: [],
       },
     },
   },

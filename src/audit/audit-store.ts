@@ -174,3 +174,80 @@ export async function auditEntriesBefore(
     .all<AuditRow>();
   return results;
 }
+
+/** The audit row of an operator's posting to a wallet: which object, which entry, what it said. */
+export interface PostingAudit {
+  id: number;
+  at: number;
+  action: string;
+  /** `wallet:<client>:<currency>` or, for a moved wallet's later object, `…:<generation>`. */
+  target: string;
+  seq: number | null;
+  amount: string | null;
+}
+
+const POSTING_ACTIONS = `('wallet.top_up', 'wallet.adjustment')`;
+
+function postingAudit(row: { id: number; at: number; action: string; target: string; details: string }): PostingAudit {
+  const details = JSON.parse(row.details) as { seq?: unknown; amount?: unknown };
+  return {
+    id: row.id,
+    at: row.at,
+    action: row.action,
+    target: row.target,
+    seq: typeof details.seq === "number" ? details.seq : null,
+    amount: details.amount === undefined || details.amount === null ? null : String(details.amount),
+  };
+}
+
+/** Up to `limit` audit rows of postings (top-ups, adjustments) after row `after` and at or before `to` (ms). */
+export async function postingAuditsAfter(
+  db: D1Database | D1DatabaseSession,
+  after: number,
+  to: number,
+  limit: number,
+): Promise<PostingAudit[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, at, action, target, details FROM audit_log
+        WHERE id > ?1 AND at <= ?2 AND action IN ${POSTING_ACTIONS} ORDER BY id LIMIT ?3`,
+    )
+    .bind(after, to, limit)
+    .all<{ id: number; at: number; action: string; target: string; details: string }>();
+  return results.map(postingAudit);
+}
+
+/**
+ * The audit rows of postings to one wallet object, and of restores into it (whose `seq` is the last entry
+ * the restore wrote), by the audit log's target index.
+ */
+export async function postingAuditsOf(db: D1Database | D1DatabaseSession, target: string): Promise<PostingAudit[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT id, at, action, target, details FROM audit_log
+        WHERE target = ?1 AND action IN ('wallet.top_up', 'wallet.adjustment', 'wallet.restore') ORDER BY id`,
+    )
+    .bind(target)
+    .all<{ id: number; at: number; action: string; target: string; details: string }>();
+  return results.map(postingAudit);
+}
+
+/**
+ * The id of the last audit row written before `at` (0: none): the log is appended in time order, so a
+ * halving search over ids finds it in a few one-row reads instead of a scan of the time column.
+ */
+export async function lastAuditIdBefore(db: D1Database | D1DatabaseSession, at: number): Promise<number> {
+  const top = (await db.prepare(`SELECT max(id) AS id FROM audit_log`).first<{ id: number | null }>())?.id ?? 0;
+  const before = async (id: number) =>
+    ((await db.prepare(`SELECT at FROM audit_log WHERE id >= ?1 ORDER BY id LIMIT 1`).bind(id).first<{ at: number }>())
+      ?.at ?? Infinity) < at;
+  let low = 0;
+  let high = top + 1;
+  // Invariant: every row up to `low` is before `at`; the first row from `high` on is not.
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (await before(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}

@@ -126,17 +126,58 @@ export async function codesSoldTo(db: D1Database, orderIds: readonly string[]): 
   return found;
 }
 
+/** Where a walk of sold codes by time stands: after this code. */
+export interface SoldCursor {
+  soldAt: number;
+  id: number;
+}
+
 /**
- * The codes sold between `from` and `to` (unix ms, inclusive). No index serves `sold_at`: this reads the
- * whole table, which an hourly run can afford (D1 bills a read a thousandth of a write), where an index
- * would add a billed write to every sale.
+ * Up to `limit` codes sold after `after` and by `to` (unix ms, inclusive), in sale order, through the
+ * partial index codes_sold (schema/migrations/0018): the reconciliation's feed of sales.
  */
-export async function codesSoldBetween(db: D1Database, from: number, to: number): Promise<SoldCode[]> {
+export async function codesSoldAfter(
+  db: D1Database | D1DatabaseSession,
+  after: SoldCursor,
+  to: number,
+  limit: number,
+): Promise<SoldCode[]> {
   const { results } = await db
     .prepare(
-      `SELECT id, sku, pin, order_id, sold_at FROM codes WHERE status = 'sold' AND sold_at >= ?1 AND sold_at <= ?2 ORDER BY id`,
+      `SELECT id, sku, pin, order_id, sold_at FROM codes INDEXED BY codes_sold
+        WHERE status = 'sold' AND (sold_at, id) > (?1, ?2) AND sold_at <= ?3 ORDER BY sold_at, id LIMIT ?4`,
     )
-    .bind(from, to)
+    .bind(after.soldAt, after.id, to, limit)
     .all<SoldCodeRow>();
   return results.map(soldCode);
+}
+
+/** A code found by its SKU and pin, whatever its status (order null: not sold or reserved to any). */
+export interface CodeByPin {
+  id: number;
+  sku: string;
+  pin: string;
+  status: string;
+  orderId: string | null;
+}
+
+/** The codes of these SKU and pin pairs, by the table's unique key. */
+export async function codesByPins(
+  db: D1Database | D1DatabaseSession,
+  pins: readonly { sku: string; pin: string }[],
+): Promise<CodeByPin[]> {
+  const found: CodeByPin[] = [];
+  // D1 binds at most 100 parameters per statement: two a pair.
+  for (let start = 0; start < pins.length; start += 45) {
+    const chunk = pins.slice(start, start + 45);
+    const marks = chunk.map((_, at) => `(?${2 * at + 1}, ?${2 * at + 2})`).join(", ");
+    const { results } = await db
+      .prepare(`SELECT id, sku, pin, status, order_id FROM codes WHERE (sku, pin) IN (VALUES ${marks})`)
+      .bind(...chunk.flatMap((code) => [code.sku, code.pin]))
+      .all<{ id: number; sku: string; pin: string; status: string; order_id: string | null }>();
+    found.push(
+      ...results.map((row) => ({ id: row.id, sku: row.sku, pin: row.pin, status: row.status, orderId: row.order_id })),
+    );
+  }
+  return found;
 }

@@ -396,3 +396,44 @@ export async function indexRowsByReference(
   }
   return found;
 }
+
+/** Where a walk of the index by change time stands: after this order. */
+export interface ChangedCursor {
+  modifiedAt: number;
+  id: string;
+}
+
+/**
+ * Up to `limit` rows changed after `after` and by `to` (unix ms, inclusive), oldest change first, through
+ * order_index_changed (schema/migrations/0018): the reconciliation's feed of orders.
+ */
+export async function indexRowsChangedAfter(
+  db: D1Database | D1DatabaseSession,
+  after: ChangedCursor,
+  to: number,
+  limit: number,
+): Promise<IndexRow[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT ${COLUMNS} FROM order_index INDEXED BY order_index_changed
+        WHERE (modified_at, id) > (?1, ?2) AND modified_at <= ?3 ORDER BY modified_at, id LIMIT ?4`,
+    )
+    .bind(after.modifiedAt, after.id, to, limit)
+    .all<StoredRow>();
+  return results.map(rowOf);
+}
+
+/** How many rows changed after `after` and by `to`: what a run beyond its budget leaves to the next. */
+export async function indexRowsChangedCount(
+  db: D1Database | D1DatabaseSession,
+  after: ChangedCursor,
+  to: number,
+): Promise<number> {
+  const row = await db
+    .prepare(
+      `SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_changed WHERE (modified_at, id) > (?1, ?2) AND modified_at <= ?3`,
+    )
+    .bind(after.modifiedAt, after.id, to)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}

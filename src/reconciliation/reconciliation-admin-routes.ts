@@ -1,17 +1,22 @@
 /** Operator API: the reconciliation of orders, ledgers and codes. */
 import type { IRequest } from "itty-router";
-import { audit } from "../audit/audit-store";
+import { actorColumns } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
+import { RefusalWithHeaders } from "../http/errors";
+import { failure } from "../kernel/failures";
 import { parseQuery } from "../http/params";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { reconcile } from "./reconciliation";
+import { ON_DEMAND_WINDOW_MS, reconcile, takeOnDemandRun } from "./reconciliation";
 import { ReconciliationData, ReconciliationQuery } from "./reconciliation-admin-schemas";
 import { reconciliationExamples } from "./reconciliation-examples";
 
 /** GET /admin/reconciliation?createdFrom=&createdTo=&grace=. */
 export async function getReconciliation(request: IRequest, context: RequestContext): Promise<Response> {
   const query = parseQuery(ReconciliationQuery, request);
+  const caller = adminCaller(context);
+  if (!(await takeOnDemandRun(context.env.DB, actorColumns(caller.actor).actor)))
+    throw new RefusalWithHeaders(failure("rate_limited"), { "retry-after": String(ON_DEMAND_WINDOW_MS / 1000) });
   return ok("Reconciliation", await reconcile(context.env, query));
 }
 
@@ -24,9 +29,9 @@ export const reconciliationRoutes: Route[] = [
     operationId: "adminReconcile",
     example: reconciliationExamples.adminReconcile,
     tag: "Admin: orders",
-    summary: "Reconcile orders, wallet ledgers and sold codes over a period",
+    summary: "Reconcile orders, the index, wallet ledgers, codes and the audit log over a period",
     description:
-      "Three checks over orders created (and ledger movements made) from `createdFrom` to `createdTo`: every ledger movement that names an order matches that order's row in the order index (its state and amounts); every indexed order in an end state has ledger lines netting to its charge minus its refunds, across every region its wallet has been in; every code sold to those orders is in exactly its order's redeem, and no sold code belongs to no order. A movement of an order still open (created or confirmed) is counted, not a mismatch. Orders and movements changed within `grace` seconds are left to the next run. Each mismatch names the operator routes that show it. Reads only; it reads every wallet's ledger from the period's start on. docs/operator-api.md, Reconciliation, says what each check means; the scheduled job runs it hourly over the last day.",
+      "The reconciliation's checks over the changes of a period (orders changed, codes sold, top-ups and adjustments audited, wallets moved from `createdFrom` to `createdTo`): every order charged or delivered has its charge in the ledger; its index row, its ledger lines and its codes agree with the order; every sold code is in exactly its order's redeem; every top-up and adjustment of the wallets that moved money has its audit row and every audit row its entry; every move transfer is paired; every balance equals its ledgers. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not compared on amounts. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the hourly run stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.",
     auth: "admin",
     role: "viewer",
     query: ReconciliationQuery,

@@ -1,13 +1,13 @@
 /** Requests and answers of the reconciliation. */
 import * as z from "zod";
-import { DEFAULT_GRACE_SECONDS, MAX_PERIOD_MS } from "./reconciliation-rules";
+import { CHECK_NAMES, DEFAULT_GRACE_SECONDS, MAX_PERIOD_MS } from "./reconciliation-rules";
 
 const Millis = z.coerce.number().int().min(0).max(8_640_000_000_000_000);
 
 /** GET /admin/reconciliation's query. */
 export const ReconciliationQuery = z
   .object({
-    createdFrom: Millis.describe("Start of the period, unix milliseconds, inclusive."),
+    createdFrom: Millis.describe("Start of the period of changes checked, unix milliseconds, inclusive."),
     createdTo: Millis.describe("End of the period, unix milliseconds, inclusive; at most 31 days after `createdFrom`."),
     grace: z.coerce
       .number()
@@ -29,35 +29,43 @@ export const ReconciliationQuery = z
   });
 
 export const ReconciliationChecked = z.object({
-  wallets: z.number().int().describe("Wallets in the registry."),
-  walletObjects: z.number().int().describe("Wallet objects read: one per region each wallet has been in."),
-  ledgerMovements: z.number().int().describe("Ledger movements in the period that name an order."),
-  ordersOfMovements: z.number().int().describe("Orders named by those movements, checked against the index."),
-  openOrders: z
+  orders: z.number().int().describe("Orders checked: the order object, its index row, its ledger lines and its codes."),
+  ordersPastBound: z
     .number()
     .int()
-    .describe("Orders named by those movements that are still open (created or confirmed): not a mismatch."),
-  indexedOrders: z.number().int().describe("Indexed orders created in the period."),
-  endedOrders: z.number().int().describe("Of those, orders in an end state whose ledger lines were summed."),
-  soldCodes: z.number().int().describe("Codes sold to those orders or sold in the period."),
-  leftToNextRun: z.number().int().describe("Orders changed within the grace: left to the next run."),
+    .describe("Of those, orders still changing that had been left over for longer than an hour: checked all the same."),
+  wallets: z.number().int().describe("Wallets that moved money in the span, whose ledgers and balances were checked."),
+  walletObjects: z.number().int().describe("Wallet objects read: one per region each of those wallets has been in."),
+  ledgerEntries: z.number().int().describe("Ledger entries read past the checkpoint (or from the span's start)."),
+  postingAudits: z.number().int().describe("Audit rows of top-ups and adjustments compared with their ledger entries."),
+  soldCodes: z.number().int().describe("Codes sold in the span."),
+  transfers: z.number().int().describe("Move transfers whose other side was read."),
+  leftToNextRun: z
+    .number()
+    .int()
+    .describe("Orders still changing, left to the next run, and (a stored run) changes beyond its budget."),
 });
 
 export const MismatchView = z.object({
-  check: z
-    .enum(["ledger_matches_index", "index_matches_ledger", "codes_match_redeem"])
-    .describe("Which check found it (docs/operator-api.md, Reconciliation)."),
-  orderId: z.string().nullable().describe("The order; null when the mismatch names no order of this service."),
+  check: z.enum(CHECK_NAMES).describe("Which check found it (docs/operator-api.md, Reconciliation)."),
+  orderId: z
+    .string()
+    .nullable()
+    .describe("The order; null when the mismatch is a wallet's or names no order of this service."),
   clientId: z.string().nullable(),
   problem: z.string().describe("What disagrees, in words."),
   lookAt: z.array(z.string()).describe("The operator routes that show it: the order, the wallet's ledger."),
 });
 
 export const ReconciliationData = z.object({
-  createdFrom: z.number().int(),
-  createdTo: z.number().int(),
+  createdFrom: z.number().int().describe("Start of the span of changes read, unix milliseconds."),
+  createdTo: z.number().int().describe("End of the span, unix milliseconds."),
+  complete: z.boolean().describe("False when a budget stopped the run before the span's end."),
   checked: ReconciliationChecked,
   mismatches: z.array(MismatchView),
+  alerts: z
+    .array(z.string())
+    .describe("A stored run's alert lines: a run that did not finish, a rising count left over."),
 });
 
 /** The last stored run, as the Needs attention list shows it. */
@@ -66,6 +74,9 @@ export const StoredRunView = z.object({
   createdFrom: z.number().int(),
   createdTo: z.number().int(),
   checked: ReconciliationChecked,
-  mismatchCount: z.number().int().describe("Every mismatch the run found."),
-  mismatches: z.array(MismatchView).describe("The first 100 of them; every one is also a log line of the run."),
+  mismatchCount: z.number().int().describe("Every mismatch standing after the run (found and not since found gone)."),
+  mismatches: z
+    .array(MismatchView)
+    .describe("The first 100 of them; every one is also a log line of the run that found it."),
+  alerts: z.array(z.string()).describe("The run's alert lines."),
 });

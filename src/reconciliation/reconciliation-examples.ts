@@ -9,26 +9,28 @@ const ORDER_ID = "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb
 export const RECONCILIATION_EXAMPLE = {
   createdFrom: 1795258679774,
   createdTo: 1795345079774,
+  complete: true,
   checked: {
+    orders: 180,
+    ordersPastBound: 0,
     wallets: 12,
     walletObjects: 13,
-    ledgerMovements: 240,
-    ordersOfMovements: 180,
-    openOrders: 2,
-    indexedOrders: 178,
-    endedOrders: 178,
+    ledgerEntries: 240,
+    postingAudits: 4,
     soldCodes: 96,
+    transfers: 0,
     leftToNextRun: 3,
   },
   mismatches: [
     {
-      check: "ledger_matches_index",
+      check: "ledger_matches_order",
       orderId: ORDER_ID,
       clientId: "acme",
-      problem: "the ledger refunded 5, the index says 0 (successful)",
+      problem: "the ledger refunded 5, the order says 0 (successful)",
       lookAt: [`/admin/orders/${ORDER_ID}`, "/admin/wallets/acme/USD/ledger"],
     },
   ],
+  alerts: [] as string[],
 };
 
 export const reconciliationExamples = {

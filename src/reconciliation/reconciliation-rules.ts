@@ -6,16 +6,16 @@ import { Money, type Money as MoneyT } from "../pricing/money";
 import type { OrderState } from "../orders/order-view-schemas";
 
 /**
- * Movements and orders changed this recently are left to the next run: their order may still be under way,
- * and the index may not have them yet (the scheduled job brings it up to date every 5 minutes).
+ * Orders and ledger entries changed this recently are left to the next run: their order may still be
+ * under way (a refund posted before the order stores it), and the index row may lag its order by seconds.
  */
 export const DEFAULT_GRACE_SECONDS = 600;
 
-/** The longest period one request checks: a run reads every wallet's ledger from the period's start on. */
+/** The longest span an on-demand run checks. */
 export const MAX_PERIOD_MS = 31 * 86_400_000;
 
-/** The scheduled run's period: the last day. */
-export const SCHEDULED_PERIOD_MS = 86_400_000;
+/** A viewer's run from the console: the changes of the last day. */
+export const ON_DEMAND_PERIOD_MS = 86_400_000;
 
 /** The cron's interval (wrangler.toml, every 5 minutes). */
 const CRON_INTERVAL_MS = 5 * 60_000;
@@ -29,7 +29,20 @@ export function isHourlyRun(scheduledTime: number): boolean {
   return scheduledTime % 3_600_000 < CRON_INTERVAL_MS;
 }
 
-export type CheckName = "ledger_matches_index" | "index_matches_ledger" | "codes_match_redeem";
+/** What each check compares; docs/operator-api.md, Reconciliation, says what each means. */
+export const CHECK_NAMES = [
+  "charge_for_delivery",
+  "index_matches_order",
+  "ledger_matches_order",
+  "codes_match_redeem",
+  "unknown_order",
+  "posting_audited",
+  "audit_has_posting",
+  "transfer_paired",
+  "balance_matches_ledger",
+] as const;
+
+export type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface Mismatch {
   check: CheckName;
@@ -51,29 +64,72 @@ export function lookAt(orderId: string | null, clientId: string | null, currency
 
 /** What a run counted. */
 export interface Checked {
-  /** Wallets in the registry, and the wallet objects (one per region a wallet has been in) read. */
+  /** Orders checked (record, index row, ledger lines and codes compared). */
+  orders: number;
+  /** Of those, orders still changing that had waited longer than the bound, checked all the same. */
+  ordersPastBound: number;
+  /** Wallets whose ledgers and balances were checked, and the wallet objects (one per region) read. */
   wallets: number;
   walletObjects: number;
-  /** Ledger movements in the period that name an order. */
-  ledgerMovements: number;
-  /** Orders named by those movements that were checked against the index. */
-  ordersOfMovements: number;
-  /** Orders named by those movements that are still open (created or confirmed): no row yet, no mismatch. */
-  openOrders: number;
-  /** Indexed orders created in the period, and those of them in an end state whose ledger lines were summed. */
-  indexedOrders: number;
-  endedOrders: number;
-  /** Codes sold to those orders or in the period. */
+  /** Ledger entries read past the checkpoint. */
+  ledgerEntries: number;
+  /** Audit rows of top-ups and adjustments compared with their ledger entries. */
+  postingAudits: number;
+  /** Codes sold in the run's span. */
   soldCodes: number;
-  /** Orders and movements changed within the grace: left to the next run. */
+  /** Move transfers whose other side was read. */
+  transfers: number;
+  /** Orders still changing, left to the next run, and changes beyond this run's budget. */
   leftToNextRun: number;
 }
 
+export function noneChecked(): Checked {
+  return {
+    orders: 0,
+    ordersPastBound: 0,
+    wallets: 0,
+    walletObjects: 0,
+    ledgerEntries: 0,
+    postingAudits: 0,
+    soldCodes: 0,
+    transfers: 0,
+    leftToNextRun: 0,
+  };
+}
+
 export interface Reconciliation {
+  /** The span of changes the run read: from (exclusive) to (inclusive), unix ms. */
   createdFrom: number;
   createdTo: number;
+  /** False when a budget stopped it: the next run resumes where it did. */
+  complete: boolean;
   checked: Checked;
   mismatches: Mismatch[];
+  /** What needs an operator beside the mismatches: a run that did not finish, a rising backlog. */
+  alerts: string[];
+}
+
+/**
+ * How long an order may keep changing (an upstream line retried every few minutes) before it is checked
+ * whatever it is doing: no order stays out of every check for longer than this.
+ */
+export const DEFERRAL_BOUND_MS = 3_600_000;
+
+/** Runs in a row whose count left to the next run grew, after which each run says so. */
+export const RISING_RUNS = 3;
+
+/** The alert of a run whose count left to the next run has grown `rising` runs in a row; null below the bar. */
+export function risingAlert(rising: number, left: number): string | null {
+  return rising >= RISING_RUNS
+    ? `the count left to the next run has grown ${rising} runs in a row: ${left} now; the runs are not keeping up`
+    : null;
+}
+
+/** The alert of a run that started (at `startedAt`) and never finished; null when the last run finished. */
+export function unfinishedAlert(startedAt: number, finishedAt: number): string | null {
+  return startedAt > finishedAt
+    ? `the run started at ${new Date(startedAt).toISOString()} did not finish; this one resumed from its checkpoint`
+    : null;
 }
 
 /** One order's lines in one wallet's ledger (every object it has been), summed by kind. */
@@ -133,7 +189,7 @@ export interface IndexedMoney {
 }
 
 /**
- * What disagrees between an order's index row and its ledger lines (none: they agree). The row's charge
+ * What disagrees between an order (as its index row would say it) and its ledger lines (none: they agree). The charge
  * must be what the ledger kept of the charge (a rejected order's charge, landed by a cut-off confirm, is
  * voided back: 0), its refunds the ledger's refunds, and its state what those amounts say: nothing
  * refunded when successful, everything when failed, some but not all when partial, nothing charged when
@@ -143,11 +199,11 @@ export function ledgerProblems(row: IndexedMoney, money: OrderMoney): string[] {
   const problems: string[] = [];
   const kept = money.charged.minus(money.voided);
   if (row.wallet !== money.currency)
-    problems.push(`the ${money.currency} ledger names the order, whose index row says it is paid in ${row.wallet}`);
+    problems.push(`the ${money.currency} ledger names the order, which says it is paid in ${row.wallet}`);
   if (!kept.equals(row.charged))
-    problems.push(`the ledger charged ${kept.toFixed()} (after voids), the index says ${row.charged} (${row.state})`);
+    problems.push(`the ledger charged ${kept.toFixed()} (after voids), the order says ${row.charged} (${row.state})`);
   if (!money.refunded.equals(row.refunded))
-    problems.push(`the ledger refunded ${money.refunded.toFixed()}, the index says ${row.refunded} (${row.state})`);
+    problems.push(`the ledger refunded ${money.refunded.toFixed()}, the order says ${row.refunded} (${row.state})`);
   if (!money.other.isZero())
     problems.push(`the ledger holds ${money.other.toFixed()} of other movements naming the order`);
   const stateSays = stateProblem(row.state, kept, money.refunded);
@@ -157,7 +213,7 @@ export function ledgerProblems(row: IndexedMoney, money: OrderMoney): string[] {
 
 /** Whether the ledger's amounts fit the order's state; null when they do. */
 export function stateProblem(state: OrderState, kept: MoneyT, refunded: MoneyT): string | null {
-  const said = `the index says ${state}, the ledger kept a charge of ${kept.toFixed()} and refunded ${refunded.toFixed()}`;
+  const said = `the order says ${state}, the ledger kept a charge of ${kept.toFixed()} and refunded ${refunded.toFixed()}`;
   switch (state) {
     case "rejected":
       return kept.isZero() && refunded.isZero() ? null : said;
@@ -172,4 +228,103 @@ export function stateProblem(state: OrderState, kept: MoneyT, refunded: MoneyT):
     default:
       return said;
   }
+}
+
+/** An order's index row as far as the order can check it. */
+export interface IndexedAmounts {
+  state: OrderState;
+  total: string;
+  charged: string;
+  refunded: string;
+}
+
+/** What the index row says that the order does not (none: they agree). Amounts compare as numbers. */
+export function indexProblems(row: IndexedAmounts, order: IndexedAmounts): string[] {
+  const problems: string[] = [];
+  if (row.state !== order.state) problems.push(`the index says ${row.state}, the order is ${order.state}`);
+  for (const field of ["total", "charged", "refunded"] as const)
+    if (!new Money(row[field]).equals(order[field]))
+      problems.push(`the index says ${field} ${row[field]}, the order ${new Money(order[field]).toFixed()}`);
+  return problems;
+}
+
+/**
+ * An order that was charged (by its state) or delivered anything (a line fulfilled, or any redeem handed
+ * over, whichever supplier) must have a charge the ledger kept: the problem when it has none, else null.
+ */
+export function deliveryProblem(
+  state: OrderState,
+  lines: readonly { status: string; redeem: unknown }[],
+  money: OrderMoney,
+): string | null {
+  const delivered = lines.filter((line) => line.status === "fulfilled" || line.redeem !== null).length;
+  const chargedByState = ["confirmed", "processing", "successful", "partial", "failed"].includes(state);
+  if (!chargedByState && delivered === 0) return null;
+  const kept = money.charged.minus(money.voided);
+  if (kept.greaterThan(0)) return null;
+  return delivered > 0
+    ? `${state}: ${delivered} line${delivered === 1 ? "" : "s"} delivered, but the ledger holds no charge for the order`
+    : `${state}: the order says it was charged, but the ledger holds no charge for it`;
+}
+
+/** A code as the codes table has it. */
+export interface CodeRow {
+  id: number;
+  sku: string;
+  pin: string;
+  status: string;
+  orderId: string | null;
+}
+
+/**
+ * What disagrees between an order's redeem (its inventory lines' pins) and the codes table: a code sold
+ * to it that its redeem lacks (only once the order is settled: a sale lands before the redeem is stored),
+ * and a pin of its redeem the table does not sell to it (named by where the code is now). A code is named
+ * by its row id, never by its pin.
+ */
+export function redeemProblems(
+  orderId: string,
+  redeemed: readonly { sku: string; pin: string }[],
+  soldToOrder: readonly CodeRow[],
+  byPin: readonly CodeRow[],
+  settled: boolean,
+): string[] {
+  const key = (code: { sku: string; pin: string }) => `${code.sku}\u0000${code.pin}`;
+  const inRedeem = new Set(redeemed.map(key));
+  const sold = new Set(soldToOrder.map(key));
+  const where = new Map(byPin.map((code) => [key(code), code]));
+  const problems: string[] = [];
+  if (settled)
+    for (const code of soldToOrder)
+      if (!inRedeem.has(key(code)))
+        problems.push(`code #${code.id} (${code.sku}) is sold to the order but is not in its redeem`);
+  for (const pin of redeemed) {
+    if (sold.has(key(pin))) continue;
+    const now = where.get(key(pin));
+    if (now === undefined) problems.push(`a code of ${pin.sku} in the order's redeem is not in the codes table`);
+    else if (now.orderId !== null && now.orderId !== orderId)
+      problems.push(`code #${now.id} (${now.sku}) of the order's redeem is ${now.status} to ${now.orderId}`);
+    else problems.push(`code #${now.id} (${now.sku}) of the order's redeem is ${now.status}, sold to no order`);
+  }
+  return problems;
+}
+
+/** A ledger entry as a transfer's two sides are compared. */
+export interface TransferSide {
+  key: string;
+  kind: string;
+  amount: string;
+}
+
+/**
+ * Whether a `move_out` (or `move_in`) has its pair on the other object: the same key, the other kind, the
+ * same amount with the other sign. The problem, or null.
+ */
+export function transferProblem(side: TransferSide, other: TransferSide | null, otherName: string): string | null {
+  const wanted = side.kind === "move_out" ? "move_in" : "move_out";
+  if (other === null)
+    return `${side.kind} ${side.key} of ${new Money(side.amount).abs().toFixed()} has no ${wanted} in ${otherName}`;
+  if (other.kind !== wanted || !new Money(other.amount).equals(new Money(side.amount).negated()))
+    return `${side.kind} ${side.key} of ${side.amount} meets ${other.kind} of ${other.amount} in ${otherName}`;
+  return null;
 }

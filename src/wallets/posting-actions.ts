@@ -96,7 +96,7 @@ const operatorPosting: Through = (step, run) =>
   io(step === "call" ? WALLET_SEAMS.operatorPost : WALLET_MOVE_SEAMS.moveIn, run);
 
 /** The audit target of a wallet's entries: a moved wallet's later objects each number their own entries. */
-function walletTarget(clientId: string, currency: string, placement: Placement): string {
+export function walletTarget(clientId: string, currency: string, placement: Placement): string {
   return placement.generation === 0
     ? `wallet:${clientId}:${currency}`
     : `wallet:${clientId}:${currency}:${placement.generation}`;

@@ -208,12 +208,18 @@ export async function openClientWallet(
  * the batch that sets the client's region, so that every wallet registered before it is moved and every
  * one registered after it is created there.
  */
-export function startMovesStatement(db: D1Database, clientId: string, region: Region): D1PreparedStatement {
+export function startMovesStatement(
+  db: D1Database,
+  clientId: string,
+  region: Region,
+  now = Date.now(),
+): D1PreparedStatement {
+  // moved_at tells the reconciliation which wallets moved money since its last run.
   return db
     .prepare(
-      `UPDATE wallets SET moving_to = ?2 WHERE client_id = ?1 AND moving_to IS NULL AND (region IS NULL OR region <> ?2)`,
+      `UPDATE wallets SET moving_to = ?2, moved_at = ?3 WHERE client_id = ?1 AND moving_to IS NULL AND (region IS NULL OR region <> ?2)`,
     )
-    .bind(clientId, region);
+    .bind(clientId, region, now);
 }
 
 /** The client's wallets a move is under way for. */
@@ -238,9 +244,32 @@ export function finishMove(
   return db
     .prepare(
       `UPDATE wallets SET previous = json_insert(previous, '$[#]', json_object('generation', generation, 'region', region)),
-              generation = generation + 1, region = moving_to, moving_to = NULL
+              generation = generation + 1, region = moving_to, moving_to = NULL, moved_at = ?4
         WHERE client_id = ?1 AND currency = ?2 AND generation = ?3 AND moving_to IS NOT NULL`,
     )
-    .bind(clientId, currency, fromGeneration)
+    .bind(clientId, currency, fromGeneration, Date.now())
     .run();
+}
+
+/** A wallet a move touched, with its client, and when. */
+export type MovedWallet = RegisteredWallet & { clientId: string; movedAt: number };
+
+/**
+ * Up to `limit` wallets a move started or finished for after `after` (unix ms) and by `to`, oldest first
+ * (through the partial index wallets_moved): the reconciliation's feed of wallets whose money moved.
+ */
+export async function movedWalletsBetween(
+  db: D1Database | D1DatabaseSession,
+  after: number,
+  to: number,
+  limit: number,
+): Promise<MovedWallet[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT client_id, moved_at, ${WALLET_COLUMNS} FROM wallets INDEXED BY wallets_moved
+        WHERE moved_at > ?1 AND moved_at <= ?2 ORDER BY moved_at LIMIT ?3`,
+    )
+    .bind(after, to, limit)
+    .all<WalletRow & { client_id: string; moved_at: number }>();
+  return results.map((row) => ({ ...registeredWallet(row), clientId: row.client_id, movedAt: row.moved_at }));
 }

@@ -33,8 +33,8 @@ export const PAGES: readonly PageEntry[] = [
   { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
   // Before /console/orders/:orderId, which would take "export" for an order id.
   { path: "/console/orders/export", minRole: "viewer", load: () => import("./orders-export") },
-  // Any role may run it now: it reads, and writes only its own result (for the operator role and above it
-  // first brings the index up to date: pages/reconciliation.ts).
+  // Any role may run it now: a viewer's run reads only; the operator role and above store theirs, which the
+  // home page shows (pages/reconciliation.ts).
   {
     path: "/console/reconciliation",
     minRole: "viewer",

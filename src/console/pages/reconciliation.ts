@@ -1,18 +1,18 @@
 /**
- * GET /console/reconciliation: the last reconciliation run (stored by the hourly job or by this page) with
- * its counts and mismatches, each linking to its order's page; POST runs it now over the last day, stores
- * it as the last run and shows it. Any role may run it: it only reads the orders, ledgers and codes, and
- * what it writes is its own result (docs/operator-api.md, Reconciliation).
+ * GET /console/reconciliation: the last stored reconciliation run (the hourly job's, or an operator's from
+ * this page) with its alerts, counts and the mismatches standing, each linking to its order's page. POST
+ * runs it now, at most 3 times a minute per operator: the operator role and above run it from the
+ * checkpoint and store it (what the home page shows); a viewer's run checks the changes of the last day,
+ * reads only, and is shown here without being stored (docs/operator-api.md, Reconciliation).
  */
-import { runAndStore } from "../../reconciliation/reconciliation";
+import { reconcile, runAndStore, takeOnDemandRun, type Reconciliation } from "../../reconciliation/reconciliation";
 import { roleAllows } from "../../operators/roles";
-import type { Mismatch } from "../../reconciliation/reconciliation-rules";
+import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../reconciliation/reconciliation-rules";
 import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { notice, seeOther, when } from "./parts";
-
 /** The mismatches as a table, each order linking to its page; shared with the home page. */
 export function mismatchTable(mismatches: readonly Mismatch[]): Html {
   return html`<table>
@@ -25,38 +25,68 @@ export function mismatchTable(mismatches: readonly Mismatch[]): Html {
     )}</tbody></table>`;
 }
 
-/** When the last run was and what it covered, in a sentence. */
+/** When the last run was and what it covered, in a sentence, and its alert lines. */
 export function runSummary(run: StoredRun | null): Html {
   if (run === null) return html`<p>No reconciliation has run yet: the hourly job runs at the start of each hour.</p>`;
-  return html`<p>Last run ${when(run.ranAt)}, over orders created from ${when(run.createdFrom)} to ${when(run.createdTo)}:
-    ${run.mismatchCount} mismatch${run.mismatchCount === 1 ? "" : "es"}.</p>`;
+  return html`<p>Last run ${when(run.ranAt)}, over changes from ${when(run.createdFrom)} to ${when(run.createdTo)}:
+    ${run.mismatchCount} mismatch${run.mismatchCount === 1 ? "" : "es"} standing.</p>
+    ${run.alerts.map((alert) => notice("bad", alert))}`;
 }
 
-export async function get(ctx: PageContext) {
-  const run = await lastRun(ctx.env.DB);
-  const checked =
-    run === null
-      ? html``
-      : html`<table>
-          <caption class="hint">What the run checked.</caption>
-          <tbody>${Object.entries(run.checked).map(
-            ([name, count]) => html`<tr><th scope="row">${name}</th><td class="num">${count}</td></tr>`,
-          )}</tbody></table>`;
+function checkedTable(checked: Checked): Html {
+  return html`<table>
+    <caption class="hint">What the run checked.</caption>
+    <tbody>${Object.entries(checked).map(
+      ([name, count]) => html`<tr><th scope="row">${name}</th><td class="num">${count}</td></tr>`,
+    )}</tbody></table>`;
+}
+
+function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconciliation | null): Html {
+  const mismatches: readonly Mismatch[] = viewed?.mismatches ?? run?.mismatches ?? [];
+  const count = viewed?.mismatches.length ?? run?.mismatchCount ?? 0;
+  const checked = viewed?.checked ?? run?.checked;
   const body = html`
-    ${ctx.url.searchParams.get("done") === "run" ? notice("good", "Reconciliation run over the last day.") : ""}
+    ${top}
     ${runSummary(run)}
     <form method="post" action="/console/reconciliation"><button type="submit">Run now over the last day</button></form>
-    <section aria-labelledby="mismatches-heading"><h2 id="mismatches-heading">Mismatches (${run?.mismatchCount ?? 0})</h2>
-      ${run === null || run.mismatches.length === 0 ? html`<p>No mismatches.</p>` : mismatchTable(run.mismatches)}
-      ${run !== null && run.mismatchCount > run.mismatches.length ? html`<p class="hint">The first ${run.mismatches.length} are shown; every one is a log line of the run.</p>` : ""}
+    <section aria-labelledby="mismatches-heading"><h2 id="mismatches-heading">Mismatches (${count})</h2>
+      ${mismatches.length === 0 ? html`<p>No mismatches.</p>` : mismatchTable(mismatches)}
+      ${viewed === null && run !== null && run.mismatchCount > run.mismatches.length ? html`<p class="hint">The first ${run.mismatches.length} are shown; every one is a log line of the run that found it.</p>` : ""}
     </section>
-    <section aria-labelledby="checked-heading"><h2 id="checked-heading">Checked</h2>${checked}</section>`;
+    <section aria-labelledby="checked-heading"><h2 id="checked-heading">Checked</h2>${checked === undefined ? "" : checkedTable(checked)}</section>`;
   return layout({ title: "Reconciliation", operator: ctx.operator, current: "/console", body });
 }
 
-/** POST /console/reconciliation: runs it now over the last day and stores it as the last run. */
+export async function get(ctx: PageContext) {
+  const top = ctx.url.searchParams.get("done") === "run" ? notice("good", "Reconciliation run and stored.") : html``;
+  return page(ctx, top, await lastRun(ctx.env.DB), null);
+}
+
+/**
+ * POST /console/reconciliation: runs it now. Storing a run changes what the home page shows, so only the
+ * operator role and above store theirs; a viewer's is answered here and stored nowhere.
+ */
 export async function post(ctx: PageContext) {
-  // Bringing the index up to date writes: only the operator role and above do it first.
-  await runAndStore(ctx.env, Date.now(), { indexFirst: roleAllows(ctx.operator.role, "operator") });
-  return seeOther("/console/reconciliation?done=run");
+  const now = Date.now();
+  if (!(await takeOnDemandRun(ctx.env.DB, `operator:${ctx.operator.operatorId}`, now)))
+    return page(
+      ctx,
+      notice("bad", "The reconciliation was run 3 times in the last minute: wait a minute and run it again."),
+      await lastRun(ctx.env.DB),
+      null,
+    );
+  if (roleAllows(ctx.operator.role, "operator")) {
+    await runAndStore(ctx.env, now);
+    return seeOther("/console/reconciliation?done=run");
+  }
+  const viewed = await reconcile(ctx.env, { createdFrom: now - ON_DEMAND_PERIOD_MS, createdTo: now }, now);
+  return page(
+    ctx,
+    notice(
+      "good",
+      `Checked the changes of the last day${viewed.complete ? "" : " (as far as one run's budget reaches)"}; nothing was stored: the home page shows the last hourly run.`,
+    ),
+    await lastRun(ctx.env.DB),
+    viewed,
+  );
 }
