@@ -115,6 +115,11 @@ export class WalletObject extends DurableObject<Env> {
     return this.ledger.page(afterSeq, limit);
   }
 
+  /** The seq of the last entry before `time` and the balance it left: where a statement of a period starts. */
+  async lastBefore(time: number): Promise<{ seq: number; balance: string }> {
+    return this.ledger.lastBefore(time);
+  }
+
   /** The movements naming the order (the reconciliation's look at an order charged long before). */
   async orderEntries(orderId: string): Promise<LedgerEntry[]> {
     return this.ledger.ofOrder(orderId);
