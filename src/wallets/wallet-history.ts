@@ -16,7 +16,7 @@ import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
 import { isMoveKey, moveKey, orderCreditOfKey, rootOfForward } from "./ledger-keys";
 import type { Placement, WalletObject } from "./wallet-object";
-import { historyOf, placedWallet, type RegisteredWallet } from "./wallet-registry";
+import { historyOf, placedWallet, type RegisteredWallet } from "./wallet-registry-store";
 
 /**
  * A position in a wallet's whole history, as one integer: the entry's seq within its object, plus its

@@ -1,11 +1,11 @@
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { once } from "../kernel/once";
 import { DEFAULT_PAGE_SIZE } from "../kernel/paging";
 import { walletBalances } from "./wallet-moves";
-import { walletCurrencies, type RegisteredWallet } from "./wallet-registry";
+import { walletCurrencies, type RegisteredWallet } from "./wallet-registry-store";
 import type { OrderReferences } from "./wallet-statement";
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The

@@ -8,7 +8,7 @@ import { csvLine } from "../kernel/csv-export";
 import { logFailure } from "../kernel/log";
 import { Money, toAmountNumber } from "../pricing/money";
 import { balanceBefore, movements, type Movement } from "./wallet-history";
-import type { RegisteredWallet } from "./wallet-registry";
+import type { RegisteredWallet } from "./wallet-registry-store";
 
 /** The client's own references of its orders among `orderIds`, by order id (another client's are not found). */
 export type OrderReferences = (env: Env, clientId: string, orderIds: readonly string[]) => Promise<Map<string, string>>;

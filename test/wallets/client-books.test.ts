@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderReferences } from "../../src/orders/order-references";
 import { ORDER_SEAMS } from "../../src/orders/seams";
-import { historyOf, walletCurrencies } from "../../src/wallets/wallet-registry";
+import { historyOf, walletCurrencies } from "../../src/wallets/wallet-registry-store";
 import { statementStream } from "../../src/wallets/wallet-statement";
 import { admin, snapshot } from "../admin-helpers";
 import { expectBooks, expectChained, parseCsv, placedOrder, wholeLedger } from "../books-check";
