@@ -19,12 +19,18 @@ import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { once } from "./kernel/once";
 import { serviceMode } from "./kernel/service-mode";
+import { orderListRoutes } from "./orders/order-list-routes";
 import { orderReferences } from "./orders/order-references";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
 
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
-const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes(orderReferences)];
+const CLIENT_ROUTES: readonly Route[] = [
+  ...orderRoutes,
+  ...orderListRoutes,
+  ...productRoutes,
+  ...walletRoutes(orderReferences),
+];
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {

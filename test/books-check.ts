@@ -2,9 +2,11 @@
  * What a reseller's finance team does with its API key alone, read the way a client reads it: shared by
  * test/wallets (the sandbox) and test/live (live mode), so that both environments answer the books alike.
  */
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { indexRowOf } from "../src/orders/order-index";
 import { call, line, type ApiCall } from "./helpers";
-import { drainTimers, uid } from "./order-helpers";
+import { drainTimers, storedOrder, uid, writeIndexRow } from "./order-helpers";
 
 /** A CSV text (RFC 4180, CRLF) as rows of cells. */
 export function parseCsv(text: string): string[][] {
@@ -72,21 +74,38 @@ export function expectChained(movements: { amount: number; balanceAfter: number 
   return balance / 100;
 }
 
+/** Brings the order index up to date with these orders, as it is within seconds of each change. */
+export async function indexNow(...orderIds: string[]): Promise<void> {
+  for (const orderId of orderIds) await writeIndexRow(env.DB, indexRowOf(await storedOrder(orderId)));
+}
+
 /**
- * The finance team's walk, for a client with a USD wallet holding 100 and no order yet: an order placed,
- * found by its reference and in the list of its state, its charge in the ledger with its reference, and a
- * statement whose opening balance plus its rows is its closing balance and the wallet's balance.
+ * The finance team's walk, for a client with a USD wallet holding 100 and no order yet: an order placed
+ * and one that failed; the failed one in the list of failed orders since the walk began, the other found
+ * by its reference, both in the ledger with their references, and a statement whose opening balance
+ * plus its rows is its closing balance and the wallet's balance.
  */
 export async function expectBooks(key: string): Promise<void> {
   const from = Date.now();
   const reference = uid("books");
   const orderId = await placedOrder(key, [line("DEMO-US-RANGE", 10)], reference);
+  const failedReference = uid("failed");
+  const failed = await placedOrder(key, [line("DEMO-US-FAILING", 5)], failedReference);
+  await indexNow(orderId, failed);
+
+  const failedOnes = await call("GET", `/orders?state=failed&createdFrom=${from}`, { key });
+  expect(failedOnes.status).toBe(200);
+  expect(failedOnes.body.data.orders.map((order: { id: string }) => order.id)).toEqual([failed]);
   const byReference = await call("GET", `/order/get?reference=${encodeURIComponent(reference)}`, { key });
   expect(byReference.status).toBe(200);
   expect(byReference.body).toEqual((await call("GET", `/order/get?orderId=${orderId}`, { key })).body);
 
   const movements = await wholeLedger(key, "USD", 100);
-  expect(movements.at(-1)).toMatchObject({ kind: "order_charge", amount: -10, orderId, reference });
+  expect(movements.slice(-3)).toMatchObject([
+    { kind: "order_charge", amount: -10, orderId, reference },
+    { kind: "order_charge", amount: -5, orderId: failed, reference: failedReference },
+    { kind: "order_refund", amount: 5, orderId: failed, reference: failedReference, sku: "DEMO-US-FAILING" },
+  ]);
   expectChained(movements);
   const balance = (await call("GET", "/wallets", { key })).body.data.wallets.find(
     (wallet: { currency: string }) => wallet.currency === "USD",
@@ -98,11 +117,14 @@ export async function expectBooks(key: string): Promise<void> {
   expect(csv.status).toBe(200);
   expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
   const rows = parseCsv(csv.body as string);
-  expect(rows[0]).toEqual(["time", "kind", "order_id", "reference", "sku", "note", "amount", "balance_after"]);
-  expect(rows[1]!.slice(1)).toEqual(["opening_balance", "", "", "", "", "", String(balance + 10)]);
-  expect(rows[2]!.slice(1)).toEqual(["order_charge", orderId, reference, "", "", "-10", String(balance)]);
-  expect(rows[3]!.slice(1)).toEqual(["closing_balance", "", "", "", "", "", String(balance)]);
-  expect(rows).toHaveLength(4);
+  expect(rows.map((row) => row.slice(1))).toEqual([
+    ["kind", "order_id", "reference", "sku", "note", "amount", "balance_after"],
+    ["opening_balance", "", "", "", "", "", String(balance + 10)],
+    ["order_charge", orderId, reference, "", "", "-10", String(balance)],
+    ["order_charge", failed, failedReference, "", "", "-5", String(balance - 5)],
+    ["order_refund", failed, failedReference, "DEMO-US-FAILING", "", "5", String(balance)],
+    ["closing_balance", "", "", "", "", "", String(balance)],
+  ]);
   const json = await call("GET", `/wallets/USD/statement?from=${from}&to=${to}`, {
     key,
     headers: { accept: "application/json" },
@@ -112,5 +134,5 @@ export async function expectBooks(key: string): Promise<void> {
     message: "Statement",
     data: { currency: "USD", from, to, openingBalance: balance + 10, closingBalance: balance },
   });
-  expect(json.body.data.movements).toEqual([movements.at(-1)]);
+  expect(json.body.data.movements).toEqual(movements.slice(-3));
 }

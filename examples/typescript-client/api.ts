@@ -1042,6 +1042,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your orders, newest first
+         * @description Every order of the calling client in any state (`created` and expired, `rejected`, ones included), newest first (by `createdAt`, then `id`), filtered by `state`, creation time (`createdFrom`, `createdTo`, both inclusive) and a `reference` prefix. Page with `limit` and `after` (the `next` of the previous page): paging is stable, so a walk of the pages while orders are being created neither repeats nor skips an order that existed when it began (newer orders come before its first page). The list is read from the order index, which the service keeps current within seconds of each change of an order; GET /order/get (by `orderId` or `reference`) reads the order itself and is always current.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, `after` a cursor this list gave: 400 `invalid_parameters`
+         */
+        get: operations["listOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products": {
         parameters: {
             query?: never;
@@ -2821,6 +2845,32 @@ export interface components {
                 generation: number;
                 /** @description The Durable Object location hint the object was created with; null: none. */
                 region: string | null;
+            };
+        };
+        ListOrdersResponse: {
+            /** @enum {string} */
+            message: "Orders";
+            data: {
+                /** @description Newest first: by creation time, then id. */
+                orders: {
+                    id: string;
+                    reference: string;
+                    state: components["schemas"]["OrderState"];
+                    /** @description The wallet's currency: the currency of `total`. */
+                    wallet: string;
+                    /** @description The order's total, charged once it is confirmed. */
+                    total: number;
+                    /** @description The SKUs of the order's lines, each once. */
+                    skus: string[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the order's last change the list shows. */
+                    modifiedAt: number;
+                    /** @description Unix ms after which an order not confirmed by then expired. */
+                    expiresAt: number;
+                }[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
             };
         };
         ListProductsResponse: {
@@ -7472,6 +7522,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100, default 100. */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page of the same list. */
+                after?: string;
+                /** @description Only orders in this state. */
+                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                /** @description Only orders created at or after this time (ms since the epoch). */
+                createdFrom?: number;
+                /** @description Only orders created at or before this time (ms since the epoch). */
+                createdTo?: number;
+                /**
+                 * @description Only orders whose `reference` starts with this.
+                 * @example po-2026-
+                 */
+                reference?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Orders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOrdersResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

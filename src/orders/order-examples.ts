@@ -14,6 +14,7 @@ import type { LineRedeem, OrderRecord } from "./order-record";
 import { adminOrderView, confirmView, createView, orderView } from "./order-view";
 import { indexRowOf } from "./order-index";
 import { ORDER_CSV_COLUMNS, orderCsvLine, orderSummaryOf } from "./order-search";
+import { clientOrderSummary } from "./order-list";
 import { csvLine } from "../kernel/csv-export";
 import type { CreateOrderRequest } from "./requests";
 
@@ -141,6 +142,7 @@ export const orderExamples = {
   adminFindOrder: { data: adminOrderData },
   adminGetOrder: { data: adminOrderData },
   adminSearchOrders: { data: { orders: [summary], next: null } },
+  listOrders: { data: { orders: [clientOrderSummary(indexRowOf(successful))], next: null } },
   adminExportOrders: { data: null, file: csvLine([...ORDER_CSV_COLUMNS]) + orderCsvLine(summary) },
   adminListStuckOrders: {
     data: {

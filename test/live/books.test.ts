@@ -38,6 +38,7 @@ describe("a client's books in live mode", () => {
     await placedOrder(theirs, [line("DEMO-US-RANGE", 10)], "their-po");
     expectError(await call("GET", "/order/get?reference=their-po", { key: mine }), 404, "Not Found", "order_not_found");
     expect((await call("GET", "/order/get?reference=their-po", { key: theirs })).status).toBe(200);
+    expect((await call("GET", "/orders?reference=their", { key: mine })).body.data.orders).toEqual([]);
     for (const path of ["/wallets/EUR/ledger", "/wallets/EUR/statement?from=0&to=1"])
       expectError(await call("GET", path, { key: mine }), 404, "Wallet not found", "wallet_unknown");
   });

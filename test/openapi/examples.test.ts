@@ -341,6 +341,9 @@ describe("success examples have the shape of real answers", () => {
     const searched = await admin("GET", "/admin/orders/search?clientId=demo&reference=po-2026-0042");
     await expectLikeExample("adminSearchOrders", searched);
     await expectSameAsExample("adminSearchOrders", searched);
+    const listed = await client("GET", "/orders?reference=po-2026-0042");
+    await expectLikeExample("listOrders", listed);
+    await expectSameAsExample("listOrders", listed);
     await expectCsvSameAsExample(
       "adminExportOrders",
       await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),
