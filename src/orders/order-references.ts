@@ -1,6 +1,7 @@
 /**
  * The client's own references of its orders, by order id: what a wallet's ledger and statement show beside
- * an order's movement (the ledger names orders by id only). Read from the order index; an order the index
+ * an order's movement when the ledger itself does not name it (an order's charge names its reference).
+ * Read from the order index; an order the index
  * has not caught up with yet (it is current within seconds) is read from its own object, so the answer is
  * always complete. Another client's order is not found, whichever way it is read.
  */

@@ -9,6 +9,19 @@ export function chargeKey(orderId: string): string {
   return `order:${orderId}:charge`;
 }
 
+/**
+ * The reason written with an order's charge: it names the client's reference, so that a wallet's ledger
+ * alone tells which order of the client's a charge (and the refunds after it) belongs to.
+ */
+export function chargeReason(reference: string): string {
+  return `order ${reference}`;
+}
+
+/** The client's reference a charge's reason names (the inverse of chargeReason), or null. */
+export function referenceOfChargeReason(reason: string | null): string | null {
+  return reason !== null && reason.startsWith("order ") ? reason.slice("order ".length) : null;
+}
+
 /** The refund of one failed line of an order. */
 export function refundKey(orderId: string, sku: string): string {
   return `order:${orderId}:refund:${sku}`;

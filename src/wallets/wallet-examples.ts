@@ -95,6 +95,7 @@ const clientMovements: Movement[] = entries.map((entry) => ({
   amount: entry.amount,
   balanceAfter: entry.balanceAfter,
   orderId: null,
+  reference: null,
   sku: null,
   note: entry.reason,
 }));
@@ -107,6 +108,7 @@ for (const { kind, amount, sku, createdAt } of orderMovements) {
     amount,
     balanceAfter: new Money(before.balanceAfter).plus(amount).toFixed(),
     orderId: ORDER_ID,
+    reference: REFERENCE,
     sku,
     note: null,
   });

@@ -14,7 +14,7 @@
  */
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
-import { isMoveKey, moveKey, orderCreditOfKey, rootOfForward } from "./ledger-keys";
+import { isMoveKey, moveKey, orderCreditOfKey, referenceOfChargeReason, rootOfForward } from "./ledger-keys";
 import type { Placement, WalletObject } from "./wallet-object";
 import { historyOf, placedWallet, type RegisteredWallet } from "./wallet-registry-store";
 
@@ -69,6 +69,8 @@ export interface Movement {
   /** The wallet's balance right after it. */
   balanceAfter: string;
   orderId: string | null;
+  /** That order's reference, as the client gave it (null when the wallet's ledger does not name it). */
+  reference: string | null;
   /** For a refund: the SKU of the line that could not be fulfilled. */
   sku: string | null;
   /** For a top-up or an adjustment: the reason given with it. */
@@ -86,6 +88,7 @@ function movementOf(entry: LedgerEntry, placement: Placement, movedAt: number | 
     createdAt: entry.createdAt,
     amount: entry.amount,
     balanceAfter: entry.balanceAfter,
+    reference: null,
   };
   switch (entry.kind) {
     case "move_out":
@@ -110,6 +113,14 @@ function movementOf(entry: LedgerEntry, placement: Placement, movedAt: number | 
     case "order_refund":
       return { ...shown, kind: entry.kind, orderId: entry.orderId, sku: orderSku(entry.key), note: null };
     case "order_charge":
+      return {
+        ...shown,
+        kind: entry.kind,
+        orderId: entry.orderId,
+        reference: referenceOfChargeReason(entry.reason),
+        sku: null,
+        note: null,
+      };
     case "order_void":
       return { ...shown, kind: entry.kind, orderId: entry.orderId, sku: null, note: null };
   }
@@ -138,6 +149,8 @@ export async function* movements(
   const batch = options.batch ?? 500;
   const to = options.to ?? Number.POSITIVE_INFINITY;
   const history = historyOf(registered);
+  // The references of the orders met so far: an order's refunds follow its charge.
+  const references = new Map<string, string>();
   const fromGeneration = "after" in start ? Math.floor(start.after / GENERATION_STRIDE) : 0;
   for (const [index, placement] of history.entries()) {
     if (placement.generation < fromGeneration) continue;
@@ -157,12 +170,52 @@ export async function* movements(
         const movement = movementOf(entry, placement, movedAt);
         if (movement !== null) shown.push(movement);
       }
-      if (shown.length > 0) yield shown;
+      if (shown.length > 0)
+        yield await withReferences(shown, references, history.slice(0, index + 1), (at) =>
+          placedWallet(env, clientId, currency, at),
+        );
       // This object's later entries are later still: the walk goes on in the next object.
       if (entries.length < batch || inPeriod.length < entries.length) break;
       afterSeq = entries[entries.length - 1]!.seq;
     }
   }
+}
+
+/**
+ * The movements with their orders' references: a charge's reason names it (chargeReason), so the
+ * reference of a refund or a void is its order's charge's, met earlier in the walk or asked of the objects
+ * the wallet has been up to this one, newest first (a charge is never in a later object than its refunds).
+ */
+async function withReferences(
+  shown: Movement[],
+  references: Map<string, string>,
+  objects: readonly Placement[],
+  stubOf: (placement: Placement) => DurableObjectStub<WalletObject>,
+): Promise<Movement[]> {
+  for (const movement of shown)
+    if (movement.orderId !== null && movement.reference !== null) references.set(movement.orderId, movement.reference);
+  let missing = [
+    ...new Set(
+      shown.flatMap((movement) =>
+        movement.orderId === null || references.has(movement.orderId) ? [] : [movement.orderId],
+      ),
+    ),
+  ];
+  for (const placement of [...objects].reverse()) {
+    if (missing.length === 0) break;
+    // A Durable Object's SQLite binds at most 100 parameters per statement.
+    for (let start = 0; start < missing.length; start += 90) {
+      const charges = (await stubOf(placement).charges(missing.slice(start, start + 90))) as LedgerEntry[];
+      for (const charge of charges) {
+        const reference = referenceOfChargeReason(charge.reason);
+        if (charge.orderId !== null && reference !== null) references.set(charge.orderId, reference);
+      }
+    }
+    missing = missing.filter((orderId) => !references.has(orderId));
+  }
+  return shown.map((movement) =>
+    movement.orderId === null ? movement : { ...movement, reference: references.get(movement.orderId) ?? null },
+  );
 }
 
 /** The seq of the object's move to its successor (its whole balance's move_out), or null while it has not moved. */

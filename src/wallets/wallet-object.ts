@@ -120,6 +120,11 @@ export class WalletObject extends DurableObject<Env> {
     return this.ledger.lastBefore(time);
   }
 
+  /** The charges of these orders written in this object (an order's charge names its reference). */
+  async charges(orderIds: string[]): Promise<LedgerEntry[]> {
+    return this.ledger.charges(orderIds);
+  }
+
   /** The movements naming the order (the reconciliation's look at an order charged long before). */
   async orderEntries(orderId: string): Promise<LedgerEntry[]> {
     return this.ledger.ofOrder(orderId);

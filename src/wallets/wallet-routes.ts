@@ -48,7 +48,8 @@ const getLedger =
     const query = parseQuery(ClientLedgerQuery, request);
     const [{ movementsPage }, { movementView, orderIdsOf }] = await books();
     const page = await movementsPage(env, client.id, wallet, query.after ?? 0, query.limit ?? DEFAULT_PAGE_SIZE);
-    const found = await references(env, client.id, orderIdsOf(page.movements));
+    const unnamed = orderIdsOf(page.movements);
+    const found = unnamed.length === 0 ? new Map<string, string>() : await references(env, client.id, unnamed);
     return ok("Ledger", {
       currency: wallet.currency,
       movements: page.movements.map((movement) => movementView(movement, found)),

@@ -1,8 +1,9 @@
 /**
  * The client's own books of a wallet: its movements as the client's routes show them (with each order's
  * reference), and a statement of a period, streamed as CSV or JSON. Read from the wallet's objects
- * (wallet-history.ts), never written; the references come from the orders, handed in by the composition
- * root (src/app.ts) since wallets do not import orders.
+ * (wallet-history.ts), never written. An order's reference is the one its charge names in the ledger;
+ * only for one the ledger does not name are the orders asked (`OrderReferences`, handed in by the
+ * composition root, src/app.ts, since wallets do not import orders).
  */
 import { csvLine } from "../kernel/csv-export";
 import { logFailure } from "../kernel/log";
@@ -21,7 +22,7 @@ export function movementView(movement: Movement, references: ReadonlyMap<string,
     amount: toAmountNumber(movement.amount),
     balanceAfter: toAmountNumber(movement.balanceAfter),
     orderId: movement.orderId,
-    reference: movement.orderId === null ? null : (references.get(movement.orderId) ?? null),
+    reference: movement.reference ?? (movement.orderId === null ? null : (references.get(movement.orderId) ?? null)),
     sku: movement.sku,
     note: movement.note,
   };
@@ -29,9 +30,13 @@ export function movementView(movement: Movement, references: ReadonlyMap<string,
 
 export type MovementView = ReturnType<typeof movementView>;
 
-/** The orders the movements name, once each. */
+/** The orders the movements name whose reference the wallet's ledger did not give, once each. */
 export function orderIdsOf(shown: readonly Movement[]): string[] {
-  return [...new Set(shown.flatMap((movement) => (movement.orderId === null ? [] : [movement.orderId])))];
+  return [
+    ...new Set(
+      shown.flatMap((movement) => (movement.orderId === null || movement.reference !== null ? [] : [movement.orderId])),
+    ),
+  ];
 }
 
 /** The statement's CSV columns, in order. */
@@ -127,7 +132,8 @@ export function statementStream(
             controller.close();
             return;
           }
-          const found = await references(env, clientId, orderIdsOf(next.value));
+          const unnamed = orderIdsOf(next.value);
+          const found = unnamed.length === 0 ? new Map<string, string>() : await references(env, clientId, unnamed);
           let text = "";
           for (const movement of next.value) {
             balance = balance.plus(movement.amount);

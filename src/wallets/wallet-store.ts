@@ -358,6 +358,19 @@ export class LedgerStore {
       : { seq: row.seq, balance: new Money(row.balance_after).toFixed() };
   }
 
+  /** The charges of these orders written here (read through the ledger_by_order index). */
+  charges(orderIds: readonly string[]): LedgerEntry[] {
+    if (orderIds.length === 0) return [];
+    const marks = orderIds.map(() => "?").join(", ");
+    return this.sql
+      .exec<LedgerRow>(
+        `SELECT * FROM ledger WHERE order_id IN (${marks}) AND kind = 'order_charge' ORDER BY seq`,
+        ...orderIds,
+      )
+      .toArray()
+      .map(entryFromRow);
+  }
+
   /** The movements naming `orderId`, in order (read through the ledger_by_order index). */
   ofOrder(orderId: string): LedgerEntry[] {
     return this.sql

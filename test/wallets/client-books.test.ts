@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderReferences } from "../../src/orders/order-references";
 import { ORDER_SEAMS } from "../../src/orders/seams";
+import { movementsPage } from "../../src/wallets/wallet-history";
 import { historyOf, walletCurrencies } from "../../src/wallets/wallet-registry-store";
 import { statementStream } from "../../src/wallets/wallet-statement";
 import { admin, snapshot } from "../admin-helpers";
@@ -120,6 +121,28 @@ describe("GET /wallets/{currency}/ledger", () => {
     const times = movements.map((movement: { createdAt: number }) => movement.createdAt);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect((await call("GET", "/wallets", { key })).body.data.wallets).toEqual([{ currency: "USD", balance: 1035 }]);
+  });
+
+  it("names each order's reference from the wallet's own ledger (its charge's reason), page by page, across a move", async () => {
+    const { clientId, key } = await newClient("100");
+    const partial = await placedOrder(key, [line("DEMO-US-RANGE", 5), line("DEMO-US-FAILING", 7)], "ref-from-ledger");
+    expect((await admin("POST", `/admin/clients/${clientId}/region`, { region: "weur" })).status).toBe(200);
+    await operatorTopUp(clientId, "1", "after the move");
+    const registered = (await walletCurrencies(env.DB, clientId))[0]!;
+    // One movement a page: the refund's page reads its order's charge from the object before it.
+    const named: [string, string | null][] = [];
+    for (let after: number | null = 0; after !== null;) {
+      const page: Awaited<ReturnType<typeof movementsPage>> = await movementsPage(env, clientId, registered, after, 1);
+      named.push(...page.movements.map((movement) => [movement.kind, movement.reference] as [string, string | null]));
+      after = page.next;
+    }
+    expect(named).toEqual([
+      ["top_up", null],
+      ["order_charge", "ref-from-ledger"],
+      ["order_refund", "ref-from-ledger"],
+      ["top_up", null],
+    ]);
+    expect((await storedOrder(partial)).reference).toBe("ref-from-ledger");
   });
 
   it("pages with limit and after: the pages join into the whole ledger, none repeated or skipped", async () => {
