@@ -48,6 +48,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     attention,
     orderIndex,
     reconciliation,
+    approvals,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -62,6 +63,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./attention/attention-admin-routes"),
     import("./orders/order-index-admin-routes"),
     import("./orders/reconciliation-admin-routes"),
+    import("./wallets/approval-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -77,6 +79,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...attention.attentionRoutes,
     ...orderIndex.orderIndexRoutes,
     ...reconciliation.reconciliationRoutes,
+    ...approvals.approvalAdminRoutes(clientStatement),
   ];
 });
 

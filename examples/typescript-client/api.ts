@@ -4,6 +4,54 @@
  */
 
 export interface paths {
+    "/admin/approval-limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The approval limit of each currency
+         * @description Per currency: a top-up or adjustment whose amount (its absolute value) is above the limit waits for a second operator. A currency not listed has no limit.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminListApprovalLimits"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approval-limits/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a currency's approval limit
+         * @description `{limit}`: a positive decimal with at most the currency's minor units; postings above it wait for a second operator from the next request on (requests already made are not changed). `null` removes the limit, in the sandbox only: live answers 400. Audited (`approval_limit.set`, `approval_limit.remove`).
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The limit: positive, at most the currency's minor units; null only in the sandbox: 400 `invalid_request_body`
+         */
+        put: operations["adminSetApprovalLimit"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/attention": {
         parameters: {
             query?: never;
@@ -427,7 +475,7 @@ export interface paths {
         };
         /**
          * Find a client's order by its reference
-         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
+         * @description The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -449,13 +497,35 @@ export interface paths {
         };
         /**
          * Any client's order by id, with its stored record
-         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.
+         * @description Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
         get: operations["adminGetOrder"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/{orderId}/codes/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal an order's redeem codes, audited
+         * @description The order's redeem codes and links in clear, per line (lines without codes are left out). The audit row `order.codes_revealed`, naming the caller and each line's SKU and number of codes, is written before the answer: a call that cannot write it fails and shows nothing. Every other route masks the codes. Send no body.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        post: operations["adminRevealOrderCodes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -552,6 +622,85 @@ export interface paths {
         get: operations["adminListStuckOrders"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posting-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Posting requests waiting for a second operator
+         * @description Top-ups and adjustments above their currency's approval limit, each waiting for a different operator to approve or reject it within 24 hours of being asked for. Pending ones (not yet expired) unless `status` asks for others; oldest first; page with `after` (the `next` of the previous page).
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminListPostingRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posting-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a posting request, which posts it
+         * @description A named operator other than the one who asked (403 decider_not_allowed otherwise): the break-glass ADMIN_TOKEN names no person, so it can neither approve nor reject. The decision is recorded (audit row `wallet.posting_approved`, naming the approver and the requester), then the posting is written under the idempotency key it was asked with (audit row `wallet.top_up` or `wallet.adjustment`, naming both). Approving again, after a lost reply or a failure midway, posts nothing more and answers the entry (`replayed: true`). An expired or rejected request is 409 posting_request_closed. Send no body.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The request exists: 404 `posting_request_not_found`
+         *     - The caller is a named operator and not the requester: 403 `decider_not_allowed`
+         *     - The request is pending (or approved: finishing it), not rejected or expired: 409 `posting_request_closed`
+         *     - The posting: an adjustment never takes the balance below zero; the key names no other posting: 400 `adjustment_below_zero`, 409 `idempotency_conflict`
+         */
+        post: operations["adminApprovePostingRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/posting-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a posting request
+         * @description A named operator other than the one who asked (403 decider_not_allowed otherwise): the break-glass ADMIN_TOKEN names no person, so it can neither approve nor reject. Nothing is posted, ever, under the request's key and wallet (the audit row `wallet.posting_rejected` names the rejecter and the requester). Rejecting again answers `replayed: true`; an approved or expired request is 409 posting_request_closed. Send no body.
+         *
+         *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The request exists: 404 `posting_request_not_found`
+         *     - The caller is a named operator and not the requester: 403 `decider_not_allowed`
+         *     - The request is pending or already rejected: 409 `posting_request_closed`
+         */
+        post: operations["adminRejectPostingRequest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -766,7 +915,7 @@ export interface paths {
         put?: never;
         /**
          * Correct a wallet by a signed amount, with a reason
-         * @description Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.
+         * @description Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. An amount whose absolute value is above the currency's approval limit waits for a different operator, as a top-up does (`request`, `entry` null).
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -876,7 +1025,7 @@ export interface paths {
         put?: never;
         /**
          * Credit a wallet (opens it if new)
-         * @description One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.
+         * @description One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Above the currency's approval limit (GET /admin/approval-limits) nothing is posted: the answer's `request` is a posting request that a different operator approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1368,12 +1517,101 @@ export interface components {
         };
         AdminAdjustWalletResponse: {
             /** @enum {string} */
-            message: "Wallet adjusted" | "Adjustment already applied";
+            message: "Wallet adjusted" | "Adjustment already applied" | "Posting awaits approval" | "Posting request already made";
             data: {
                 clientId: string;
                 currency: string;
+                /** @description The balance after the posting; for a request waiting for approval, the balance now. */
                 balance: number;
+                /** @description Null when the posting waits for approval (`request`). */
+                entry: components["schemas"]["LedgerEntry"] | null;
+                /** @description The posting request when the amount is above the currency's approval limit: nothing is posted until a different operator approves it. Null when posted. */
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    reason: string;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                } | null;
+                replayed: boolean;
+            };
+        };
+        AdminApprovePostingRequestResponse: {
+            /** @enum {string} */
+            message: "Posting approved" | "Posting already approved";
+            data: {
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    reason: string;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                };
+                /** @description The wallet's balance after the posting. */
+                balance: number;
+                /** @description The ledger entry the approval wrote (or, approved again, had written). */
                 entry: components["schemas"]["LedgerEntry"];
+                /** @description True when the request had already been approved: nothing more was written. */
                 replayed: boolean;
             };
         };
@@ -1742,6 +1980,18 @@ export interface components {
                 revokedKeyIds: string[];
             };
         };
+        AdminListApprovalLimitsResponse: {
+            /** @enum {string} */
+            message: "Approval limits";
+            data: {
+                limits: {
+                    currency: string;
+                    /** @description A top-up or adjustment whose amount (its absolute value) is above this waits. */
+                    limit: number;
+                    updatedAt: number;
+                }[];
+            };
+        };
         AdminListAuditResponse: {
             /** @enum {string} */
             message: "Audit log";
@@ -1791,6 +2041,51 @@ export interface components {
                     revokedAt: number | null;
                 }[];
                 next: string | null;
+            };
+        };
+        AdminListPostingRequestsResponse: {
+            /** @enum {string} */
+            message: "Posting requests";
+            data: {
+                requests: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    reason: string;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                }[];
+                /** @description Pass as `after` for the next page; null on the last page. */
+                next: number | null;
             };
         };
         AdminListProductsResponse: {
@@ -1902,6 +2197,51 @@ export interface components {
                 }[];
             };
         };
+        AdminRejectPostingRequestResponse: {
+            /** @enum {string} */
+            message: "Posting rejected" | "Posting already rejected";
+            data: {
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    reason: string;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                };
+                /** @description True when the request had already been rejected: nothing more was written. */
+                replayed: boolean;
+            };
+        };
         AdminReplayDeadLetterResponse: {
             /** @enum {string} */
             message: "Dead letter replayed";
@@ -1985,6 +2325,24 @@ export interface components {
                 balance: string;
                 /** @description True when the wallet already held exactly these entries (nothing was written). */
                 replayed: boolean;
+            };
+        };
+        AdminRevealOrderCodesResponse: {
+            /** @enum {string} */
+            message: "Codes revealed";
+            data: {
+                orderId: string;
+                clientId: string;
+                reference: string;
+                lines: {
+                    /** @description The line's index in the order's `record.lines`. */
+                    line: number;
+                    sku: string;
+                    /** @description The line's redeem codes, in clear. */
+                    pins: string[];
+                    /** @description One redeem link per code, in the same order (empty when the supplier gives none). */
+                    links: string[];
+                }[];
             };
         };
         AdminRevokeKeyResponse: {
@@ -2088,6 +2446,19 @@ export interface components {
                 next: string | null;
             };
         };
+        AdminSetApprovalLimitRequest: {
+            /** @description The currency's limit: a positive decimal with at most its minor units. `null` removes it: only in the sandbox. */
+            limit: (string | number) | null;
+        };
+        AdminSetApprovalLimitResponse: {
+            /** @enum {string} */
+            message: "Approval limit set";
+            data: {
+                currency: string;
+                /** @description The limit now; null: none. */
+                limit: number | null;
+            };
+        };
         AdminSetClientRegionRequest: {
             /**
              * @description The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there.
@@ -2166,12 +2537,52 @@ export interface components {
         };
         AdminTopUpWalletResponse: {
             /** @enum {string} */
-            message: "Wallet topped up" | "Top-up already applied";
+            message: "Wallet topped up" | "Top-up already applied" | "Posting awaits approval" | "Posting request already made";
             data: {
                 clientId: string;
                 currency: string;
+                /** @description The balance after the posting; for a request waiting for approval, the balance now. */
                 balance: number;
-                entry: components["schemas"]["LedgerEntry"];
+                /** @description Null when the posting waits for approval (`request`). */
+                entry: components["schemas"]["LedgerEntry"] | null;
+                /** @description The posting request when the amount is above the currency's approval limit: nothing is posted until a different operator approves it. Null when posted. */
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /** @enum {string} */
+                    kind: "top_up" | "adjustment";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    reason: string;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                } | null;
                 replayed: boolean;
             };
         };
@@ -2470,6 +2881,21 @@ export interface components {
                 sku: string;
             };
         };
+        /** @description HTTP 403: This caller may not decide this posting request. */
+        DeciderNotAllowedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "decider_not_allowed";
+            details: {
+                id: number;
+                reason: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "decider_not_allowed";
+        };
         /** @description HTTP 409: Duplicate codes. */
         DuplicateCodesError: components["schemas"]["Error"] & {
             /** @constant */
@@ -2635,6 +3061,12 @@ export interface components {
             details: {
                 idempotencyKey: string;
             };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "idempotency_conflict";
         };
         /** @description HTTP 400: You have insufficient funds in your wallet to create this order. */
         InsufficientFundsError: components["schemas"]["Error"] & {
@@ -3036,6 +3468,33 @@ export interface components {
                 maxBytes: number;
             };
         };
+        /** @description HTTP 409: Posting request is no longer open. */
+        PostingRequestClosedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "posting_request_closed";
+            details: {
+                id: number;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                status: "pending" | "approved" | "rejected" | "expired";
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "posting_request_closed";
+        };
+        /** @description HTTP 404: Posting request not found. */
+        PostingRequestNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "posting_request_not_found";
+            details: {
+                id: number;
+            };
+        };
         Product: {
             sku: string;
             name: string;
@@ -3410,6 +3869,146 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListApprovalLimits: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Approval limits */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListApprovalLimitsResponse"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSetApprovalLimit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example USD */
+                currency: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetApprovalLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description Approval limit set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetApprovalLimitResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminGetAttention: {
         parameters: {
             query?: never;
@@ -5274,6 +5873,85 @@ export interface operations {
             };
         };
     };
+    adminRevealOrderCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e */
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Codes revealed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRevealOrderCodesResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `order_not_found`: Not Found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminExportOrders: {
         parameters: {
             query?: {
@@ -5560,6 +6238,266 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminListPostingRequests: {
+        parameters: {
+            query?: {
+                /** @description Only this client's requests. */
+                clientId?: string;
+                /** @description Only requests in this currency. */
+                currency?: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
+                /** @description Default `pending`: the requests waiting for an operator. */
+                status?: "pending" | "approved" | "rejected" | "expired" | "all";
+                /** @description Cursor: the `next` of the previous page. */
+                after?: number;
+                /** @description Page size, 1..500, default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Posting requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListPostingRequestsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminApprovePostingRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 12 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Posting approved | Posting already approved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminApprovePostingRequestResponse"];
+                };
+            };
+            /**
+             * @description - `adjustment_below_zero`: Adjustment would take the balance below zero
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdjustmentBelowZeroError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `decider_not_allowed`: This caller may not decide this posting request
+             *     - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `posting_request_not_found`: Posting request not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostingRequestNotFoundError"];
+                };
+            };
+            /**
+             * @description - `posting_request_closed`: Posting request is no longer open
+             *     - `idempotency_conflict`: Idempotency key already used with another request
+             */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostingRequestClosedError"] | components["schemas"]["IdempotencyConflictError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRejectPostingRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 12 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Posting rejected | Posting already rejected */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRejectPostingRequestResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `decider_not_allowed`: This caller may not decide this posting request
+             *     - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `posting_request_not_found`: Posting request not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostingRequestNotFoundError"];
+                };
+            };
+            /** @description - `posting_request_closed`: Posting request is no longer open */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PostingRequestClosedError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -6448,7 +7386,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Wallet adjusted | Adjustment already applied */
+            /** @description Wallet adjusted | Adjustment already applied | Posting awaits approval | Posting request already made */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6940,7 +7878,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Wallet topped up | Top-up already applied */
+            /** @description Wallet topped up | Top-up already applied | Posting awaits approval | Posting request already made */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -43,8 +43,13 @@ export function raw(markup: string): Html {
 const UNQUOTED_ATTRIBUTE = /[\s"'][^\s"'<>=/]+\s*=\s*$/;
 /** A URL attribute whose quoted value starts just before an interpolation: `href="${…}`. */
 const URL_ATTRIBUTE = /\s(?:href|src|action|formaction)\s*=\s*["']$/i;
-/** Where a URL attribute may point: a path, query or fragment of this origin (not `//host`). */
-const SAME_ORIGIN_REFERENCE = /^(?:\/(?!\/)|\?|#)/;
+/**
+ * Where a URL attribute may point: a path, query or fragment of this origin. Not `//host`, nor `/\host`,
+ * which a browser reads as `//host` (it takes `\` for `/` in an http URL); tabs and newlines are tested
+ * removed, as a browser removes them before it reads a URL (`/<tab>/host` is `//host`).
+ */
+const SAME_ORIGIN_REFERENCE = /^(?:\/(?![/\\])|\?|#)/;
+const URL_IGNORED = /[\t\n\r]/g;
 
 function render(value: unknown): string {
   if (value instanceof Html) return value.toString();
@@ -64,7 +69,11 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
     const value = values[index];
     if (UNQUOTED_ATTRIBUTE.test(before))
       throw new Error(`html: an interpolation after "${before.slice(-24)}" is an unquoted attribute value`);
-    if (URL_ATTRIBUTE.test(before) && !(value instanceof Html) && !SAME_ORIGIN_REFERENCE.test(String(value))) {
+    if (
+      URL_ATTRIBUTE.test(before) &&
+      !(value instanceof Html) &&
+      !SAME_ORIGIN_REFERENCE.test(String(value).replace(URL_IGNORED, ""))
+    ) {
       throw new Error("html: a URL attribute takes a path of this origin only");
     }
     out += render(value) + strings[index + 1]!;
@@ -83,4 +92,12 @@ export function withQuery(base: string, query: Record<string, string | number | 
   for (const [name, value] of Object.entries(query)) if (value !== undefined) search.set(name, String(value));
   const text = search.toString();
   return text === "" ? base : `${base}?${text}`;
+}
+
+/** A console document as an answer of its own (a refused form's 400, a 404): the one place it is made. */
+export function htmlResponse(markup: Html, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(markup.toString(), {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", ...headers },
+  });
 }

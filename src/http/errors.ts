@@ -61,6 +61,9 @@ export const HTTP_STATUS = {
   sku_changed: 409,
   dead_letter_already_replayed: 409,
   wallet_not_empty: 409,
+  posting_request_not_found: 404,
+  posting_request_closed: 409,
+  decider_not_allowed: 403,
   operator_revoked: 409,
   unsupported_media_type: 415,
 } as const satisfies Record<FailureCode, number>;

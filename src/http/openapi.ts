@@ -24,6 +24,11 @@ export type NamedSchemas = readonly (readonly [z.core.$ZodType, string])[];
 export interface TagDoc {
   name: string;
   description: string;
+  /**
+   * The reader the tag is for (e.g. the client's API, the operator's): the document's `x-tagGroups`, which
+   * the API reference at /docs shows as one heading per group rather than the tags interleaved.
+   */
+  group?: string;
 }
 
 /** What the composition root tells the builder besides the routes. */
@@ -35,6 +40,13 @@ export interface DocumentParts {
   description: string;
   /** The events the service POSTs to a client's webhookUrl: the document's top-level `webhooks`. */
   webhooks?: readonly WebhookDoc[];
+}
+
+/** `x-tagGroups`: the tags that name a group, gathered under it in the order the groups first appear. */
+function tagGroups(tags: readonly TagDoc[]): { "x-tagGroups"?: { name: string; tags: string[] }[] } {
+  const groups = new Map<string, string[]>();
+  for (const { name, group } of tags) if (group !== undefined) groups.set(group, [...(groups.get(group) ?? []), name]);
+  return groups.size === 0 ? {} : { "x-tagGroups": [...groups].map(([name, members]) => ({ name, tags: members })) };
 }
 
 /** A header the service sends with every delivery of a webhook. */
@@ -174,6 +186,38 @@ function describeCodes(codes: ErrorCode[]): string {
       return `- \`${code}\`: ${ERRORS[code].message}${retry !== undefined ? ` (${retry})` : ""}`;
     })
     .join("\n");
+}
+
+/**
+ * The content of a route's success answer, by media type, with its examples: the envelope (`envelope`, a
+ * reference to its schema), a file, or both for a file route that also answers JSON when asked (`file.json`).
+ */
+function successContent(doc: LoadedDoc, envelope: JsonSchema | null): Record<string, unknown> {
+  const okExamples: Record<string, unknown> = {};
+  const fileExamples: Record<string, unknown> = {};
+  if (doc.example !== undefined) {
+    if (doc.file !== undefined) fileExamples.ok = { summary: doc.summary, value: doc.example.file };
+    else if (envelope === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+    for (const [index, message] of (doc.messages ?? []).entries())
+      okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
+        summary: message,
+        value: { message, data: doc.example.data },
+      };
+  }
+  const withExamples = (examples: Record<string, unknown>) => (Object.keys(examples).length > 0 ? { examples } : {});
+  const content: Record<string, unknown> = {};
+  if (doc.file !== undefined)
+    content[doc.file.mediaType] = {
+      schema: { type: "string", description: doc.file.description },
+      ...withExamples(fileExamples),
+    };
+  if (envelope !== null) content["application/json"] = { schema: envelope, ...withExamples(okExamples) };
+  else if (doc.file === undefined)
+    content["application/json"] = {
+      schema: { type: "object", description: "An OpenAPI 3.1 document." },
+      ...withExamples(okExamples),
+    };
+  return content;
 }
 
 /**
@@ -348,34 +392,7 @@ export async function buildOpenApi(
     const path = itty.replace(/:(\w+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
-    const okExamples: Record<string, unknown> = {};
-    const fileExamples: Record<string, unknown> = {};
-    if (doc.example !== undefined) {
-      const messages = doc.messages ?? [];
-      if (doc.file !== undefined) fileExamples.ok = { summary: doc.summary, value: doc.example.file };
-      else if (okSchema === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
-      for (const [index, message] of messages.entries()) {
-        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
-          summary: message,
-          value: { message, data: doc.example.data },
-        };
-      }
-    }
-    const withExamples = (examples: Record<string, unknown>) => (Object.keys(examples).length > 0 ? { examples } : {});
-    const content: Record<string, unknown> = {};
-    if (doc.file !== undefined)
-      content[doc.file.mediaType] = {
-        schema: { type: "string", description: doc.file.description },
-        ...withExamples(fileExamples),
-      };
-    // A file route answers its envelope too when it is asked for JSON (`file.json`).
-    if (okSchema !== null)
-      content["application/json"] = { schema: { $ref: uri(`${name}Response`) }, ...withExamples(okExamples) };
-    else if (doc.file === undefined)
-      content["application/json"] = {
-        schema: { type: "object", description: "An OpenAPI 3.1 document." },
-        ...withExamples(okExamples),
-      };
+    const content = successContent(doc, okSchema === null ? null : { $ref: uri(`${name}Response`) });
     responses[String(doc.status ?? 200)] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
@@ -462,6 +479,7 @@ export async function buildOpenApi(
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: SERVERS,
     tags: tags.filter((tag) => usedTags.has(tag.name)).map(({ name, description }) => ({ name, description })),
+    ...tagGroups(tags.filter((tag) => usedTags.has(tag.name))),
     paths: sortedPaths,
     ...(webhooks.length > 0
       ? {

@@ -1,7 +1,9 @@
 /**
  * CSV for people's spreadsheets (RFC 4180), with every text cell kept text: a spreadsheet runs a cell that
  * starts with =, +, -, @, a tab or a carriage return as a formula (CSV injection), so such a cell gets a
- * leading apostrophe, which spreadsheets show as text. Numbers are written as they are. Imports nothing.
+ * leading apostrophe, which spreadsheets show as text. Spreadsheets also skip leading spaces before such a
+ * character, so a cell that does so is trimmed, then neutralised. Numbers are written as they are. Imports
+ * nothing.
  */
 
 /** Characters that make a spreadsheet read a cell as a formula when they start it. */
@@ -11,7 +13,8 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 export function csvCell(value: string | number | null | undefined): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number") return Number.isFinite(value) ? String(value) : "";
-  const text = FORMULA_START.test(value) ? `'${value}` : value;
+  const start = value.trimStart();
+  const text = FORMULA_START.test(value) ? `'${value}` : FORMULA_START.test(start) ? `'${start}` : value;
   return /[",\r\n]/.test(text) || text !== text.trim() ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

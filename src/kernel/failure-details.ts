@@ -234,6 +234,20 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     always: true,
     example: { operatorId: "opr_5c1f0e2a9b7d4e61" },
   },
+  posting_request_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 12 } },
+  posting_request_closed: {
+    schema: z.object({
+      id: z.number().int(),
+      status: z.enum(["pending", "approved", "rejected", "expired"]).describe("The request's state now."),
+    }),
+    always: true,
+    example: { id: 12, status: "expired" },
+  },
+  decider_not_allowed: {
+    schema: z.object({ id: z.number().int(), reason: z.string() }),
+    always: true,
+    example: { id: 12, reason: "the operator who asked for a posting cannot decide it" },
+  },
   client_exists: { schema: z.object({ clientId: z.string() }), always: true, example: { clientId: "acme" } },
   duplicate_codes: {
     schema: z.object({

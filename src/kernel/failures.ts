@@ -65,6 +65,10 @@ export const FAILURES = {
   dead_letter_already_replayed: "Dead letter already replayed",
   wallet_not_empty: "Wallet already has ledger entries",
   operator_revoked: "Operator is revoked",
+  // Dual control (docs/operator-api.md): a posting request, and who may decide it.
+  posting_request_not_found: "Posting request not found",
+  posting_request_closed: "Posting request is no longer open",
+  decider_not_allowed: "This caller may not decide this posting request",
   unsupported_media_type: "Unsupported Media Type",
 } as const satisfies Record<string, string>;
 

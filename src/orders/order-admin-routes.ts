@@ -8,7 +8,9 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { OrderRecord } from "./order-record";
-import { adminOrderView, maskedAdminOrderView } from "./order-view";
+import { maskedAdminOrderView } from "./order-view";
+import { orderRecordById } from "./order-lookup";
+import { audit } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
@@ -20,6 +22,7 @@ import {
   OrderParams,
   OrderSearchData,
   OrderSearchQuery,
+  RevealedCodesData,
   StuckOrdersData,
 } from "./order-admin-schemas";
 import { cursorText, listIndex, parseCursor, type IndexFilter } from "./order-index";
@@ -34,15 +37,17 @@ import {
 import { listTimerFailures } from "./timer-failure-store";
 import { orderExamples } from "./order-examples";
 
-/** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */
+/**
+ * The order with its redeem codes and links masked, whatever the caller's role: a code is shown in clear
+ * only by the audited reveal below, so that every code an operator saw has its audit row.
+ */
 async function answer(
   stub: DurableObjectStub<import("./order-object").OrderObject>,
   context: RequestContext,
 ): Promise<Response> {
   const record = (await stub.record()) as OrderRecord | null;
   if (record === null) fail("order_not_found");
-  const view = adminCaller(context).role === "viewer" ? maskedAdminOrderView : adminOrderView;
-  return ok("Order", view(record, serviceMode(context.env) === "live"));
+  return ok("Order", maskedAdminOrderView(record, serviceMode(context.env) === "live"));
 }
 
 /** GET /admin/orders/:orderId: any client's order by id. */
@@ -51,6 +56,27 @@ export async function getAdminOrder(request: IRequest, context: RequestContext):
   const id = objectIdOf(context.env.ORDERS, orderId);
   if (id === null) fail("order_not_found");
   return answer(context.env.ORDERS.get(id), context);
+}
+
+/**
+ * POST /admin/orders/:orderId/codes/reveal: the order's redeem codes and links in clear. The audit row
+ * (`order.codes_revealed`, naming the caller and each line's SKU and count) is written first: if it cannot
+ * be written the call fails and shows nothing.
+ */
+export async function revealOrderCodes(request: IRequest, context: RequestContext): Promise<Response> {
+  const caller = adminCaller(context);
+  const { orderId } = parseParams(OrderParams, request);
+  const record = await orderRecordById(context.env.ORDERS, orderId);
+  if (record === null) fail("order_not_found");
+  const lines = record.lines.flatMap((line, index) =>
+    line.redeem === null || line.redeem.pins.length + line.redeem.links.length === 0
+      ? []
+      : [{ line: index, sku: line.sku, pins: line.redeem.pins, links: line.redeem.links }],
+  );
+  await audit(context.env.DB, caller, "order.codes_revealed", `order:${record.id}`, {
+    lines: lines.map(({ line, sku, pins }) => ({ line, sku, codes: pins.length })),
+  });
+  return ok("Codes revealed", { orderId: record.id, clientId: record.clientId, reference: record.reference, lines });
 }
 
 /** GET /admin/orders?clientId=&reference=: the order a client created with that reference. */
@@ -129,7 +155,7 @@ export const adminOrderRoutes: Route[] = [
     tag: "Admin: orders",
     summary: "Find a client's order by its reference",
     description:
-      "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
+      "The order a client created with `reference` (references are unique per client), as the client sees it and as it is stored: lines with supplier status, attempts and failure reasons. Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.",
     auth: "admin",
     role: "viewer",
     query: OrderLookupQuery,
@@ -219,12 +245,29 @@ export const adminOrderRoutes: Route[] = [
     tag: "Admin: orders",
     summary: "Any client's order by id, with its stored record",
     description:
-      "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). A viewer gets the redeem codes and links masked to their last four characters; the operator role sees them.",
+      "Any client's order by id, as the client sees it (`order`) and as it is stored (`record`, amounts as exact decimal strings). Redeem codes and links are masked for every role (`••••`, then the last 4 characters of a code of 16 or more); POST /admin/orders/{orderId}/codes/reveal shows them, audited.",
     auth: "admin",
     role: "viewer",
     params: OrderParams,
     data: AdminOrderData,
     messages: ["Order"],
+    errors: ["order_not_found"],
+  },
+  {
+    method: "POST",
+    path: "/admin/orders/:orderId/codes/reveal",
+    handler: revealOrderCodes,
+    operationId: "adminRevealOrderCodes",
+    example: orderExamples.adminRevealOrderCodes,
+    tag: "Admin: orders",
+    summary: "Reveal an order's redeem codes, audited",
+    description:
+      "The order's redeem codes and links in clear, per line (lines without codes are left out). The audit row `order.codes_revealed`, naming the caller and each line's SKU and number of codes, is written before the answer: a call that cannot write it fails and shows nothing. Every other route masks the codes. Send no body.",
+    auth: "admin",
+    role: "operator",
+    params: OrderParams,
+    data: RevealedCodesData,
+    messages: ["Codes revealed"],
     errors: ["order_not_found"],
   },
 ];

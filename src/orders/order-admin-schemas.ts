@@ -30,6 +30,23 @@ export const AdminOrderData = z.object({
     .describe("The stored order record: lines with supplier status and failure reasons, amounts as decimal strings."),
 });
 
+/** POST /admin/orders/:orderId/codes/reveal: the order's codes in clear, per line that has any. */
+export const RevealedCodesData = z.object({
+  orderId: z.string(),
+  clientId: z.string(),
+  reference: z.string(),
+  lines: z.array(
+    z.object({
+      line: z.number().int().min(0).describe("The line's index in the order's `record.lines`."),
+      sku: Sku,
+      pins: z.array(z.string()).describe("The line's redeem codes, in clear."),
+      links: z
+        .array(z.string())
+        .describe("One redeem link per code, in the same order (empty when the supplier gives none)."),
+    }),
+  ),
+});
+
 export const TimerFailureView = z.object({
   orderId: z.string(),
   clientId: z.string(),

@@ -1,7 +1,7 @@
 /**
  * Examples of the order routes and the operator order routes in GET /openapi.json, derived from one fixture:
  * the create request below, priced against the demo catalogue by the service's own plan (planOrder) and
- * shown through its own views (createView, confirmView, orderView, adminOrderView), as the order is at
+ * shown through its own views (createView, confirmView, orderView, maskedAdminOrderView), as the order is at
  * create and once it is successful (and as the order index lists it then: indexRowOf, orderSummaryOf). test/openapi/examples.test.ts checks that each example has the shape
  * of a real answer and equals it value for value but for ids, times and codes.
  */
@@ -11,7 +11,7 @@ import type { RouteExample } from "../http/route";
 import type { ExchangeRate } from "../pricing/exchange";
 import { planOrder } from "./order-plan";
 import type { LineRedeem, OrderRecord } from "./order-record";
-import { adminOrderView, confirmView, createView, orderView } from "./order-view";
+import { confirmView, createView, maskedAdminOrderView, orderView } from "./order-view";
 import { indexRowOf } from "./order-index";
 import { ORDER_CSV_COLUMNS, orderCsvLine, orderSummaryOf } from "./order-search";
 import { clientOrderSummary } from "./order-list";
@@ -132,7 +132,7 @@ const successful: OrderRecord = {
 
 /** The examples are of the sandbox, where the suites and `npm start` run. */
 const LIVEMODE = false;
-const adminOrderData = adminOrderView(successful, LIVEMODE);
+const adminOrderData = maskedAdminOrderView(successful, LIVEMODE);
 const summary = orderSummaryOf(indexRowOf(successful));
 
 export const orderExamples = {
@@ -141,6 +141,16 @@ export const orderExamples = {
   getOrder: { data: orderView(successful, LIVEMODE) },
   adminFindOrder: { data: adminOrderData },
   adminGetOrder: { data: adminOrderData },
+  adminRevealOrderCodes: {
+    data: {
+      orderId: successful.id,
+      clientId: successful.clientId,
+      reference: successful.reference,
+      lines: successful.lines.flatMap((line, index) =>
+        line.redeem === null ? [] : [{ line: index, sku: line.sku, pins: line.redeem.pins, links: line.redeem.links }],
+      ),
+    },
+  },
   adminSearchOrders: { data: { orders: [summary], next: null } },
   listOrders: { data: { orders: [clientOrderSummary(indexRowOf(successful))], next: null } },
   adminExportOrders: { data: null, file: csvLine([...ORDER_CSV_COLUMNS]) + orderCsvLine(summary) },

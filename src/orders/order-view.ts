@@ -1,3 +1,4 @@
+import { maskedCode } from "./redeem-rules";
 import { adjustmentView, dealView } from "../catalogue/catalogue-views";
 import type { ExchangeRate } from "../pricing/exchange";
 import { Money, toAmountNumber } from "../pricing/money";
@@ -176,14 +177,9 @@ export function adminOrderView(order: OrderRecord, livemode: boolean): AdminOrde
   return { clientId, reference, state, order: orderView(order, livemode), record: order };
 }
 
-/** A code as a viewer sees it: its last four characters, the rest hidden (the console masks them the same way). */
-export function maskedCode(code: string): string {
-  return code.length <= 4 ? "••••" : `•••• ${code.slice(-4)}`;
-}
-
 /**
- * The operator's view of the order with its redeem codes and links masked, for a viewer: a code is money,
- * and the role that only reads does not handle it (an operator sees them, docs/operator-api.md).
+ * The operator's view of the order with its redeem codes and links masked (redeem-rules.ts), for every
+ * role: a code is shown in clear only through the audited reveal (POST /admin/orders/:orderId/codes/reveal).
  */
 export function maskedAdminOrderView(order: OrderRecord, livemode: boolean): AdminOrderView {
   const lines = order.lines.map((line) =>

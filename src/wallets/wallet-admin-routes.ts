@@ -5,7 +5,8 @@ import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
 import { ledgerEntryView } from "./ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingOutcome } from "./posting-actions";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingAnswer } from "./posting-actions";
+import { postingRequestView } from "./approval-views";
 import type { ClientStatement } from "./wallet-registry-store";
 import {
   AdjustmentRequest,
@@ -18,13 +19,23 @@ import {
 } from "./wallet-admin-schemas";
 import { walletExamples } from "./wallet-examples";
 
-function postingAnswer(outcome: PostingOutcome, messages: { done: string; replayed: string }): Response {
-  const { clientId, currency, balance, entry, replayed } = outcome;
+function postingAnswer(outcome: PostingAnswer, messages: { done: string; replayed: string }): Response {
+  const { clientId, currency, balance, replayed } = outcome;
+  if (outcome.held)
+    return ok(replayed ? "Posting request already made" : "Posting awaits approval", {
+      clientId,
+      currency,
+      balance: toAmountNumber(balance),
+      entry: null,
+      request: postingRequestView(outcome.request, Date.now()),
+      replayed,
+    });
   return ok(replayed ? messages.replayed : messages.done, {
     clientId,
     currency,
     balance: toAmountNumber(balance),
-    entry: ledgerEntryView(entry),
+    entry: ledgerEntryView(outcome.entry),
+    request: null,
     replayed,
   });
 }
@@ -83,47 +94,8 @@ const getLedger =
     return ok("Ledger", { clientId, currency, entries: page.entries.map(ledgerEntryView), next: page.next });
   };
 
-/**
- * The operator's wallet routes, each with its description in GET /openapi.json; clients are looked up with
- * `clientStatement`. The client's GET /wallets is in wallet-routes.ts.
- */
-export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => [
-  {
-    method: "POST",
-    path: "/admin/wallets/:clientId/:currency/top-ups",
-    handler: topUp(clientStatement),
-    operationId: "adminTopUpWallet",
-    example: walletExamples.adminTopUpWallet,
-    tag: "Admin: wallets",
-    summary: "Credit a wallet (opens it if new)",
-    description:
-      "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409.",
-    auth: "admin",
-    role: "operator",
-    params: WalletPathParams,
-    body: TopUpRequest,
-    data: WalletPostingData,
-    messages: ["Wallet topped up", "Top-up already applied"],
-    errors: ["client_not_found", "idempotency_conflict"],
-  },
-  {
-    method: "POST",
-    path: "/admin/wallets/:clientId/:currency/adjustments",
-    handler: adjust(clientStatement),
-    operationId: "adminAdjustWallet",
-    example: walletExamples.adminAdjustWallet,
-    tag: "Admin: wallets",
-    summary: "Correct a wallet by a signed amount, with a reason",
-    description:
-      "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever.",
-    auth: "admin",
-    role: "operator",
-    params: WalletPathParams,
-    body: AdjustmentRequest,
-    data: WalletPostingData,
-    messages: ["Wallet adjusted", "Adjustment already applied"],
-    errors: ["adjustment_below_zero", "client_not_found", "wallet_unknown", "idempotency_conflict"],
-  },
+/** The wallet's reads (balance, ledger), described for GET /openapi.json. */
+const readRoutes = (clientStatement: ClientStatement): Route[] => [
   {
     method: "GET",
     path: "/admin/wallets/:clientId/:currency",
@@ -159,4 +131,53 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     messages: ["Ledger"],
     errors: ["client_not_found", "wallet_unknown"],
   },
+];
+
+/**
+ * The operator's wallet routes, each with its description in GET /openapi.json; clients are looked up with
+ * `clientStatement`. The client's GET /wallets is in wallet-routes.ts.
+ */
+export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => [
+  {
+    method: "POST",
+    path: "/admin/wallets/:clientId/:currency/top-ups",
+    handler: topUp(clientStatement),
+    operationId: "adminTopUpWallet",
+    example: walletExamples.adminTopUpWallet,
+    tag: "Admin: wallets",
+    summary: "Credit a wallet (opens it if new)",
+    description:
+      "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Above the currency's approval limit (GET /admin/approval-limits) nothing is posted: the answer's `request` is a posting request that a different operator approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null.",
+    auth: "admin",
+    role: "operator",
+    params: WalletPathParams,
+    body: TopUpRequest,
+    data: WalletPostingData,
+    messages: ["Wallet topped up", "Top-up already applied", "Posting awaits approval", "Posting request already made"],
+    errors: ["client_not_found", "idempotency_conflict"],
+  },
+  {
+    method: "POST",
+    path: "/admin/wallets/:clientId/:currency/adjustments",
+    handler: adjust(clientStatement),
+    operationId: "adminAdjustWallet",
+    example: walletExamples.adminAdjustWallet,
+    tag: "Admin: wallets",
+    summary: "Correct a wallet by a signed amount, with a reason",
+    description:
+      "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. An amount whose absolute value is above the currency's approval limit waits for a different operator, as a top-up does (`request`, `entry` null).",
+    auth: "admin",
+    role: "operator",
+    params: WalletPathParams,
+    body: AdjustmentRequest,
+    data: WalletPostingData,
+    messages: [
+      "Wallet adjusted",
+      "Adjustment already applied",
+      "Posting awaits approval",
+      "Posting request already made",
+    ],
+    errors: ["adjustment_below_zero", "client_not_found", "wallet_unknown", "idempotency_conflict"],
+  },
+  ...readRoutes(clientStatement),
 ];

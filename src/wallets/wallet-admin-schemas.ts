@@ -55,12 +55,49 @@ export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
 
 export const WalletPathParams = z.object({ clientId: ClientIdPath, currency: Currency.meta({ examples: ["USD"] }) });
 
-/** What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance. */
+/** A posting above its currency's approval limit, waiting for a second operator (approval-admin-routes.ts). */
+const ActorView = z.object({
+  actor: z.string().describe("`operator:<id>`, or the break-glass token's `admin:<8 hex>`."),
+  name: z.string().nullable().describe("The operator's name then; null for the break-glass token."),
+});
+
+export const PostingRequestView = z.object({
+  id: z.number().int().describe("The request's id, for approve and reject."),
+  clientId: z.string(),
+  currency: CurrencyCode,
+  kind: z.enum(["top_up", "adjustment"]),
+  amount: z.number().describe("As asked: signed for an adjustment."),
+  reason: z.string(),
+  idempotencyKey: z.string().describe("The posting's key, fixed when it was asked for: approving posts under it."),
+  status: z
+    .enum(["pending", "approved", "rejected", "expired"])
+    .describe("`expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved."),
+  requestedBy: ActorView,
+  requestedAt: z.number().int(),
+  expiresAt: z.number().int().describe("Unix ms; a request still pending then expires."),
+  decidedBy: ActorView.nullable().describe("Who approved or rejected it; null while pending or expired."),
+  decidedAt: z.number().int().nullable(),
+  entrySeq: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      "The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it).",
+    ),
+});
+
+/**
+ * What a top-up or an adjustment answers: the entry it wrote (or first wrote, on a replay) and the balance;
+ * or, above the currency's approval limit, the posting request it became (`entry` null).
+ */
 export const WalletPostingData = z.object({
   clientId: z.string(),
   currency: CurrencyCode,
-  balance: z.number(),
-  entry: LedgerEntryView,
+  balance: z.number().describe("The balance after the posting; for a request waiting for approval, the balance now."),
+  entry: LedgerEntryView.nullable().describe("Null when the posting waits for approval (`request`)."),
+  request: PostingRequestView.nullable().describe(
+    "The posting request when the amount is above the currency's approval limit: nothing is posted until a different operator approves it. Null when posted.",
+  ),
   replayed: z.boolean(),
 });
 

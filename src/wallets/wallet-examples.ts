@@ -69,6 +69,7 @@ const posted = (entry: LedgerEntry) => ({
   ...wallet,
   balance: toAmountNumber(entry.balanceAfter),
   entry: placedView(entry),
+  request: null,
   replayed: false,
 });
 

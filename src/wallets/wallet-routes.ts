@@ -87,6 +87,68 @@ const getStatement =
 const MOVEMENTS_NOTE =
   "A movement is money in or out of the wallet: a top-up, an adjustment, an order's charge, a refund of a line that could not be fulfilled, the charge of a voided order paid back. Each names its order's `orderId` and your `reference`. A wallet moved to another region by the operator shows no movement for the move, and a marker that keeps a voided order from ever being charged moves no money and is not shown.";
 
+/** GET /wallets/:currency/ledger, described. */
+const ledgerRoute = (references: OrderReferences): Route => ({
+  method: "GET",
+  path: "/wallets/:currency/ledger",
+  handler: getLedger(references),
+  operationId: "getWalletLedger",
+  example: async () => (await examples()).getWalletLedger,
+  tag: "Wallets",
+  summary: "The movements of one of your wallets, oldest first",
+  description: `Every movement of the calling client's wallet in \`currency\`, oldest first, each with the balance right after it. Read from the wallet itself, so always current. ${MOVEMENTS_NOTE} Page with \`limit\` and \`after\` (the \`next\` of the previous page).`,
+  auth: "apiKey",
+  params: async () => (await views()).ClientWalletParams,
+  query: async () => (await views()).ClientLedgerQuery,
+  data: async () => (await views()).ClientLedgerPage,
+  messages: ["Ledger"],
+  errors: ["invalid_parameters", "wallet_unknown"],
+  checks: [
+    { when: "The path's currency and the query's form", codes: ["invalid_parameters"] },
+    {
+      when: "The calling client has a wallet in that currency (another client's is answered as an unknown one)",
+      codes: ["wallet_unknown"],
+    },
+  ],
+});
+
+/** GET /wallets/:currency/statement, described. */
+const statementRoute = (references: OrderReferences): Route => ({
+  method: "GET",
+  path: "/wallets/:currency/statement",
+  handler: getStatement(references),
+  operationId: "getWalletStatement",
+  example: async () => (await examples()).getWalletStatement,
+  tag: "Wallets",
+  summary: "A statement of one of your wallets for a period, as CSV",
+  description: `The statement of the calling client's wallet in \`currency\` from \`from\` to \`to\` (ms since the epoch, both inclusive), as a CSV download (RFC 4180, CRLF): a header row, the opening balance (the balance just before \`from\`), one row per movement oldest first, and the closing balance, which is the opening balance plus the movements to the minor unit. ${MOVEMENTS_NOTE} A text cell that a spreadsheet would run as a formula (one starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return, after any leading spaces) gets a leading apostrophe, so that it shows as text. With \`Accept: application/json\` the same statement comes as JSON. The rows are streamed as they are read; a download that breaks off midway ends without its closing balance.`,
+  auth: "apiKey",
+  params: async () => (await views()).ClientWalletParams,
+  query: async () => (await views()).StatementQuery,
+  data: async () => (await views()).StatementData,
+  file: {
+    mediaType: "text/csv",
+    description:
+      "A header row (time, kind, order_id, reference, sku, note, amount, balance_after); an `opening_balance` row; one row per movement, oldest first (times in ISO 8601, UTC); a `closing_balance` row.",
+    json: true,
+  },
+  messages: ["Statement"],
+  headers: {
+    "Content-Disposition": {
+      description: 'For the CSV: `attachment; filename="statement-<currency>-<from>-<to>.csv"`',
+      schema: { type: "string" },
+    },
+  },
+  errors: ["invalid_parameters", "wallet_unknown"],
+  checks: [
+    { when: "The path's currency and the query's form (`from` not after `to`)", codes: ["invalid_parameters"] },
+    {
+      when: "The calling client has a wallet in that currency (another client's is answered as an unknown one)",
+      codes: ["wallet_unknown"],
+    },
+  ],
+});
+
 /**
  * This file's routes, each with its description in GET /openapi.json; the operator's are in
  * wallet-admin-routes.ts. The references of orders beside their movements come from the orders
@@ -108,62 +170,6 @@ export const walletRoutes = (references: OrderReferences): Route[] => [
     messages: ["Wallets"],
     errors: [],
   },
-  {
-    method: "GET",
-    path: "/wallets/:currency/ledger",
-    handler: getLedger(references),
-    operationId: "getWalletLedger",
-    example: async () => (await examples()).getWalletLedger,
-    tag: "Wallets",
-    summary: "The movements of one of your wallets, oldest first",
-    description: `Every movement of the calling client's wallet in \`currency\`, oldest first, each with the balance right after it. Read from the wallet itself, so always current. ${MOVEMENTS_NOTE} Page with \`limit\` and \`after\` (the \`next\` of the previous page).`,
-    auth: "apiKey",
-    params: async () => (await views()).ClientWalletParams,
-    query: async () => (await views()).ClientLedgerQuery,
-    data: async () => (await views()).ClientLedgerPage,
-    messages: ["Ledger"],
-    errors: ["invalid_parameters", "wallet_unknown"],
-    checks: [
-      { when: "The path's currency and the query's form", codes: ["invalid_parameters"] },
-      {
-        when: "The calling client has a wallet in that currency (another client's is answered as an unknown one)",
-        codes: ["wallet_unknown"],
-      },
-    ],
-  },
-  {
-    method: "GET",
-    path: "/wallets/:currency/statement",
-    handler: getStatement(references),
-    operationId: "getWalletStatement",
-    example: async () => (await examples()).getWalletStatement,
-    tag: "Wallets",
-    summary: "A statement of one of your wallets for a period, as CSV",
-    description: `The statement of the calling client's wallet in \`currency\` from \`from\` to \`to\` (ms since the epoch, both inclusive), as a CSV download (RFC 4180, CRLF): a header row, the opening balance (the balance just before \`from\`), one row per movement oldest first, and the closing balance, which is the opening balance plus the movements to the minor unit. ${MOVEMENTS_NOTE} A text cell that a spreadsheet would run as a formula (one starting with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return, after any leading spaces) gets a leading apostrophe, so that it shows as text. With \`Accept: application/json\` the same statement comes as JSON. The rows are streamed as they are read; a download that breaks off midway ends without its closing balance.`,
-    auth: "apiKey",
-    params: async () => (await views()).ClientWalletParams,
-    query: async () => (await views()).StatementQuery,
-    data: async () => (await views()).StatementData,
-    file: {
-      mediaType: "text/csv",
-      description:
-        "A header row (time, kind, order_id, reference, sku, note, amount, balance_after); an `opening_balance` row; one row per movement, oldest first (times in ISO 8601, UTC); a `closing_balance` row.",
-      json: true,
-    },
-    messages: ["Statement"],
-    headers: {
-      "Content-Disposition": {
-        description: 'For the CSV: `attachment; filename="statement-<currency>-<from>-<to>.csv"`',
-        schema: { type: "string" },
-      },
-    },
-    errors: ["invalid_parameters", "wallet_unknown"],
-    checks: [
-      { when: "The path's currency and the query's form (`from` not after `to`)", codes: ["invalid_parameters"] },
-      {
-        when: "The calling client has a wallet in that currency (another client's is answered as an unknown one)",
-        codes: ["wallet_unknown"],
-      },
-    ],
-  },
+  ledgerRoute(references),
+  statementRoute(references),
 ];

@@ -12,6 +12,8 @@ import htmxPackage from "../../node_modules/htmx.org/package.json";
 import projectPackage from "../../package.json";
 import { HTMX_FILE, HTMX_VERSION, STYLESHEET_FILE } from "../../src/console/assets";
 import { CONTENT_SECURITY_POLICY } from "../../src/console/console-routes";
+import { maskedCode } from "../../src/orders/redeem-rules";
+import { admin, FIXED_PRODUCT } from "../admin-helpers";
 import {
   call,
   confirmOrder,
@@ -20,7 +22,7 @@ import {
   ledgerSumOf,
   balanceOf,
   line,
-  orderStub as orderStubOf,
+  orderStub,
   seedDemo,
   topUp,
 } from "../helpers";
@@ -336,7 +338,7 @@ describe("the order page", () => {
     expect(page.text).toContain("<strong>charged</strong>");
     expect(page.text).toContain("<strong>successful</strong>");
     expect(page.text).not.toContain(pin);
-    expect(page.text).toContain(`•••• ${pin.slice(-4)}`);
+    expect(page.text).toContain(maskedCode(pin));
     expect(
       (await fetchConsole("POST", `/console/orders/${orderId}`, { cookie: viewer, form: { line: "0", pin: "0" } }))
         .status,
@@ -354,6 +356,25 @@ describe("the order page", () => {
       .bind(`order:${orderId}`)
       .first();
     expect(JSON.stringify(row)).toContain("Rita Revealer");
+  });
+
+  it("masks a short code whole, as the API does", async () => {
+    expect((await admin("PUT", "/admin/products/CONSOLE-SHORT-PIN", FIXED_PRODUCT)).status).toBe(200);
+    const upload = { codes: [{ value: "10", pin: "QZ7K", link: "https://r.example/QZ7K" }] };
+    expect((await admin("POST", "/admin/products/CONSOLE-SHORT-PIN/codes", upload)).status).toBe(200);
+    const order = await createOrder(
+      { productList: [line("CONSOLE-SHORT-PIN", 10, 1, "fixed")], wallet: "EUR" },
+      DEMO_KEY,
+    );
+    const orderId = order.body.data.id as string;
+    expect((await confirmOrder(orderId)).status).toBe(200);
+    await expect
+      .poll(async () => (await call("GET", `/order/get?orderId=${orderId}`)).body.data.state, { timeout: 10_000 })
+      .toBe("successful");
+    const page = await fetchConsole("GET", `/console/orders/${orderId}`, { cookie: await signedIn("operator") });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<td class="mono">${maskedCode("QZ7K")}</td>`);
+    expect(page.text).not.toContain("QZ7K");
   });
 
   it("says that the search reads an index that may lag, and how open orders are found", async () => {
@@ -377,9 +398,9 @@ describe("the order page's webhook deliveries", () => {
     const orderId = order.body.data.id as string;
     expect((await confirmOrder(orderId)).status).toBe(200);
     await expect
-      .poll(async () => (await orderStubOf(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 })
+      .poll(async () => (await orderStub(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 })
       .toEqual(["confirmed", "successful"]);
-    const events = await orderStubOf(orderId).webhookEvents();
+    const events = await orderStub(orderId).webhookEvents();
     await env.DB.prepare(
       `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, 'demo', 'http://127.0.0.1:9/hook', ?2, 8, ?3, ?4)`,
     )

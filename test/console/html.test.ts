@@ -35,7 +35,17 @@ describe("html", () => {
   it("lets a URL attribute point only at this origin", () => {
     expect(html`<a href="${"/console/orders"}">`.toString()).toBe('<a href="/console/orders">');
     expect(html`<a href="${"?after=3"}">`.toString()).toBe('<a href="?after=3">');
-    for (const url of ["javascript:alert(1)", "//evil.example/x", "https://evil.example", " /x", "data:text/html,x"]) {
+    for (const url of [
+      "javascript:alert(1)",
+      "//evil.example/x",
+      "https://evil.example",
+      " /x",
+      "data:text/html,x",
+      // A browser reads each of these as //evil.example: a backslash is a slash, a tab or newline is dropped.
+      "/\\evil.example/x",
+      "/\t/evil.example/x",
+      "/\n\\evil.example",
+    ]) {
       expect(() => html`<a href="${url}">`).toThrow(/this origin/);
       expect(() => html`<form action='${url}'>`).toThrow(/this origin/);
       expect(() => html`<img src="${url}">`).toThrow(/this origin/);

@@ -71,7 +71,8 @@ function writeState(changes = {}) {
   );
 }
 
-function runDeploy(args = [], extraEnv = {}) {
+/** Runs the script to its end; `started` is handed the process (to signal it). */
+function runDeploy(args = [], extraEnv = {}, started = () => {}) {
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, [join(root, "scripts", "deploy.mjs"), ...args], {
       cwd: root,
@@ -88,6 +89,7 @@ function runDeploy(args = [], extraEnv = {}) {
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    started(child);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => (stdout += chunk));
@@ -307,6 +309,63 @@ describe("npm run deploy", () => {
     expect(resumed.code).toBe(0);
     expect(adminTokenOf("order-service")).toBe(generated);
     expect(resumed.stdout + resumed.stderr).not.toContain(generated);
+  });
+
+  it("removes the secrets file and stops wrangler when interrupted during wrangler deploy", async () => {
+    writeState({ hangOn: "deploy" });
+    let deployer;
+    const finished = runDeploy([], {}, (child) => (deployer = child));
+    let deployCall;
+    for (let tries = 0; tries < 200 && deployCall === undefined; tries += 1) {
+      await new Promise((r) => setTimeout(r, 25));
+      deployCall = calls().find((call) => call.argv[0] === "deploy");
+    }
+    const secretsFile = deployCall.argv.at(-1);
+    expect(existsSync(secretsFile)).toBe(true);
+    deployer.kill("SIGTERM");
+    const result = await finished;
+    expect(result.code).toBe(143);
+    expect(existsSync(secretsFile)).toBe(false);
+    expect(result.stderr).toContain("Interrupted by SIGTERM during `wrangler deploy`: the secrets file was removed.");
+    // The token stays for the resumed run, which uploads that same one.
+    const generated = readFileSync(join(dir, "secrets", "order-service.ADMIN_TOKEN"), "utf8").trim();
+    writeState({ databases: readState().databases });
+    expect((await runDeploy()).code).toBe(0);
+    expect(adminTokenOf("order-service")).toBe(generated);
+  });
+
+  it("refuses a token file another deploy left, rather than reusing it for a Worker without ADMIN_TOKEN", async () => {
+    expect((await runDeploy()).code).toBe(0);
+    const tokenFile = join(dir, "secrets", "order-service.ADMIN_TOKEN");
+    const first = readFileSync(tokenFile, "utf8");
+    // The same Worker name on another account, which has no ADMIN_TOKEN: the lingering file is not its token.
+    writeState({
+      accounts: [
+        { id: "acc123", name: "Reseller Ops" },
+        { id: "acc456", name: "Staging" },
+      ],
+    });
+    const start = calls().length;
+    const other = await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" });
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(
+      `Stopped at step 4/6 (secrets): ${tokenFile} holds an ADMIN_TOKEN made for account acc123's Worker order-service, and order-service has none`,
+    );
+    expect(
+      commands()
+        .slice(start)
+        .some((command) => command.startsWith("deploy")),
+    ).toBe(false);
+    expect(readFileSync(tokenFile, "utf8")).toBe(first);
+    expect(other.stdout + other.stderr).not.toContain(first.trim());
+
+    // A token file without its note (an older run's) is refused too; once removed, a new token is made.
+    rmSync(`${tokenFile}.json`);
+    const unknown = await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" });
+    expect(unknown.stderr).toContain(`${tokenFile} holds an ADMIN_TOKEN made for an earlier deploy`);
+    rmSync(tokenFile);
+    expect((await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" })).code).toBe(0);
+    expect(readFileSync(tokenFile, "utf8")).not.toBe(first);
   });
 
   it("stops at the preflight when wrangler is not logged in, or the login has several accounts and none is chosen", async () => {

@@ -5,7 +5,7 @@
  * what "Cloudflare" has: the login, the D1 databases with their applied migrations, the queues, the Workers
  * with their secrets and deploy count. It does only what scripts/deploy.mjs asks of wrangler, the way the
  * pinned wrangler answers it; `failOn` (a prefix of the command, e.g. "d1 migrations apply") makes that
- * call exit 1. It never opens a network connection.
+ * call exit 1, `hangOn` makes it hang until killed. It never opens a network connection.
  */
 import { appendFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -40,6 +40,9 @@ if (argv[0] === "--version") {
   process.exit(0);
 }
 if (state.failOn && command.startsWith(state.failOn)) die(`A request to the Cloudflare API failed (${state.failOn}).`);
+// `hangOn` (a prefix of the command) makes that call hang until it is killed, as a slow upload would (for
+// 30 s at most, so that a deploy script that fails to stop it leaves nothing running for long).
+if (state.hangOn && command.startsWith(state.hangOn)) await new Promise(() => setTimeout(() => die("hung"), 30_000));
 
 if (command === "whoami") {
   if (!state.loggedIn) die("Not logged in.");

@@ -14,6 +14,14 @@ describe("csvCell", () => {
     expect(csvCell(" padded ")).toBe(`" padded "`);
   });
 
+  it("trims the spaces a spreadsheet skips before a formula, then neutralises it", () => {
+    expect(csvCell("  =1+1")).toBe("'=1+1");
+    expect(csvCell(" \u00a0@SUM(A1)")).toBe("'@SUM(A1)");
+    expect(csvCell(' =HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
+    // Text after the spaces keeps them (only quoted, as before).
+    expect(csvCell("  a=1")).toBe(`"  a=1"`);
+  });
+
   it("writes numbers as numbers (a negative amount is not a formula) and nothing for null", () => {
     expect(csvCell(-12.5)).toBe("-12.5");
     expect(csvCell(3)).toBe("3");

@@ -320,6 +320,35 @@ describe("real error answers match the document, details included", () => {
       await admin("POST", `/admin/operators/${viewer.operator.id}/role`, { role: "admin" }),
       "operator_revoked",
     );
+
+    // Dual control: a request the break-glass token asked for, decided by nobody allowed, then expired.
+    expect((await admin("PUT", "/admin/approval-limits/CHF", { limit: "10" })).status).toBe(200);
+    const asked = await admin("POST", "/admin/wallets/demo/CHF/top-ups", {
+      amount: "11",
+      idempotencyKey: "errors-dual",
+      reason: "above the limit",
+    });
+    const requestId = asked.body.data.request.id as number;
+    await expectError(
+      "POST",
+      "/admin/posting-requests/{id}/approve",
+      await admin("POST", "/admin/posting-requests/999999/approve"),
+      "posting_request_not_found",
+    );
+    await expectError(
+      "POST",
+      "/admin/posting-requests/{id}/approve",
+      await admin("POST", `/admin/posting-requests/${requestId}/approve`),
+      "decider_not_allowed",
+    );
+    await env.DB.prepare(`UPDATE posting_requests SET expires_at = 1 WHERE id = ?1`).bind(requestId).run();
+    const second = (await admin("POST", "/admin/operators", { name: "Second Pair", role: "operator" })).body.data;
+    await expectError(
+      "POST",
+      "/admin/posting-requests/{id}/reject",
+      await call("POST", `/admin/posting-requests/${requestId}/reject`, { key: second.token }),
+      "posting_request_closed",
+    );
   });
 
   it("covered every code with details but server_error and method_not_allowed", () => {

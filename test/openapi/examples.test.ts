@@ -476,6 +476,11 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample("adminGetClient", await admin("GET", "/admin/clients/acme"));
     await expectLikeExample("adminListClients", await admin("GET", "/admin/clients?limit=1"));
     await expectLikeExample("adminListAudit", await admin("GET", "/admin/audit?limit=1"));
+    // After the audit log's example: the reveal writes the audit row its example does not show.
+    const ordered = await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042");
+    const revealed = await admin("POST", `/admin/orders/${ordered.body.data.record.id}/codes/reveal`);
+    await expectLikeExample("adminRevealOrderCodes", revealed);
+    await expectSameAsExample("adminRevealOrderCodes", revealed);
     // A client created without a region, its wallet moved to one.
     const region = { region: "apac" };
     await expectLikeExample(
@@ -568,6 +573,31 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample(
       "adminRevokeOperator",
       await admin("POST", `/admin/operators/${created.body.data.operator.id}/revoke`),
+    );
+
+    // Dual control, last: a GBP limit, a top-up above it asked by one operator, decided by another.
+    const limit = { limit: "10000" };
+    await expectLikeExample("adminSetApprovalLimit", await admin("PUT", "/admin/approval-limits/GBP", limit), limit);
+    await expectLikeExample("adminListApprovalLimits", await admin("GET", "/admin/approval-limits"));
+    const asker = (await admin("POST", "/admin/operators", { name: "Rita Ops", role: "operator" })).body.data.token;
+    const decider = (await admin("POST", "/admin/operators", { name: "Sam Finance", role: "operator" })).body.data
+      .token;
+    const ask = async (key: string) =>
+      (
+        await call("POST", "/admin/wallets/acme/GBP/top-ups", {
+          key: asker,
+          body: { amount: "25000", idempotencyKey: key, reason: "Bank transfer" },
+        })
+      ).body.data.request.id as number;
+    const [toApprove, toReject] = [await ask("dual-1"), await ask("dual-2")];
+    await expectLikeExample(
+      "adminApprovePostingRequest",
+      await call("POST", `/admin/posting-requests/${toApprove}/approve`, { key: decider }),
+    );
+    await expectLikeExample("adminListPostingRequests", await admin("GET", "/admin/posting-requests"));
+    await expectLikeExample(
+      "adminRejectPostingRequest",
+      await call("POST", `/admin/posting-requests/${toReject}/reject`, { key: decider }),
     );
   });
 

@@ -1,7 +1,19 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { call, line, seedDemo, topUp } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { admin } from "../admin-helpers";
+import { env } from "cloudflare:workers";
+import { ADMIN_TOKEN, admin } from "../admin-helpers";
+import { maskedCode } from "../../src/orders/redeem-rules";
+
+/** The audit rows of reveals of an order's codes, oldest first. */
+async function revealRows(orderId: string): Promise<{ actor_name: string | null; details: string }[]> {
+  const { results } = await env.DB.prepare(
+    `SELECT actor_name, details FROM audit_log WHERE action = 'order.codes_revealed' AND target = ?1 ORDER BY id`,
+  )
+    .bind(`order:${orderId}`)
+    .all<{ actor_name: string | null; details: string }>();
+  return results;
+}
 
 beforeAll(async () => {
   await seedDemo();
@@ -43,40 +55,91 @@ describe("order lookup", () => {
     }
   });
 
-  it("masks redeem codes and links for a viewer; the operator role sees them", async () => {
+  it("masks redeem codes and links for every role, and shows them only through the audited reveal", async () => {
     const created = await call("POST", "/order/create", {
       body: { wallet: "USD", reference: "lookup-codes", productList: [line("DEMO-US-RANGE", 5)] },
     });
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
     expect((await call("PUT", "/order/confirm", { body: { orderId: id } })).status).toBe(200);
-    const tokens: Record<string, string> = {};
-    for (const role of ["viewer", "operator"]) {
+    const tokens: Record<string, string> = { "break-glass": ADMIN_TOKEN };
+    for (const role of ["viewer", "operator", "admin"]) {
       const made = await admin("POST", "/admin/operators", { name: `Codes ${role}`, role });
       expect(made.status).toBe(201);
       tokens[role] = made.body.data.token;
     }
-    const full = await vi.waitFor(async () => {
-      const seen = await admin("GET", `/admin/orders/${id}`, undefined, { token: tokens.operator });
-      expect(seen.body.data.state).toBe("successful");
-      return seen.body.data;
+    await vi.waitFor(async () => {
+      expect((await call("GET", `/order/get?orderId=${id}`)).body.data.state).toBe("successful");
     });
-    const pin = full.order.redeem["DEMO-US-RANGE"].redeemPin[0] as string;
-    const link = full.order.redeem["DEMO-US-RANGE"].redeemLink as string;
-    expect(pin.length).toBeGreaterThan(4);
-    expect(full.record.lines[0].redeem.pins).toEqual([pin]);
-    const masked = await admin("GET", `/admin/orders/${id}`, undefined, { token: tokens.viewer });
-    expect(masked.status).toBe(200);
-    await expectConforms("GET", "/admin/orders/{orderId}", masked);
-    const entry = masked.body.data.order.redeem["DEMO-US-RANGE"];
-    expect(entry.redeemPin).toEqual([`•••• ${pin.slice(-4)}`]);
-    expect(entry.redeemLink).toBe(`•••• ${link.slice(-4)}`);
-    expect(masked.body.data.record.lines[0].redeem.pins).toEqual([`•••• ${pin.slice(-4)}`]);
-    expect(JSON.stringify(masked.body)).not.toContain(pin);
-    expect(JSON.stringify(masked.body)).not.toContain(link);
-    const byReference = await admin("GET", "/admin/orders?clientId=demo&reference=lookup-codes", undefined, {
-      token: tokens.viewer,
+    // The client's own view has them in clear.
+    const redeem = (await call("GET", `/order/get?orderId=${id}`)).body.data.redeem["DEMO-US-RANGE"];
+    const pin = redeem.redeemPin[0] as string;
+    const link = redeem.redeemLink as string;
+    const revealsBefore = await revealRows(id);
+    for (const [role, token] of Object.entries(tokens)) {
+      for (const path of [`/admin/orders/${id}`, "/admin/orders?clientId=demo&reference=lookup-codes"]) {
+        const seen = await admin("GET", path, undefined, { token });
+        expect([role, path, seen.status]).toEqual([role, path, 200]);
+        await expectConforms("GET", path.includes("?") ? "/admin/orders" : "/admin/orders/{orderId}", seen);
+        expect(JSON.stringify(seen.body), `${role} ${path}`).not.toContain(pin);
+        expect(JSON.stringify(seen.body), `${role} ${path}`).not.toContain(link);
+        const entry = seen.body.data.order.redeem["DEMO-US-RANGE"];
+        expect(entry.redeemPin).toEqual([maskedCode(pin)]);
+        expect(entry.redeemLink).toBe(maskedCode(link));
+        expect(seen.body.data.record.lines[0].redeem.pins).toEqual([maskedCode(pin)]);
+      }
+    }
+    // Reading wrote no audit row, and showed nothing to audit.
+    expect(await revealRows(id)).toEqual(revealsBefore);
+
+    // The reveal: the operator role and up; a viewer is refused and nothing is written.
+    const refused = await admin("POST", `/admin/orders/${id}/codes/reveal`, undefined, { token: tokens.viewer });
+    expect(refused.status).toBe(403);
+    expect(JSON.stringify(refused.body)).not.toContain(pin);
+    expect(await revealRows(id)).toEqual(revealsBefore);
+    const revealed = await admin("POST", `/admin/orders/${id}/codes/reveal`, undefined, { token: tokens.operator });
+    expect(revealed.status).toBe(200);
+    await expectConforms("POST", "/admin/orders/{orderId}/codes/reveal", revealed);
+    expect(revealed.body.data).toEqual({
+      orderId: id,
+      clientId: "demo",
+      reference: "lookup-codes",
+      lines: [{ line: 0, sku: "DEMO-US-RANGE", pins: [pin], links: [link] }],
     });
-    expect(byReference.body.data).toEqual(masked.body.data);
+    const rows = await revealRows(id);
+    expect(rows).toHaveLength(revealsBefore.length + 1);
+    expect(rows.at(-1)).toMatchObject({ actor_name: "Codes operator" });
+    expect(JSON.parse(rows.at(-1)!.details)).toEqual({ lines: [{ line: 0, sku: "DEMO-US-RANGE", codes: 1 }] });
+    expect(rows.at(-1)!.details).not.toContain(pin);
+  });
+
+  it("shows no code when the reveal's audit row cannot be written", async () => {
+    const created = await call("POST", "/order/create", {
+      body: { wallet: "USD", reference: "reveal-unaudited", productList: [line("DEMO-US-RANGE", 5)] },
+    });
+    const id = created.body.data.id as string;
+    expect((await call("PUT", "/order/confirm", { body: { orderId: id } })).status).toBe(200);
+    await vi.waitFor(async () => {
+      expect((await call("GET", `/order/get?orderId=${id}`)).body.data.state).toBe("successful");
+    });
+    const pin = (await call("GET", `/order/get?orderId=${id}`)).body.data.redeem["DEMO-US-RANGE"].redeemPin[0];
+    await env.DB.exec(
+      "CREATE TRIGGER refuse_reveal BEFORE INSERT ON audit_log WHEN NEW.action = 'order.codes_revealed' BEGIN SELECT RAISE(ABORT, 'audit refused'); END",
+    );
+    try {
+      const failed = await admin("POST", `/admin/orders/${id}/codes/reveal`);
+      expect(failed.status).toBe(500);
+      expect(JSON.stringify(failed.body)).not.toContain(pin);
+    } finally {
+      await env.DB.exec("DROP TRIGGER refuse_reveal");
+    }
+    expect(await revealRows(id)).toEqual([]);
+    expect((await admin("POST", `/admin/orders/${id}/codes/reveal`)).body.data.lines[0].pins).toEqual([pin]);
+  });
+
+  it("404 for revealing the codes of an order that does not exist", async () => {
+    const missing = await admin("POST", `/admin/orders/ord_${"0".repeat(64)}/codes/reveal`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe("order_not_found");
   });
 });

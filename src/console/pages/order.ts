@@ -3,13 +3,14 @@
  * refunds, void), each state its webhook events announced, with times; each line's supplier outcome; each
  * event's delivery (handed to the queue, the receiver's last answer, and its dead letters); a failing
  * timer.
- * Redeem codes are masked; revealing one is a POST (operator role) that writes an audit row first and
+ * Redeem codes are masked as the API masks them (orders/redeem-rules.ts); revealing one is a POST (operator role) that writes an audit row first and
  * answers the page with that one code shown, never in a URL.
  */
 import { audit } from "../../audit/audit-store";
 import { objectIdOf } from "../../orders/order-id";
 import { orderRecordById } from "../../orders/order-lookup";
 import type { OrderRecord } from "../../orders/order-record";
+import { maskedCode } from "../../orders/redeem-rules";
 import { timerFailureOfOrder } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
@@ -21,7 +22,7 @@ import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { readForm } from "../forms";
 import { html, path, type Html } from "../html";
-import { layout } from "../layout";
+import { layout, notFoundPage } from "../layout";
 import type { PageContext } from "../page";
 
 /** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
@@ -40,11 +41,6 @@ async function movementsOf(env: Env, record: OrderRecord): Promise<LedgerEntry[]
   return entries.filter((entry): entry is LedgerEntry => entry !== null).sort((a, b) => a.seq - b.seq);
 }
 
-/** A code as shown before it is revealed: its last 4 characters. */
-function masked(code: string): string {
-  return `•••• ${code.slice(-4)}`;
-}
-
 /** Which code was revealed: the line and the pin's index in it. */
 interface Revealed {
   line: number;
@@ -61,7 +57,7 @@ function codes(record: OrderRecord, mayReveal: boolean, revealed: Revealed | nul
           ? html`<form method="post" class="inline"><input type="hidden" name="line" value="${lineIndex}" /><input type="hidden" name="pin" value="${pinIndex}" />
               <button type="submit" class="quiet" aria-label="Reveal code ${pinIndex + 1} of ${line.sku}">Reveal</button></form>`
           : html`<span class="hint">needs the operator role</span>`;
-      return html`<tr><td>${line.sku}</td><td class="num">${pinIndex + 1}</td><td class="mono">${shown ? pin : masked(pin)}</td><td>${action}</td></tr>`;
+      return html`<tr><td>${line.sku}</td><td class="num">${pinIndex + 1}</td><td class="mono">${shown ? pin : maskedCode(pin)}</td><td>${action}</td></tr>`;
     }),
   );
   if (rows.length === 0) return html`<p>No redeem codes (yet).</p>`;
@@ -187,15 +183,8 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   return layout({ title: `Order ${record.id}`, operator, current: "/console/orders", body });
 }
 
-function notFound(ctx: PageContext): Response {
-  const page = layout({
-    title: "Order not found",
-    operator: ctx.operator,
-    current: "/console/orders",
-    body: html`<p class="notice bad" role="alert">No order has this id.</p>`,
-  });
-  return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
-}
+const notFound = (ctx: PageContext) =>
+  notFoundPage(ctx.operator, "Order not found", "/console/orders", "No order has this id.");
 
 export async function get(ctx: PageContext): Promise<Html | Response> {
   return (await draw(ctx, null)) ?? notFound(ctx);

@@ -3,6 +3,9 @@
  * and adjustment forms. Each form carries a form key made when it is drawn, posted as the change's
  * idempotency key: a double submit or a re-sent form writes one ledger entry, and the second answer says
  * it was already applied. A change is answered by a 303 back to this page, so a reload does not post.
+ * A posting above the currency's approval limit becomes a posting request: the page lists the wallet's
+ * requests waiting for a second operator, with Approve and Reject for an operator who did not ask for it
+ * (dual control, wallets/approval-actions.ts).
  */
 import { clientStatement, findClient } from "../../clients/client-store";
 import { Refusal } from "../../kernel/failures";
@@ -10,17 +13,40 @@ import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/posting-actions";
+import { AdjustmentRequest, TopUpRequest } from "../../wallets/wallet-admin-schemas";
+import {
+  listPostingRequests,
+  postingRequestById,
+  unfinishedApprovals,
+  type PostingRequest,
+} from "../../wallets/approval-store";
+import { approvePostingRequest, rejectPostingRequest } from "../../wallets/approval-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
-import { field, formKey, FormError, formProblem, input, newFormKey, notice, readForm, seeOther } from "../forms";
-import { html, path, withQuery, type Html } from "../html";
+import {
+  field,
+  formKey,
+  FormError,
+  formProblem,
+  formRequest,
+  input,
+  newFormKey,
+  notice,
+  readForm,
+  seeOther,
+} from "../forms";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
+import { formErrorOf, refusalText } from "../refusals";
 
 const NOTICES = {
   "top-up": "The top-up was posted.",
   adjustment: "The adjustment was posted.",
   replayed: "That form was already posted: nothing more was written.",
+  held: "The amount is above the currency's approval limit: the posting waits for a second operator (below).",
+  approved: "The posting request was approved and posted.",
+  rejected: "The posting request was rejected: nothing was posted.",
 };
 
 /** What a refused form is drawn again with: the form, its values as sent, and what was wrong. */
@@ -52,6 +78,43 @@ function postingForm(kind: "top-up" | "adjustment", currency: string, refused: R
     </form>`;
 }
 
+/** The wallet's requests waiting for a decision, and approved ones whose posting did not finish. */
+function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: string, refusal: string | null): Html {
+  const may = roleAllows(ctx.operator.role, "operator");
+  const problem = refusal === null ? "" : html`<p class="notice bad" role="alert">${refusal}</p>`;
+  if (requests.length === 0) return html`${problem}<p>No posting waits for a second operator.</p>`;
+  const rows = requests.map((request) => {
+    const own = request.requestedBy === `operator:${ctx.operator.operatorId}`;
+    const decide = (action: "approve" | "reject", label: string) =>
+      html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" /><input type="hidden" name="request" value="${request.id}" />
+        <button type="submit" class="${action === "reject" ? "quiet" : ""}" aria-label="${label} request ${request.id}">${label}</button></form>`;
+    const action = !may
+      ? html`<span class="hint">needs the operator role</span>`
+      : own
+        ? html`<span class="hint">yours: another operator decides it</span>`
+        : request.status === "approved"
+          ? decide("approve", "Finish posting")
+          : html`${decide("approve", "Approve")} ${decide("reject", "Reject")}`;
+    const state =
+      request.status === "approved" ? "approved, posting not finished" : `waiting until ${when(request.expiresAt)}`;
+    return html`<tr><td class="num">${request.id}</td><td>${request.kind}</td><td class="num">${amount(request.amount, currency)}</td>
+      <td>${request.reason}</td><td>${request.requestedByName ?? request.requestedBy}, ${when(request.requestedAt)}</td><td>${state}</td><td>${action}</td></tr>`;
+  });
+  return html`${problem}<table><caption>Postings above the approval limit, waiting for a second operator</caption>
+    <thead><tr><th scope="col" class="num">#</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th>
+    <th scope="col">Asked by</th><th scope="col">State</th><th scope="col">Decide</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The wallet's open requests: pending (not expired), and approved ones without their entry yet. */
+async function openRequests(db: D1Database, clientId: string, currency: string): Promise<PostingRequest[]> {
+  const now = Date.now();
+  const [pending, unfinished] = await Promise.all([
+    listPostingRequests(db, { clientId, currency, status: "pending" }, now, 0, 50),
+    unfinishedApprovals(db, clientId, currency),
+  ]);
+  return [...unfinished, ...pending].sort((a, b) => a.id - b.id);
+}
+
 function ledgerTable(entries: LedgerEntry[], currency: string): Html {
   if (entries.length === 0) return html`<p>No ledger entries.</p>`;
   const rows = entries.map(
@@ -68,7 +131,7 @@ function ledgerTable(entries: LedgerEntry[], currency: string): Html {
     <tbody>${rows}</tbody></table>`;
 }
 
-async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
+async function draw(ctx: PageContext, refused: Refused | null, refusal: string | null = null): Promise<Html> {
   const { env, operator, url, params } = ctx;
   const { clientId, currency } = params as { clientId: string; currency: string };
   const title = `Wallet ${clientId} · ${currency}`;
@@ -102,11 +165,12 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
     if (!(error instanceof Refusal) || error.failure.code !== "wallet_unknown") throw error;
     summary = html`<p>${client.name} has no ${currency} wallet yet; a top-up opens it.</p>`;
   }
+  const requests = requestsTable(await openRequests(env.DB, clientId, currency), ctx, currency, refusal);
   return layout({
     title,
     operator,
     current: "/console/wallets",
-    body: html`${notice(url, NOTICES)}${summary}${forms}`,
+    body: html`${notice(url, NOTICES)}${summary}<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for approval</h2>${requests}</section>${forms}`,
   });
 }
 
@@ -122,42 +186,54 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   const kind = (values: Map<string, string>) => (values.get("action") === "adjustment" ? "adjustment" : "top-up");
   try {
     values = await readForm(request);
+    const action = values.get("action");
+    if (action === "approve" || action === "reject") return await decide(ctx, action, values.get("request") ?? "");
     const idempotencyKey = formKey(values);
-    const given = field(values, "amount", { max: 40 });
-    if (!/^-?\d{1,15}(\.\d{1,8})?$/.test(given)) throw new FormError("amount", "A decimal amount like 100 or 12.50.");
+    const amount = field(values, "amount", { max: 40 });
     const reason = field(values, "reason", { max: 500 });
-    const posting = { clientId, currency, amount: given, reason, idempotencyKey };
+    // Read as POST /admin/wallets/:clientId/:currency/top-ups (or /adjustments) reads its body.
+    const read = formRequest(
+      kind(values) === "adjustment" ? AdjustmentRequest : TopUpRequest,
+      { amount, reason, idempotencyKey },
+      { amount: "A decimal amount like 100 or 12.50." },
+    );
+    if (read instanceof FormError) throw read;
+    const posting = { clientId, currency, amount, reason, idempotencyKey };
     const post = kind(values) === "adjustment" ? adjustWallet : topUpWallet;
     const outcome = await post(env, clientStatement, auditedBy(ctx), posting);
-    return seeOther(
-      withQuery(path("/console/wallets", clientId, currency), { notice: outcome.replayed ? "replayed" : kind(values) }),
-    );
+    const said = outcome.held ? "held" : outcome.replayed ? "replayed" : kind(values);
+    return seeOther(withQuery(path("/console/wallets", clientId, currency), { notice: said }));
   } catch (error) {
-    const refusal = refusalOf(error);
+    // A refusal without a path (the amount's rules: its minor units) is about the amount.
+    const refusal = formErrorOf(error, ["amount", "reason"], "amount");
     if (refusal === null) throw error;
-    return answerStatus(await draw(ctx, { form: kind(values), values, error: refusal }), 400);
+    return htmlResponse(await draw(ctx, { form: kind(values), values, error: refusal }), 400);
   }
 }
 
-/** A domain refusal of a posting, as the form field it concerns. */
-function refusalOf(error: unknown): FormError | null {
-  if (error instanceof FormError) return error;
-  if (!(error instanceof Refusal)) return null;
-  switch (error.failure.code) {
-    case "invalid_request_body":
-      return new FormError("amount", String(error.failure.details?.reason ?? error.failure.message));
-    case "adjustment_below_zero":
-      return new FormError(
-        "amount",
-        `That would take the balance below zero (it is ${String(error.failure.details?.balance ?? "")}).`,
-      );
-    case "idempotency_conflict":
-      return new FormError("form", "This form was already posted with other values; reload the page for a new form.");
-    default:
-      return null;
+/**
+ * Approve or reject one of this wallet's posting requests. A refusal (the operator asked for it, it was
+ * decided or expired meanwhile, an adjustment would go below zero) draws the page again saying why.
+ */
+async function decide(ctx: PageContext, action: "approve" | "reject", given: string): Promise<Html | Response> {
+  const { env, params } = ctx;
+  const { clientId, currency } = params as { clientId: string; currency: string };
+  const id = /^\d{1,15}$/.test(given) ? Number(given) : 0;
+  const request = id > 0 ? await postingRequestById(env.DB, id) : null;
+  // A request of another wallet is not this page's to decide.
+  if (request === null || request.clientId !== clientId || request.currency !== currency)
+    return htmlResponse(await draw(ctx, null, "No such posting request on this wallet."), 404);
+  try {
+    if (action === "approve") await approvePostingRequest(env, clientStatement, auditedBy(ctx), id);
+    else await rejectPostingRequest(env.DB, auditedBy(ctx), id);
+  } catch (error) {
+    if (!(error instanceof Refusal)) throw error;
+    const { code } = error.failure;
+    if (code !== "decider_not_allowed" && code !== "posting_request_closed" && code !== "adjustment_below_zero")
+      throw error;
+    return htmlResponse(await draw(ctx, null, refusalText(error)), code === "decider_not_allowed" ? 403 : 409);
   }
-}
-
-function answerStatus(page: Html, status: number): Response {
-  return new Response(page.toString(), { status, headers: { "content-type": "text/html; charset=utf-8" } });
+  return seeOther(
+    withQuery(path("/console/wallets", clientId, currency), { notice: action === "approve" ? "approved" : "rejected" }),
+  );
 }
