@@ -19,11 +19,22 @@ import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import { once } from "./kernel/once";
 import { serviceMode } from "./kernel/service-mode";
+import { orderListRoutes } from "./order-index/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
+import type { OrderReferences } from "./wallets/wallet-statement";
+
+/** The references of a client's orders, for its ledger: the index's store loads with its first use. */
+const orderReferences: OrderReferences = async (env, clientId, orderIds) =>
+  (await import("./order-index/order-references")).orderReferences(env, clientId, orderIds);
 
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
-const CLIENT_ROUTES: readonly Route[] = [...orderRoutes, ...productRoutes, ...walletRoutes];
+const CLIENT_ROUTES: readonly Route[] = [
+  ...orderRoutes,
+  ...orderListRoutes,
+  ...productRoutes,
+  ...walletRoutes(orderReferences),
+];
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {

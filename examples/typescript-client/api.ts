@@ -1175,12 +1175,38 @@ export interface paths {
          * Retrieve an order
          * @description The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state (`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.
          *
+         *     Name the order by `orderId`, or by the `reference` you gave it at create (without `orderId`): both read the order itself, so the answer is always current.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
-         *     - The query has a valid `orderId`: 400 `invalid_order_query`
-         *     - An order of the calling client has that id (another client's order is answered as an unknown one): 404 `order_not_found`
+         *     - The query has a valid `orderId`, or, without one, a valid `reference`: 400 `invalid_order_query`
+         *     - An order of the calling client has that id or reference (another client's order is answered as an unknown one): 404 `order_not_found`
          */
         get: operations["getOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your orders, newest first
+         * @description Every order of the calling client in any state (`created` and expired, `rejected`, ones included), newest first (by `createdAt`, then `id`), filtered by `state`, creation time (`createdFrom`, `createdTo`, both inclusive) and a `reference` prefix. Page with `limit` and `after` (the `next` of the previous page): paging is stable, so a walk of the pages while orders are being created neither repeats nor skips an order that existed when it began (newer orders come before its first page). The list is read from the order index, which the service keeps current within seconds of each change of an order; GET /order/get (by `orderId` or `reference`) reads the order itself and is always current.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, `after` a cursor this list gave: 400 `invalid_parameters`
+         */
+        get: operations["listOrders"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1304,6 +1330,56 @@ export interface paths {
          * @description Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.
          */
         get: operations["listWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{currency}/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The movements of one of your wallets, oldest first
+         * @description Every movement of the calling client's wallet in `currency`, oldest first, each with the balance right after it. Read from the wallet itself, so always current. A movement is money in or out of the wallet: a top-up, an adjustment, an order's charge, a refund of a line that could not be fulfilled, the charge of a voided order paid back. Each names its order's `orderId` and your `reference`. A wallet moved to another region by the operator shows no movement for the move, and a marker that keeps a voided order from ever being charged moves no money and is not shown. Page with `limit` and `after` (the `next` of the previous page).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The path's currency and the query's form: 400 `invalid_parameters`
+         *     - The calling client has a wallet in that currency (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        get: operations["getWalletLedger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallets/{currency}/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A statement of one of your wallets for a period, as CSV
+         * @description The statement of the calling client's wallet in `currency` from `from` to `to` (ms since the epoch, both inclusive), as a CSV download (RFC 4180, CRLF): a header row, the opening balance (the balance just before `from`), one row per movement oldest first, and the closing balance, which is the opening balance plus the movements to the minor unit. A movement is money in or out of the wallet: a top-up, an adjustment, an order's charge, a refund of a line that could not be fulfilled, the charge of a voided order paid back. Each names its order's `orderId` and your `reference`. A wallet moved to another region by the operator shows no movement for the move, and a marker that keeps a voided order from ever being charged moves no money and is not shown. A text cell that a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage return, after any leading spaces) gets a leading apostrophe, so that it shows as text. With `Accept: application/json` the same statement comes as JSON. The rows are streamed as they are read; a download that breaks off midway ends without its closing balance.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The path's currency and the query's form (`from` not after `to`): 400 `invalid_parameters`
+         *     - The calling client has a wallet in that currency (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        get: operations["getWalletStatement"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2922,6 +2998,72 @@ export interface components {
             message: "Order retrieved";
             data: components["schemas"]["Order"];
         };
+        GetWalletLedgerResponse: {
+            /** @enum {string} */
+            message: "Ledger";
+            data: {
+                currency: string;
+                /** @description Oldest first. */
+                movements: {
+                    /** @description When the money moved (ms since the epoch). */
+                    createdAt: number;
+                    /**
+                     * @description `top_up`: money paid in; `adjustment`: an operator's correction, either way; `order_charge`: an order confirmed; `order_refund`: a line of an order that could not be fulfilled, paid back; `order_void`: the charge of an order that was voided, paid back.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                    /** @description Signed, in the wallet's currency: credits positive, debits negative. */
+                    amount: number;
+                    /** @description The wallet's balance right after this movement. */
+                    balanceAfter: number;
+                    /** @description The order the movement is for; null for a top-up or an adjustment. */
+                    orderId: string | null;
+                    /** @description That order's `reference`, as you gave it at create. */
+                    reference: string | null;
+                    /** @description For a refund: the SKU of the line that could not be fulfilled. */
+                    sku: string | null;
+                    /** @description For a top-up or an adjustment: the reason given with it. */
+                    note: string | null;
+                }[];
+                /** @description Pass as `after` for the next page; null on the last page. */
+                next: number | null;
+            };
+        };
+        GetWalletStatementResponse: {
+            /** @enum {string} */
+            message: "Statement";
+            data: {
+                currency: string;
+                from: number;
+                to: number;
+                /** @description The balance just before `from`. */
+                openingBalance: number;
+                /** @description Every movement from `from` to `to`, oldest first. */
+                movements: {
+                    /** @description When the money moved (ms since the epoch). */
+                    createdAt: number;
+                    /**
+                     * @description `top_up`: money paid in; `adjustment`: an operator's correction, either way; `order_charge`: an order confirmed; `order_refund`: a line of an order that could not be fulfilled, paid back; `order_void`: the charge of an order that was voided, paid back.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "order_charge" | "order_refund" | "order_void";
+                    /** @description Signed, in the wallet's currency: credits positive, debits negative. */
+                    amount: number;
+                    /** @description The wallet's balance right after this movement. */
+                    balanceAfter: number;
+                    /** @description The order the movement is for; null for a top-up or an adjustment. */
+                    orderId: string | null;
+                    /** @description That order's `reference`, as you gave it at create. */
+                    reference: string | null;
+                    /** @description For a refund: the SKU of the line that could not be fulfilled. */
+                    sku: string | null;
+                    /** @description For a top-up or an adjustment: the reason given with it. */
+                    note: string | null;
+                }[];
+                /** @description The opening balance plus every movement: the balance at the end of `to`. */
+                closingBalance: number;
+            };
+        };
         /** @description HTTP 400: Your open orders already hold as many codes as allowed. */
         HeldCodesLimitError: components["schemas"]["Error"] & {
             /** @constant */
@@ -3164,6 +3306,32 @@ export interface components {
                 generation: number;
                 /** @description The Durable Object location hint the object was created with; null: none. */
                 region: string | null;
+            };
+        };
+        ListOrdersResponse: {
+            /** @enum {string} */
+            message: "Orders";
+            data: {
+                /** @description Newest first: by creation time, then id. */
+                orders: {
+                    id: string;
+                    reference: string;
+                    state: components["schemas"]["OrderState"];
+                    /** @description The wallet's currency: the currency of `total`. */
+                    wallet: string;
+                    /** @description The order's total, charged once it is confirmed. */
+                    total: number;
+                    /** @description The SKUs of the order's lines, each once. */
+                    skus: string[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the order's last change the list shows. */
+                    modifiedAt: number;
+                    /** @description Unix ms after which an order not confirmed by then expired. */
+                    expiresAt: number;
+                }[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
             };
         };
         ListProductsResponse: {
@@ -8263,12 +8431,17 @@ export interface operations {
     };
     getOrder: {
         parameters: {
-            query: {
+            query?: {
                 /**
-                 * @description The `id` of the create answer.
+                 * @description The `id` of the create answer. When given, it is what is read (`reference` is then not looked at).
                  * @example ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e
                  */
-                orderId: string;
+                orderId?: string;
+                /**
+                 * @description Without `orderId`: the `reference` you gave the order at create (your own orders only).
+                 * @example po-2026-0042
+                 */
+                reference?: string;
             };
             header?: never;
             path?: never;
@@ -8317,6 +8490,88 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OrderNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100, default 100. */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page of the same list. */
+                after?: string;
+                /** @description Only orders in this state. */
+                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                /** @description Only orders created at or after this time (ms since the epoch). */
+                createdFrom?: number;
+                /** @description Only orders created at or before this time (ms since the epoch). */
+                createdTo?: number;
+                /**
+                 * @description Only orders whose `reference` starts with this.
+                 * @example po-2026-
+                 */
+                reference?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Orders */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListOrdersResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -8705,6 +8960,183 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    getWalletLedger: {
+        parameters: {
+            query?: {
+                /** @description Return the movements after this one: the `next` of the previous page. */
+                after?: number;
+                /** @description Page size, 1..500, default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ledger */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetWalletLedgerResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    getWalletStatement: {
+        parameters: {
+            query: {
+                /** @description The period's start, ms since the epoch, inclusive. */
+                from: number;
+                /** @description The period's end, ms since the epoch, inclusive. */
+                to: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Statement */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description For the CSV: `attachment; filename="statement-<currency>-<from>-<to>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/json": components["schemas"]["GetWalletStatementResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -189,6 +189,38 @@ function describeCodes(codes: ErrorCode[]): string {
 }
 
 /**
+ * The content of a route's success answer, by media type, with its examples: the envelope (`envelope`, a
+ * reference to its schema), a file, or both for a file route that also answers JSON when asked (`file.json`).
+ */
+function successContent(doc: LoadedDoc, envelope: JsonSchema | null): Record<string, unknown> {
+  const okExamples: Record<string, unknown> = {};
+  const fileExamples: Record<string, unknown> = {};
+  if (doc.example !== undefined) {
+    if (doc.file !== undefined) fileExamples.ok = { summary: doc.summary, value: doc.example.file };
+    else if (envelope === null) okExamples.ok = { summary: doc.summary, value: doc.example.data };
+    for (const [index, message] of (doc.messages ?? []).entries())
+      okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
+        summary: message,
+        value: { message, data: doc.example.data },
+      };
+  }
+  const withExamples = (examples: Record<string, unknown>) => (Object.keys(examples).length > 0 ? { examples } : {});
+  const content: Record<string, unknown> = {};
+  if (doc.file !== undefined)
+    content[doc.file.mediaType] = {
+      schema: { type: "string", description: doc.file.description },
+      ...withExamples(fileExamples),
+    };
+  if (envelope !== null) content["application/json"] = { schema: envelope, ...withExamples(okExamples) };
+  else if (doc.file === undefined)
+    content["application/json"] = {
+      schema: { type: "object", description: "An OpenAPI 3.1 document." },
+      ...withExamples(okExamples),
+    };
+  return content;
+}
+
+/**
  * A route's description with its checks listed after it, from the codes it declares: each check's
  * condition with the status and code of every error it answers.
  */
@@ -276,8 +308,9 @@ function webhookOperation(hook: WebhookDoc, bodyRef: JsonSchema): JsonSchema {
 }
 
 /** A route's description with what it hands over as loaders (its answer's schema, its example) loaded. */
-type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query"> & {
+type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query" | "params"> & {
   data: z.core.$ZodType | null;
+  params?: ObjectSchema;
   example?: RouteExample;
   body?: z.core.$ZodType;
   query?: ObjectSchema;
@@ -303,8 +336,9 @@ export async function buildOpenApi(
   const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.core.$ZodType | null }[] = [];
   const seen = new Set<string>();
   const loadedRoutes = await Promise.all(
-    routes.map(async ({ data, example, body, query, ...route }) => ({
+    routes.map(async ({ data, example, body, query, params, ...route }) => ({
       ...route,
+      ...(params !== undefined ? { params: await loaded(params) } : {}),
       data: data === null ? null : await loaded(data),
       ...(example !== undefined ? { example: await loaded(example) } : {}),
       ...(body !== undefined ? { body: await loaded(body) } : {}),
@@ -317,8 +351,10 @@ export async function buildOpenApi(
       throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     if ((doc.auth === "admin") !== (doc.role !== undefined))
       throw new Error(`${doc.operationId}: an operator route, and only one, names the role it needs`);
-    if (doc.file !== undefined && doc.data !== null)
-      throw new Error(`${doc.operationId}: a route that answers a file has no envelope (data: null)`);
+    if (doc.file !== undefined && doc.data !== null && doc.file.json !== true)
+      throw new Error(
+        `${doc.operationId}: a route that answers a file has no envelope (data: null), unless asked for JSON`,
+      );
     for (const key of [`${method} ${itty}`, `operationId ${doc.operationId}`]) {
       if (seen.has(key)) throw new Error(`${key} is described twice`);
       seen.add(key);
@@ -356,32 +392,11 @@ export async function buildOpenApi(
     const path = itty.replace(/:(\w+)/g, "{$1}");
     const responses: Record<string, unknown> = {};
     const requestId = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
-    const okExamples: Record<string, unknown> = {};
-    if (doc.example !== undefined) {
-      const messages = doc.messages ?? [];
-      if (okSchema === null)
-        okExamples.ok = { summary: doc.summary, value: doc.file !== undefined ? doc.example.file : doc.example.data };
-      for (const [index, message] of messages.entries()) {
-        okExamples[index === 0 ? "ok" : `ok${index + 1}`] = {
-          summary: message,
-          value: { message, data: doc.example.data },
-        };
-      }
-    }
+    const content = successContent(doc, okSchema === null ? null : { $ref: uri(`${name}Response`) });
     responses[String(doc.status ?? 200)] = {
       description: doc.messages?.join(" | ") ?? doc.summary,
       headers: { ...requestId, ...(doc.headers ?? {}) },
-      content: {
-        [doc.file?.mediaType ?? "application/json"]: {
-          schema:
-            doc.file !== undefined
-              ? { type: "string", description: doc.file.description }
-              : okSchema === null
-                ? { type: "object", description: "An OpenAPI 3.1 document." }
-                : { $ref: uri(`${name}Response`) },
-          ...(Object.keys(okExamples).length > 0 ? { examples: okExamples } : {}),
-        },
-      },
+      content,
     };
     const codes = [...new Set([...doc.errors, ...implicitErrors(doc)])];
     const byStatus = new Map<number, ErrorCode[]>();

@@ -84,7 +84,8 @@ export interface RouteDoc {
   role?: Role;
   /** The success status, when not 200 (201 for a route that creates something with an id of its own). */
   status?: 201;
-  params?: ObjectSchema;
+  /** A loader for a client's route, as `query`. */
+  params?: Loadable<ObjectSchema>;
   /** Loaders for a client's route, whose requests are read without zod (src/orders/requests.ts). */
   query?: Loadable<ObjectSchema>;
   body?: Loadable<z.$ZodType>;
@@ -101,7 +102,12 @@ export interface RouteDoc {
    * For a route whose success answer is a file rather than JSON (`data` null): its media type and what it
    * holds (a CSV's columns), for the document.
    */
-  file?: { mediaType: "text/csv"; description: string };
+  file?: {
+    mediaType: "text/csv";
+    description: string;
+    /** The route also answers its envelope (`data`) when the request asks for it with `Accept: application/json`. */
+    json?: true;
+  };
   /** Success message(s) of the envelope. */
   messages?: string[];
   /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */

@@ -4,7 +4,7 @@
  */
 import { failure } from "../kernel/failures";
 import { toAmountNumber } from "../pricing/money";
-import { chargeKey } from "../wallets/ledger-keys";
+import { chargeKey, chargeReason } from "../wallets/ledger-keys";
 import { reject, type ExpiryHost } from "./expiry-flow";
 import { placedAt, type OrderHost, type Result } from "./order-host";
 import type { OrderRecord } from "./order-record";
@@ -45,7 +45,7 @@ export async function confirm(
       kind: "order_charge",
       amount: order.charge,
       orderId: order.id,
-      reason: `order ${order.reference}`,
+      reason: chargeReason(order.reference),
     }),
   );
   const posted = charged.answer;

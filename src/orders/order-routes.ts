@@ -19,7 +19,13 @@ import {
 import { serviceMode, supplierRefusal } from "../kernel/service-mode";
 import { objectIdOf, orderObjectName } from "./order-id";
 import type { Result } from "./order-object";
-import { canonicalCreateRequest, readCreateOrder, readOrderId, type CreateOrderRequest } from "./requests";
+import {
+  canonicalCreateRequest,
+  readCreateOrder,
+  readOrderId,
+  readReference,
+  type CreateOrderRequest,
+} from "./requests";
 
 // Only GET /openapi.json reads the answers' schemas and the examples: they load with the document. The
 // requests' schemas load with the first request the readers of requests.ts leave to them, or the document.
@@ -119,8 +125,27 @@ export async function confirmOrder(request: IRequest, { env, authenticate }: Req
   return answer(env.ORDERS.get(id).confirm(client.id), (data) => ok("Order confirmed", data));
 }
 
+/**
+ * GET /order/get?reference=: the order the client created with that reference. The order object is named
+ * by client and reference, so this reads the order itself, as `orderId` does; another client's reference
+ * names another object, which holds no order of the caller's.
+ */
+async function getOrderByReference(query: unknown, env: Env, clientId: string): Promise<Response> {
+  let reference = readReference(query);
+  if (reference === null) {
+    const parsed = (await schemas()).GetOrderByReferenceQuery.safeParse(query);
+    if (!parsed.success) return errorResponse(failure("invalid_order_query", issuesOf(parsed.error)));
+    reference = parsed.data.reference;
+  }
+  const stub = env.ORDERS.get(env.ORDERS.idFromName(orderObjectName(clientId, reference)));
+  return answer<string>(stub.get(clientId), (json) => okJson("Order retrieved", json));
+}
+
 export async function getOrder(request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
   const client = await authenticate();
+  // Without an orderId, a reference names the order; with neither, the orderId's 400 as always.
+  if (request.query.orderId === undefined && request.query.reference !== undefined)
+    return getOrderByReference(request.query, env, client.id);
   const parsed = await requestedOrderId(request.query, "GetOrderQuery");
   if ("issues" in parsed) return errorResponse(failure("invalid_order_query", parsed.issues));
   const id = objectIdOf(env.ORDERS, parsed.orderId);
@@ -244,16 +269,21 @@ export const orderRoutes: Route[] = [
     summary: "Retrieve an order",
     description:
       "The order in any state, with its redeem codes once it is `successful` or `partial`. Poll until an end state " +
-      "(`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.",
+      "(`successful`, `partial`, `failed`, `rejected`) or wait for a webhook.\n\n" +
+      "Name the order by `orderId`, or by the `reference` you gave it at create (without `orderId`): both read the " +
+      "order itself, so the answer is always current.",
     auth: "apiKey",
-    query: async () => (await schemas()).GetOrderQuery,
+    query: async () => (await schemas()).RetrieveOrderQuery,
     data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],
     errors: ["invalid_order_query", "order_not_found"],
     checks: [
-      { when: "The query has a valid `orderId`", codes: ["invalid_order_query"] },
       {
-        when: "An order of the calling client has that id (another client's order is answered as an unknown one)",
+        when: "The query has a valid `orderId`, or, without one, a valid `reference`",
+        codes: ["invalid_order_query"],
+      },
+      {
+        when: "An order of the calling client has that id or reference (another client's order is answered as an unknown one)",
         codes: ["order_not_found"],
       },
     ],

@@ -76,3 +76,22 @@ export const GetOrderQuery = z.object({
     examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"],
   }),
 });
+
+/** GET /order/get?reference=, read only when the query has no orderId. */
+export const GetOrderByReferenceQuery = z.object({ reference: text(BOUNDS.reference) });
+
+/** GET /order/get as the document shows it: an order named by its id, or else by the client's reference. */
+export const RetrieveOrderQuery = z.object({
+  orderId: z.optional(
+    text(BOUNDS.orderId).register(z.globalRegistry, {
+      description: "The `id` of the create answer. When given, it is what is read (`reference` is then not looked at).",
+      examples: ["ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e"],
+    }),
+  ),
+  reference: z.optional(
+    text(BOUNDS.reference).register(z.globalRegistry, {
+      description: "Without `orderId`: the `reference` you gave the order at create (your own orders only).",
+      examples: ["po-2026-0042"],
+    }),
+  ),
+});

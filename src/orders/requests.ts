@@ -131,6 +131,12 @@ export function readCreateOrder(body: unknown): CreateOrderRequest | null {
   return isText(webhookUrl, "webhookUrl") ? { productList, wallet, reference, webhookUrl } : null;
 }
 
+/** The reference of GET /order/get's query (read when it has no orderId), or null for the schema to decide. */
+export function readReference(input: unknown): string | null {
+  if (!isRecord(input)) return null;
+  return isText(input.reference, "reference") ? input.reference : null;
+}
+
 /** The orderId of PUT /order/confirm's body or of GET /order/get's query, or null for the schema to decide. */
 export function readOrderId(input: unknown): string | null {
   if (!isRecord(input)) return null;

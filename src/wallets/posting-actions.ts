@@ -16,16 +16,10 @@ import { Money, toAmountNumber } from "../pricing/money";
 import type { LedgerEntry, LedgerKind } from "./ledger";
 import { adjustmentKey, topUpKey } from "./ledger-keys";
 import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
+import { historyEntries, type PlacedEntry } from "./wallet-history";
 import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
 import type { Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
-import {
-  findWallet,
-  historyOf,
-  openWallet,
-  placedWallet,
-  type ClientStatement,
-  type RegisteredWallet,
-} from "./wallet-registry-store";
+import { findWallet, openWallet, type ClientStatement, type RegisteredWallet } from "./wallet-registry-store";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 import { needsApproval, POSTING_REQUEST_TTL_MS } from "./approval-rules";
 import { approvalLimitOf, insertPostingRequest, postingRequestByKey, type PostingRequest } from "./approval-store";
@@ -41,6 +35,8 @@ export interface PostingRequestInput {
   reason: string;
   idempotencyKey: string;
 }
+
+export type { PlacedEntry } from "./wallet-history";
 
 /** A posting above the approval limit, stored as a request instead of posted (or found again on a retry). */
 export interface HeldPosting {
@@ -62,9 +58,6 @@ export interface Approval {
   requestedBy: string;
   requestedByName: string | null;
 }
-
-/** A ledger entry and the wallet object it is in (a moved wallet is a new object each time). */
-export type PlacedEntry = LedgerEntry & { wallet: Placement };
 
 /** What a posting wrote (or, replayed, had written for that key) and the balance after it. */
 export interface PostingOutcome {
@@ -302,41 +295,6 @@ export async function walletBalance(
 ): Promise<Money> {
   const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
   return new Money(await currentBalance(env, clientId, registered));
-}
-
-/**
- * A position in a wallet's whole history, as one integer: the entry's seq within its object, plus its
- * object's generation times this. A wallet that never moved has generation 0, so its positions are its
- * seqs, as before moves existed; an object would need 10^12 entries to reach the next generation's.
- */
-const GENERATION_STRIDE = 1_000_000_000_000;
-
-/** Up to `count` entries of the wallet's history after `position`: its objects' ledgers, oldest first. */
-async function historyEntries(
-  env: Env,
-  clientId: string,
-  currency: string,
-  registered: RegisteredWallet,
-  position: number,
-  count: number,
-): Promise<{ entry: PlacedEntry; position: number }[]> {
-  const fromGeneration = Math.floor(position / GENERATION_STRIDE);
-  const rows: { entry: PlacedEntry; position: number }[] = [];
-  for (const wallet of historyOf(registered)) {
-    if (wallet.generation < fromGeneration || rows.length >= count) continue;
-    const afterSeq = wallet.generation === fromGeneration ? position % GENERATION_STRIDE : 0;
-    const entries = (await placedWallet(env, clientId, currency, wallet).entries(
-      afterSeq,
-      count - rows.length,
-    )) as LedgerEntry[];
-    rows.push(
-      ...entries.map((entry) => ({
-        entry: { ...entry, wallet },
-        position: wallet.generation * GENERATION_STRIDE + entry.seq,
-      })),
-    );
-  }
-  return rows;
 }
 
 /** A page of a registered wallet's whole history, oldest first, after position `after`; `next` continues it. */

@@ -9,7 +9,10 @@ import { Money, toAmountNumber } from "../pricing/money";
 import type { AdjustmentRequest, TopUpRequest } from "./wallet-admin-schemas";
 import { LEDGER_EXPORT_FORMAT, type LedgerExport } from "./ledger-backup";
 import { ledgerEntryView, type LedgerEntry } from "./ledger";
-import { adjustmentKey, topUpKey } from "./ledger-keys";
+import { adjustmentKey, chargeKey, refundKey, topUpKey } from "./ledger-keys";
+import type { Movement } from "./wallet-history";
+import { balanceLine, movementView, statementCsvLine, STATEMENT_CSV_COLUMNS } from "./wallet-statement";
+import { csvLine } from "../kernel/csv-export";
 
 const wallet = { clientId: "acme", currency: "USD" };
 /** The wallet's object: its first (never moved), in the client's region. */
@@ -72,6 +75,55 @@ const posted = (entry: LedgerEntry) => ({
   replayed: false,
 });
 
+/**
+ * The client's view of the same wallet, later: the two postings, then an order of two lines confirmed
+ * (charged) and one of its lines refunded, each movement's balance the one before plus its amount.
+ */
+const ORDER_ID = "ord_2dd721ba39cdbda93b5d250921bd9ba73bcf9c4fbc371c0a184820b2cb22088e";
+const REFERENCE = "po-2026-0042";
+const orderMovements = [
+  { key: chargeKey(ORDER_ID), kind: "order_charge", amount: "-56.38", sku: null, createdAt: 1795351200000 },
+  {
+    key: refundKey(ORDER_ID, "DEMO-EU-FIXED"),
+    kind: "order_refund",
+    amount: "27.19",
+    sku: "DEMO-EU-FIXED",
+    createdAt: 1795351203100,
+  },
+] as const;
+const clientMovements: Movement[] = entries.map((entry) => ({
+  position: entry.seq,
+  createdAt: entry.createdAt,
+  kind: entry.kind as "top_up" | "adjustment",
+  amount: entry.amount,
+  balanceAfter: entry.balanceAfter,
+  orderId: null,
+  reference: null,
+  sku: null,
+  note: entry.reason,
+}));
+for (const { kind, amount, sku, createdAt } of orderMovements) {
+  const before = clientMovements.at(-1)!;
+  clientMovements.push({
+    position: before.position + 1,
+    createdAt,
+    kind,
+    amount,
+    balanceAfter: new Money(before.balanceAfter).plus(amount).toFixed(),
+    orderId: ORDER_ID,
+    reference: REFERENCE,
+    sku,
+    note: null,
+  });
+}
+const references = new Map([[ORDER_ID, REFERENCE]]);
+const movementViews = clientMovements.map((movement) => movementView(movement, references));
+/** A statement from noon of 22 November 2026 to the end of the 23rd (UTC): the order's movements, after the postings. */
+const period = { from: Date.UTC(2026, 10, 22, 12), to: Date.UTC(2026, 10, 24) - 1 };
+const opening = new Money(clientMovements[1]!.balanceAfter);
+const statementViews = movementViews.slice(2);
+const closing = new Money(clientMovements.at(-1)!.balanceAfter);
+
 export const walletExamples = {
   listWallets: {
     // The demo client's wallets (the client's own route): one it has not paid into yet.
@@ -81,6 +133,22 @@ export const walletExamples = {
         { currency: "USD", balance: 938.98 },
       ],
     },
+  },
+  // The page after the first movement, two long.
+  getWalletLedger: { data: { currency: wallet.currency, movements: movementViews.slice(1, 3), next: 3 } },
+  getWalletStatement: {
+    data: {
+      currency: wallet.currency,
+      ...period,
+      openingBalance: toAmountNumber(opening),
+      movements: statementViews,
+      closingBalance: toAmountNumber(closing),
+    },
+    file:
+      csvLine([...STATEMENT_CSV_COLUMNS]) +
+      balanceLine("opening_balance", period.from, opening) +
+      statementViews.map(statementCsvLine).join("") +
+      balanceLine("closing_balance", period.to, closing),
   },
   adminTopUpWallet: { request: topUp, data: posted(topUpEntry) },
   adminAdjustWallet: { request: adjustment, data: posted(adjustmentEntry) },

@@ -123,6 +123,16 @@ export class WalletObject extends DurableObject<Env> {
     return this.ledger.page(afterSeq, limit);
   }
 
+  /** The seq of the last entry before `time` and the balance it left: where a statement of a period starts. */
+  async lastBefore(time: number): Promise<{ seq: number; balance: string }> {
+    return this.ledger.lastBefore(time);
+  }
+
+  /** The charges of these orders written in this object (an order's charge names its reference). */
+  async charges(orderIds: string[]): Promise<LedgerEntry[]> {
+    return this.ledger.charges(orderIds);
+  }
+
   /** The movements naming the order (the reconciliation's look at an order charged long before). */
   async orderEntries(orderId: string): Promise<LedgerEntry[]> {
     return this.ledger.ofOrder(orderId);

@@ -357,6 +357,35 @@ export class LedgerStore {
       .map(entryFromRow);
   }
 
+  /**
+   * The last entry written before `time`, of any kind (a move included): its seq and the balance it left
+   * (0 and "0" when there is none). Read from the newest entry back, so a recent `time` reads few rows.
+   */
+  lastBefore(time: number): { seq: number; balance: string } {
+    const row = this.sql
+      .exec<{ seq: number; balance_after: string }>(
+        `SELECT seq, balance_after FROM ledger WHERE created_at < ? ORDER BY seq DESC LIMIT 1`,
+        time,
+      )
+      .toArray()[0];
+    return row === undefined
+      ? { seq: 0, balance: "0" }
+      : { seq: row.seq, balance: new Money(row.balance_after).toFixed() };
+  }
+
+  /** The charges of these orders written here (read through the ledger_by_order index). */
+  charges(orderIds: readonly string[]): LedgerEntry[] {
+    if (orderIds.length === 0) return [];
+    const marks = orderIds.map(() => "?").join(", ");
+    return this.sql
+      .exec<LedgerRow>(
+        `SELECT * FROM ledger WHERE order_id IN (${marks}) AND kind = 'order_charge' ORDER BY seq`,
+        ...orderIds,
+      )
+      .toArray()
+      .map(entryFromRow);
+  }
+
   /** The movements naming `orderId`, in order (read through the ledger_by_order index). */
   ofOrder(orderId: string): LedgerEntry[] {
     return this.sql

@@ -15,7 +15,7 @@ import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
 import { ADMIN_TOKEN } from "../admin-helpers";
-import { indexNow } from "../order-helpers";
+import { drainTimers, indexNow } from "../order-helpers";
 import { servedDocument } from "./conformance";
 import { signExport } from "../../src/wallets/ledger-backup";
 
@@ -312,6 +312,30 @@ describe("success examples have the shape of real answers", () => {
     await expectSameAsExample("getOrder", got);
     await expectLikeExample("listProducts", await client("GET", "/products"));
     await expectLikeExample("listWallets", await client("GET", "/wallets"));
+    // A partial order (its failing line refunded), for the statement's movements of both kinds.
+    const from = Date.now();
+    const partial = await client("POST", "/order/create", {
+      productList: [line("DEMO-US-RANGE", 5), line("DEMO-US-FAILING", 7)],
+      wallet: "USD",
+      reference: "po-2026-0044",
+    });
+    await client("PUT", "/order/confirm", { orderId: partial.body.data.id });
+    await drainTimers(partial.body.data.id);
+    await expectLikeExample("getWalletLedger", await client("GET", "/wallets/USD/ledger?after=0&limit=2"));
+    const period = `from=${from}&to=${Date.now()}`;
+    const statement = await call("GET", `/wallets/USD/statement?${period}`, {
+      key: DEMO_KEY,
+      headers: { accept: "application/json" },
+    });
+    await expectLikeExample("getWalletStatement", statement);
+    // The CSV example has the real answer's columns and rows, kind for kind.
+    const csv = await call("GET", `/wallets/USD/statement?${period}`, { key: DEMO_KEY });
+    const cells = (text: string) => text.split("\r\n").map((row) => row.split(",").slice(1, 2));
+    const doc = (await servedDocument()) as Json;
+    const example =
+      doc.paths["/wallets/{currency}/statement"].get.responses["200"].content["text/csv"].examples.ok.value;
+    expect(example.split("\r\n")[0]).toBe((csv.body as string).split("\r\n")[0]);
+    expect(cells(example)).toEqual(cells(csv.body as string));
     const found = await admin("GET", "/admin/orders?clientId=demo&reference=po-2026-0042");
     await expectLikeExample("adminFindOrder", found);
     await expectSameAsExample("adminFindOrder", found);
@@ -320,6 +344,9 @@ describe("success examples have the shape of real answers", () => {
     const searched = await admin("GET", "/admin/orders/search?clientId=demo&reference=po-2026-0042");
     await expectLikeExample("adminSearchOrders", searched);
     await expectSameAsExample("adminSearchOrders", searched);
+    const listed = await client("GET", "/orders?reference=po-2026-0042");
+    await expectLikeExample("listOrders", listed);
+    await expectSameAsExample("listOrders", listed);
     await expectCsvSameAsExample(
       "adminExportOrders",
       await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),

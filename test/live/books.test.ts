@@ -1,0 +1,45 @@
+/**
+ * The client's books in live mode (sk_live_ keys): the same walk as in the sandbox (test/books-check.ts),
+ * and another client's order, reference and wallet answered as unknown ones.
+ */
+import { describe, expect, it } from "vitest";
+import { admin } from "../admin-helpers";
+import { expectBooks, placedOrder } from "../books-check";
+import { call, line, seedDemo } from "../helpers";
+import { expectError } from "../order-helpers";
+
+async function liveClient(id: string, currency = "USD"): Promise<string> {
+  const created = await admin("POST", "/admin/clients", { id, name: id });
+  expect(created.body.data.apiKey).toMatch(/^sk_live_/);
+  const topUp = await admin("POST", `/admin/wallets/${id}/${currency}/top-ups`, {
+    amount: "100",
+    idempotencyKey: `${id}-opening`,
+    reason: "opening",
+  });
+  expect(topUp.status).toBe(200);
+  return created.body.data.apiKey as string;
+}
+
+describe("a client's books in live mode", () => {
+  it("an order found by its reference, its charge in the ledger, a statement that adds up", async () => {
+    await seedDemo();
+    await expectBooks(await liveClient("live-books"));
+  });
+
+  it("another client's reference and wallet are unknown ones", async () => {
+    await seedDemo();
+    const mine = await liveClient("live-mine");
+    const theirs = await liveClient("live-theirs", "EUR");
+    await admin("POST", "/admin/wallets/live-theirs/USD/top-ups", {
+      amount: "100",
+      idempotencyKey: "live-theirs-usd",
+      reason: "opening",
+    });
+    await placedOrder(theirs, [line("DEMO-US-RANGE", 10)], "their-po");
+    expectError(await call("GET", "/order/get?reference=their-po", { key: mine }), 404, "Not Found", "order_not_found");
+    expect((await call("GET", "/order/get?reference=their-po", { key: theirs })).status).toBe(200);
+    expect((await call("GET", "/orders?reference=their", { key: mine })).body.data.orders).toEqual([]);
+    for (const path of ["/wallets/EUR/ledger", "/wallets/EUR/statement?from=0&to=1"])
+      expectError(await call("GET", path, { key: mine }), 404, "Wallet not found", "wallet_unknown");
+  });
+});
