@@ -15,6 +15,7 @@ import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
+import { skuSection } from "./figure-charts";
 import type { PageContext } from "../page";
 import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther } from "./parts";
 
@@ -57,8 +58,12 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
   const { env, operator, params, url } = ctx;
   const sku = params.sku!;
   const product = await requireProduct(env.DB, sku);
-  const [stock, threshold] = await Promise.all([stockOf(env.DB, sku), stockThresholdOf(env.DB, sku)]);
   const inventory = product.supplier === "inventory";
+  const [stock, threshold, figures] = await Promise.all([
+    stockOf(env.DB, sku),
+    stockThresholdOf(env.DB, sku),
+    inventory ? skuSection(ctx, sku) : html``,
+  ]);
   const action = path("/console/catalogue", sku);
   const mayChange = roleAllows(operator.role, "operator");
   const done = url.searchParams.get("done");
@@ -96,6 +101,7 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
           <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
           ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
         </section>
+        ${figures}
         ${
           mayChange
             ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">

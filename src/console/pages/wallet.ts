@@ -15,6 +15,7 @@ import { amount, when } from "../format";
 import { field, formKey, FormError, formProblem, input, newFormKey, notice, readForm, seeOther } from "../forms";
 import { html, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
+import { walletSection } from "./figure-charts";
 import type { PageContext } from "../page";
 
 const NOTICES = {
@@ -85,6 +86,7 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
     ? html`${postingForm("top-up", currency, refused)}${postingForm("adjustment", currency, refused)}`
     : html`<p class="hint">Your role (${operator.role}) reads wallets; posting to them needs the operator role.</p>`;
   let summary: Html;
+  let figures: Html = html``;
   try {
     const after = Math.max(0, Math.trunc(Number(url.searchParams.get("after") ?? "0")) || 0);
     const [balance, page] = await Promise.all([
@@ -95,6 +97,8 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
       page.next !== null
         ? html`<p><a href="${withQuery(path("/console/wallets", clientId, currency), { after: page.next })}">Next entries</a></p>`
         : "";
+    // Balance over time and the run-out day: a section of its own (pages/figure-charts.ts).
+    figures = await walletSection(ctx, clientId, currency);
     summary = html`<dl class="facts"><dt>Client</dt><dd><a href="${path("/console/clients", clientId)}">${client.name}</a> (${clientId})</dd>
         <dt>Balance</dt><dd>${amount(balance, currency)}</dd></dl>
       ${ledgerTable(page.entries, currency)}${more}`;
@@ -106,7 +110,7 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
     title,
     operator,
     current: "/console/wallets",
-    body: html`${notice(url, NOTICES)}${summary}${forms}`,
+    body: html`${notice(url, NOTICES)}${summary}${figures}${forms}`,
   });
 }
 
