@@ -70,9 +70,11 @@ describe("the indexer writes an order's row from its wallet's ledger", () => {
       modified_at: order.modifiedAt,
       expires_at: order.expiresAt,
       stage: 2,
+      lines: null,
     });
-    // The row and its time index entry, and the wallet's cursor: the top-up and the charge were read.
-    expect(run).toMatchObject({ wallets: 1, entries: 1, orders: 1, rowsWritten: 3 });
+    // The row and its time index entry, and the wallet's cursor: the top-up and the charge were read; and
+    // the daily figures' triggers (migration 0020): its day's bucket, its client's day and that day's entry.
+    expect(run).toMatchObject({ wallets: 1, entries: 1, orders: 1, rowsWritten: 3 + 3 });
     // A second run reads nothing new and writes nothing.
     expect(await indexOrders(env, clientId)).toMatchObject({ entries: 0, orders: 0, rowsWritten: 0 });
   });
@@ -189,18 +191,20 @@ describe("the upsert only accepts a later write", () => {
     ...overrides,
   });
 
+  // Each count adds what the daily figures' triggers write (migration 0020, test/figures): a new order's
+  // day and client buckets (and the client's day entry the first time), an ended order's move of bucket.
   it("writes 2 rows for an ended order (the row and its time index entry), none for a repeat", async () => {
     const done = row(2, "successful");
-    expect(await writeIndexRow(env.DB, done)).toBe(2);
+    expect(await writeIndexRow(env.DB, done)).toBe(2 + 3);
     expect(await writeIndexRow(env.DB, done)).toBe(0);
   });
 
   it("writes 3 rows for an open order (also its entry among the open), then 1 when it ends; never goes back", async () => {
     const processing = row(1, "processing");
-    expect(await writeIndexRow(env.DB, processing)).toBe(3);
+    expect(await writeIndexRow(env.DB, processing)).toBe(3 + 2);
     expect(await writeIndexRow(env.DB, processing)).toBe(0);
     const done = { ...processing, state: "successful" as const, stage: 2, modifiedAt: 3_000 };
-    expect(await writeIndexRow(env.DB, done)).toBe(1);
+    expect(await writeIndexRow(env.DB, done)).toBe(1 + 2);
     // The open write arriving late changes nothing.
     expect(await writeIndexRow(env.DB, processing)).toBe(0);
     expect(await indexed(done.clientId, done.reference)).toMatchObject({ state: "successful", stage: 2 });
@@ -208,10 +212,10 @@ describe("the upsert only accepts a later write", () => {
 
   it("lets a later write of the same stage win, and never an earlier one", async () => {
     const own = row(2, "partial", { refunded: "5", modifiedAt: 1_500 });
-    expect(await writeIndexRow(env.DB, own)).toBe(2);
+    expect(await writeIndexRow(env.DB, own)).toBe(2 + 2);
     expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_400 })).toBe(0);
     // A later write carries every field that can change, expiresAt too (the sandbox's expire-now moves it).
-    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600, expiresAt: 1_550 })).toBe(1);
+    expect(await writeIndexRow(env.DB, { ...own, state: "failed", modifiedAt: 1_600, expiresAt: 1_550 })).toBe(1 + 2);
     expect(await indexed(own.clientId, own.reference)).toMatchObject({
       state: "failed",
       modified_at: 1_600,
