@@ -191,6 +191,10 @@ END;
 CREATE TRIGGER daily_stock_uploaded AFTER INSERT ON codes BEGIN
   INSERT INTO daily_stock (sku, day, value, uploaded, sold) VALUES (NEW.sku, NEW.created_at / 86400000, NEW.value, 1, 0)
   ON CONFLICT (sku, day, value) DO UPDATE SET uploaded = uploaded + 1;
+  -- A code written sold at once (none is today: a sale updates an uploaded code) counts as sold too.
+  INSERT INTO daily_stock (sku, day, value, uploaded, sold)
+  SELECT NEW.sku, coalesce(NEW.sold_at, 0) / 86400000, NEW.value, 0, 1 WHERE NEW.status = 'sold'
+  ON CONFLICT (sku, day, value) DO UPDATE SET sold = sold + 1;
 END;
 
 CREATE TRIGGER daily_stock_sold AFTER UPDATE OF status ON codes

@@ -10,8 +10,8 @@
  */
 import { html, raw, type Html } from "./html";
 
-const WIDTH = 720;
-const HEIGHT = 260;
+const WIDTH = 560;
+const HEIGHT = 280;
 const LEFT = 64;
 const RIGHT = 16;
 const TOP = 16;
@@ -167,7 +167,13 @@ export function lineChart(parts: ChartParts): Html {
           Number.isFinite(value) ? `${(LEFT + slot * (index + 0.5)).toFixed(1)},${y(value).toFixed(1)}` : null,
         )
         .filter((point): point is string => point !== null);
-      return html`<polyline class="chart-line ${series.tone}" fill="none" points="${points.join(" ")}" />`;
+      // A dot at each point, so that a day alone (a wallet opened today) still shows.
+      const dots = series.values.map((value, index) =>
+        Number.isFinite(value)
+          ? html`<circle class="${series.tone}" cx="${(LEFT + slot * (index + 0.5)).toFixed(1)}" cy="${y(value).toFixed(1)}" r="2.5" />`
+          : "",
+      );
+      return html`<polyline class="chart-line ${series.tone}" fill="none" points="${points.join(" ")}" />${dots}`;
     });
     return html`${lines}`;
   });

@@ -166,7 +166,7 @@ describe("the pages' charts", () => {
       `<tr><th scope="row">${dayText(today)}</th><td class="num">18.5</td><td class="num">3</td><td class="num">1</td><td class="num">1</td></tr>`,
     );
     expect(charts.get("sales-usd")!.summary).toContain(
-      `Days with failed or partial orders: ${dayText(today)} (1 failed, 1 partial)`,
+      `1 day had failed or partial orders (each is in the table); the most on ${dayText(today)} (1 failed, 1 partial).`,
     );
     expect(charts.get("top-skus-sales")!.summary).toContain(`${PROBE_ESCAPED}-SKU 18.5 USD`);
     expect(charts.get("top-skus-failing")!.summary).toContain("DEMO-EU-FIXED 100.0% (1 of 1 lines)");

@@ -318,5 +318,21 @@ describe("what the triggers cost in D1 rows written", () => {
       { day, value: "25", uploaded: 3, sold: 0 },
       { day: day + 1, value: "25", uploaded: 0, sold: 1 },
     ]);
+    // A code written sold at once counts on its sale's day too.
+    await env.DB.prepare(
+      `INSERT INTO codes (sku, value, pin, link, status, order_id, sold_at, created_at)
+       VALUES (?1, '25', ?2, 'https://r.example/y', 'sold', 'ord_y', ?3, ?4)`,
+    )
+      .bind(sku, uid("p"), at + DAY_MS, at)
+      .run();
+    const { results: after } = await env.DB.prepare(
+      `SELECT day, uploaded, sold FROM daily_stock WHERE sku = ?1 AND day IN (?2, ?2 + 1) ORDER BY day`,
+    )
+      .bind(sku, day)
+      .all();
+    expect(after).toEqual([
+      { day, uploaded: 4, sold: 0 },
+      { day: day + 1, uploaded: 0, sold: 2 },
+    ]);
   });
 });

@@ -53,6 +53,14 @@ function peak(days: number[], values: number[], text: (index: number) => string)
   return best < 0 ? null : `${dayText(days[best]!)} (${text(best)})`;
 }
 
+/** The day of `rows` with the most failed and partial orders, as "YYYY-MM-DD (n failed, m partial)". */
+function worst(rows: CurrencySales["days"]): string {
+  const day = rows.reduce((most, row) =>
+    row.byState.failed + row.byState.partial > most.byState.failed + most.byState.partial ? row : most,
+  );
+  return `${dayText(day.day)} (${day.byState.failed} failed, ${day.byState.partial} partial)`;
+}
+
 function currencyCharts(days: number[], { currency, days: rows }: CurrencySales): Html {
   const id = currency.toLowerCase();
   const states = DAY_STATES.map((state) => rows.reduce((total, row) => total + row.byState[state], 0));
@@ -102,7 +110,7 @@ function currencyCharts(days: number[], { currency, days: rows }: CurrencySales)
       (best === null ? "" : ` The most on ${best}.`) +
       (marked.length === 0
         ? " No day had a failed or partial order."
-        : ` Days with failed or partial orders: ${marked.map((row) => `${dayText(row.day)} (${row.byState.failed} failed, ${row.byState.partial} partial)`).join("; ")}.`),
+        : ` ${marked.length} ${marked.length === 1 ? "day" : "days"} had failed or partial orders (each is in the table); the most on ${worst(marked)}.`),
     table: {
       head: ["Day", `Sales (${currency})`, "Orders", "Failed", "Partial"],
       rows: rows.map((row) => [
