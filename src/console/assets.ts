@@ -54,7 +54,7 @@ dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(26rem, 1fr)); gap: 1rem 1.5rem; }
 figure.chart-figure { margin: 0 0 1rem; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem; }
-svg.chart { width: 100%; height: auto; display: block; }
+svg.chart { width: 100%; max-width: 44rem; height: auto; display: block; }
 .chart-grid { stroke: #e3e6ec; stroke-width: 1; }
 .chart-axis { stroke: var(--muted); stroke-width: 1; }
 .chart-tick { fill: var(--muted); font-size: 13px; }

@@ -42,16 +42,19 @@ export interface ChartParts {
   summary: string;
   /** The numbers as a table: the header's cells, then a row per x. */
   table: { head: string[]; rows: (string | number)[][] };
-  /** A horizontal line across the plot (a threshold), with its label. */
-  rule?: { value: number; label: string };
+  /** A horizontal line across the plot (a threshold): its label in the legend, its short name by the line. */
+  rule?: { value: number; label: string; short: string };
+  /** The y axis counts things (orders, codes): its ticks are whole numbers. */
+  whole?: boolean;
 }
 
-/** Ticks of the y axis: 0 to a round maximum at or above `max`, in 4 or 5 steps. */
-export function ticks(max: number): number[] {
+/** Ticks of the y axis: 0 to a round maximum at or above `max`, in 4 or 5 steps (whole ones if `whole`). */
+export function ticks(max: number, whole = false): number[] {
   if (!(max > 0)) return [0, 1];
-  const rough = max / 4;
+  const rough = whole ? Math.max(1, max / 4) : max / 4;
   const magnitude = 10 ** Math.floor(Math.log10(rough));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((candidate) => candidate >= rough)!;
+  const steps = whole && magnitude === 1 ? [1, 2, 5, 10] : [1, 2, 2.5, 5, 10];
+  const step = steps.map((m) => m * magnitude).find((candidate) => candidate >= rough)!;
   const count = Math.ceil(max / step - 1e-9);
   return Array.from({ length: count + 1 }, (_, index) => Number((index * step).toPrecision(12)));
 }
@@ -71,7 +74,7 @@ function shownLabel(index: number, count: number): boolean {
 type Plot = (y: (value: number) => number, slot: number) => Html;
 
 function frame(parts: ChartParts, top: number, plot: Plot): Html {
-  const scale = ticks(top);
+  const scale = ticks(top, parts.whole === true);
   const highest = scale[scale.length - 1]!;
   const y = (value: number) => TOP + PLOT_H - (value / highest) * PLOT_H;
   const slot = PLOT_W / parts.x.length;
@@ -88,7 +91,7 @@ function frame(parts: ChartParts, top: number, plot: Plot): Html {
     parts.rule === undefined
       ? ""
       : html`<line class="chart-rule" x1="${LEFT}" x2="${WIDTH - RIGHT}" y1="${y(parts.rule.value)}" y2="${y(parts.rule.value)}" />
-        <text class="chart-rule-label" x="${WIDTH - RIGHT - 4}" y="${y(parts.rule.value) - 4}" text-anchor="end">${parts.rule.label}</text>`;
+        <text class="chart-rule-label" x="${WIDTH - RIGHT - 4}" y="${y(parts.rule.value) - 4}" text-anchor="end">${parts.rule.short}</text>`;
   return html`<svg class="chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${parts.id}-title ${parts.id}-desc" focusable="false">
       <title id="${parts.id}-title">${parts.title}</title>
       <desc id="${parts.id}-desc">${parts.summary}</desc>

@@ -48,6 +48,10 @@ describe("the SVG charts", () => {
     expect(ticks(100)).toEqual([0, 25, 50, 75, 100]);
     expect(ticks(0.3)).toEqual([0, 0.1, 0.2, 0.3]);
     expect(ticks(1234)).toEqual([0, 500, 1000, 1500]);
+    // Counts: whole steps only.
+    expect(ticks(10, true)).toEqual([0, 5, 10]);
+    expect(ticks(3, true)).toEqual([0, 1, 2, 3]);
+    expect(ticks(10)).toEqual([0, 2.5, 5, 7.5, 10]);
   });
 
   it("draws a titled, labelled figure whose numbers are a table, with everything written escaped", () => {
@@ -71,7 +75,7 @@ describe("the SVG charts", () => {
       lineChart({
         ...parts,
         series: [{ label: PROBE, tone: "chart-1", values: [1.5, Number.NaN] }],
-        rule: { value: 2, label: `Threshold ${PROBE}` },
+        rule: { value: 2, label: `Threshold ${PROBE}`, short: PROBE },
       }).toString(),
       rankingChart({ ...parts, bars: [{ label: PROBE, value: 3, text: PROBE, tone: "chart-bad" }] }).toString(),
     ]) {

@@ -76,6 +76,7 @@ function currencyCharts(days: number[], { currency, days: rows }: CurrencySales)
     title: `Orders per day, ${currency} wallets`,
     xLabel: "Day (UTC)",
     yLabel: "Orders",
+    whole: true,
     x: days.map(dayText),
     series: DAY_STATES.map((state) => ({
       label: state,
@@ -308,11 +309,18 @@ export function skuCharts(figures: SkuFigures): Html {
     title: "Codes in stock per value at the end of each day",
     xLabel: "Day (UTC)",
     yLabel: "Codes",
+    whole: true,
     x: days.map(dayText),
     series,
     ...(figures.threshold === null
       ? {}
-      : { rule: { value: figures.threshold, label: `Low-stock threshold: ${figures.threshold} codes (all values)` } }),
+      : {
+          rule: {
+            value: figures.threshold,
+            label: `Low-stock threshold: ${figures.threshold} codes (all values)`,
+            short: `threshold ${figures.threshold}`,
+          },
+        }),
     summary: `${figures.values
       .map(
         (value) =>
@@ -349,6 +357,7 @@ export function clientCharts(figures: { days: number[]; currencies: { currency: 
       title: `Orders per day, ${currency} wallet`,
       xLabel: "Day (UTC)",
       yLabel: "Orders",
+      whole: true,
       x: days.map(dayText),
       series: [{ label: "Orders", tone: "chart-1", values: rows.map((row) => row.orders) }],
       summary: `${orders} orders over ${period(days)}.`,
