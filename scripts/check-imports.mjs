@@ -2,7 +2,9 @@
 /**
  * npm test fails when the imports of src/ run in a circle (between files, or between folders), when
  * src/http or src/kernel imports a domain, when a routes file is imported by anything but the composition
- * root, or when a D1 table is written from more than one folder.
+ * root, when a module other than the http layer, a routes file or the composition root imports the http
+ * layer's errors (src/http/errors.ts: each failure's status; a store or an action refuses with the kernel's
+ * `fail()` and knows no status), or when a D1 table is written from more than one folder.
  *
  * Every import counts, `import type` too: a type-only circle costs nothing at run time but still means two
  * modules can only be read together. So does `import()`: a module loaded on first use (src/app.ts loads
@@ -54,10 +56,19 @@ for (const component of circles([...graph.keys()], (file) => graph.get(file) ?? 
   problems.push(`import circle between files: ${component.map(name).join(", ")}`);
 }
 
+/** The http layer's errors, and who may import them besides the http layer itself. */
+const HTTP_ERRORS = "http/errors.ts";
+const mayImportHttpErrors = (file) => folderOf(file) === "http" || name(file) === "app.ts" || /-routes\.ts$/.test(file);
+
 const folderEdges = new Map();
 for (const [file, imports] of graph) {
   for (const imported of imports) {
     const [from, to] = [folderOf(file), folderOf(imported)];
+    if (name(imported) === HTTP_ERRORS && !mayImportHttpErrors(file)) {
+      problems.push(
+        `${name(file)} imports ${HTTP_ERRORS}: only http/, routes files and app.ts may; refuse with fail() from kernel/failures.ts`,
+      );
+    }
     if (/-routes\.ts$/.test(imported) && name(file) !== "app.ts") {
       problems.push(
         `${name(file)} imports the routes file ${name(imported)}: only the composition root (src/app.ts) gathers routes`,
@@ -96,5 +107,5 @@ if (problems.length > 0) {
 }
 console.log(
   `imports: ${graph.size} files in src/, no circle between files or folders; src/http and src/kernel import no domain; ` +
-    `routes files are gathered by app.ts only; each of the ${writers.size} D1 tables is written from one folder`,
+    `routes files are gathered by app.ts only; only http/, routes files and app.ts import http/errors.ts; each of the ${writers.size} D1 tables is written from one folder`,
 );

@@ -16,12 +16,12 @@
  *   - every `*-admin-routes.ts` and `*-admin-schemas.ts` (the operator's routes and their schemas, named so
  *     by the scheme scripts/check-layout.mjs holds);
  *   - the queue consumer and the schemas of its messages (src/webhooks/: queue-handler, consumer,
- *     dead-letters, schemas);
+ *     dead-letter-store, schemas);
  *   - the schemas of the client's requests and answers (orders/order-schemas.ts, orders/order-view-schemas.ts,
  *     catalogue/catalogue-schemas.ts, catalogue/product-schemas.ts, wallets/wallet-schemas.ts), the upstream supplier's
  *     answer (fulfilment/upstream-answer.ts) and every `*-examples.ts`;
  *   - zod itself (node_modules/zod/), which every one of those loads;
- *   - the document's builder (src/http/openapi.ts, src/http/error-details.ts) and src/docs/.
+ *   - the document's builder (src/http/openapi.ts, src/kernel/failure-details.ts) and src/docs/.
  * `node scripts/check-startup.mjs --list` lists the modules evaluated at start-up and those on first use.
  */
 import { spawnSync } from "node:child_process";
@@ -34,11 +34,12 @@ import { root } from "./source-facts.mjs";
 const NOT_AT_STARTUP = [
   /-admin-routes\.ts$/,
   /-admin-schemas\.ts$/,
-  /^src\/webhooks\/(webhook-message-schemas|consumer|dead-letters|queue-handler)\.ts$/,
+  /^src\/webhooks\/(webhook-message-schemas|consumer|dead-letter-store|queue-handler)\.ts$/,
   /^src\/(orders\/order-schemas|orders\/order-view-schemas|catalogue\/catalogue-schemas|catalogue\/product-schemas|wallets\/wallet-schemas)\.ts$/,
   /^src\/fulfilment\/upstream-answer\.ts$/,
   /-examples\.ts$/,
-  /^src\/http\/(openapi|error-details)\.ts$/,
+  /^src\/http\/openapi\.ts$/,
+  /^src\/kernel\/failure-details\.ts$/,
   /^src\/docs\//,
 ];
 

@@ -15,7 +15,7 @@ import {
   WalletThresholdData,
   WalletThresholdRequest,
 } from "./attention-admin-schemas";
-import { setStockThreshold, setWalletThreshold } from "./set-thresholds";
+import { setStockThreshold, setWalletThreshold } from "./threshold-actions";
 
 /** GET /admin/attention. */
 export async function getAttention(request: IRequest, context: RequestContext): Promise<Response> {

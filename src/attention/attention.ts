@@ -10,10 +10,10 @@ import { availableCodesStatement } from "../inventory/code-store";
 import { rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
 import { lastRun, type StoredRun } from "../orders/reconciliation-store";
-import { listTimerFailures, type TimerFailure } from "../orders/timer-failures";
-import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letters";
+import { listTimerFailures, type TimerFailure } from "../orders/timer-failure-store";
+import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letter-store";
 import { currentBalance } from "../wallets/wallet-moves";
-import { registeredWallets, registeredWalletsStatement } from "../wallets/wallet-registry";
+import { registeredWallets, registeredWalletsStatement } from "../wallets/wallet-registry-store";
 import {
   balanceBelow,
   SKUS_WITH_THRESHOLD,
@@ -21,7 +21,7 @@ import {
   stockThresholdsStatement,
   WALLETS_WITH_THRESHOLD,
   walletThresholdsStatement,
-} from "./thresholds";
+} from "./threshold-store";
 
 /** How many stuck orders and dead letters the list shows; `more` says when their own lists hold more. */
 export const ATTENTION_PAGE = 50;

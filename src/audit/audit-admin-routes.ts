@@ -1,8 +1,8 @@
 /** Operator API: the audit log of operator actions. */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
-import { auditEntriesAfter } from "./audit-log";
+import { auditEntriesAfter } from "./audit-store";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { adminCaller } from "../http/admin-auth";

@@ -15,11 +15,11 @@ import {
 import type { CodeCountRow } from "../inventory/code-store";
 import { canonicalQuotes, changedStockTerms } from "./catalogue-rules";
 import { adminDealView, adminProductView } from "./catalogue-views";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { requireClient } from "../clients/client-store";
-import { auditStatement } from "../audit/audit-log";
+import { auditStatement } from "../audit/audit-store";
 import { ClientParams } from "../clients/client-admin-schemas";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
@@ -34,7 +34,7 @@ import {
   UpsertProductRequest,
 } from "./catalogue-admin-schemas";
 import { catalogueExamples } from "./catalogue-examples";
-import { setProductActive } from "./operator-catalogue";
+import { setProductActive } from "./product-actions";
 import * as deals from "./deal-actions";
 
 function adminProductViewOf(row: StoredProductRow, counts: CodeCountRow[]) {

@@ -1,8 +1,8 @@
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { rowsToFetch } from "../kernel/paging";
 import type { ExchangeRate } from "../pricing/exchange";
 import { rateFromRow, ratesFromStatement, type RateRow } from "../pricing/rate-store";
-import { registeredWallets, walletCurrenciesStatement, type Region } from "../wallets/wallet-registry";
+import { registeredWallets, walletCurrenciesStatement, type Region } from "../wallets/wallet-registry-store";
 import { availableCodesStatement, codeCountsStatement, type CodeCountRow } from "../inventory/code-store";
 import type { CatalogueProduct, Deal, ProductType, SupplierKind, AdjustmentMode } from "./catalogue-schemas";
 

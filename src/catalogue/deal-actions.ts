@@ -3,9 +3,9 @@
  * catalogue-admin-routes.ts, or the console's client page): set a deal's terms, or delete it. Each change
  * is written in one D1 batch with its audit row, under the actor it is given.
  */
-import { auditStatement } from "../audit/audit-log";
+import { auditStatement } from "../audit/audit-store";
 import { requireClient } from "../clients/client-store";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import type { AdjustmentMode, DealState } from "../pricing/deal";
 import { forgetCatalogueCache } from "./catalogue-cache";
 import { canonicalDealTerms } from "./catalogue-rules";

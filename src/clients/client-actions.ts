@@ -4,16 +4,16 @@
  * keys, rotate the webhook secret, disable and enable it, set its region (moving its wallets). Each change is written in one D1 batch with its
  * audit row, under the actor it is given. New secrets are answered once and never stored in clear.
  */
-import { auditStatement } from "../audit/audit-log";
+import { auditStatement } from "../audit/audit-store";
 import { forgetCachedKeys } from "../http/auth";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { randomHex } from "../kernel/crypto";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { serviceMode } from "../kernel/service-mode";
 import { WALLET_MOVE_SEAMS } from "../wallets/seams";
 import { finishMoves, type MoveSeams, type WalletMove } from "../wallets/wallet-moves";
-import { regionOf, startMovesStatement, walletCurrencies, type Region } from "../wallets/wallet-registry";
+import { regionOf, startMovesStatement, walletCurrencies, type Region } from "../wallets/wallet-registry-store";
 import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
 import {
   findKey,

@@ -4,7 +4,7 @@ import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
 import { walletBalances, type WalletMove } from "../wallets/wallet-moves";
-import { regionOf } from "../wallets/wallet-registry";
+import { regionOf } from "../wallets/wallet-registry-store";
 import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";

@@ -6,7 +6,7 @@ import * as z from "zod";
 import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import { WalletView } from "../wallets/wallet-schemas";
 import { WalletPlacementView } from "../wallets/wallet-admin-schemas";
-import { REGIONS } from "../wallets/wallet-registry";
+import { REGIONS } from "../wallets/wallet-registry-store";
 
 const Label = z.string().max(100);
 

@@ -1,5 +1,5 @@
 /** SQL on the clients and api_keys tables: the operator API's, the key lookup of authentication, and the statements other domains batch. */
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { rowsToFetch } from "../kernel/paging";
 import { readNoOlderThan, type DatedAnswer } from "../kernel/replica-reads";
 

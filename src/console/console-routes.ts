@@ -10,7 +10,8 @@
  */
 import type { IRequest } from "itty-router";
 import { clientAddress } from "../http/auth";
-import { ApiError, HTTP_STATUS } from "../http/errors";
+import { HTTP_STATUS } from "../http/errors";
+import { Refusal } from "../kernel/failures";
 import type { Page, RequestContext } from "../http/route";
 import { logFailure } from "../kernel/log";
 import { roleAllows } from "../operators/roles";
@@ -161,7 +162,7 @@ async function servePage(request: Request, context: RequestContext, url: URL): P
     const answer = await handler(ctx);
     return answer instanceof Response ? answer : document(answer);
   } catch (error) {
-    if (error instanceof ApiError)
+    if (error instanceof Refusal)
       return problem(HTTP_STATUS[error.failure.code], "Could not do that", error.failure.message, operator);
     throw error;
   }

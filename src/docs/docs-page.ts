@@ -10,7 +10,7 @@
  * /openapi.json does not describe it.
  */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import type { RequestContext } from "../http/route";
 import { RENDERER_HASH, RENDERER_VERSION } from "./generated/renderer.js";
 

@@ -1,9 +1,9 @@
-import { sellReserved } from "../inventory/reservations";
+import { sellReserved } from "../inventory/reservation-store";
 import type { IssueOutcome, IssueRequest, Supplier } from "./supplier";
 
 /**
  * Operator-loaded codes: exactly the line's quantity of the codes this order reserved at create is sold to
- * it (src/inventory/reservations.ts, one atomic batch); whatever else the order holds of the SKU goes back
+ * it (src/inventory/reservation-store.ts, one atomic batch); whatever else the order holds of the SKU goes back
  * on sale. A retry finds the codes sold and gets the same ones; a line the order holds too few codes for fails.
  */
 export function inventorySupplier(db: D1Database): Supplier {

@@ -6,7 +6,7 @@
 import { sha256Hex } from "../kernel/crypto";
 import { roleAllows, type Role } from "../kernel/roles";
 import { bearerToken, clientAddress, rateLimited } from "./auth";
-import { fail } from "./errors";
+import { fail } from "../kernel/failures";
 import { log } from "../kernel/log";
 import type { AdminCaller, RequestContext } from "./route";
 

@@ -4,7 +4,8 @@
  * composition root, src/app.ts), so this module knows no table.
  */
 import { io } from "../kernel/faults";
-import { ApiError, ERRORS, fail, failure } from "./errors";
+import { Refusal, fail, failure } from "../kernel/failures";
+import { ERRORS, RefusalWithHeaders } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
 import { forgetPrimaryMark } from "../kernel/replica-reads";
 import { API_KEY_PREFIX, modeOfKey, serviceMode, type ServiceMode } from "../kernel/service-mode";
@@ -26,7 +27,7 @@ export type KeyLookup = (
   maxAgeMs: number,
 ) => Promise<{ answer: string | null; asOf: number }>;
 
-/** The client behind a request's API key, or an ApiError (403 unauthenticated, 429 rate_limited). */
+/** The client behind a request's API key, or a Refusal (403 unauthenticated, 429 rate_limited). */
 export type Authenticate = (request: Request, env: Env) => Promise<Client>;
 
 /** A seam for every I/O call authentication makes (src/kernel/faults.ts); names are data. */
@@ -97,7 +98,7 @@ function checkEnvironment(key: string, env: Env): void {
   const keyMode = modeOfKey(key);
   const mode = serviceMode(env);
   if (keyMode === null || keyMode === mode) return;
-  throw new ApiError(
+  throw new Refusal(
     failure(
       "wrong_environment",
       { keyEnvironment: keyMode, environment: mode },
@@ -107,7 +108,7 @@ function checkEnvironment(key: string, env: Env): void {
 }
 
 export function rateLimited(): never {
-  throw new ApiError(failure("rate_limited"), { "retry-after": "10" });
+  throw new RefusalWithHeaders(failure("rate_limited"), { "retry-after": "10" });
 }
 
 /**

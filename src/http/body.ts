@@ -1,5 +1,5 @@
 import type * as z from "zod/v4/core";
-import { fail } from "./errors";
+import { fail } from "../kernel/failures";
 
 /** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });

@@ -1,9 +1,11 @@
 /**
- * The HTTP side of the service's failures: the status each code is answered with (the codes and their
- * messages are the domain's, src/kernel/failures.ts), and the error a handler throws to end a request.
- * The statuses of the order endpoints are part of the client contract and never change.
+ * The HTTP side of the service's failures: the status each code is answered with (the codes, their
+ * messages and the Refusal that carries one are the domain's, src/kernel/failures.ts). The statuses of the
+ * order endpoints are part of the client contract and never change. Only the http layer, the routes files
+ * and the composition root import this file (scripts/check-imports.mjs): a store or an action refuses
+ * with the kernel's `fail()` and knows no status.
  */
-import { FAILURES, failure, type Failure, type FailureCode } from "../kernel/failures";
+import { FAILURES, Refusal, failure, type Failure, type FailureCode } from "../kernel/failures";
 
 export { failure, type Failure };
 export type ErrorCode = FailureCode;
@@ -71,16 +73,12 @@ export const ERRORS = Object.fromEntries(
   ]),
 ) as { [Code in FailureCode]: { status: (typeof HTTP_STATUS)[Code]; message: (typeof FAILURES)[Code] } };
 
-/** Thrown inside the Worker to end a request with a failure; the router turns it into the error body. */
-export class ApiError extends Error {
+/** A refusal that also sets headers on its answer (429's Retry-After): the http layer's own. */
+export class RefusalWithHeaders extends Refusal {
   constructor(
-    readonly failure: Failure,
-    readonly headers: Record<string, string> = {},
+    failure: Failure,
+    readonly headers: Record<string, string>,
   ) {
-    super(failure.message);
+    super(failure);
   }
-}
-
-export function fail(code: ErrorCode, details?: Record<string, unknown>, message?: string): never {
-  throw new ApiError(failure(code, details, message));
 }

@@ -4,13 +4,13 @@
  * the composition root (src/app.ts) gathers them with the named schemas and the webhooks
  * (src/document-parts.ts), and the route GET /openapi.json (src/docs/docs-routes.ts) builds the document
  * here, on its first request; this module knows no domain. Error bodies get one schema per code
- * (src/http/error-details.ts: typed details, an example, retry advice); examples of routes live in each
+ * (src/kernel/failure-details.ts: typed details, an example, retry advice); examples of routes live in each
  * domain's *-examples.ts. The checked-in copy is schema/openapi.json (regenerate: `npx vitest run
  * --project service test/openapi -u`, then `npm run client:types`); `npm run lint:openapi` lints it with
  * Redocly.
  */
 import * as z from "zod";
-import { ERROR_DETAILS, RETRY, errorExample } from "./error-details";
+import { ERROR_DETAILS, RETRY, errorExample } from "../kernel/failure-details";
 import { ERRORS, type ErrorCode } from "./errors";
 import type { Loadable, ObjectSchema, Route, RouteDoc, RouteExample } from "./route";
 

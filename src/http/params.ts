@@ -2,7 +2,7 @@
 import type { IRequest } from "itty-router";
 import * as z from "zod";
 import { issuesOf, readJson } from "./body";
-import { fail } from "./errors";
+import { fail } from "../kernel/failures";
 
 function decoded(params: Record<string, string> | undefined): Record<string, string> | null {
   const out: Record<string, string> = {};

@@ -12,7 +12,7 @@ import type { ErrorCode } from "./errors";
 /**
  * The caller of an operator route, found and checked against the route's role by the router before the
  * handler runs: a named operator with its role, or the break-glass ADMIN_TOKEN (role admin). It is what an
- * audit row names (src/audit/audit-log.ts AuditedBy).
+ * audit row names (src/audit/audit-store.ts AuditedBy).
  */
 export interface AdminCaller {
   actor: Actor;

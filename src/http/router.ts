@@ -1,7 +1,8 @@
 import { Router, type IRequest, type RouterType } from "itty-router";
 import { logFailure } from "../kernel/log";
 import { once } from "../kernel/once";
-import { ApiError, failure } from "./errors";
+import { Refusal, failure } from "../kernel/failures";
+import { RefusalWithHeaders } from "./errors";
 import { errorResponse } from "./responses";
 import type { AuthorizeOperator } from "./admin-auth";
 import type { Authenticate } from "./auth";
@@ -81,7 +82,8 @@ function strayRoute(prefix: string, list: readonly Routed[]): string | null {
 
 /**
  * The Worker's fetch handler for these routes. It knows no domain: it routes, gives each request an id
- * and its authentication, and turns a thrown ApiError (or anything else, as a 500) into the error body.
+ * and its authentication, and turns a thrown Refusal into its code's status and error body (anything else
+ * thrown is a 500).
  */
 export function createRouter(
   routes: readonly Routed[],
@@ -139,8 +141,8 @@ export function createRouter(
         response = (await router.fetch(request, context)) ?? notRouted(pathname);
       }
     } catch (error) {
-      if (error instanceof ApiError) {
-        response = errorResponse(error.failure, error.headers);
+      if (error instanceof Refusal) {
+        response = errorResponse(error.failure, error instanceof RefusalWithHeaders ? error.headers : {});
       } else {
         logFailure(error, { step: "request", requestId, route: `${request.method} ${pathname}` });
         response = errorResponse(failure("server_error"));

@@ -1,6 +1,6 @@
 /**
  * SQL on the codes table for operator uploads and stock counts, and the statements other domains batch to
- * count codes (the catalogue's views of stock). An order's hold on codes is src/inventory/reservations.ts.
+ * count codes (the catalogue's views of stock). An order's hold on codes is src/inventory/reservation-store.ts.
  */
 import { toAmountNumber } from "../pricing/money";
 import type { CanonicalCode, CodeTerms } from "./code-rules";

@@ -1,9 +1,9 @@
 /** Operator API: redeem codes of inventory SKUs (bulk upload as JSON or CSV, stock per value). */
 import { readText } from "../http/body";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
-import { uploadCodes, type RequireProduct } from "./code-upload";
+import { uploadCodes, type RequireProduct } from "./code-actions";
 import { stockOf } from "./code-store";
 import { SkuParams } from "../kernel/primitives";
 import { adminCaller } from "../http/admin-auth";
@@ -16,7 +16,7 @@ export const CODES_UPLOAD_MAX_BYTES = 1_048_576;
 
 /**
  * POST /admin/products/:sku/codes, as application/json ({"codes": [{value, pin, link}]}) or text/csv (header
- * value,pin,link): src/inventory/code-upload.ts checks and writes it, all or nothing.
+ * value,pin,link): src/inventory/code-actions.ts checks and writes it, all or nothing.
  */
 const uploadCodesRoute =
   (requireProduct: RequireProduct): Handler =>

@@ -1,7 +1,7 @@
 import { io } from "../kernel/faults";
 import { log, logFailure } from "../kernel/log";
-import { audit } from "../audit/audit-log";
-import { releaseStale, staleHolders, type StaleHolder } from "./reservations";
+import { audit } from "../audit/audit-store";
+import { releaseStale, staleHolders, type StaleHolder } from "./reservation-store";
 
 /**
  * The scheduled sweep (cron trigger in wrangler.toml): a safety net under the orders' own expiry timers.

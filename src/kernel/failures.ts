@@ -1,8 +1,11 @@
 /**
  * Every failure the service can answer with, in the domain's words: a stable machine-readable code and its
  * message. The messages of the order endpoints are part of the client contract and never change; the
- * code is what a client should branch on. Pure rules return these as plain data; which HTTP status a code
- * is answered with is the http layer's business (src/http/errors.ts), so nothing here knows HTTP.
+ * code is what a client should branch on. Pure rules return these as plain data; stores and actions refuse
+ * with `fail()`, which throws a Refusal. Which HTTP status a code is answered with is the http layer's
+ * business (src/http/errors.ts, mapped once by the router), so nothing here knows HTTP. What each code's
+ * details hold, an example and the retry advice are beside this file (failure-details.ts), loaded only by
+ * the API document: they are zod shapes, which start-up does not evaluate.
  */
 export const FAILURES = {
   invalid_request_body: "Invalid request body",
@@ -80,4 +83,20 @@ export interface Failure {
 
 export function failure(code: FailureCode, details?: Record<string, unknown>, message?: string): Failure {
   return { ok: false, code, message: message ?? FAILURES[code], ...(details ? { details } : {}) };
+}
+
+/**
+ * A refusal: the domain declines a request, for the reason its failure names. Thrown by stores, actions and
+ * routes alike; the router answers it with the code's status and the error body, the console with the form
+ * field and words its one table of refusals gives. Anything else thrown is a 500.
+ */
+export class Refusal extends Error {
+  constructor(readonly failure: Failure) {
+    super(failure.message);
+  }
+}
+
+/** Refuse with `code`: throws a Refusal carrying the code, its details and its message. */
+export function fail(code: FailureCode, details?: Record<string, unknown>, message?: string): never {
+  throw new Refusal(failure(code, details, message));
 }

@@ -1,7 +1,7 @@
 /** Operator API: named operators (create with a token shown once, list, change a role, revoke). */
 import type { IRequest } from "itty-router";
 import { adminCaller } from "../http/admin-auth";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { PageQuery, parseBody, parseParams, parseQuery } from "../http/params";
 import { jsonResponse, ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";

@@ -3,7 +3,7 @@
  * change a role, revoke (which ends the operator's console sessions in that batch too). The /admin routes
  * and the console call these alike.
  */
-import { auditStatement, auditStatementIfChanged, type AuditedBy } from "../audit/audit-log";
+import { auditStatement, auditStatementIfChanged, type AuditedBy } from "../audit/audit-store";
 import { randomHex, sha256Hex } from "../kernel/crypto";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 import type { Role } from "../kernel/roles";

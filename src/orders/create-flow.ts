@@ -2,7 +2,7 @@
  * The create flow: the order the Worker planned (src/orders/order-plan.ts) is stored once its stock is
  * reserved and its balance checked, or refused with everything it held given back.
  */
-import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservations";
+import { releaseCodes, reserveCodes, type Reservation } from "../inventory/reservation-store";
 import { failure, type Failure } from "../kernel/failures";
 import { Money, toAmountNumber } from "../pricing/money";
 import { cancelExpiry } from "./expiry-flow";

@@ -2,7 +2,7 @@
  * The expiry flow: a created order that is not confirmed by expiresAt becomes rejected, its reserved codes
  * go back on sale and its wallet voids it for good; the sandbox's expire-now runs the same path at once.
  */
-import { releaseCodes } from "../inventory/reservations";
+import { releaseCodes } from "../inventory/reservation-store";
 import { failure } from "../kernel/failures";
 import { logFailure } from "../kernel/log";
 import type { OrderHost, Result } from "./order-host";

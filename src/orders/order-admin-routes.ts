@@ -3,7 +3,7 @@
  * through their own flow).
  */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { objectIdOf, orderObjectName } from "./order-id";
@@ -31,7 +31,7 @@ import {
   ORDER_CSV_COLUMNS,
   SEARCH_PAGE_SIZE,
 } from "./order-search";
-import { listTimerFailures } from "./timer-failures";
+import { listTimerFailures } from "./timer-failure-store";
 import { orderExamples } from "./order-examples";
 
 /** The order; a viewer gets its redeem codes and links masked (the operator role sees them). */

@@ -22,7 +22,7 @@ import type {
   WalletMoved,
 } from "../wallets/wallet-object";
 import { atWallet, postCredit, voidOrderAlong, type Through } from "../wallets/wallet-moves";
-import { regionOf } from "../wallets/wallet-registry";
+import { regionOf } from "../wallets/wallet-registry-store";
 import { unknownBudgetMs } from "./processing-rules";
 import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";

@@ -11,7 +11,7 @@
  * order passes.
  */
 import { walletName, type LedgerEntry } from "../wallets/ledger";
-import { placementOf, regionOf, registeredWallets, walletStub } from "../wallets/wallet-registry";
+import { placementOf, regionOf, registeredWallets, walletStub } from "../wallets/wallet-registry-store";
 import { randomHex } from "../kernel/crypto";
 import {
   cursorStatement,

@@ -9,7 +9,7 @@ import { failure, type Failure } from "../kernel/failures";
 import { priceLine, checkQuote } from "../pricing/line-pricing";
 import { Money, isKnownCurrency, sum } from "../pricing/money";
 import type { ExchangeRate } from "../pricing/exchange";
-import type { Region } from "../wallets/wallet-registry";
+import type { Region } from "../wallets/wallet-registry-store";
 import type { OrderLine } from "./order-record";
 import type { CreateOrderRequest } from "./requests";
 

@@ -1,7 +1,7 @@
 import type { Deal, ProductType, SupplierKind } from "../catalogue/catalogue-schemas";
 import type { ScriptedOutcome } from "../fulfilment/supplier";
 import type { ExchangeRate } from "../pricing/exchange";
-import type { Region } from "../wallets/wallet-registry";
+import type { Region } from "../wallets/wallet-registry-store";
 import type { CreateOrderRequest } from "./requests";
 import type { InvoiceStatus, OrderState } from "./order-view-schemas";
 
@@ -82,7 +82,7 @@ export interface OrderRecord extends Omit<CreateOrderRequest, "productList" | "w
    */
   chargeIntentAt?: number | null;
   /**
-   * The region the order's wallet object is opened with (see src/wallets/wallet-registry.ts); absent or
+   * The region the order's wallet object is opened with (see src/wallets/wallet-registry-store.ts); absent or
    * null: no hint (orders stored before wallets had regions).
    */
   walletRegion?: Region | null;

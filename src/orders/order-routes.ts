@@ -2,7 +2,7 @@ import type { IRequest } from "itty-router";
 import { sha256Hex } from "../kernel/crypto";
 import { once } from "../kernel/once";
 import { issuesOf, readJson } from "../http/body";
-import { ApiError, fail, failure } from "../http/errors";
+import { Refusal, fail, failure } from "../kernel/failures";
 import { errorResponse, ok, okJson } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
 import { checkWebhookUrl } from "../webhooks/url-policy";
@@ -39,7 +39,7 @@ function sandboxOutcomeOf(request: IRequest, env: Env): SandboxOutcome | null {
   if (value === null) return null;
   if (serviceMode(env) !== "sandbox") fail("sandbox_outcome_in_live");
   const outcome = readSandboxOutcome(value);
-  if (typeof outcome !== "string") throw new ApiError(outcome);
+  if (typeof outcome !== "string") throw new Refusal(outcome);
   return outcome;
 }
 
@@ -101,7 +101,7 @@ export async function confirmOrder(request: IRequest, { env, authenticate }: Req
     body = await readJson(request, Number(env.MAX_BODY_BYTES));
   } catch (error) {
     // An empty or unreadable body has no valid orderId either: confirm's own message (a 413 stays).
-    if (error instanceof ApiError && error.failure.code === "malformed_json") {
+    if (error instanceof Refusal && error.failure.code === "malformed_json") {
       return errorResponse(failure("invalid_order_id", error.failure.details));
     }
     throw error;

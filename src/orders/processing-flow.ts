@@ -3,7 +3,7 @@
  * lines refunded, and it ends `successful`, `partial` or `failed`.
  */
 import { lineIdempotencyKey } from "../fulfilment/supplier";
-import { releaseCodes } from "../inventory/reservations";
+import { releaseCodes } from "../inventory/reservation-store";
 import { Money } from "../pricing/money";
 import { refundKey } from "../wallets/ledger-keys";
 import { applyOutcome, finalState, invoiceStatusAfter, nextAttemptAt } from "./processing-rules";

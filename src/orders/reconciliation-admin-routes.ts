@@ -1,6 +1,6 @@
 /** Operator API: the reconciliation of orders, ledgers and codes. */
 import type { IRequest } from "itty-router";
-import { audit } from "../audit/audit-log";
+import { audit } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
 import { parseQuery } from "../http/params";
 import { ok } from "../http/responses";

@@ -15,7 +15,7 @@ import {
   registeredWallets,
   registeredWalletsStatement,
   type RegisteredWallet,
-} from "../wallets/wallet-registry";
+} from "../wallets/wallet-registry-store";
 import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "./order-index";
 import { indexOrders } from "./order-indexer";
 import { orderRecordById } from "./order-lookup";

@@ -7,7 +7,7 @@ import { linesPastBudget } from "./processing-rules";
 import type { OrderHost } from "./order-host";
 import { sameReport, type StuckReport } from "./order-timers";
 import { ORDER_SEAMS } from "./seams";
-import { clearTimerFailure, recordTimerFailure } from "./timer-failures";
+import { clearTimerFailure, recordTimerFailure } from "./timer-failure-store";
 import { TIMER_FAILURES_REPORTED_AFTER } from "./timer-policy";
 
 export type ReportHost = Pick<OrderHost, "orderId" | "store" | "now" | "io" | "db" | "unknownBudgetMs">;

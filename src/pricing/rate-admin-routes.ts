@@ -1,8 +1,8 @@
 /** Operator API: exchange rates. */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
-import { setExchangeRate } from "./rate-flows";
+import { setExchangeRate } from "./rate-actions";
 import type { RequestContext, Route } from "../http/route";
 import { pairProblem } from "./rate-rules";
 import { allRates, type RateRow } from "./rate-store";

@@ -7,7 +7,7 @@
 import type { IRequest } from "itty-router";
 import { parseBody, parseParams } from "../http/params";
 import { errorResponse, ok, okJson } from "../http/responses";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import type { RequestContext, Route } from "../http/route";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
@@ -17,7 +17,7 @@ import { objectIdOf } from "../orders/order-id";
 import type { Result } from "../orders/order-object";
 import { sandboxTopUpKey } from "../wallets/ledger-keys";
 import type { PostingResult } from "../wallets/wallet-object";
-import { openClientWallet } from "../wallets/wallet-registry";
+import { openClientWallet } from "../wallets/wallet-registry-store";
 import { atWallet, firstPlacement } from "../wallets/wallet-moves";
 import { WALLET_MOVE_SEAMS } from "../wallets/seams";
 import type { OrderEvent, OrderEventType } from "../webhooks/events";

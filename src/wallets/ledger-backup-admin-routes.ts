@@ -3,9 +3,9 @@
  * (POST …/restore). The money lives in the wallet objects, which D1's backups do not cover; the runbook
  * (docs/operations.md, "Backups") exports every wallet and restores into a new deployment.
  */
-import { auditLedgerEntryOnce } from "../audit/audit-log";
+import { auditLedgerEntryOnce } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
@@ -13,7 +13,14 @@ import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
 import type { LedgerExport, RestoreResult } from "./ledger-backup";
-import { findWallet, historyOf, openWallet, placedWallet, placementOf, type ClientStatement } from "./wallet-registry";
+import {
+  findWallet,
+  historyOf,
+  openWallet,
+  placedWallet,
+  placementOf,
+  type ClientStatement,
+} from "./wallet-registry-store";
 import { walletExamples } from "./wallet-examples";
 
 /** A restore carries the whole ledger: larger than other bodies (about 30,000 entries in 8 MiB). */

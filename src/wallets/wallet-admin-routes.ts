@@ -5,8 +5,8 @@ import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
 import { toAmountNumber } from "../pricing/money";
 import { ledgerEntryView } from "./ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingOutcome } from "./operator-postings";
-import type { ClientStatement } from "./wallet-registry";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingOutcome } from "./posting-actions";
+import type { ClientStatement } from "./wallet-registry-store";
 import {
   AdjustmentRequest,
   LedgerPage,

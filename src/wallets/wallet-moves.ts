@@ -1,6 +1,6 @@
 /**
  * Moving a wallet to another region, and finding a wallet that moved. A Durable Object stays where it was
- * first created, so a wallet moves by becoming another object (its next generation, wallet-registry.ts):
+ * first created, so a wallet moves by becoming another object (its next generation, wallet-registry-store.ts):
  *
  * 1. the registry row records the move under way (`moving_to`, set with the client's region);
  * 2. the old object moves out in one step: it is marked moved, and its whole balance and its open
@@ -36,7 +36,7 @@ import {
   placementOf,
   walletCurrencies,
   type RegisteredWallet,
-} from "./wallet-registry";
+} from "./wallet-registry-store";
 
 /** A chain of moves longer than this is a bug (a wallet would have to move this often between two calls). */
 const MAX_HOPS = 16;

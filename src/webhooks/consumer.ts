@@ -20,7 +20,7 @@ import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/clien
 import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
-import { recordDeliveries, type DeliveryRecord } from "./delivery-log";
+import { recordDeliveries, type DeliveryRecord } from "./delivery-store";
 
 export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> &
   Partial<Pick<Env, "SERVICE_MODE">>;

@@ -1,10 +1,10 @@
-/** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letters.ts). */
+/** Operator API: webhooks that could not be delivered (kept by src/webhooks/dead-letter-store.ts). */
 import type { IRequest } from "itty-router";
-import { fail } from "../http/errors";
+import { fail } from "../kernel/failures";
 import { ok } from "../http/responses";
 import type { RequestContext, Route } from "../http/route";
-import { listDeadLetters } from "./dead-letters";
-import { replayAudited } from "./operator-replay";
+import { listDeadLetters } from "./dead-letter-store";
+import { replayAudited } from "./dead-letter-actions";
 import { adminCaller } from "../http/admin-auth";
 import { parseParams, parseQuery } from "../http/params";
 import { DeadLetterPage, DeadLetterParams, DeadLetterQuery, ReplayedDeadLetter } from "./dead-letter-admin-schemas";

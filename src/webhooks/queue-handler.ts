@@ -3,7 +3,7 @@
  * src/index.ts exports it in its default export: `export default { fetch, queue }`.
  */
 import { deliverWebhooks } from "./consumer";
-import { keepDeadLetters } from "./dead-letters";
+import { keepDeadLetters } from "./dead-letter-store";
 import { componentLog } from "../kernel/log";
 
 const log = componentLog("queue");

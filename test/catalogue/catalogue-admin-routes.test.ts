@@ -6,7 +6,8 @@ import { createExecutionContext } from "cloudflare:test";
 import type { IRequest } from "itty-router";
 import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
 import { upsertProduct } from "../../src/catalogue/catalogue-admin-routes";
-import { ApiError, HTTP_STATUS } from "../../src/http/errors";
+import { HTTP_STATUS } from "../../src/http/errors";
+import { Refusal } from "../../src/kernel/failures";
 import type { RequestContext } from "../../src/http/route";
 import { addCodes } from "../order-helpers";
 import { findStoredProduct, productFromRow, upsertProductStatement } from "../../src/catalogue/catalogue-store";
@@ -250,12 +251,12 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
       () => null,
       (error: unknown) => error,
     );
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).failure).toMatchObject({
+    expect(refused).toBeInstanceOf(Refusal);
+    expect((refused as Refusal).failure).toMatchObject({
       code: "sku_has_unsold_codes",
       details: { sku: "CAT-RACED-PUT", changed: ["currency"], unsold: 1, reserved: 0 },
     });
-    expect(HTTP_STATUS[(refused as ApiError).failure.code]).toBe(409);
+    expect(HTTP_STATUS[(refused as Refusal).failure.code]).toBe(409);
     expect(batches).toBe(3);
     expect((await findStoredProduct(env.DB, "CAT-RACED-PUT"))!.currency).toBe("EUR");
     expect(await auditActions()).toEqual(auditsBefore);

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { setProductActive } from "../../src/catalogue/operator-catalogue";
+import { setProductActive } from "../../src/catalogue/product-actions";
 import { seedDemo } from "../helpers";
 import { admin, FIXED_PRODUCT } from "../admin-helpers";
 

@@ -5,7 +5,7 @@
  * wallet form that posts once however often it is sent, and the audited reveal of a redeem code.
  */
 import { env } from "cloudflare:workers";
-import { recordDeliveries } from "../../src/webhooks/delivery-log";
+import { recordDeliveries } from "../../src/webhooks/delivery-store";
 import { beforeAll, describe, expect, it } from "vitest";
 import htmxSource from "../../node_modules/htmx.org/dist/htmx.min.js?raw";
 import htmxPackage from "../../node_modules/htmx.org/package.json";

@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { ERROR_DETAILS } from "../../src/http/error-details";
+import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import { ERRORS, type ErrorCode } from "../../src/http/errors";
 
 const REFERENCE: Record<string, string> = import.meta.glob(

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ALL_INVENTORY_SEAMS, INVENTORY_SEAMS, type InventorySeam } from "../../src/inventory/seams";
-import { releaseCodes, reserveCodes } from "../../src/inventory/reservations";
+import { releaseCodes, reserveCodes } from "../../src/inventory/reservation-store";
 import { inventorySupplier } from "../../src/fulfilment/inventory-supplier";
 import type { IssueRequest } from "../../src/fulfilment/supplier";
 import { armFault, clearFaults, firedFaults, InjectedFault, type FaultWhen } from "../../src/kernel/faults";

@@ -7,7 +7,8 @@ import type { IRequest } from "itty-router";
 import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
 import { requireProduct } from "../../src/catalogue/catalogue-store";
 import { inventoryRoutes } from "../../src/inventory/inventory-admin-routes";
-import { ApiError, HTTP_STATUS } from "../../src/http/errors";
+import { HTTP_STATUS } from "../../src/http/errors";
+import { Refusal } from "../../src/kernel/failures";
 import type { RequestContext } from "../../src/http/route";
 
 const code = (value: unknown, pin: string) => ({ value, pin, link: `https://redeem.example.com/${pin}` });
@@ -216,12 +217,12 @@ describe("an upload racing a change of the SKU", () => {
       () => null,
       (error: unknown) => error,
     );
-    expect(refused).toBeInstanceOf(ApiError);
-    expect((refused as ApiError).failure).toMatchObject({
+    expect(refused).toBeInstanceOf(Refusal);
+    expect((refused as Refusal).failure).toMatchObject({
       code: "sku_changed",
       details: { sku: "INV-RELABELLED", changed: ["currency"] },
     });
-    expect(HTTP_STATUS[(refused as ApiError).failure.code]).toBe(409);
+    expect(HTTP_STATUS[(refused as Refusal).failure.code]).toBe(409);
     expect(await codesOf("INV-RELABELLED")).toEqual([]);
     expect(await auditActions()).toEqual(auditsBefore);
   });

@@ -1,12 +1,12 @@
 /**
- * Reservation and sale of operator-loaded codes (src/inventory/reservations.ts; the sale through
+ * Reservation and sale of operator-loaded codes (src/inventory/reservation-store.ts; the sale through
  * src/fulfilment/inventory-supplier.ts), called directly against D1: an order holds exactly its lines'
  * quantities after any number of reserve calls (a retried create never holds more), out of stock names the line, and the
  * supplier sells exactly a line's quantity.
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { releaseCodes, reserveCodes } from "../../src/inventory/reservations";
+import { releaseCodes, reserveCodes } from "../../src/inventory/reservation-store";
 import { inventorySupplier } from "../../src/fulfilment/inventory-supplier";
 import { addCodes, addProduct, availableCodes, uid } from "../order-helpers";
 

@@ -10,7 +10,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { catalogueSnapshot, forgetCatalogueCache } from "../../src/catalogue/catalogue-cache";
 import { authenticate, handleRequest } from "../../src/app";
 import { forgetCachedKeys } from "../../src/http/auth";
-import { ApiError } from "../../src/http/errors";
+import { Refusal } from "../../src/kernel/failures";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { readNearestThenPrimary } from "../../src/kernel/replica-reads";
 import { addClient, seedDemo } from "../helpers";
@@ -193,7 +193,7 @@ async function outcome(key: string, on: Env): Promise<string> {
   const request = new Request("http://127.0.0.1/order/get", { headers: { authorization: `Bearer ${key}` } });
   return authenticate(request, on).then(
     (client) => client.id,
-    (error: unknown) => (error instanceof ApiError ? error.failure.code : String(error)),
+    (error: unknown) => (error instanceof Refusal ? error.failure.code : String(error)),
   );
 }
 

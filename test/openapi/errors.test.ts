@@ -5,9 +5,9 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { ERROR_DETAILS } from "../../src/http/error-details";
+import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import type { ErrorCode } from "../../src/http/errors";
-import { keepDeadLetters } from "../../src/webhooks/dead-letters";
+import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
 import { expectConforms } from "./conformance";

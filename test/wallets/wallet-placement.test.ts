@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { walletName } from "../../src/wallets/ledger";
-import { REGIONS } from "../../src/wallets/wallet-registry";
+import { REGIONS } from "../../src/wallets/wallet-registry-store";
 import { call, confirmOrder, createOrder, getOrder, line, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { admin, snapshot } from "../admin-helpers";

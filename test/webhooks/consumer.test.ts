@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
-import { deliveriesOfEvents, recordDeliveries } from "../../src/webhooks/delivery-log";
+import { deliveriesOfEvents, recordDeliveries } from "../../src/webhooks/delivery-store";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
 import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";

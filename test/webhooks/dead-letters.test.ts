@@ -1,6 +1,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { getDeadLetter, keepDeadLetters, listDeadLetters, replayDeadLetter } from "../../src/webhooks/dead-letters";
+import {
+  getDeadLetter,
+  keepDeadLetters,
+  listDeadLetters,
+  replayDeadLetter,
+} from "../../src/webhooks/dead-letter-store";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { queue } from "../../src/webhooks/queue-handler";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";

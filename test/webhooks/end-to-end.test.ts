@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { listDeadLetters, replayDeadLetter } from "../../src/webhooks/dead-letters";
+import { listDeadLetters, replayDeadLetter } from "../../src/webhooks/dead-letter-store";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { queue } from "../../src/webhooks/queue-handler";
 import { FakeReceiver, RECEIVER_URL, testSecret } from "./receiver";

@@ -6,8 +6,8 @@
  * the last reconciliation run, with when it ran and a link to run it now.
  */
 import { needsAttention } from "../../attention/attention";
-import { setWalletThreshold } from "../../attention/set-thresholds";
-import { ApiError } from "../../http/errors";
+import { setWalletThreshold } from "../../attention/threshold-actions";
+import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
@@ -136,7 +136,7 @@ export async function post(ctx: PageContext) {
   try {
     await setWalletThreshold(ctx.env, actorOf(ctx), clientId, currency, threshold === "" ? null : threshold);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return page(ctx, { error: refusalText(error), clientId, currency, threshold });
   }
   return seeOther("/console?done=threshold");

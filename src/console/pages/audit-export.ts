@@ -3,7 +3,7 @@
  * EXPORT_MAX_ROWS; the last line says when more matched). Every text cell is neutralised against
  * spreadsheet formulas (src/kernel/csv-export.ts): a reason or a reference is data, never a formula.
  */
-import { auditEntriesBefore } from "../../audit/audit-log";
+import { auditEntriesBefore } from "../../audit/audit-store";
 import { csvLine } from "../../kernel/csv-export";
 import type { PageContext } from "../page";
 import { auditFiltersOf } from "./audit";

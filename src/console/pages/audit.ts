@@ -2,7 +2,7 @@
  * GET /console/audit: the audit log, newest first, filtered by actor, action, target and dates; the same
  * filters feed the CSV export (audit-export.ts). Every operator change is listed here under its actor.
  */
-import { auditEntriesBefore, type AuditFilters, type AuditRow } from "../../audit/audit-log";
+import { auditEntriesBefore, type AuditFilters, type AuditRow } from "../../audit/audit-store";
 import { pageOf, rowsToFetch } from "../../kernel/paging";
 import { html, withQuery } from "../html";
 import { layout } from "../layout";

@@ -2,12 +2,12 @@
  * GET /console/catalogue: every SKU (disabled ones too) with its code counts and low-stock threshold, each
  * linking to its stock page, and the exchange rates; an admin sets a rate here (POST).
  */
-import { stockThresholdsStatement } from "../../attention/thresholds";
+import { stockThresholdsStatement } from "../../attention/threshold-store";
 import { productFromRow, productsAfter } from "../../catalogue/catalogue-store";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { pageOf } from "../../kernel/paging";
 import { isKnownCurrency } from "../../pricing/money";
-import { setExchangeRate } from "../../pricing/rate-flows";
+import { setExchangeRate } from "../../pricing/rate-actions";
 import { allRates } from "../../pricing/rate-store";
 import { roleAllows } from "../../operators/roles";
 import { html, path, withQuery } from "../html";
@@ -99,7 +99,7 @@ export async function post(ctx: PageContext) {
   try {
     await setExchangeRate(ctx.env.DB, actorOf(ctx), base, target, rate);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return page(ctx, { error: refusalText(error), base, target, rate });
   }
   return seeOther("/console/catalogue?done=rate");

@@ -9,7 +9,7 @@ import { deleteDeal, upsertDeal } from "../../catalogue/deal-actions";
 import { issueKey, revokeKey, rotateWebhookSecret, setClientDisabled } from "../../clients/client-actions";
 import { keyIdOf } from "../../clients/client-secrets";
 import { findClient, keysOf } from "../../clients/client-store";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { walletBalances } from "../../wallets/wallet-moves";
 import { auditedBy } from "../actor";
@@ -207,7 +207,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     }
     return (await draw(ctx, shown)) ?? notFound(ctx);
   } catch (error) {
-    if (error instanceof ApiError && error.failure.code === "client_not_found") return notFound(ctx);
+    if (error instanceof Refusal && error.failure.code === "client_not_found") return notFound(ctx);
     const refusal = refusalOf(error);
     if (refusal === null) throw error;
     const page = await draw(ctx, null, refusal, form);
@@ -219,7 +219,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
 /** A domain refusal of one of this page's forms, as the field it concerns. */
 function refusalOf(error: unknown): FormError | null {
   if (error instanceof FormError) return error;
-  if (!(error instanceof ApiError)) return null;
+  if (!(error instanceof Refusal)) return null;
   switch (error.failure.code) {
     case "sku_not_found":
       return new FormError("sku", "No SKU has this name.");

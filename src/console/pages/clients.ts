@@ -6,10 +6,10 @@
  */
 import { createClient } from "../../clients/client-actions";
 import { clientsAfter } from "../../clients/client-store";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
-import { REGIONS, regionOf } from "../../wallets/wallet-registry";
+import { REGIONS, regionOf } from "../../wallets/wallet-registry-store";
 import { auditedBy } from "../actor";
 import { when } from "../format";
 import { field, FormError, formProblem, input, readForm } from "../forms";
@@ -86,7 +86,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     return layout({ title: "Client created", operator: ctx.operator, current: "/console/clients", body });
   } catch (error) {
     let refusal: FormError | null = error instanceof FormError ? error : null;
-    if (error instanceof ApiError && error.failure.code === "client_exists")
+    if (error instanceof Refusal && error.failure.code === "client_exists")
       refusal = new FormError("id", "A client with this id already exists.");
     if (refusal === null) throw error;
     const page = await draw(ctx, createForm(values, refusal));

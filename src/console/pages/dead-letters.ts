@@ -3,10 +3,10 @@
  * client; an operator replays one (POST), once: the same event id is queued again and the replay is
  * audited under their name.
  */
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
-import { listDeadLetters } from "../../webhooks/dead-letters";
-import { replayAudited } from "../../webhooks/operator-replay";
+import { listDeadLetters } from "../../webhooks/dead-letter-store";
+import { replayAudited } from "../../webhooks/dead-letter-actions";
 import { html, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
@@ -92,7 +92,7 @@ export async function post(ctx: PageContext) {
       );
     }
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return page(ctx, notice("bad", refusalText(error)));
   }
   return seeOther(`/console/dead-letters?replayed=${id}`);

@@ -6,17 +6,17 @@
  * Redeem codes are masked; revealing one is a POST (operator role) that writes an audit row first and
  * answers the page with that one code shown, never in a URL.
  */
-import { audit } from "../../audit/audit-log";
+import { audit } from "../../audit/audit-store";
 import { objectIdOf } from "../../orders/order-id";
 import { orderRecordById } from "../../orders/order-lookup";
 import type { OrderRecord } from "../../orders/order-record";
-import { timerFailureOfOrder } from "../../orders/timer-failures";
+import { timerFailureOfOrder } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { chargeKey, refundKey, voidKey } from "../../wallets/ledger-keys";
-import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letters";
-import { deliveriesOfEvents, type DeliveryRecord } from "../../webhooks/delivery-log";
-import { placedWallet } from "../../wallets/wallet-registry";
+import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letter-store";
+import { deliveriesOfEvents, type DeliveryRecord } from "../../webhooks/delivery-store";
+import { placedWallet } from "../../wallets/wallet-registry-store";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { readForm } from "../forms";

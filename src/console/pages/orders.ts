@@ -16,7 +16,7 @@ import { cursorText, listIndex, parseCursor, type IndexCursor, type IndexFilter 
 import type { OrderRecord } from "../../orders/order-record";
 import { filterProblem, SEARCH_PAGE_SIZE } from "../../orders/order-search";
 import { indexOrders } from "../../orders/order-indexer";
-import { listTimerFailures } from "../../orders/timer-failures";
+import { listTimerFailures } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
 import { notice, refusedByRole } from "./parts";
 import { amount, when } from "../format";

@@ -4,7 +4,7 @@
  */
 import { auditedBy } from "../actor";
 import { MAX_FORM_BYTES } from "../forms";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { html, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
@@ -53,7 +53,7 @@ export function when(ms: number | null | undefined): Html {
 }
 
 /** The message of an API error thrown by a domain flow (its details' reason or issues), for a notice. */
-export function refusalText(error: ApiError): string {
+export function refusalText(error: Refusal): string {
   const details = error.failure.details ?? {};
   if (typeof details.reason === "string") return `${error.failure.message}: ${details.reason}`;
   if (Array.isArray(details.issues)) {

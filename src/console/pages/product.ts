@@ -3,13 +3,13 @@
  * report naming every refused row (an upload is all or nothing: one bad row adds nothing), enabling and
  * disabling its sale, and its low-stock threshold. Every change is an operator's (POST, field `action`).
  */
-import { setStockThreshold } from "../../attention/set-thresholds";
-import { stockThresholdOf } from "../../attention/thresholds";
+import { setStockThreshold } from "../../attention/threshold-actions";
+import { stockThresholdOf } from "../../attention/threshold-store";
 import { requireProduct } from "../../catalogue/catalogue-store";
-import { setProductActive } from "../../catalogue/operator-catalogue";
-import { ApiError } from "../../http/errors";
+import { setProductActive } from "../../catalogue/product-actions";
+import { Refusal } from "../../kernel/failures";
 import { refusedRows, type RowReport } from "../../inventory/code-rules";
-import { uploadCodes } from "../../inventory/code-upload";
+import { uploadCodes } from "../../inventory/code-actions";
 import { stockOf } from "../../inventory/code-store";
 import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";
@@ -154,7 +154,7 @@ async function upload(ctx: PageContext, form: FormData): Promise<Response | Outc
     const added = await uploadCodes(ctx.env.DB, actorOf(ctx), requireProduct, sku, text, "text/csv");
     return seeOther(`${path("/console/catalogue", sku)}?done=uploaded&added=${added.added}`);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     const parsed = parseCsv(text);
     const report = refusedRows(error.failure.code, error.failure.details);
     return {
@@ -194,7 +194,7 @@ export async function post(ctx: PageContext) {
       return seeOther(`${here}?done=threshold`);
     }
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
+    if (!(error instanceof Refusal)) throw error;
     return page(ctx, { message: notice("bad", refusalText(error)) });
   }
   return page(ctx, { message: notice("bad", "Unknown action: nothing was changed.") });

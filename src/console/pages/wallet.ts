@@ -5,11 +5,11 @@
  * it was already applied. A change is answered by a 303 back to this page, so a reload does not post.
  */
 import { clientStatement, findClient } from "../../clients/client-store";
-import { ApiError } from "../../http/errors";
+import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/operator-postings";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/posting-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { field, formKey, FormError, formProblem, input, newFormKey, notice, readForm, seeOther } from "../forms";
@@ -103,7 +103,7 @@ async function draw(ctx: PageContext, refused: Refused | null): Promise<Html> {
         <dt>Balance</dt><dd>${amount(balance, currency)}</dd></dl>
       ${ledgerTable(page.entries, currency)}${more}`;
   } catch (error) {
-    if (!(error instanceof ApiError) || error.failure.code !== "wallet_unknown") throw error;
+    if (!(error instanceof Refusal) || error.failure.code !== "wallet_unknown") throw error;
     summary = html`<p>${client.name} has no ${currency} wallet yet; a top-up opens it.</p>`;
   }
   return layout({
@@ -146,7 +146,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
 /** A domain refusal of a posting, as the form field it concerns. */
 function refusalOf(error: unknown): FormError | null {
   if (error instanceof FormError) return error;
-  if (!(error instanceof ApiError)) return null;
+  if (!(error instanceof Refusal)) return null;
   switch (error.failure.code) {
     case "invalid_request_body":
       return new FormError("amount", String(error.failure.details?.reason ?? error.failure.message));

@@ -4,8 +4,8 @@
  * (?clientId=&currency=), it leads to that wallet's page, where a first top-up opens a new wallet.
  */
 import { clientStatement, findClient } from "../../clients/client-store";
-import { walletCurrencies } from "../../wallets/wallet-registry";
-import { walletBalance } from "../../wallets/operator-postings";
+import { walletCurrencies } from "../../wallets/wallet-registry-store";
+import { walletBalance } from "../../wallets/posting-actions";
 import { amount } from "../format";
 import { seeOther } from "../forms";
 import { html, path } from "../html";

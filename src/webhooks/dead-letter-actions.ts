@@ -2,8 +2,8 @@
  * An operator's replay of a dead letter, whichever way it was asked (POST /admin/webhooks/dead-letters/:id/
  * replay, or the console's dead-letters page): sent again once, and audited under the actor given.
  */
-import { audit } from "../audit/audit-log";
-import { replayDeadLetter, type ReplayResult } from "./dead-letters";
+import { audit } from "../audit/audit-store";
+import { replayDeadLetter, type ReplayResult } from "./dead-letter-store";
 
 /** Who the replay's audit row names, as the audit log takes it. */
 export type ReplayActor = Parameters<typeof audit>[1];

@@ -4,8 +4,8 @@
  * A refusal is thrown as the API's error (fail), whose details name the rows at fault (refusedRows).
  */
 import { issuesOf } from "../http/body";
-import { fail } from "../http/errors";
-import { auditStatement } from "../audit/audit-log";
+import { fail } from "../kernel/failures";
+import { auditStatement } from "../audit/audit-store";
 import {
   canonicalCodes,
   changedCodeTerms,

@@ -2,7 +2,7 @@
  * What an operator does to a SKU's sale, whichever way they asked (the /admin catalogue routes or the
  * console's catalogue page), audited under the actor given.
  */
-import { auditStatementIfChanged, type AuditedBy } from "../audit/audit-log";
+import { auditStatementIfChanged, type AuditedBy } from "../audit/audit-store";
 import { requireProduct, setActiveStatement } from "./catalogue-store";
 
 /** Who the change's audit row names, as the audit log takes it. */

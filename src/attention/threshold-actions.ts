@@ -3,15 +3,15 @@
  * PUT /admin/wallets/:clientId/:currency/low-balance-threshold run, and what the console's forms run, so
  * both write the same rows under the operator who acted. Each change and its audit row are one D1 batch.
  */
-import { auditStatement } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { auditStatement } from "../audit/audit-store";
+import { fail } from "../kernel/failures";
 import { requireProduct } from "../catalogue/catalogue-store";
 import { clientStatement } from "../clients/client-store";
 import { stockOf } from "../inventory/code-store";
 import { toAmountNumber } from "../pricing/money";
 import { currentBalance } from "../wallets/wallet-moves";
-import { findWallet } from "../wallets/wallet-registry";
-import { lowBalanceThreshold, setStockThresholdStatement, setWalletThresholdStatement } from "./thresholds";
+import { findWallet } from "../wallets/wallet-registry-store";
+import { lowBalanceThreshold, setStockThresholdStatement, setWalletThresholdStatement } from "./threshold-store";
 
 /** Who a change's audit row names, as the audit log takes it. */
 export type Actor = Parameters<typeof auditStatement>[1];

@@ -5,8 +5,8 @@
  * (wallet-moves.ts) is followed: postings walk from its first object, the balance is read where its money
  * is, and the ledger is its whole history, each entry with the wallet object it is in.
  */
-import { auditLedgerEntryOnce } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { auditLedgerEntryOnce } from "../audit/audit-store";
+import { fail } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
@@ -23,7 +23,7 @@ import {
   placedWallet,
   type ClientStatement,
   type RegisteredWallet,
-} from "./wallet-registry";
+} from "./wallet-registry-store";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
 
 /** Who a posting's audit row names, and the request it came in: as the audit log takes it. */

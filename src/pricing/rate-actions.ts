@@ -2,8 +2,8 @@
  * Setting an exchange rate, whichever way it was asked (PUT /admin/exchange-rates/:base/:target or the
  * console's catalogue page): checked, written with its audit row in one D1 batch.
  */
-import { auditStatement } from "../audit/audit-log";
-import { fail } from "../http/errors";
+import { auditStatement } from "../audit/audit-store";
+import { fail } from "../kernel/failures";
 import { canonicalRate, pairProblem } from "./rate-rules";
 import { setRateStatement, type RateRow } from "./rate-store";
 

@@ -1,10 +1,12 @@
 /**
- * The `details` of each error code as the document describes them, and an example of each error body.
- * Read off every place that fails with a code (grep `fail("` and `failure("`); a code missing here
- * answers without details. The conformance tests (test/openapi) check real error answers against these.
+ * The `details` of each failure code as the document describes them, an example of each error body, and
+ * whether a client should retry. Read off every place that fails with a code (grep `fail("` and
+ * `failure("`); a code missing here answers without details. The conformance tests (test/openapi) check
+ * real error answers against these. Only the API document's builder loads this module, on its first
+ * request: its zod shapes are not built at start-up (scripts/check-startup.mjs).
  */
 import * as z from "zod";
-import { ERRORS, type ErrorCode } from "./errors";
+import { FAILURES, type FailureCode } from "./failures";
 
 const Issues = z
   .array(
@@ -44,7 +46,7 @@ interface DetailsDoc {
   message?: string;
 }
 
-export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
+export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
   invalid_request_body: {
     schema: InvalidInput,
     example: { issues: [{ path: "productList.0.quantity", message: "Too small: expected number to be >=1" }] },
@@ -279,7 +281,7 @@ export const ERROR_DETAILS: Record<ErrorCode, DetailsDoc> = {
 };
 
 /** Whether a client should send the same request again: only where the cause can pass. */
-export const RETRY: Partial<Record<ErrorCode, string>> = {
+export const RETRY: Partial<Record<FailureCode, string>> = {
   rate_limited: "Retry after the Retry-After seconds.",
   server_error: "Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.",
   exchange_not_supported: "Final: do not retry until the operator sets the rate.",
@@ -287,10 +289,14 @@ export const RETRY: Partial<Record<ErrorCode, string>> = {
 };
 
 /** The example error body of a code. */
-export function errorExample(code: ErrorCode): { message: string; code: ErrorCode; details?: Record<string, unknown> } {
+export function errorExample(code: FailureCode): {
+  message: string;
+  code: FailureCode;
+  details?: Record<string, unknown>;
+} {
   const doc = ERROR_DETAILS[code];
   return {
-    message: doc.message ?? ERRORS[code].message,
+    message: doc.message ?? FAILURES[code],
     code,
     ...(doc.example !== undefined ? { details: doc.example } : {}),
   };
