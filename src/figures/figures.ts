@@ -4,12 +4,12 @@
  * codes and threshold from inventory and attention. Each read is bounded by days, SKUs or wallets, never
  * by the number of orders (docs/benchmarks.md#daily-figures).
  */
-import { stockThresholdOf } from "../attention/thresholds";
+import { stockThresholdOf } from "../attention/threshold-store";
 import { clientStatement } from "../clients/client-store";
 import { availableCodesStatement, stockOf } from "../inventory/code-store";
 import { Money } from "../pricing/money";
 import { currentBalance } from "../wallets/wallet-moves";
-import { findWallet, historyOf, placedWallet, type RegisteredWallet } from "../wallets/wallet-registry";
+import { findWallet, historyOf, placedWallet, type RegisteredWallet } from "../wallets/wallet-registry-store";
 import {
   CHART_DAYS,
   DAY_MS,
