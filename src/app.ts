@@ -34,6 +34,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     catalogue,
     inventory,
     rates,
+    orderSearch,
     orders,
     deadLetters,
     audit,
@@ -48,13 +49,14 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./catalogue/catalogue-admin-routes"),
     import("./inventory/inventory-admin-routes"),
     import("./pricing/rate-admin-routes"),
+    import("./order-index/order-search-admin-routes"),
     import("./orders/order-admin-routes"),
     import("./webhooks/dead-letter-admin-routes"),
     import("./audit/audit-admin-routes"),
     import("./operators/operator-admin-routes"),
     import("./attention/attention-admin-routes"),
-    import("./orders/order-index-admin-routes"),
-    import("./orders/reconciliation-admin-routes"),
+    import("./order-index/order-index-admin-routes"),
+    import("./reconciliation/reconciliation-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -63,6 +65,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...catalogue.catalogueRoutes,
     ...inventory.inventoryRoutes(requireProduct),
     ...rates.rateRoutes,
+    // Before the orders' /admin/orders/:orderId, which would take "search" and "export" for order ids.
+    ...orderSearch.orderSearchRoutes,
     ...orders.adminOrderRoutes,
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,

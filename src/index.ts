@@ -2,10 +2,10 @@ import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
-import { isHourlyRun } from "./orders/reconciliation-rules";
+import { isHourlyRun } from "./reconciliation/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
-export { OrderObject } from "./orders/order-object";
+import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
 
 /**
@@ -13,22 +13,32 @@ export { WalletObject } from "./wallets/wallet-object";
  * batch, not when the Worker starts: no client request runs them, and a batch waits on no client.
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
-/** The order indexer, loaded with the first scheduled run. */
-const orderIndexer = once(async () => (await import("./orders/order-indexer")).indexOrders);
+/**
+ * The order index's writer, which the order object calls from its `index` timer after the client has its
+ * answer (orders cannot import the index, which sits below them); loaded with the first write.
+ */
+const indexWriter = once(async () => (await import("./order-index/order-index-store")).writeIndexRow);
+const writeIndexRow: OrderIndexWriter = async (db, order, version) => (await indexWriter())(db, order, version);
+
+/** The order object, with the order index's writer handed in. */
+export class OrderObject extends OrderObjectOf {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env, writeIndexRow);
+  }
+}
 
 /**
- * The cron (every 5 minutes) sweeps reservations and brings the order index up to date each time and,
- * once an hour, reconciles the last day and stores the run for the Needs attention list; the indexer and
- * the reconciliation are loaded only then. Each step runs whatever another did: a failure is logged (the
- * next run tries again) and does not keep the steps after it from running.
+ * The cron (every 5 minutes) sweeps reservations and, once an hour, reconciles the last day and stores the
+ * run for the Needs attention list; the reconciliation is loaded only then. The order index needs no pass:
+ * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
+ * tries again) and does not keep the steps after it from running.
  */
 async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ["inventory.sweep", () => sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)],
-    ["orders.index", async () => (await orderIndexer())(env)],
   ];
   if (isHourlyRun(controller.scheduledTime))
-    steps.push(["orders.reconcile", async () => (await import("./orders/reconciliation")).runAndStore(env)]);
+    steps.push(["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)]);
   for (const [step, run] of steps) {
     try {
       await run();

@@ -4,7 +4,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { upsertStatement, type IndexRow } from "../src/orders/order-index";
+import { upsertStatement, type IndexRow } from "../src/order-index/order-index-store";
 import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
 import type { TimerKind } from "../src/orders/order-timers";
@@ -284,7 +284,32 @@ export async function holdsOf(
   );
 }
 
-/** Applies an order index row as the indexer does; answers the D1 rows it wrote, as D1 bills them. */
+/**
+ * Has each order write its row to the order index now (what its `index` timer does a few seconds after a
+ * change), through the object's own writer; answers the D1 rows written.
+ */
+export async function indexNow(...orderIds: string[]): Promise<number> {
+  let written = 0;
+  for (const orderId of orderIds) written += await orderStubOf(orderId).writeIndex();
+  return written;
+}
+
+/**
+ * Runs the order's `index` timer now if it is the next one due (as it runs a couple of seconds after a
+ * change), so that the alarm runs a test counts are the other timers'; answers whether it ran.
+ */
+export async function runIndexTimer(orderId: string): Promise<boolean> {
+  const next = (await timersOf(orderId)).sort((a, b) => a.due_at - b.due_at)[0];
+  if (next?.kind !== "index") return false;
+  return runDurableObjectAlarm(orderStubOf(orderId));
+}
+
+/** The order index's row of an order, as D1 holds it, or null. */
+export async function indexRow(orderId: string): Promise<Record<string, unknown> | null> {
+  return env.DB.prepare(`SELECT * FROM order_index WHERE id = ?1`).bind(orderId).first();
+}
+
+/** Applies an order index row as the order's writer does; answers the D1 rows it wrote, as D1 bills them. */
 export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
   const result = await upsertStatement(db, row).run();
   return result.meta.rows_written ?? 0;

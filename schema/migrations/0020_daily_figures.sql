@@ -13,9 +13,8 @@
 -- A state is kept as it ends (successful, partial, failed, rejected); created, confirmed and processing
 -- count as `open`, so that the steps of a running order write nothing here until it ends.
 
--- What each line of an order came to: JSON [{"sku","supplier","quantity","amount","outcome"}], outcome
--- "pending", "delivered" or "failed", amount in the wallet's currency. Written by the order index's writer.
-ALTER TABLE order_index ADD COLUMN lines TEXT;
+-- Each order's lines are the index's `lines` (migration 0017): JSON [{"sku","supplier","quantity","amount",
+-- "outcome"}], outcome "pending", "delivered" or "failed", amount a decimal in the wallet's currency.
 
 CREATE TABLE daily_orders (
   day INTEGER NOT NULL,

@@ -1,7 +1,7 @@
 /** Requests and answers of the thresholds and of GET /admin/attention. */
 import * as z from "zod";
 import { TimerFailureView } from "../orders/order-admin-schemas";
-import { StoredRunView } from "../orders/reconciliation-admin-schemas";
+import { StoredRunView } from "../reconciliation/reconciliation-admin-schemas";
 import { CurrencyCode } from "../pricing/amount-schemas";
 import { DeadLetterView } from "../webhooks/dead-letter-admin-schemas";
 import { AmountInput } from "../wallets/wallet-admin-schemas";

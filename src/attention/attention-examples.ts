@@ -3,7 +3,7 @@
  * (test/openapi/examples.test.ts checks that each still has exactly the shape of a real answer).
  */
 import type { RouteExample } from "../http/route";
-import { RECONCILIATION_EXAMPLE } from "../orders/reconciliation-examples";
+import { RECONCILIATION_EXAMPLE } from "../reconciliation/reconciliation-examples";
 
 export const attentionExamples = {
   adminGetAttention: {

@@ -9,7 +9,7 @@ import { productSummariesStatement } from "../catalogue/catalogue-store";
 import { availableCodesStatement } from "../inventory/code-store";
 import { rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
-import { lastRun, type StoredRun } from "../orders/reconciliation-store";
+import { lastRun, type StoredRun } from "../reconciliation/reconciliation-store";
 import { listTimerFailures, type TimerFailure } from "../orders/timer-failure-store";
 import { listDeadLetters, type DeadLetter } from "../webhooks/dead-letter-store";
 import { currentBalance } from "../wallets/wallet-moves";

@@ -1,6 +1,6 @@
 /**
- * Operator API: order lookup, search and CSV export over the order index (read only; orders change only
- * through their own flow).
+ * Operator API: order lookup and the stuck-order list (read only; orders change only through their own
+ * flow). The search and the export over the order index are the order index's (src/order-index/).
  */
 import type { IRequest } from "itty-router";
 import { fail } from "../kernel/failures";
@@ -13,24 +13,7 @@ import { adminCaller } from "../http/admin-auth";
 import { PageQuery, parseParams, parseQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../kernel/paging";
 import { serviceMode } from "../kernel/service-mode";
-import {
-  AdminOrderData,
-  OrderExportQuery,
-  OrderLookupQuery,
-  OrderParams,
-  OrderSearchData,
-  OrderSearchQuery,
-  StuckOrdersData,
-} from "./order-admin-schemas";
-import { cursorText, listIndex, parseCursor, type IndexFilter } from "./order-index";
-import {
-  csvDownloadHeaders,
-  filterProblem,
-  orderCsvStream,
-  orderSummaryOf,
-  ORDER_CSV_COLUMNS,
-  SEARCH_PAGE_SIZE,
-} from "./order-search";
+import { AdminOrderData, OrderLookupQuery, OrderParams, StuckOrdersData } from "./order-admin-schemas";
 import { listTimerFailures } from "./timer-failure-store";
 import { orderExamples } from "./order-examples";
 
@@ -73,51 +56,6 @@ export async function listStuckOrders(request: IRequest, context: RequestContext
   return ok("Stuck orders", { orders: page.items, next: page.next });
 }
 
-/** The index filter of a search or export query; a reference prefix without its client is a 400. */
-function filterOf(query: {
-  clientId?: string;
-  state?: IndexFilter["state"];
-  sku?: string;
-  createdFrom?: number;
-  createdTo?: number;
-  reference?: string;
-}): IndexFilter {
-  const filter: IndexFilter = {};
-  if (query.clientId !== undefined) filter.clientId = query.clientId;
-  if (query.state !== undefined) filter.state = query.state;
-  if (query.sku !== undefined) filter.sku = query.sku;
-  if (query.createdFrom !== undefined) filter.createdFrom = query.createdFrom;
-  if (query.createdTo !== undefined) filter.createdTo = query.createdTo;
-  if (query.reference !== undefined) filter.reference = query.reference;
-  const problem = filterProblem(filter);
-  if (problem !== null) fail("invalid_parameters", { issues: [problem] });
-  return filter;
-}
-
-/** GET /admin/orders/search: indexed orders that match, newest first, a page at a time. */
-export async function searchOrders(request: IRequest, context: RequestContext): Promise<Response> {
-  const query = parseQuery(OrderSearchQuery, request);
-  const filter = filterOf(query);
-  const after = query.after === undefined ? null : parseCursor(query.after);
-  if (after === null && query.after !== undefined)
-    fail("invalid_parameters", {
-      issues: [{ path: "after", message: "not a cursor of this search: pass the `next` of the previous page" }],
-    });
-  const limit = query.limit ?? SEARCH_PAGE_SIZE;
-  const rows = await listIndex(context.env.DB, filter, after, rowsToFetch(limit));
-  const page = pageOf(rows, limit, (row) => cursorText(row));
-  return ok("Orders", { orders: page.items.map(orderSummaryOf), next: page.next });
-}
-
-/** GET /admin/orders/export: every indexed order that matches, newest first, streamed as CSV. */
-export async function exportOrders(request: IRequest, context: RequestContext): Promise<Response> {
-  const filter = filterOf(parseQuery(OrderExportQuery, request));
-  return new Response(orderCsvStream(context.env.DB, filter), { headers: csvDownloadHeaders("orders.csv") });
-}
-
-const INDEX_NOTE =
-  "The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.";
-
 /** This file's routes, each with its description in GET /openapi.json. */
 export const adminOrderRoutes: Route[] = [
   {
@@ -154,61 +92,6 @@ export const adminOrderRoutes: Route[] = [
     data: StuckOrdersData,
     messages: ["Stuck orders"],
     errors: [],
-  },
-  {
-    // Before /admin/orders/:orderId, which would take "search" for an order id.
-    method: "GET",
-    path: "/admin/orders/search",
-    handler: searchOrders,
-    operationId: "adminSearchOrders",
-    example: orderExamples.adminSearchOrders,
-    tag: "Admin: orders",
-    summary: "Search orders by client, state, SKU, creation time or reference prefix",
-    description: `Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass \`next\` as \`after\` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs \`clientId\`. Amounts are in the wallet's currency. ${INDEX_NOTE}`,
-    auth: "admin",
-    role: "viewer",
-    query: OrderSearchQuery,
-    data: OrderSearchData,
-    messages: ["Orders"],
-    errors: [],
-    checks: [
-      {
-        when: "The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote",
-        codes: ["invalid_parameters"],
-      },
-    ],
-  },
-  {
-    // Before /admin/orders/:orderId, which would take "export" for an order id.
-    method: "GET",
-    path: "/admin/orders/export",
-    handler: exportOrders,
-    operationId: "adminExportOrders",
-    example: orderExamples.adminExportOrders,
-    tag: "Admin: orders",
-    summary: "Every order a search selects, as CSV",
-    description: `The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with \`=\`, \`+\`, \`-\`, \`@\`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. ${INDEX_NOTE}`,
-    auth: "admin",
-    role: "viewer",
-    query: OrderExportQuery,
-    data: null,
-    file: {
-      mediaType: "text/csv",
-      description: `A header row (${ORDER_CSV_COLUMNS.join(", ")}), then one row per order, newest first.`,
-    },
-    headers: {
-      "Content-Disposition": {
-        description: '`attachment; filename="orders.csv"`',
-        schema: { type: "string" },
-      },
-    },
-    errors: [],
-    checks: [
-      {
-        when: "The query: each filter's form, a reference prefix only with `clientId`",
-        codes: ["invalid_parameters"],
-      },
-    ],
   },
   {
     method: "GET",

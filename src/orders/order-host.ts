@@ -28,7 +28,7 @@ import { orderEvent, WEBHOOK_STATES } from "./order-events";
 import { orderIdOf } from "./order-id";
 import type { OrderRecord } from "./order-record";
 import type { OrderStore } from "./order-store";
-import type { TimerKind } from "./order-timers";
+import { changesIndexRow, type TimerKind } from "./order-timers";
 import { ORDER_SEAMS, type OrderSeam } from "./seams";
 
 /** What an RPC of the order object answers: its data, or the failure the Worker answers with. */
@@ -76,6 +76,13 @@ export function placedAt(order: OrderRecord, at: Placement): OrderRecord {
   return { ...rest, ...placementFields(at) };
 }
 
+/**
+ * Writes the order's row to the order index (src/order-index/) at its index version; answers the D1 rows
+ * written. The composition root (src/index.ts) hands it to the object: orders cannot import the index,
+ * which sits below them, and the index's table stays written by its own folder alone.
+ */
+export type OrderIndexWriter = (db: D1Database, order: OrderRecord, version: number) => Promise<number>;
+
 /** Due times to set (a time) or clear (null) with a write; kinds not named are left as they are. */
 export type TimerChanges = Partial<Record<TimerKind, number | null>>;
 
@@ -97,7 +104,8 @@ export interface OrderHost {
   io<T>(seam: OrderSeam, call: () => Promise<T>): Promise<T>;
   /**
    * Stores the order with its timer changes and, for a state a webhook announces, the event (one
-   * transaction), then arms the alarm; answers whether an event was stored.
+   * transaction), and for a change the order index shows, its `index` timer; then arms the alarm; answers
+   * whether an event was stored.
    */
   save(order: OrderRecord, previous: OrderRecord["state"] | null, timers?: TimerChanges): Promise<boolean>;
   /** Sets the alarm to the earliest stored timer (no write when it already stands there). */
@@ -119,6 +127,8 @@ export interface OrderHost {
    */
   voidOrderAlong(order: WalletOf & Pick<OrderRecord, "id">, seam: OrderSeam, reason: string): Promise<void>;
   supplier(kind: SupplierKind): Supplier;
+  /** Writes `order`'s row to the order index at `version` (no fault seam of its own: the flow's io() has it). */
+  writeIndexRow(order: OrderRecord, version: number): Promise<number>;
   /**
    * Runs the processing timer once this invocation has answered, after any timer run under way; its
    * stored due time stays as the safety net should the object die first.
@@ -135,7 +145,13 @@ export interface HostShell {
 }
 
 /** The host of the order object over `store`; settings are read from `env` when a flow asks, as before. */
-export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore, shell: HostShell): OrderHost {
+export function objectHost(
+  ctx: DurableObjectState,
+  env: Env,
+  store: OrderStore,
+  shell: HostShell,
+  indexWriter: OrderIndexWriter,
+): OrderHost {
   const livemode = serviceMode(env) === "live";
   // Each wallet call through its seam, and each transfer a moved wallet answers with through walletMoveIn.
   const through =
@@ -161,8 +177,9 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     save: async (order, previous, timers = {}) => {
       const announced = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null;
       const event = announced ? orderEvent(order, crypto.randomUUID(), Date.now(), livemode) : null;
-      store.save(order, timers, event);
-      if (event !== null || Object.keys(timers).length > 0) await shell.armAlarm();
+      const indexed = changesIndexRow(store.load(), order);
+      store.save(order, timers, event, indexed);
+      if (event !== null || indexed || Object.keys(timers).length > 0) await shell.armAlarm();
       return event !== null;
     },
     armAlarm: () => shell.armAlarm(),
@@ -181,6 +198,7 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     voidOrderAlong: (order, seam, reason) =>
       voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
     supplier: (kind) => supplierFor(kind, env),
+    writeIndexRow: (order, version) => indexWriter(env.DB, order, version),
     processSoon: (order) => shell.processSoon(order),
   };
 }

@@ -3,6 +3,7 @@ import type { WebhookMessage } from "../webhooks/events";
 import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } from "./order-outbox";
 import type { OrderRecord } from "./order-record";
 import {
+  INDEX_DELAY_MS,
   afterFailure,
   afterRun,
   byDueTime,
@@ -64,6 +65,11 @@ export interface StoredDocument {
    * writes nothing to D1. Absent in a document stored before it was kept: then what D1 holds is unknown.
    */
   reported?: StuckReport | null;
+  /**
+   * Changes of the order the order index shows, counted: the version its row is written with, so that the
+   * index takes only a newer one. Absent in a document stored before it was kept: 0.
+   */
+  indexVersion?: number;
 }
 
 const DOCUMENT_KEY = "order";
@@ -212,21 +218,36 @@ export class OrderStore {
   /**
    * Stores the order, the timers that follow from the change (null clears one) and an outbox event, in
    * one transaction: an event or a due time exists exactly when the state change that calls for it does.
+   * A change the order index shows (`indexed`) counts one more index version and, unless a write to the
+   * index is already due, sets the `index` timer INDEX_DELAY_MS from now, in the same write.
    */
-  save(order: OrderRecord, timers: Partial<Record<TimerKind, number | null>>, event: WebhookMessage | null): void {
+  save(
+    order: OrderRecord,
+    timers: Partial<Record<TimerKind, number | null>>,
+    event: WebhookMessage | null,
+    indexed = false,
+  ): void {
     const doc = this.read();
     let changed = doc.timers;
     for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][])
       changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
+    const indexVersion = (doc.indexVersion ?? 0) + (indexed ? 1 : 0);
+    if (indexed && !changed.some((timer) => timer.kind === "index"))
+      changed = scheduled(changed, "index", Date.now() + INDEX_DELAY_MS);
     if (event === null) {
-      this.write({ ...doc, order, timers: changed });
+      this.write({ ...doc, order, timers: changed, indexVersion });
       return;
     }
     const seq = doc.outboxCount + 1;
     this.storage.transactionSync(() => {
       this.kv.put(outboxKey(seq), outboxEntry(seq, event));
-      this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq });
+      this.write({ ...doc, order, timers: scheduled(changed, "outbox", Date.now()), outboxCount: seq, indexVersion });
     });
+  }
+
+  /** The order's index version: its count of changes the order index shows. */
+  indexVersion(): number {
+    return this.read().indexVersion ?? 0;
   }
 
   // ---- timers

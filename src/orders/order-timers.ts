@@ -4,11 +4,40 @@
  */
 import { timerRetryDelayMs } from "./timer-policy";
 
+import type { OrderRecord } from "./order-record";
+
 /**
  * Work the order's alarm stands for; each kind has at most one due time. `report` is set only while the
- * operator's stuck list could not be brought up to date, to try again (see stuck-report.ts).
+ * operator's stuck list could not be brought up to date, to try again (see stuck-report.ts); `index` while
+ * a change of the order is not yet in the order index (index-flow.ts).
  */
-export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report";
+export type TimerKind = "expire" | "process" | "outbox" | "settle" | "report" | "index";
+
+/**
+ * How long after a change the order writes its row to the order index. Changes meanwhile ride on the same
+ * write (a create confirmed and fulfilled within it writes one row, not three), and the index stays well
+ * within its 10 s bound (docs/operator-api.md, "The order index").
+ */
+export const INDEX_DELAY_MS = 2_000;
+
+/**
+ * Whether `next` shows differently in the order index than `previous` (null: a new order); pure. Its time
+ * alone does not count: an upstream line asked again moves `modifiedAt` and nothing the index shows.
+ */
+export function changesIndexRow(previous: OrderRecord | null, next: OrderRecord): boolean {
+  if (previous === null) return true;
+  if (
+    previous.state !== next.state ||
+    previous.charge !== next.charge ||
+    previous.expiresAt !== next.expiresAt ||
+    previous.lines.length !== next.lines.length
+  )
+    return true;
+  return next.lines.some((line, at) => {
+    const before = previous.lines[at]!;
+    return before.status !== line.status || before.refunded !== line.refunded || before.charge !== line.charge;
+  });
+}
 
 export interface Timer {
   kind: TimerKind;

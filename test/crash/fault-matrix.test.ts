@@ -33,8 +33,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ALL_INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults, type Fault, type FaultWhen } from "../../src/kernel/faults";
-import { indexRowOf } from "../../src/orders/order-index";
-import { indexOrders } from "../../src/orders/order-indexer";
+import { indexRowOf } from "../../src/order-index/order-index-store";
 import type { OrderObject } from "../../src/orders/order-object";
 import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
@@ -161,6 +160,11 @@ const drainProblems: string[] = [];
  * The alarm as the platform runs it: an alarm that throws is run again, up to 6 times, and then dropped.
  * (runDurableObjectAlarm deletes the stored alarm and runs the handler once.)
  */
+/** The order's index version, as its storage holds it. */
+async function indexVersionOf(orderId: string): Promise<number> {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).indexVersion());
+}
+
 async function fireAlarm(orderId: string): Promise<boolean> {
   try {
     return await runDurableObjectAlarm(orderStub(orderId));
@@ -286,8 +290,6 @@ async function violations(outcome: Outcome): Promise<string[]> {
     check(!entries.some((entry) => entry.orderId === orderId), `${orderId}: a refused create moved money`);
   }
 
-  // The indexer, as the scheduled job runs it (an index row lags the order until it has run).
-  await indexOrders(env, outcome.clientId);
   for (const orderId of outcome.orderIds) {
     const { order, timers, events } = await inspect(orderId);
     if (order === null) {
@@ -379,21 +381,24 @@ async function violations(outcome: Outcome): Promise<string[]> {
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
     if (order.state === "confirmed" || order.state === "processing")
       check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
-    // Index: once the indexer has run, an order that moved money has its row, with its state and amounts.
-    if (charges.length > 0) {
+    // Index: an order whose `index` timer has run (every order at rest: it has no timer left) has its row,
+    // written by itself, with its state, amounts, lines and the version it is at.
+    if (!timers.includes("index")) {
       const row = await env.DB.prepare(
-        `SELECT state, total, charged, refunded FROM order_index WHERE client_id = ?1 AND reference = ?2`,
+        `SELECT state, total, charged, refunded, lines, version FROM order_index WHERE id = ?1`,
       )
-        .bind(order.clientId, order.reference)
-        .first<{ state: string; total: string; charged: string; refunded: string }>();
-      const want = indexRowOf(order);
+        .bind(orderId)
+        .first<{ state: string; total: string; charged: string; refunded: string; lines: string; version: number }>();
+      const want = indexRowOf(order, await indexVersionOf(orderId));
       check(
         row !== null &&
           row.state === want.state &&
           row.total === want.total &&
           row.charged === want.charged &&
-          row.refunded === want.refunded,
-        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}) but indexed as ${JSON.stringify(row)}`,
+          row.refunded === want.refunded &&
+          row.lines === JSON.stringify(want.lines) &&
+          row.version === want.version,
+        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}, version ${want.version}) but indexed as ${JSON.stringify(row)}`,
       );
     }
     // Webhooks: one event per stored transition it announces, each handed to the queue.
@@ -592,6 +597,21 @@ const SCENARIOS: Scenario[] = [
       armFault(seam, fault);
       await confirmAsClient(orderId, key);
       await maybeEvict(orderId, fault);
+      await drain(orderId);
+      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    },
+  },
+  {
+    name: "writing the order's row to the order index",
+    seams: [ORDER_SEAMS.indexWrite],
+    async run(seam, fault) {
+      const { clientId, key } = await freshClient();
+      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
+      // The created order's row, then the end state's: each write passes the seam.
+      armFault(seam, fault);
+      await fireAlarm(orderId);
+      await maybeEvict(orderId, fault);
+      await confirmAsClient(orderId, key);
       await drain(orderId);
       return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
     },

@@ -31,15 +31,26 @@ interface Row {
   lines: Line[] | null;
 }
 
-/** Writes an index row as the order's writer does (an upsert, the later write wins); answers rows written. */
-async function write(row: Row, table = "order_index"): Promise<number> {
+/** Each order's last version written, so that each write is newer than the last unless told otherwise. */
+const versions = new Map<string, number>();
+
+/**
+ * Writes an index row as the order's writer does (src/order-index/order-index-store.ts: an upsert that
+ * only a newer version passes), into `table`; answers the D1 rows written.
+ */
+async function write(row: Row, table = "order_index", version?: number): Promise<number> {
+  const key = `${table} ${row.reference}`;
+  const next = version ?? (versions.get(key) ?? 0) + 1;
+  versions.set(key, Math.max(next, versions.get(key) ?? 0));
   const result = await env.DB.prepare(
-    `INSERT INTO ${table} (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at,
-       modified_at, expires_at, stage, lines)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-     ON CONFLICT (client_id, reference) DO UPDATE SET state = excluded.state, total = excluded.total,
-       charged = excluded.charged, refunded = excluded.refunded, modified_at = excluded.modified_at,
-       stage = excluded.stage, lines = excluded.lines`,
+    `INSERT INTO ${table} (client_id, reference, id, state, wallet, total, charged, refunded, skus, lines, created_at,
+       modified_at, expires_at, stage, version)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+     ON CONFLICT (client_id, created_at, id) DO UPDATE SET state = excluded.state, total = excluded.total,
+       charged = excluded.charged, refunded = excluded.refunded, skus = excluded.skus, lines = excluded.lines,
+       modified_at = excluded.modified_at, expires_at = excluded.expires_at, stage = excluded.stage,
+       version = excluded.version
+     WHERE (excluded.version, excluded.modified_at) > (${table}.version, ${table}.modified_at)`,
   )
     .bind(
       row.clientId,
@@ -51,11 +62,12 @@ async function write(row: Row, table = "order_index"): Promise<number> {
       row.charged,
       row.refunded,
       `,${[...new Set((row.lines ?? []).map((line) => line.sku))].join(",")},`,
+      JSON.stringify(row.lines ?? []),
       row.createdAt,
-      Date.now(),
+      row.createdAt + next,
       row.createdAt + 600_000,
       row.stage,
-      row.lines === null ? null : JSON.stringify(row.lines),
+      next,
     )
     .run();
   return result.meta.rows_written ?? 0;
@@ -192,8 +204,8 @@ describe("an order's row moves its day's figures", () => {
       stage: 2,
       lines: null,
     };
-    await write(row);
-    await write({ ...row });
+    await write(row, "order_index", 2);
+    expect(await write({ ...row, state: "failed", refunded: "3" }, "order_index", 1)).toBe(0);
     expect(await ordersOf(day, "EUR")).toEqual([
       { state: "successful", orders: 1, total: 3000, charged: 3000, refunded: 0 },
     ]);

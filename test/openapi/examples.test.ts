@@ -9,7 +9,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
-import { saveRun } from "../../src/orders/reconciliation-store";
+import { saveRun } from "../../src/reconciliation/reconciliation-store";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failure-store";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";

@@ -109,7 +109,7 @@ describe("a confirm that meets the wallet's void", () => {
     expect(await purse.balance()).toBe("100");
     const order = await storedOrder(id);
     expect(order).toMatchObject({ state: "created", chargeIntentAt: null, invoiceStatus: "unpaid" });
-    expect(await timerKinds(id)).toEqual(["expire"]);
+    expect(await timerKinds(id)).toEqual(["index", "expire"]);
   });
 });
 
@@ -120,7 +120,7 @@ describe("settling a confirm whose order the wallet has voided since", () => {
     // The charge lands, its reply is lost and the instance dies: the order stays created, with its intent.
     armFault(ORDER_SEAMS.walletCharge, { when: "after", reset: true });
     expect((await confirmOrder(id, client.key)).status).toBe(500);
-    expect(await timerKinds(id)).toEqual(["settle", "expire"]);
+    expect(await timerKinds(id)).toEqual(["index", "settle", "expire"]);
     // Expiry runs first (its timer is the earliest): the wallet voids the order, crediting the charge back,
     // and the instance dies before it stores `rejected`.
     await rewriteStoredOrder(id, (doc) => (doc.expiresAt = Date.now() - 1_000), { expire: Date.now() - 1_000 });

@@ -123,6 +123,9 @@ function fakeHost(
       seen.calls.push(seam);
       return call();
     },
+    writeIndexRow: async () => {
+      throw new Error("the order index was not expected");
+    },
     save: async (saved, _previous, timers = {}) => {
       store.save(saved, timers, null);
       seen.saves.push({ state: saved.state, timers });

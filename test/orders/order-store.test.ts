@@ -51,7 +51,7 @@ describe("the order's storage", () => {
       const store = new OrderStore(state.storage);
       expect(store.schemaVersion()).toBe(ORDER_SCHEMA_VERSION);
       expect(store.load()).toMatchObject({ id: created.body.data.id, state: "created" });
-      expect(store.timers().map((timer) => timer.kind)).toEqual(["expire"]);
+      expect(store.timers().map((timer) => timer.kind)).toEqual(["index", "expire"]);
       expect(tablesOf(state.storage)).toEqual({});
       expect([...state.storage.kv.list()].map(([key]) => key)).toEqual(["order"]);
     });

@@ -2,9 +2,9 @@
  * GET /console/orders/export: every order the Orders page's filters select, newest first, as the CSV of
  * GET /admin/orders/export (the same columns and values, streamed from the index a batch at a time), for
  * any signed-in operator. Reference cells are neutralised against spreadsheet formulas there
- * (src/orders/order-search.ts, src/kernel/csv-export.ts).
+ * (src/order-index/order-search.ts, src/kernel/csv-export.ts).
  */
-import { csvDownloadHeaders, orderCsvStream } from "../../orders/order-search";
+import { csvDownloadHeaders, orderCsvStream } from "../../order-index/order-search";
 import type { PageContext } from "../page";
 import { orderFiltersOf } from "./orders";
 

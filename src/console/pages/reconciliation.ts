@@ -4,10 +4,10 @@
  * it as the last run and shows it. Any role may run it: it only reads the orders, ledgers and codes, and
  * what it writes is its own result (docs/operator-api.md, Reconciliation).
  */
-import { runAndStore } from "../../orders/reconciliation";
+import { runAndStore } from "../../reconciliation/reconciliation";
 import { roleAllows } from "../../operators/roles";
-import type { Mismatch } from "../../orders/reconciliation-rules";
-import { lastRun, type StoredRun } from "../../orders/reconciliation-store";
+import type { Mismatch } from "../../reconciliation/reconciliation-rules";
+import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";

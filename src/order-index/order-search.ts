@@ -1,13 +1,13 @@
 /**
- * The operator's order search and its CSV export over the order index (order-index.ts): what
+ * The operator's order search and its CSV export over the order index (order-index-store.ts): what
  * GET /admin/orders/search, GET /admin/orders/export and the console's Orders page share, so that the list,
  * the API's CSV and the console's CSV show the same orders with the same values.
  */
 import { csvLine } from "../kernel/csv-export";
 import { logFailure } from "../kernel/log";
 import { toAmountNumber } from "../pricing/money";
-import type { OrderSummary } from "./order-admin-schemas";
-import { walkIndex, type IndexFilter, type IndexRow } from "./order-index";
+import type { OrderSummary } from "./order-search-admin-schemas";
+import { walkIndex, type IndexFilter, type IndexRow } from "./order-index-store";
 
 /** The page size of a search when a request gives none. */
 export const SEARCH_PAGE_SIZE = 50;

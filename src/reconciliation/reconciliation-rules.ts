@@ -3,7 +3,7 @@
  * how an order's ledger lines must agree with its index row, and what a mismatch says to look at.
  */
 import { Money, type Money as MoneyT } from "../pricing/money";
-import type { OrderState } from "./order-view-schemas";
+import type { OrderState } from "../orders/order-view-schemas";
 
 /**
  * Movements and orders changed this recently are left to the next run: their order may still be under way,

@@ -16,10 +16,10 @@ import {
   registeredWalletsStatement,
   type RegisteredWallet,
 } from "../wallets/wallet-registry-store";
-import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "./order-index";
-import { indexOrders } from "./order-indexer";
-import { orderRecordById } from "./order-lookup";
-import type { OrderRecord } from "./order-record";
+import { hasEnded, indexRowsByReference, walkIndex, type IndexRow } from "../order-index/order-index-store";
+import { repairIndex as indexOrders } from "../order-index/order-index-repair";
+import { orderRecordById } from "../orders/order-lookup";
+import type { OrderRecord } from "../orders/order-record";
 import {
   addLine,
   DEFAULT_GRACE_SECONDS,

@@ -1,19 +1,19 @@
 /**
- * The order index (D1 `order_index`, schema/migrations/0012_order_index.sql): one row per order that has
- * moved money, for the operator's order search, its CSV export and the reconciliation. The order object is
- * the source of truth; the indexer (order-indexer.ts) writes its rows from the wallets' ledgers.
+ * The order index (D1 `order_index`, schema/migrations/0017_order_index_from_orders.sql): one row per order
+ * in any state, for the operator's order search, its CSV export, the reconciliation and a client's list of
+ * its orders. The order object is the source of truth and writes its own row (writeIndexRow), from its
+ * `index` timer a few seconds after each change; the repair pass (order-index-repair.ts) asks the orders
+ * the index holds as open to write theirs again.
  *
  * Only this module reads or writes the tables.
  */
 import { Money } from "../pricing/money";
-import type { OrderRecord } from "./order-record";
-import type { OrderState } from "./order-view-schemas";
+import type { OrderRecord } from "../orders/order-record";
+import type { OrderState } from "../orders/order-view-schemas";
 
 /**
- * Each state's stage: 1 while the order is open (the indexer reads it again), 2 once it has ended. A write
- * of a lower stage never replaces a higher one. A `created` order is in the index only when a confirm cut
- * off midway had taken its charge (the ledger names it); otherwise it moved no money and is found by its
- * client and exact reference (the order object is named by them).
+ * Each state's stage: 1 while the order is open (in the partial index the repair pass reads), 2 once it
+ * has ended.
  */
 const STAGES: Record<OrderState, number> = {
   created: 1,
@@ -33,6 +33,18 @@ export function hasEnded(state: OrderState): boolean {
 /** States in which the order's wallet has been charged its total. */
 const CHARGED_STATES: ReadonlySet<OrderState> = new Set(["confirmed", "processing", "successful", "partial", "failed"]);
 
+/** What became of a line, as the index shows it. */
+export type LineOutcome = "pending" | "delivered" | "failed";
+
+/** One line of an indexed order; `amount` is the line's charge in the wallet's currency. */
+export interface IndexLine {
+  sku: string;
+  supplier: string;
+  quantity: number;
+  amount: string;
+  outcome: LineOutcome;
+}
+
 /** One order as the index holds it; amounts are exact decimal strings in the wallet's currency. */
 export interface IndexRow {
   id: string;
@@ -46,15 +58,24 @@ export interface IndexRow {
   /** What failed lines credited back. */
   refunded: string;
   skus: string[];
+  lines: IndexLine[];
   createdAt: number;
   modifiedAt: number;
   expiresAt: number;
   /** 1 open, 2 ended. */
   stage: number;
+  /** The order's count of changes the index shows (0: a row of the ledger indexer of release 1.2). */
+  version: number;
 }
 
-/** The index row of `order`; pure. */
-export function indexRowOf(order: OrderRecord): IndexRow {
+const OUTCOMES: Record<OrderRecord["lines"][number]["status"], LineOutcome> = {
+  pending: "pending",
+  fulfilled: "delivered",
+  failed: "failed",
+};
+
+/** The index row of `order` at its `version`; pure. */
+export function indexRowOf(order: OrderRecord, version = 0): IndexRow {
   let refunded = new Money(0);
   for (const line of order.lines) refunded = refunded.plus(line.refunded);
   return {
@@ -67,10 +88,18 @@ export function indexRowOf(order: OrderRecord): IndexRow {
     charged: CHARGED_STATES.has(order.state) ? new Money(order.charge).toFixed() : "0",
     refunded: refunded.toFixed(),
     skus: [...new Set(order.lines.map((line) => line.sku))],
+    lines: order.lines.map((line) => ({
+      sku: line.sku,
+      supplier: line.product.supplier,
+      quantity: line.quantity,
+      amount: new Money(line.charge).toFixed(),
+      outcome: OUTCOMES[line.status],
+    })),
     createdAt: order.createdAt,
     modifiedAt: order.modifiedAt,
     expiresAt: order.expiresAt,
     stage: STAGES[order.state],
+    version,
   };
 }
 
@@ -84,10 +113,12 @@ interface StoredRow {
   charged: string;
   refunded: string;
   skus: string;
+  lines: string;
   created_at: number;
   modified_at: number;
   expires_at: number;
   stage: number;
+  version: number;
 }
 
 /** SKUs are stored as `,a,b,` so that one SKU is the text `,sku,` in it (a SKU holds no comma). */
@@ -106,30 +137,32 @@ function rowOf(stored: StoredRow): IndexRow {
     charged: stored.charged,
     refunded: stored.refunded,
     skus: stored.skus.split(",").filter((sku) => sku !== ""),
+    lines: JSON.parse(stored.lines) as IndexLine[],
     createdAt: stored.created_at,
     modifiedAt: stored.modified_at,
     expiresAt: stored.expires_at,
     stage: stored.stage,
+    version: stored.version,
   };
 }
 
 const COLUMNS =
-  "client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage";
+  "client_id, reference, id, state, wallet, total, charged, refunded, skus, lines, created_at, modified_at, expires_at, stage, version";
 
 /**
- * The upsert of one row: inserted if new, else updated only by a later write (a higher stage, or the same
- * stage changed later). A repeat writes nothing; only `state` and the amounts change, so an update writes
- * the table's row and not the time index.
+ * The upsert of one row: inserted if new, else updated only by a newer (version, modified_at) of the order.
+ * A repeat or a late write writes nothing. The key and `created_at` never change, so an update writes the
+ * table's row alone (and the open orders' index when the order ends).
  */
 export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatement {
   return db
     .prepare(
-      `INSERT INTO order_index (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
-       ON CONFLICT (client_id, reference) DO UPDATE SET state = excluded.state, total = excluded.total,
-         charged = excluded.charged, refunded = excluded.refunded, modified_at = excluded.modified_at,
-         expires_at = excluded.expires_at, stage = excluded.stage
-       WHERE excluded.stage > order_index.stage
-          OR (excluded.stage = order_index.stage AND excluded.modified_at > order_index.modified_at)`,
+      `INSERT INTO order_index (${COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+       ON CONFLICT (client_id, created_at, id) DO UPDATE SET state = excluded.state, total = excluded.total,
+         charged = excluded.charged, refunded = excluded.refunded, skus = excluded.skus, lines = excluded.lines,
+         modified_at = excluded.modified_at, expires_at = excluded.expires_at, stage = excluded.stage,
+         version = excluded.version
+       WHERE (excluded.version, excluded.modified_at) > (order_index.version, order_index.modified_at)`,
     )
     .bind(
       row.clientId,
@@ -141,52 +174,72 @@ export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatem
       row.charged,
       row.refunded,
       skusText(row.skus),
+      JSON.stringify(row.lines),
       row.createdAt,
       row.modifiedAt,
       row.expiresAt,
       row.stage,
+      row.version,
     );
 }
 
-// ---- the indexer's cursors and open orders
-
-/** How far the indexer has read each wallet object's ledger, by the object's name. */
-export async function ledgerCursors(db: D1Database): Promise<Map<string, number>> {
-  const { results } = await db
-    .prepare(`SELECT wallet, after_seq FROM order_index_cursors`)
-    .all<{ wallet: string; after_seq: number }>();
-  return new Map(results.map((row) => [row.wallet, row.after_seq]));
+/**
+ * Writes `order`'s row at `version` (the order object's `index` timer runs it, through the capability the
+ * composition root hands the object); answers the D1 rows written, index entries included (0: the index
+ * already had this version or a newer one).
+ */
+export async function writeIndexRow(db: D1Database, order: OrderRecord, version: number): Promise<number> {
+  const result = await upsertStatement(db, indexRowOf(order, version)).run();
+  return result.meta.rows_written ?? 0;
 }
 
-/** Moves a wallet object's cursor on (never back: two runs at once both only move it forward). */
-export function cursorStatement(db: D1Database, wallet: string, afterSeq: number): D1PreparedStatement {
-  return db
-    .prepare(
-      `INSERT INTO order_index_cursors (wallet, after_seq) VALUES (?1, ?2)
-       ON CONFLICT (wallet) DO UPDATE SET after_seq = excluded.after_seq WHERE excluded.after_seq > after_seq`,
-    )
-    .bind(wallet, afterSeq);
+// ---- the repair pass: the open orders and where a run stopped
+
+/** Where the last run that reached its bound stopped (the id after which the next one goes on), or "". */
+export async function repairCursor(db: D1Database): Promise<string> {
+  const row = await db.prepare(`SELECT after_id FROM order_index_repair WHERE id = 1`).first<{ after_id: string }>();
+  return row?.after_id ?? "";
+}
+
+/** Stores where a run stopped; "" removes it (the run finished). */
+export async function saveRepairCursor(db: D1Database, afterId: string): Promise<void> {
+  if (afterId === "") await db.prepare(`DELETE FROM order_index_repair WHERE id = 1`).run();
+  else
+    await db
+      .prepare(
+        `INSERT INTO order_index_repair (id, after_id) VALUES (1, ?1)
+         ON CONFLICT (id) DO UPDATE SET after_id = excluded.after_id`,
+      )
+      .bind(afterId)
+      .run();
 }
 
 /**
- * Up to `limit` ids of orders indexed while still open, in id order from `from` on, wrapping around to the
- * start (read through the partial index order_index_open): a run that cannot read them all starts where
- * chance puts it, so that over runs every open order is read again.
+ * Up to `limit` ids of orders the index holds as still open, in id order after `after` (read through the
+ * partial index order_index_open, which holds those rows alone: its size follows the open orders, not
+ * the orders or wallets there have ever been), and the D1 rows the read touched.
  */
-export async function openOrderIds(db: D1Database, limit: number, from = ""): Promise<string[]> {
-  const page = (after: string, below: string | null, count: number) =>
-    db
-      .prepare(
-        `SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 AND id >= ?1` +
-          (below === null ? "" : ` AND id < ?3`) +
-          ` ORDER BY id LIMIT ?2`,
-      )
-      .bind(after, count, ...(below === null ? [] : [below]))
-      .all<{ id: string }>();
-  const ids = (await page(from, null, limit)).results.map((row) => row.id);
-  if (ids.length < limit && from !== "")
-    ids.push(...(await page("", from, limit - ids.length)).results.map((row) => row.id));
-  return ids;
+export async function openOrderIds(
+  db: D1Database,
+  after: string,
+  limit: number,
+): Promise<{ ids: string[]; rowsRead: number }> {
+  const { results, meta } = await db
+    .prepare(`SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 AND id > ?1 ORDER BY id LIMIT ?2`)
+    .bind(after, limit)
+    .all<{ id: string }>();
+  return { ids: results.map((row) => row.id), rowsRead: meta.rows_read ?? 0 };
+}
+
+/**
+ * How current the index is: the creation time of its newest order (the last entry of the time index, one
+ * row read) and how many orders it holds as still open.
+ */
+export async function indexFreshness(db: D1Database): Promise<{ newestCreatedAt: number | null; open: number }> {
+  const newest = await db
+    .prepare(`SELECT created_at FROM order_index INDEXED BY order_index_created ORDER BY created_at DESC LIMIT 1`)
+    .first<{ created_at: number }>();
+  return { newestCreatedAt: newest?.created_at ?? null, open: await openOrderCount(db) };
 }
 
 /** How many orders are indexed as still open. */
@@ -232,9 +285,10 @@ export function parseCursor(text: string): IndexCursor | null {
 const PREFIX_END = String.fromCodePoint(0x10ffff);
 
 /**
- * The query of a page, newest first (createdAt, then id). A client's reference prefix is a range of the
- * table's key, sorted afterwards; every other filter walks the time index from the newest order (or from
- * `createdTo`) and checks the rest on each row. test/orders/order-index.test.ts reads both plans.
+ * The query of a page, newest first (createdAt, then id). With a client it is a range of the table's key
+ * (client_id, created_at, id), read newest first with no sort: a reference prefix and every other filter
+ * are checked on the client's rows. Without one it walks the time index from the newest order (or from
+ * `createdTo`) and checks the rest on each row. test/order-index/order-index.test.ts reads both plans.
  */
 export function listQuery(
   filter: IndexFilter,
@@ -247,22 +301,40 @@ export function listQuery(
     params.push(value);
     return `?${params.length}`;
   };
-  const byReference = filter.clientId !== undefined && filter.reference !== undefined;
-  if (filter.clientId !== undefined) where.push(`client_id = ${bind(filter.clientId)}`);
-  if (byReference) {
-    where.push(`reference >= ${bind(filter.reference!)}`, `reference < ${bind(filter.reference! + PREFIX_END)}`);
+  const byClient = filter.clientId !== undefined;
+  if (byClient) where.push(`client_id = ${bind(filter.clientId!)}`);
+  if (byClient && filter.reference !== undefined) {
+    where.push(`reference >= ${bind(filter.reference)}`, `reference < ${bind(filter.reference + PREFIX_END)}`);
   }
   if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
   if (filter.sku !== undefined) where.push(`instr(skus, ${bind(`,${filter.sku},`)}) > 0`);
   if (filter.createdFrom !== undefined) where.push(`created_at >= ${bind(filter.createdFrom)}`);
   if (filter.createdTo !== undefined) where.push(`created_at <= ${bind(filter.createdTo)}`);
   if (after !== null) where.push(`(created_at, id) < (${bind(after.createdAt)}, ${bind(after.id)})`);
-  const from = byReference ? "order_index" : "order_index INDEXED BY order_index_created";
+  const from = byClient ? "order_index" : "order_index INDEXED BY order_index_created";
   const sql =
     `SELECT ${COLUMNS} FROM ${from}` +
     (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
     ` ORDER BY created_at DESC, id DESC LIMIT ${bind(limit)}`;
   return { sql, params };
+}
+
+/** The filters of one client's list of its own orders. */
+export type ClientIndexFilter = Omit<IndexFilter, "clientId" | "sku">;
+
+/**
+ * Up to `limit` of one client's orders after `after`, newest first (createdAt, then id), read as a range of
+ * the table's key: a page costs the rows it reads, however many orders other clients have, and orders
+ * added meanwhile do not shift the pages after `after`. For a client's own list of its orders.
+ */
+export async function listClientIndex(
+  db: D1Database | D1DatabaseSession,
+  clientId: string,
+  filter: ClientIndexFilter,
+  after: IndexCursor | null,
+  limit: number,
+): Promise<IndexRow[]> {
+  return listIndex(db, { ...filter, clientId }, after, limit);
 }
 
 /** Up to `limit` rows after `after`, newest first. */
@@ -296,7 +368,10 @@ export async function* walkIndex(
   }
 }
 
-/** The client's indexed orders among `references`, by reference. */
+/**
+ * The client's indexed orders among `references`, by reference: read from the client's range of the key
+ * (no index by reference: a row would pay for one on every write).
+ */
 export async function indexRowsByReference(
   db: D1Database | D1DatabaseSession,
   clientId: string,
