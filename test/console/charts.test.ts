@@ -135,8 +135,8 @@ describe("the pages' charts", () => {
     ];
     for (const [index, row] of rows.entries())
       await env.DB.prepare(
-        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines)
-         VALUES (?1, ?2, ?3, ?4, 'USD', ?5, ?5, ?6, ',x,', ?7, ?7, ?7, 2, ?8)`,
+        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines, version)
+         VALUES (?1, ?2, ?3, ?4, 'USD', ?5, ?5, ?6, ',x,', ?7, ?7, ?7, 2, ?8, 1)`,
       )
         .bind(
           clientId,
