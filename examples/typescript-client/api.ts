@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * Every order a search selects, as CSV
-         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.
+         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
@@ -498,12 +498,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bring the order index up to date now
-         * @description Runs the order indexer once, as the scheduled job does every 5 minutes: it reads each wallet's new ledger entries, reads the orders they name from their objects and writes their rows to the order index that order search, the export and the reconciliation read. It changes no order and no money, and running it again writes nothing new.
+         * Run the order index's repair pass
+         * @description Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
-        post: operations["adminRunOrderIndexer"];
+        post: operations["adminRunOrderIndexRepair"];
         delete?: never;
         options?: never;
         head?: never;
@@ -519,7 +519,7 @@ export interface paths {
         };
         /**
          * Search orders by client, state, SKU, creation time or reference prefix
-         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The order index holds every order that has moved money (from its charge on); an order still `created` (waiting for its confirm), or one that expired unconfirmed, is not in it: find it by its client and exact reference with GET /admin/orders. The indexer writes it from the wallets' ledgers every 5 minutes and at once on POST /admin/orders/index/run, so it may lag the orders by up to 5 minutes.
+         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
@@ -1503,10 +1503,10 @@ export interface components {
                         orderId: string;
                         clientId: string;
                         /**
-                         * @description The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
+                         * @description The order's timer that keeps failing (expiry, processing, webhook outbox, settling a cut-off confirm, or writing its row to the order index), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
                          * @enum {string}
                          */
-                        timer: "expire" | "process" | "outbox" | "settle" | "supplier";
+                        timer: "expire" | "process" | "outbox" | "settle" | "index" | "supplier";
                         /** @description For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer. */
                         skus: string[];
                         /** @description Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes. */
@@ -1740,10 +1740,10 @@ export interface components {
                     orderId: string;
                     clientId: string;
                     /**
-                     * @description The order's timer that keeps failing (expiry, processing, webhook outbox, or settling a cut-off confirm), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
+                     * @description The order's timer that keeps failing (expiry, processing, webhook outbox, settling a cut-off confirm, or writing its row to the order index), or `supplier`: upstream lines (`skus`) whose outcome has been unknown (a timeout, "in progress") for longer than UPSTREAM_UNKNOWN_BUDGET_SECONDS. Such an order stays `processing` and is not refunded: the codes may have been issued.
                      * @enum {string}
                      */
-                    timer: "expire" | "process" | "outbox" | "settle" | "supplier";
+                    timer: "expire" | "process" | "outbox" | "settle" | "index" | "supplier";
                     /** @description For `supplier`: the SKUs of the lines whose outcome is unknown, longest unknown first. Empty for a failing timer. */
                     skus: string[];
                     /** @description Failed runs in a row; for `supplier`, the attempts made for the longest unknown line. Retried with capped backoff for as long as it takes. */
@@ -1963,22 +1963,20 @@ export interface components {
                 webhookSecret: string;
             };
         };
-        AdminRunOrderIndexerResponse: {
+        AdminRunOrderIndexRepairResponse: {
             /** @enum {string} */
-            message: "Order index brought up to date";
+            message: "Order index repair pass run";
             data: {
-                /** @description Wallet objects whose ledger was read. */
-                wallets: number;
-                /** @description New ledger entries read that name an order. */
-                entries: number;
-                /** @description Orders read from their objects. */
+                /** @description Orders the index holds as open, asked to write their row again. */
                 orders: number;
-                /** @description D1 rows written, index entries included. */
+                /** @description D1 rows those orders wrote, index entries included: 0 when the index already had each one. */
                 rowsWritten: number;
-                /** @description Orders indexed while still open, read again by the next run. */
+                /** @description D1 rows the run read to find them. */
+                rowsRead: number;
+                /** @description Orders the index holds as open after the run. */
                 open: number;
-                /** @description Wallet objects left with new entries when the run reached its bound of pages: the next runs catch up. */
-                behind: number;
+                /** @description Whether the run stopped at its bound (2,000 orders): the next run resumes after the last it asked. */
+                more: boolean;
             };
         };
         AdminSearchOrdersResponse: {
@@ -5114,7 +5112,7 @@ export interface operations {
                  * @example acme
                  */
                 clientId?: string;
-                /** @description Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders). */
+                /** @description Only orders in this state. The index holds orders in every state, each written within seconds of its change. */
                 state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
                 /**
                  * @description Only orders with a line of this SKU.
@@ -5199,7 +5197,7 @@ export interface operations {
             };
         };
     };
-    adminRunOrderIndexer: {
+    adminRunOrderIndexRepair: {
         parameters: {
             query?: never;
             header?: never;
@@ -5208,14 +5206,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Order index brought up to date */
+            /** @description Order index repair pass run */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdminRunOrderIndexerResponse"];
+                    "application/json": components["schemas"]["AdminRunOrderIndexRepairResponse"];
                 };
             };
             /**
@@ -5263,7 +5261,7 @@ export interface operations {
                  * @example acme
                  */
                 clientId?: string;
-                /** @description Only orders in this state. The index holds orders that have moved money: one still `created` (waiting for its confirm) or expired unconfirmed is not in it; find it by its client and exact reference (GET /admin/orders). */
+                /** @description Only orders in this state. The index holds orders in every state, each written within seconds of its change. */
                 state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
                 /**
                  * @description Only orders with a line of this SKU.

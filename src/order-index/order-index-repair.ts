@@ -24,7 +24,7 @@ export interface RepairRun {
   orders: number;
   /** D1 rows the orders wrote, index entries included (0: the index had every one already). */
   rowsWritten: number;
-  /** D1 rows the run read to find them. */
+  /** D1 rows the run read to find them (its stored cursor and the open orders). */
   rowsRead: number;
   /** Orders still open after the run. */
   open: number;
@@ -36,8 +36,11 @@ type RepairEnv = Pick<Env, "DB" | "ORDERS">;
 
 /** One run of the repair pass, from where the last run that reached its bound stopped. */
 export async function repairIndex(env: RepairEnv, batch = REPAIR_BATCH): Promise<RepairRun> {
-  const after = await repairCursor(env.DB);
-  const { ids, rowsRead } = await openOrderIds(env.DB, after, batch);
+  const cursor = await repairCursor(env.DB);
+  const after = cursor.afterId;
+  const open = await openOrderIds(env.DB, after, batch);
+  const ids = open.ids;
+  const rowsRead = cursor.rowsRead + open.rowsRead;
   let rowsWritten = 0;
   for (let start = 0; start < ids.length; start += ASK_AT_ONCE) {
     const asked = ids.slice(start, start + ASK_AT_ONCE).map(async (orderId) => {

@@ -195,10 +195,15 @@ export async function writeIndexRow(db: D1Database, order: OrderRecord, version:
 
 // ---- the repair pass: the open orders and where a run stopped
 
-/** Where the last run that reached its bound stopped (the id after which the next one goes on), or "". */
-export async function repairCursor(db: D1Database): Promise<string> {
-  const row = await db.prepare(`SELECT after_id FROM order_index_repair WHERE id = 1`).first<{ after_id: string }>();
-  return row?.after_id ?? "";
+/**
+ * Where the last run that reached its bound stopped (the id after which the next one goes on), or "", and
+ * the D1 rows the read touched.
+ */
+export async function repairCursor(db: D1Database): Promise<{ afterId: string; rowsRead: number }> {
+  const { results, meta } = await db
+    .prepare(`SELECT after_id FROM order_index_repair WHERE id = 1`)
+    .all<{ after_id: string }>();
+  return { afterId: results[0]?.after_id ?? "", rowsRead: meta.rows_read ?? 0 };
 }
 
 /** Stores where a run stopped; "" removes it (the run finished). */

@@ -22,6 +22,7 @@ import {
   storedOrder,
   timersOf,
   uid,
+  runIndexTimer,
 } from "../order-helpers";
 
 beforeAll(async () => {
@@ -207,6 +208,8 @@ describe("expiry through the clock (before the alarm has run)", () => {
     expect(await balanceOf(client.id, "USD")).toBe("100");
     expect((await ledgerOf(client.id, "USD")).map((entry) => entry.kind)).toEqual(["top_up"]);
     expect((await storedOrder(data.id)).state).toBe("created");
+    // The order index's timer, set with the create, is due first; the alarm after it is the expiry's.
+    await runIndexTimer(data.id);
     await runDurableObjectAlarm(orderStubOf(data.id));
     expect((await storedOrder(data.id)).state).toBe("rejected");
     expect(await availableCodes("T-INV", "10")).toBe(before);

@@ -13,7 +13,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, drainTimers, storedAlarm, storedOrder } from "../order-helpers";
+import { backdateExpiry, drainTimers, runIndexTimer, storedAlarm, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
   return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
@@ -65,6 +65,8 @@ describe("a processing timer that keeps failing", () => {
         "the first failure",
       )
     ).find((t) => t.kind === "process")!;
+    // The order index's timer, set with the create, is due first; the alarm runs counted below are processing's.
+    await runIndexTimer(id);
     await holdAlarm(id);
     expect(process.lastError).toMatch(/injected fault at order.supplier-sandbox/);
     expect(process.dueAt - Date.now()).toBeGreaterThan(1_000);
@@ -94,6 +96,8 @@ describe("a processing timer that keeps failing", () => {
     const done = await getOrder(id, key);
     expect(done.body.data.state).toBe("successful");
     expect(Object.keys(done.body.data.redeem)).toEqual(["DEMO-US-RANGE"]);
+    // The end state's row is the last thing the order writes.
+    expect(await runIndexTimer(id)).toBe(true);
     expect(await timersOf(id)).toEqual([]);
     const stuck = await admin("GET", "/admin/orders/stuck");
     expect(stuck.body.data.orders.find((o: { orderId: string }) => o.orderId === id)).toBeUndefined();
@@ -105,6 +109,8 @@ describe("a processing timer that keeps failing", () => {
     const created = await createOrder({ productList: [line("DEMO-EU-FIXED", 10, 1)], reference: "expiry-1" }, key);
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     armFault(ORDER_SEAMS.walletVoid, { when: "before", times: 8 });
     await backdateExpiry(id);
     await runInDurableObject(orderStub(id), (_instance, state) =>
@@ -116,6 +122,8 @@ describe("a processing timer that keeps failing", () => {
     }
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await getOrder(id, key)).body.data.state).toBe("rejected");
+    // The rejection's row is the last thing the order writes.
+    expect(await runIndexTimer(id)).toBe(true);
     expect(await timersOf(id)).toEqual([]);
     const held = await admin("GET", "/admin/orders/stuck");
     expect(held.body.data.orders.map((o: { orderId: string }) => o.orderId)).not.toContain(id);
@@ -136,6 +144,8 @@ describe("an alarm that fires before the order's expiresAt", () => {
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-1" }, key);
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     const { expiresAt } = await storedOrder(id);
     // The stored alarm fires now, ten minutes early.
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
@@ -151,6 +161,8 @@ describe("an alarm that fires before the order's expiresAt", () => {
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-2" }, key);
     expect(created.status).toBe(200);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     const { expiresAt } = await storedOrder(id);
     const purse = wallet("timers-early-settle", "USD");
     await purse.post({ key: "drain", kind: "adjustment", amount: "-95" });
@@ -174,11 +186,14 @@ describe("an alarm that fires before the order's expiresAt", () => {
     const key = await addClient("timers-early-then-due", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "early-3" }, key);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await storedOrder(id)).state).toBe("created");
     await backdateExpiry(id);
     expect(await runDurableObjectAlarm(orderStub(id))).toBe(true);
     expect((await storedOrder(id)).state).toBe("rejected");
+    expect(await runIndexTimer(id)).toBe(true);
     expect(await timersOf(id)).toEqual([]);
   });
 });
@@ -194,6 +209,8 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     const key = await addClient("timers-stuck-settle", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-settle" }, key);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     armFault(ORDER_SEAMS.walletCharge, { when: "after" });
     expect((await confirmOrder(id, key)).status).toBe(500);
     armFault(ORDER_SEAMS.chargeLookup, { when: "before", times: 3 });
@@ -273,6 +290,8 @@ describe("the stuck list shows an order's worst failing timer, and nothing once 
     const key = await addClient("timers-stuck-dropped", { USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10, 1)], reference: "stuck-dropped" }, key);
     const id = created.body.data.id as string;
+    // The order index's timer, set with the create, runs first, so that the alarm runs below are the others'.
+    await runIndexTimer(id);
     armFault(ORDER_SEAMS.walletCharge, { when: "after" });
     expect((await confirmOrder(id, key)).status).toBe(500);
     // Settling fails 3 times and so does writing it to the stuck list (D1 is down for that write).
@@ -303,6 +322,8 @@ describe("re-arming the alarm at the end of a run", () => {
       (timers) => timers.some((t) => t.kind === "process" && t.failures === 1),
       "the first processing failure",
     );
+    // The order index's timer (the confirm's change) is due before processing's retry.
+    await runIndexTimer(id);
     // The second processing failure is stored; the alarm write after it fails.
     armFault(ORDER_SEAMS.setAlarm, { when: "before" });
     await expect(runDurableObjectAlarm(orderStub(id))).rejects.toThrow(/order.set-alarm/);
