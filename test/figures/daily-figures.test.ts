@@ -7,8 +7,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DAY_MS } from "../../src/figures/figures-rules";
-import { seedDemo } from "../helpers";
-import { uid } from "../order-helpers";
+import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { ended, expectOk, freshClient, indexNow, uid } from "../order-helpers";
 
 interface Line {
   sku: string;
@@ -287,6 +287,26 @@ describe("what the triggers cost in D1 rows written", () => {
     console.log(
       `D1 rows written per write, order index alone: ${without.join(", ")}; with 0020's triggers: ${withTriggers.join(", ")}`,
     );
+  });
+
+  it("adds 3 rows to an order written once by itself (bench's flow), and 1 for its client's first that day", async () => {
+    await seedDemo();
+    const { key } = await freshClient({ USD: "100" });
+    const written: number[] = [];
+    for (const quote of [5, 6]) {
+      const created = expectOk(
+        await createOrder(
+          { productList: [line("DEMO-US-RANGE", quote, 1)], wallet: "USD", reference: uid("ref") },
+          key,
+        ),
+      );
+      expectOk(await confirmOrder(created.id, key));
+      expect(await ended(created.id)).toBe("successful");
+      written.push(await indexNow(created.id));
+    }
+    // The index's own 2 (its row and its time index entry), then its day's bucket, its client's day and
+    // its SKU's line; the client's first order of the day also writes that day's index entry.
+    expect(written).toEqual([2 + 4, 2 + 3]);
   });
 
   it("writes one row per code uploaded and per code sold, on their days, per value", async () => {
