@@ -173,7 +173,7 @@ function insertHistory(run) {
       const reference = `history-${run}-${back}-${index}`;
       const id = `ord_${createHash("sha256").update(reference).digest("hex")}`;
       statements.push(
-        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines) VALUES ('history', ${quote(reference)}, ${quote(id)}, ${quote(state)}, ${quote(currency)}, ${quote(String(total))}, ${quote(String(charged))}, ${quote(String(refunded))}, ${quote(`,${[...new Set(lines.map((line) => line.sku))].join(",")},`)}, ${at}, ${at + 5000}, ${at + 600000}, 2, ${quote(JSON.stringify(state === "rejected" ? [] : ended))});`,
+        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines, version) VALUES ('history', ${quote(reference)}, ${quote(id)}, ${quote(state)}, ${quote(currency)}, ${quote(String(total))}, ${quote(String(charged))}, ${quote(String(refunded))}, ${quote(`,${[...new Set(lines.map((line) => line.sku))].join(",")},`)}, ${at}, ${at + 5000}, ${at + 600000}, 2, ${quote(JSON.stringify(state === "rejected" ? [] : ended))}, 1);`,
       );
     }
   }
