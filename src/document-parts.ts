@@ -41,48 +41,86 @@ const DESCRIPTION = [
   "- Amounts are JSON numbers rounded to the currency's ISO 4217 minor unit. Operator inputs accept amounts as decimal strings (exact) or numbers.",
 ].join("\n");
 
-/** The route groups of the document, in the order it lists them, with what each groups for a reader. */
+const CLIENT = "Client API";
+const SANDBOX = "Sandbox";
+const OPERATOR = "Operator API";
+
+/**
+ * The route groups of the document, in the order it lists them, with what each groups for a reader and
+ * the reader it is for: the client's API, the sandbox's helpers, the operator's API (x-tagGroups).
+ */
 const TAGS: DocumentParts["tags"] = [
   {
     name: "Orders",
     description:
       "Create an order, confirm it (the wallet is charged) and read it until it reaches an end state with its redeem codes.",
+    group: CLIENT,
   },
-  { name: "Admin: wallets", description: "Operator: credit, correct and inspect client wallets and their ledgers." },
   {
     name: "Catalogue",
     description: "What the calling client can order: SKUs, quotes, availability and the client's own deal.",
+    group: CLIENT,
   },
-  { name: "Wallets", description: "The calling client's wallets and balances." },
+  { name: "Wallets", description: "The calling client's wallets and balances.", group: CLIENT },
+  {
+    name: "Webhooks",
+    description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks.",
+    group: CLIENT,
+  },
+  { name: "Meta", description: "This document.", group: CLIENT },
   {
     name: "Sandbox",
     description:
       "Sandbox only (sk_test_ keys; 404 in live): top up your own wallets, expire an order now, send a test webhook. With the Sandbox-Outcome header of POST /order/create, they let an integration be tested end to end without waiting and without money.",
-  },
-  { name: "Meta", description: "This document." },
-  { name: "Admin: clients", description: "Operator: clients, their API keys and webhook secrets." },
-  { name: "Admin: catalogue", description: "Operator: SKUs and the deals (fees and discounts) of each client." },
-  {
-    name: "Admin: inventory",
-    description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock.",
-  },
-  { name: "Admin: exchange rates", description: "Operator: the rates from a wallet currency to a product currency." },
-  {
-    name: "Admin: orders",
-    description: "Operator: any client's order with its stored record, and the orders whose timers keep failing.",
-  },
-  { name: "Admin: audit", description: "Operator: the log of every operator change." },
-  { name: "Admin: webhooks", description: "Operator: webhook deliveries that failed every attempt, and their replay." },
-  {
-    name: "Admin: operators",
-    description: "Operator: the people who run the service, each with a role and a token of their own.",
+    group: SANDBOX,
   },
   {
     name: "Admin: attention",
     description:
       "Operator: what needs attention (stuck orders, dead letters, low stock, low balances) and the thresholds it is judged by.",
+    group: OPERATOR,
   },
-  { name: "Webhooks", description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks." },
+  {
+    name: "Admin: orders",
+    description: "Operator: any client's order with its stored record, and the orders whose timers keep failing.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: clients",
+    description: "Operator: clients, their API keys and webhook secrets.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: wallets",
+    description: "Operator: credit, correct and inspect client wallets and their ledgers.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: catalogue",
+    description: "Operator: SKUs and the deals (fees and discounts) of each client.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: inventory",
+    description: "Operator: redeem codes of inventory SKUs, uploaded as JSON or CSV, and their stock.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: exchange rates",
+    description: "Operator: the rates from a wallet currency to a product currency.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: webhooks",
+    description: "Operator: webhook deliveries that failed every attempt, and their replay.",
+    group: OPERATOR,
+  },
+  {
+    name: "Admin: operators",
+    description: "Operator: the people who run the service, each with a role and a token of their own.",
+    group: OPERATOR,
+  },
+  { name: "Admin: audit", description: "Operator: the log of every operator change.", group: OPERATOR },
 ];
 
 /** Response schemas the document names under components.schemas wherever they appear. */

@@ -6,8 +6,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { WebhookMessage } from "../src/webhooks/events";
 import { OrderStore } from "../src/orders/order-store";
-import { call, line } from "./helpers";
-import { drainTimers, orderStubOf, uid } from "./order-helpers";
+import { call, line, orderStub } from "./helpers";
+import { drainTimers, uid } from "./order-helpers";
 
 export async function expectLivemode(key: string, livemode: boolean): Promise<void> {
   const created = await call("POST", "/order/create", {
@@ -48,7 +48,7 @@ export async function expectLivemode(key: string, livemode: boolean): Promise<vo
     "livemode",
   ]);
   expect(got.body.data.livemode).toBe(livemode);
-  const events = await runInDurableObject(orderStubOf(orderId), (_instance, state) =>
+  const events = await runInDurableObject(orderStub(orderId), (_instance, state) =>
     new OrderStore(state.storage).outbox().map((entry) => (JSON.parse(entry.message) as WebhookMessage).event),
   );
   expect(events.map((event) => [event.type, event.livemode])).toEqual([

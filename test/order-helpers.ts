@@ -9,7 +9,7 @@ import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
 import type { TimerKind } from "../src/orders/order-timers";
 import type { LedgerEntry } from "../src/wallets/ledger";
-import { addClient, wallet, type ApiCall } from "./helpers";
+import { addClient, orderStub, wallet, type ApiCall } from "./helpers";
 
 export const MESSAGES = {
   tooBig: "Requested product list is bigger than allowed",
@@ -73,13 +73,9 @@ export function expectOk(res: ApiCall): any {
   return res.body.data;
 }
 
-export function orderStubOf(orderId: string) {
-  return env.ORDERS.get(env.ORDERS.idFromString(orderId.replace(/^ord_/, "")));
-}
-
 /** The order document as the object stores it (read through its storage module, not its cache). */
 export async function storedOrder(orderId: string): Promise<OrderRecord> {
-  return runInDurableObject(orderStubOf(orderId), (_instance, state) => {
+  return runInDurableObject(orderStub(orderId), (_instance, state) => {
     const order = new OrderStore(state.storage).load();
     if (order === null) throw new Error(`no stored order ${orderId}`);
     return order;
@@ -97,7 +93,7 @@ export async function ended(orderId: string): Promise<string> {
 }
 
 export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
-  return runInDurableObject(orderStubOf(orderId), (_instance, state) =>
+  return runInDurableObject(orderStub(orderId), (_instance, state) =>
     new OrderStore(state.storage)
       .timers()
       .map((timer) => ({ kind: timer.kind, due_at: timer.dueAt }))
@@ -107,7 +103,7 @@ export async function timersOf(orderId: string): Promise<{ kind: string; due_at:
 
 /** The time the order object's alarm is stored for (null: none). */
 export async function storedAlarm(orderId: string): Promise<number | null> {
-  return runInDurableObject(orderStubOf(orderId), (_instance, state) => state.storage.getAlarm());
+  return runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
 }
 
 /**
@@ -116,7 +112,7 @@ export async function storedAlarm(orderId: string): Promise<number | null> {
  */
 export async function drainTimers(orderId: string): Promise<void> {
   for (let run = 0; run < 20 && (await timersOf(orderId)).length > 0; run += 1) {
-    await runDurableObjectAlarm(orderStubOf(orderId));
+    await runDurableObjectAlarm(orderStub(orderId));
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   expect(await timersOf(orderId)).toEqual([]);
@@ -131,7 +127,7 @@ export async function rewriteStoredOrder(
   change: (doc: OrderRecord) => void,
   timers: Partial<Record<TimerKind, number | null>> = {},
 ): Promise<OrderRecord> {
-  const doc = await runInDurableObject(orderStubOf(orderId), async (_instance, state) => {
+  const doc = await runInDurableObject(orderStub(orderId), async (_instance, state) => {
     const store = new OrderStore(state.storage);
     const doc = store.load();
     if (doc === null) throw new Error(`no stored order ${orderId}`);
@@ -141,7 +137,7 @@ export async function rewriteStoredOrder(
     if (Object.keys(timers).length > 0) await state.storage.setAlarm(Date.now() + 60_000);
     return doc;
   });
-  await evictDurableObject(orderStubOf(orderId));
+  await evictDurableObject(orderStub(orderId));
   return doc;
 }
 
@@ -159,7 +155,7 @@ export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<nu
 
 /** Makes the expiry timer due now (the alarm handler only runs timers whose due time has come). */
 export async function makeExpiryDue(orderId: string): Promise<void> {
-  await runInDurableObject(orderStubOf(orderId), (_instance, state) => {
+  await runInDurableObject(orderStub(orderId), (_instance, state) => {
     new OrderStore(state.storage).schedule("expire", Date.now() - 1);
   });
 }
@@ -168,7 +164,7 @@ export async function makeExpiryDue(orderId: string): Promise<void> {
 export async function expireByAlarm(orderId: string): Promise<boolean> {
   await backdateExpiry(orderId);
   await makeExpiryDue(orderId);
-  return runDurableObjectAlarm(orderStubOf(orderId));
+  return runDurableObjectAlarm(orderStub(orderId));
 }
 
 export async function ledgerOf(clientId: string, currency: string): Promise<LedgerEntry[]> {
@@ -290,7 +286,7 @@ export async function holdsOf(
  */
 export async function indexNow(...orderIds: string[]): Promise<number> {
   let written = 0;
-  for (const orderId of orderIds) written += await orderStubOf(orderId).writeIndex();
+  for (const orderId of orderIds) written += await orderStub(orderId).writeIndex();
   return written;
 }
 
@@ -301,7 +297,7 @@ export async function indexNow(...orderIds: string[]): Promise<number> {
 export async function runIndexTimer(orderId: string): Promise<boolean> {
   const next = (await timersOf(orderId)).sort((a, b) => a.due_at - b.due_at)[0];
   if (next?.kind !== "index") return false;
-  return runDurableObjectAlarm(orderStubOf(orderId));
+  return runDurableObjectAlarm(orderStub(orderId));
 }
 
 /** The order index's row of an order, as D1 holds it, or null. */

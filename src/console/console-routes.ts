@@ -17,7 +17,7 @@ import { logFailure } from "../kernel/log";
 import { roleAllows } from "../operators/roles";
 import { endSession, originAllowed, readSession, startSession } from "../operators/sessions";
 import { HTMX_ASSET, HTMX_FILE, STYLESHEET, STYLESHEET_FILE } from "./assets";
-import { html, type Html } from "./html";
+import { html, htmlResponse, type Html } from "./html";
 import { layout } from "./layout";
 import { setNavigation } from "./navigation";
 import type { PageContext, SessionOperator } from "./page";
@@ -61,16 +61,9 @@ function secured(response: Response, cacheControl = "no-store"): Response {
   return answer;
 }
 
-function document(markup: Html, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(markup.toString(), {
-    status,
-    headers: { "content-type": "text/html; charset=utf-8", ...headers },
-  });
-}
-
 /** A page of its own for a refusal or a failure, inside the layout when someone is signed in. */
 function problem(status: number, title: string, text: string, operator: SessionOperator | null): Response {
-  return document(layout({ title, operator, body: html`<p class="notice bad" role="alert">${text}</p>` }), status);
+  return htmlResponse(layout({ title, operator, body: html`<p class="notice bad" role="alert">${text}</p>` }), status);
 }
 
 /** The page entry and parameters a path names, or null. */
@@ -111,7 +104,7 @@ function signInPage(failed: boolean, status = 200, why = "That token is unknown 
       </div>
       <button type="submit">Sign in</button>
     </form>`;
-  return document(layout({ title: "Sign in", operator: null, body }), status);
+  return htmlResponse(layout({ title: "Sign in", operator: null, body }), status);
 }
 
 /** 429: too many sign-in tries from this address; the form again, with when to try. */
@@ -160,7 +153,7 @@ async function servePage(request: Request, context: RequestContext, url: URL): P
   if (handler === undefined) return problem(405, "Not allowed", "This page takes no changes.", operator);
   try {
     const answer = await handler(ctx);
-    return answer instanceof Response ? answer : document(answer);
+    return answer instanceof Response ? answer : htmlResponse(answer);
   } catch (error) {
     if (error instanceof Refusal)
       return problem(HTTP_STATUS[error.failure.code], "Could not do that", error.failure.message, operator);

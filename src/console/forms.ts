@@ -5,6 +5,7 @@
  * form is drawn and posted with it, which a change uses as its idempotency key, so that a double submit
  * or a re-sent form is applied once.
  */
+import type * as z from "zod";
 import { html, type Html } from "./html";
 
 /** A console form is a few short fields; anything larger is refused before it is read. */
@@ -41,6 +42,34 @@ export function field(form: Map<string, string>, name: string, { required = true
   if (required && value === "") throw new FormError(name, "This field is required.");
   if (value.length > max) throw new FormError(name, `At most ${max} characters.`);
   return value;
+}
+
+/**
+ * The request a form makes, read through the operator API's own schema for it (the body or the path its
+ * /admin route parses), so that the console takes exactly what the API takes. What the schema refuses is
+ * a FormError on the first field it names, in the words `words` has for that field (the schema's own
+ * message otherwise).
+ */
+export function formRequest<Schema extends z.ZodType>(
+  schema: Schema,
+  request: Record<string, unknown>,
+  words: Record<string, string> = {},
+): z.output<Schema> | FormError {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const name = typeof issue?.path[0] === "string" ? issue.path[0] : "form";
+  return new FormError(name, words[name] ?? issue?.message ?? "The service does not take this form.");
+}
+
+/** A field's text as a JSON body would carry it: the number it spells as JSON, or the text itself. */
+export function asJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "number" ? value : text;
+  } catch {
+    return text;
+  }
 }
 
 /** A new form key: drawn into a form as a hidden field, the idempotency key of the change it posts. */

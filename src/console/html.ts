@@ -84,3 +84,11 @@ export function withQuery(base: string, query: Record<string, string | number | 
   const text = search.toString();
   return text === "" ? base : `${base}?${text}`;
 }
+
+/** A console document as an answer of its own (a refused form's 400, a 404): the one place it is made. */
+export function htmlResponse(markup: Html, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(markup.toString(), {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8", ...headers },
+  });
+}

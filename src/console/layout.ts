@@ -6,7 +6,7 @@
  */
 import { roleAllows } from "../operators/roles";
 import { HTMX_FILE, STYLESHEET_FILE } from "./assets";
-import { html, type Html } from "./html";
+import { html, htmlResponse, type Html } from "./html";
 import { navigationEntries } from "./navigation";
 import type { SessionOperator } from "./page";
 
@@ -73,4 +73,12 @@ export function layout({ title, operator, body, current, csrf }: LayoutParts): H
   </body>
 </html>
 `;
+}
+
+/** 404 as a page: what the path names does not exist (a client, an order), inside the layout. */
+export function notFoundPage(operator: SessionOperator, title: string, current: string, text: string): Response {
+  return htmlResponse(
+    layout({ title, operator, current, body: html`<p class="notice bad" role="alert">${text}</p>` }),
+    404,
+  );
 }

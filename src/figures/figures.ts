@@ -20,7 +20,7 @@ import {
   runOutDay,
   RUN_OUT_HORIZON_DAYS,
 } from "./figures-rules";
-import { clientDays, linesOver, ordersDays, spendByWallet, stockDays } from "./figures-store";
+import { clientDays, linesOver, ordersDays, spendByWallet, stockDays, type LinesRow } from "./figures-store";
 
 /** The states a day's orders are split into; open: created, confirmed or processing. */
 export const DAY_STATES = ["successful", "partial", "failed", "rejected", "open"] as const;
@@ -114,17 +114,8 @@ export async function salesByDay(db: D1Database, days: number[]): Promise<Curren
   }));
 }
 
-/** What the console's home page charts, for the CHART_DAYS days to `now`. */
-export async function homeFigures(env: Pick<Env, "DB" | "WALLETS">, now: number): Promise<HomeFigures> {
-  const days = chartDays(now);
-  const first = days[0]!;
-  const today = days[days.length - 1]!;
-  const [sales, lines, spenders] = await Promise.all([
-    salesByDay(env.DB, days),
-    linesOver(env.DB, first, today),
-    spendByWallet(env.DB, first, today, TOP * 2),
-  ]);
-
+/** The SKUs that sold most and failed most, and the suppliers' failures, from the window's ended lines. */
+function rankLines(lines: LinesRow[]): Pick<HomeFigures, "topSkusBySales" | "topSkusByFailure" | "failuresBySupplier"> {
   const skus = new Map<string, SkuFigure>();
   const suppliers = new Map<string, SupplierFigure>();
   for (const row of lines) {
@@ -151,6 +142,11 @@ export async function homeFigures(env: Pick<Env, "DB" | "WALLETS">, now: number)
     .slice(0, TOP);
   const failuresBySupplier = [...suppliers.values()].sort((a, b) => b.failed - a.failed || b.lines - a.lines);
 
+  return { topSkusBySales, topSkusByFailure, failuresBySupplier };
+}
+
+/** The inventory SKUs that sold most over `days` days: their codes available now, and when they run out. */
+async function skuRunOuts(db: D1Database, lines: LinesRow[], days: number, today: number): Promise<SkuRunOut[]> {
   // The inventory SKUs that sold most: their codes available now, at the rate they sold.
   const sold = new Map<string, number>();
   for (const row of lines)
@@ -159,24 +155,33 @@ export async function homeFigures(env: Pick<Env, "DB" | "WALLETS">, now: number)
   const selling = [...sold].sort((a, b) => b[1] - a[1]).slice(0, TOP * 2);
   const available = new Map<string, number>();
   if (selling.length > 0) {
-    const { results } = await availableCodesStatement(env.DB, `SELECT value FROM json_each(?1)`, [
+    const { results } = await availableCodesStatement(db, `SELECT value FROM json_each(?1)`, [
       JSON.stringify(selling.map(([sku]) => sku)),
     ]).all<{ sku: string; available: number }>();
     for (const row of results) available.set(row.sku, (available.get(row.sku) ?? 0) + row.available);
   }
-  const skuRunOuts = selling.map(([sku, quantity]) => {
-    const rate = quantity / days.length;
+  const runOuts = selling.map(([sku, quantity]) => {
+    const rate = quantity / days;
     const left = available.get(sku) ?? 0;
     return { sku, available: left, perDay: rate, runsOut: runOutDay(left, rate, today) };
   });
-  skuRunOuts.sort((a, b) => (a.runsOut ?? Infinity) - (b.runsOut ?? Infinity) || b.perDay - a.perDay);
+  runOuts.sort((a, b) => (a.runsOut ?? Infinity) - (b.runsOut ?? Infinity) || b.perDay - a.perDay);
+  return runOuts.slice(0, TOP);
+}
 
+/** The wallets that spent most over `days` days: their balance now, and when it runs out. */
+async function walletRunOuts(
+  env: Pick<Env, "DB" | "WALLETS">,
+  spenders: { client_id: string; currency: string; spent: number }[],
+  days: number,
+  today: number,
+): Promise<WalletRunOut[]> {
   const wallets = await Promise.all(
     spenders.map(async (row) => {
       const found = await findWallet(env.DB, clientStatement, row.client_id, row.currency);
       const balance =
         found.wallet === null ? new Money(0) : new Money(await currentBalance(env, row.client_id, found.wallet));
-      const rate = perDay(fromThousandths(row.spent), days.length);
+      const rate = perDay(fromThousandths(row.spent), days);
       return {
         clientId: row.client_id,
         currency: row.currency,
@@ -187,14 +192,33 @@ export async function homeFigures(env: Pick<Env, "DB" | "WALLETS">, now: number)
     }),
   );
   wallets.sort((a, b) => (a.runsOut ?? Infinity) - (b.runsOut ?? Infinity) || b.perDay.comparedTo(a.perDay));
+  return wallets.slice(0, TOP);
+}
+
+/** What the console's home page charts, for the CHART_DAYS days to `now`. */
+export async function homeFigures(env: Pick<Env, "DB" | "WALLETS">, now: number): Promise<HomeFigures> {
+  const days = chartDays(now);
+  const first = days[0]!;
+  const today = days[days.length - 1]!;
+  const [sales, lines, spenders] = await Promise.all([
+    salesByDay(env.DB, days),
+    linesOver(env.DB, first, today),
+    spendByWallet(env.DB, first, today, TOP * 2),
+  ]);
+
+  const { topSkusBySales, topSkusByFailure, failuresBySupplier } = rankLines(lines);
+  const [skus, wallets] = await Promise.all([
+    skuRunOuts(env.DB, lines, days.length, today),
+    walletRunOuts(env, spenders, days.length, today),
+  ]);
   return {
     days,
     sales,
     topSkusBySales,
     topSkusByFailure,
     failuresBySupplier,
-    wallets: wallets.slice(0, TOP),
-    skus: skuRunOuts.slice(0, TOP),
+    wallets,
+    skus,
   };
 }
 

@@ -24,6 +24,11 @@ export type NamedSchemas = readonly (readonly [z.core.$ZodType, string])[];
 export interface TagDoc {
   name: string;
   description: string;
+  /**
+   * The reader the tag is for (e.g. the client's API, the operator's): the document's `x-tagGroups`, which
+   * the API reference at /docs shows as one heading per group rather than the tags interleaved.
+   */
+  group?: string;
 }
 
 /** What the composition root tells the builder besides the routes. */
@@ -35,6 +40,13 @@ export interface DocumentParts {
   description: string;
   /** The events the service POSTs to a client's webhookUrl: the document's top-level `webhooks`. */
   webhooks?: readonly WebhookDoc[];
+}
+
+/** `x-tagGroups`: the tags that name a group, gathered under it in the order the groups first appear. */
+function tagGroups(tags: readonly TagDoc[]): { "x-tagGroups"?: { name: string; tags: string[] }[] } {
+  const groups = new Map<string, string[]>();
+  for (const { name, group } of tags) if (group !== undefined) groups.set(group, [...(groups.get(group) ?? []), name]);
+  return groups.size === 0 ? {} : { "x-tagGroups": [...groups].map(([name, members]) => ({ name, tags: members })) };
 }
 
 /** A header the service sends with every delivery of a webhook. */
@@ -452,6 +464,7 @@ export async function buildOpenApi(
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     servers: SERVERS,
     tags: tags.filter((tag) => usedTags.has(tag.name)).map(({ name, description }) => ({ name, description })),
+    ...tagGroups(tags.filter((tag) => usedTags.has(tag.name))),
     paths: sortedPaths,
     ...(webhooks.length > 0
       ? {

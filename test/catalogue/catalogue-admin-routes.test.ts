@@ -2,13 +2,11 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { createExecutionContext } from "cloudflare:test";
-import type { IRequest } from "itty-router";
-import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { racedDb, thrownByAdminRoute } from "../route-race";
 import { upsertProduct } from "../../src/catalogue/catalogue-admin-routes";
 import { HTTP_STATUS } from "../../src/http/errors";
 import { Refusal } from "../../src/kernel/failures";
-import type { RequestContext } from "../../src/http/route";
 import { addCodes } from "../order-helpers";
 import { findStoredProduct, productFromRow, upsertProductStatement } from "../../src/catalogue/catalogue-store";
 
@@ -214,42 +212,19 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
     const auditsBefore = await auditActions();
     // D1 as the route sees it: an upload lands after its first batch (the check) and before its second (the write).
     let batches = 0;
-    const db = new Proxy(env.DB, {
-      get(target, property) {
-        if (property === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            batches += 1;
-            if (batches === 2) await addCodes("CAT-RACED-PUT", "10", 1);
-            return target.batch(statements);
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
+    const db = racedDb(async (batch) => {
+      batches = batch;
+      if (batch === 2) await addCodes("CAT-RACED-PUT", "10", 1);
     });
-    const request = Object.assign(
-      new Request("http://orders.test/admin/products/CAT-RACED-PUT", {
+    const refused = await thrownByAdminRoute(
+      upsertProduct,
+      {
         method: "PUT",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ ...FIXED_PRODUCT, currency: "JPY", quotes: ["10"] }),
-      }),
-      { params: { sku: "CAT-RACED-PUT" } },
-    );
-    const context = {
-      env: { ...env, DB: db },
-      exec: createExecutionContext(),
-      requestId: "race",
-      authenticate: () => Promise.reject(new Error("not a client route")),
-      // What the router sets once the caller's role allows the route.
-      admin: {
-        actor: { kind: "break-glass" as const, label: "admin:race" },
-        role: "admin" as const,
-        requestId: "race",
+        path: "/admin/products/CAT-RACED-PUT",
+        params: { sku: "CAT-RACED-PUT" },
+        body: { ...FIXED_PRODUCT, currency: "JPY", quotes: ["10"] },
       },
-    };
-    const refused = await upsertProduct(request as unknown as IRequest, context as RequestContext).then(
-      () => null,
-      (error: unknown) => error,
+      db,
     );
     expect(refused).toBeInstanceOf(Refusal);
     expect((refused as Refusal).failure).toMatchObject({

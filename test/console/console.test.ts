@@ -20,7 +20,7 @@ import {
   ledgerSumOf,
   balanceOf,
   line,
-  orderStub as orderStubOf,
+  orderStub,
   seedDemo,
   topUp,
 } from "../helpers";
@@ -377,9 +377,9 @@ describe("the order page's webhook deliveries", () => {
     const orderId = order.body.data.id as string;
     expect((await confirmOrder(orderId)).status).toBe(200);
     await expect
-      .poll(async () => (await orderStubOf(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 })
+      .poll(async () => (await orderStub(orderId).webhookEvents()).map((event) => event.state), { timeout: 10_000 })
       .toEqual(["confirmed", "successful"]);
-    const events = await orderStubOf(orderId).webhookEvents();
+    const events = await orderStub(orderId).webhookEvents();
     await env.DB.prepare(
       `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (?1, 'demo', 'http://127.0.0.1:9/hook', ?2, 8, ?3, ?4)`,
     )

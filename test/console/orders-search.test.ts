@@ -8,8 +8,8 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
-import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
-import { ended, freshClient, indexNow, orderStubOf, storedOrder, writeIndexRow } from "../order-helpers";
+import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";
+import { ended, freshClient, indexNow, storedOrder, writeIndexRow } from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
 let client: { id: string; key: string };
@@ -38,7 +38,7 @@ beforeAll(async () => {
   );
   openId = open.body.data.id as string;
   // As an order created a moment ago, whose row is not written yet: its `index` timer run, its row removed.
-  expect(await runDurableObjectAlarm(orderStubOf(openId))).toBe(true);
+  expect(await runDurableObjectAlarm(orderStub(openId))).toBe(true);
   await env.DB.prepare(`DELETE FROM order_index WHERE id = ?1`).bind(openId).run();
   viewer = await signedIn("viewer");
 }, 60_000);

@@ -471,188 +471,222 @@ async function stuckRow(orderId: string): Promise<{ timer: string; skus: string[
   );
 }
 
-/** A scenario: an operation, the seams it passes through, and how to run it with a fault armed. */
+/** What a scenario's steps are given: its client, the order it placed (or will create) and the fault. */
+interface Run {
+  clientId: string;
+  key: string;
+  reference: string;
+  /** The placed order's id, or the id its create will have (the object is named by client and reference). */
+  orderId: string;
+  seam: string;
+  fault: Fault;
+}
+
+/**
+ * A scenario: an operation, the seams it passes through, and its steps, which the runner (runScenario)
+ * takes in turn: a fresh client; the order placed (`order`); `before`; the fault armed at the seam; `act`,
+ * the operation it fails; the order object evicted when the fault resets it (unless `evict` is false);
+ * `after`, what follows the fault (a client's retry); the order's timers run until it is at rest (unless
+ * the operation is `orderless`); `settled`, checks of the end. The
+ * outcome checked is the order in the state `expect` names, unless `outcome` says otherwise.
+ */
 interface Scenario {
   name: string;
   seams: readonly string[];
-  /** Runs the operation with `fault` armed at `seam` (the variant, and how many calls to let through first). */
-  run: (seam: string, fault: Fault) => Promise<Outcome>;
+  /** The client's USD funds (1000 unless given). */
+  funds?: string;
+  /** The lines of the order placed before the fault; none: the operation makes the order, or none. */
+  order?: () => unknown[];
+  before?: (run: Run) => Promise<unknown>;
+  act: (run: Run) => Promise<unknown>;
+  /** The order object is not evicted after a fault that resets (the fault is not in the order's object). */
+  evict?: false;
+  /** The operation involves no order: nothing is evicted or drained. */
+  orderless?: true;
+  after?: (run: Run) => Promise<void>;
+  settled?: (run: Run) => Promise<void>;
+  /** The order's end state (successful unless given). */
+  expect?: string;
+  /** What the wallet must hold at the end, where the scenario knows it. */
+  total?: (run: Run) => Promise<string> | string;
+  /** The outcome to check, where it is not the one order in its `expect` state. */
+  outcome?: (run: Run) => Outcome;
+}
+
+/** A create of `productList` under the run's reference, to its client's receiver. */
+const createOf =
+  (productList: () => unknown[], webhook = true) =>
+  ({ clientId, key, reference }: Run) =>
+    createOrder(
+      { productList: productList(), reference, ...(webhook ? { webhookUrl: webhookUrlOf(clientId) } : {}) },
+      key,
+    );
+
+/** The same create retried as a client would, until it is taken. */
+const createdAsClient =
+  (productList: () => unknown[]) =>
+  async (run: Run): Promise<void> => {
+    const created = await asClient(() => createOf(productList)(run));
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+  };
+
+const confirmOnce = ({ orderId, key }: Run) => confirmOrder(orderId, key);
+const confirmed = ({ orderId, key }: Run) => confirmAsClient(orderId, key);
+/** A confirm retried after a 500: taken (200), or already taken by the attempt whose answer was lost (409). */
+const confirmRetried = async ({ orderId, key }: Run): Promise<void> => {
+  const retried = await asClient(() => confirmOrder(orderId, key));
+  expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
+};
+/** A confirm after the order was rejected: 419, and nothing charged (the void refuses any charge). */
+const lateConfirmRefused = async ({ orderId, key }: Run): Promise<void> => {
+  expect((await confirmOrder(orderId, key)).status).toBe(419);
+};
+const moved = async ({ clientId }: Run): Promise<void> => {
+  const answer = await asClient(() => moveWallets(clientId));
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+};
+/** The wallet's funds less the order's charge (plus what a failed line gave back). */
+const lessCharge =
+  (refunded = 0) =>
+  async ({ orderId }: Run): Promise<string> =>
+    new Money(1000)
+      .minus((await inspect(orderId)).order!.charge)
+      .plus(refunded)
+      .toFixed();
+/** A refused create: no order, and whatever its attempts held given back. */
+const refusedCreate = ({ clientId, orderId }: Run): Outcome => ({
+  clientId,
+  currency: "USD",
+  orderIds: [],
+  refusedOrderIds: [orderId],
+  expect: {},
+});
+const noOrder = ({ clientId }: Run): Outcome => ({ clientId, currency: "USD", orderIds: [], expect: {} });
+
+async function runScenario(scenario: Scenario, seam: string, fault: Fault): Promise<Outcome> {
+  const { clientId, key } = await freshClient(scenario.funds);
+  const reference = crypto.randomUUID();
+  const orderId =
+    scenario.order === undefined
+      ? await objectOrderId(clientId, reference)
+      : (await placeOrder(key, clientId, scenario.order(), reference)).orderId;
+  const run: Run = { clientId, key, reference, orderId, seam, fault };
+  // The wallet's end, where the scenario knows it, is reckoned from the order as placed.
+  const total = await scenario.total?.(run);
+  await scenario.before?.(run);
+  armFault(seam, fault);
+  await scenario.act(run);
+  if (scenario.evict !== false && scenario.orderless !== true) await maybeEvict(orderId, fault);
+  await scenario.after?.(run);
+  if (scenario.orderless !== true) await drain(orderId);
+  await scenario.settled?.(run);
+  if (scenario.outcome !== undefined) return scenario.outcome(run);
+  return {
+    clientId,
+    currency: "USD",
+    orderIds: [orderId],
+    expect: { [orderId]: scenario.expect ?? "successful" },
+    ...(total !== undefined ? { total } : {}),
+  };
 }
 
 const SCENARIOS: Scenario[] = [
   {
     name: "create",
     seams: [ORDER_SEAMS.setAlarm, ORDER_SEAMS.reserveCodes, "inventory.reserve", ORDER_SEAMS.walletHold],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const reference = crypto.randomUUID();
-      const orderId = await objectOrderId(clientId, reference);
-      const body = { productList: [INVENTORY_LINE(), SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
-      armFault(seam, fault);
-      await createOrder(body, key);
-      await maybeEvict(orderId, fault);
-      const created = await asClient(() => createOrder(body, key));
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      await confirmAsClient(orderId, key);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    act: createOf(() => [INVENTORY_LINE(), SANDBOX_LINE()]),
+    after: async (run) => {
+      await createdAsClient(() => [INVENTORY_LINE(), SANDBOX_LINE()])(run);
+      await confirmed(run);
     },
   },
   {
     name: "create of an order that holds no codes",
     seams: [ORDER_SEAMS.walletBalance, ORDER_SEAMS.setAlarm],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const reference = crypto.randomUUID();
-      const orderId = await objectOrderId(clientId, reference);
-      const body = { productList: [SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
-      armFault(seam, fault);
-      await createOrder(body, key);
-      await maybeEvict(orderId, fault);
-      const created = await asClient(() => createOrder(body, key));
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      await confirmAsClient(orderId, key);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+    act: createOf(() => [SANDBOX_LINE()]),
+    after: async (run) => {
+      await createdAsClient(() => [SANDBOX_LINE()])(run);
+      await confirmed(run);
     },
   },
   {
     name: "create refused for its balance",
     seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient("1");
-      const reference = crypto.randomUUID();
-      const orderId = await objectOrderId(clientId, reference);
-      const body = { productList: [INVENTORY_LINE()], reference };
-      armFault(seam, fault);
-      await createOrder(body, key);
-      await maybeEvict(orderId, fault);
-      const refused = await asClient(() => createOrder(body, key));
+    funds: "1",
+    act: createOf(() => [INVENTORY_LINE()], false),
+    // Nobody retries after the 400: whatever the failed attempt left is the expiry timer's to give back.
+    after: async (run) => {
+      const refused = await asClient(() => createOf(() => [INVENTORY_LINE()], false)(run));
       expect(refused.status, JSON.stringify(refused.body)).toBe(400);
-      // Nobody retries any more: whatever the failed attempt left is the expiry timer's to give back.
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [], refusedOrderIds: [orderId], expect: {} };
     },
+    outcome: refusedCreate,
   },
   {
     name: "create retried with another body",
     seams: [ORDER_SEAMS.releaseCodes, "inventory.release"],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const reference = crypto.randomUUID();
-      const orderId = await objectOrderId(clientId, reference);
-      // The first attempt reserves an inventory code and is cut off at the balance check.
+    // The first attempt reserves an inventory code and is cut off at the balance check.
+    before: async (run) => {
       armFault(ORDER_SEAMS.walletHold, { when: "before" });
-      expect(
-        (await createOrder({ productList: [INVENTORY_LINE()], reference, webhookUrl: webhookUrlOf(clientId) }, key))
-          .status,
-      ).toBe(500);
-      // The client sends the reference again with another body: what the first attempt held goes back.
-      armFault(seam, fault);
-      const body = { productList: [SANDBOX_LINE()], reference, webhookUrl: webhookUrlOf(clientId) };
-      await createOrder(body, key);
-      await maybeEvict(orderId, fault);
-      const created = await asClient(() => createOrder(body, key));
-      expect(created.status, JSON.stringify(created.body)).toBe(200);
-      await confirmAsClient(orderId, key);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+      expect((await createOf(() => [INVENTORY_LINE()])(run)).status).toBe(500);
+    },
+    // The client sends the reference again with another body: what the first attempt held goes back.
+    act: createOf(() => [SANDBOX_LINE()]),
+    after: async (run) => {
+      await createdAsClient(() => [SANDBOX_LINE()])(run);
+      await confirmed(run);
     },
   },
   {
     name: "confirm",
     seams: [ORDER_SEAMS.walletCharge, ORDER_SEAMS.setAlarm, ORDER_SEAMS.queueSend],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      armFault(seam, fault);
-      await confirmOrder(orderId, key);
-      await maybeEvict(orderId, fault);
-      const retried = await asClient(() => confirmOrder(orderId, key));
-      expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
-    },
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    act: confirmOnce,
+    after: confirmRetried,
   },
   {
     name: "settle a confirm cut off after the charge (nobody retries)",
     seams: [ORDER_SEAMS.chargeLookup],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
+    order: () => [SANDBOX_LINE()],
+    before: async (run) => {
       armFault(ORDER_SEAMS.walletCharge, { when: "after" });
-      expect((await confirmOrder(orderId, key)).status).toBe(500);
-      armFault(seam, fault);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
+      expect((await confirmOnce(run)).status).toBe(500);
     },
+    act: async () => undefined,
   },
   {
     name: "processing an inventory line",
     seams: [ORDER_SEAMS.supplierInventory, "inventory.sell", ORDER_SEAMS.releaseCodes, "inventory.release"],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE()]);
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
-    },
+    order: () => [INVENTORY_LINE()],
+    act: confirmed,
   },
   {
     name: "writing the order's row to the order index",
     seams: [ORDER_SEAMS.indexWrite],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
-      // The created order's row, then the end state's: each write passes the seam.
-      armFault(seam, fault);
-      await fireAlarm(orderId);
-      await maybeEvict(orderId, fault);
-      await confirmAsClient(orderId, key);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
-    },
+    order: () => [SANDBOX_LINE()],
+    // The created order's row, then the end state's: each write passes the seam.
+    act: ({ orderId }) => fireAlarm(orderId),
+    after: confirmed,
   },
   {
     name: "processing a sandbox line",
     seams: [ORDER_SEAMS.supplierSandbox],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
-    },
+    order: () => [SANDBOX_LINE()],
+    act: confirmed,
   },
   {
     name: "processing an upstream line",
     seams: [ORDER_SEAMS.supplierUpstream],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [line("CRASH-UPSTREAM", 20, 2)]);
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
-    },
+    order: () => [line("CRASH-UPSTREAM", 20, 2)],
+    act: confirmed,
   },
   {
     // An outcome that stays unknown ("in progress") past its budget: the line is on the stuck list, is
     // asked again with the same key and never refunded, and leaves the list when the codes arrive.
     name: "an upstream line of unknown outcome past its budget",
     seams: [ORDER_SEAMS.supplierUpstream, ORDER_SEAMS.timerReport],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [line("CRASH-UPSTREAM-SLOW", 20, 1)]);
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
+    order: () => [line("CRASH-UPSTREAM-SLOW", 20, 1)],
+    act: confirmed,
+    after: async ({ orderId }) => {
       // Until an ask has left the line unknown; at least once, as fireAlarm waits for the run confirm started.
       for (
         let run = 0;
@@ -667,8 +701,7 @@ const SCENARIOS: Scenario[] = [
       await rewriteStoredOrder(orderId, (doc) => (doc.lines[0]!.unknownSince = Date.now() - 61_000), {
         process: Date.now(),
       });
-      const supplierKey = `${orderId}:CRASH-UPSTREAM-SLOW`;
-      if ((upstreamAsks.get(supplierKey) ?? 0) < IN_PROGRESS_ASKS) {
+      if ((upstreamAsks.get(`${orderId}:CRASH-UPSTREAM-SLOW`) ?? 0) < IN_PROGRESS_ASKS) {
         // Another ask still answers "in progress": the order is listed, unrefunded.
         expect(await fireAlarm(orderId)).toBe(true);
         const listed = await inspect(orderId);
@@ -679,24 +712,18 @@ const SCENARIOS: Scenario[] = [
           expect(await stuckRow(orderId)).toMatchObject({ timer: "supplier", skus: ["CRASH-UPSTREAM-SLOW"] });
         }
       }
-      await drain(orderId);
-      expect(upstreamAsks.get(supplierKey)).toBeGreaterThan(IN_PROGRESS_ASKS);
+    },
+    settled: async ({ orderId }) => {
+      expect(upstreamAsks.get(`${orderId}:CRASH-UPSTREAM-SLOW`)).toBeGreaterThan(IN_PROGRESS_ASKS);
       expect(await stuckRow(orderId)).toBeUndefined();
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
     },
   },
   {
     name: "refunding a failed line",
     seams: [ORDER_SEAMS.walletRefund],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()]);
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "partial" } };
-    },
+    order: () => [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()],
+    act: confirmed,
+    expect: "partial",
   },
   {
     name: "expiry",
@@ -707,36 +734,23 @@ const SCENARIOS: Scenario[] = [
       ORDER_SEAMS.setAlarm,
       ORDER_SEAMS.queueSend,
     ],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      // expiresAt passes; the expiry timer is the order's earliest, so running the alarm now is its expiry.
-      await backdateExpiry(orderId);
-      armFault(seam, fault);
-      await fireAlarm(orderId);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      // A confirm arriving afterwards changes nothing: 419, and the void refuses any charge.
-      const late = await confirmOrder(orderId, key);
-      expect(late.status).toBe(419);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" } };
-    },
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    // expiresAt passes; the expiry timer is the order's earliest, so running the alarm now is its expiry.
+    before: ({ orderId }) => backdateExpiry(orderId),
+    act: ({ orderId }) => fireAlarm(orderId),
+    settled: lateConfirmRefused,
+    expect: "rejected",
   },
   {
     name: "reporting a failing timer",
     seams: [ORDER_SEAMS.timerReport],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [SANDBOX_LINE()]);
-      // The supplier fails 3 times, so the 3rd failure is reported; the report itself fails.
-      armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 3 });
-      armFault(seam, fault);
-      await confirmAsClient(orderId, key);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
+    order: () => [SANDBOX_LINE()],
+    // The supplier fails 3 times, so the 3rd failure is reported; the report itself fails.
+    before: async () => armFault(ORDER_SEAMS.supplierSandbox, { when: "before", times: 3 }),
+    act: confirmed,
+    settled: async ({ orderId }) => {
       const stuck = await admin("GET", "/admin/orders/stuck?limit=500");
       expect(stuck.body.data.orders.map((o: { orderId: string }) => o.orderId)).not.toContain(orderId);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "successful" } };
     },
   },
   {
@@ -748,175 +762,147 @@ const SCENARIOS: Scenario[] = [
       ORDER_SEAMS.walletVoid,
       ORDER_SEAMS.queueSend,
     ],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      const expireNow = () =>
-        call("POST", `/sandbox/orders/${orderId}/expire`, {
-          key,
-          headers: { "cf-connecting-ip": addressOfKey.get(key)! },
-        });
-      armFault(seam, fault);
-      await expireNow();
-      await maybeEvict(orderId, fault);
-      // The client retries a 500; a retry after a lost answer finds the order rejected.
-      const retried = await asClient(expireNow);
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    act: (run) => expireNow(run),
+    // The client retries a 500; a retry after a lost answer finds the order rejected.
+    after: async (run) => {
+      const retried = await asClient(() => expireNow(run));
       expect(retried.status, JSON.stringify(retried.body)).toBe(200);
       expect(retried.body.data.state).toBe("rejected");
-      await drain(orderId);
-      const late = await confirmOrder(orderId, key);
-      expect(late.status).toBe(419);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" } };
     },
+    settled: lateConfirmRefused,
+    expect: "rejected",
   },
   {
     // The operator moves the client's wallet to another region while an order holds part of it; the
     // order is confirmed afterwards, against the old wallet it was created with.
     name: "moving a client's wallet with an order open",
     seams: Object.values(WALLET_MOVE_SEAMS),
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      const charge = (await inspect(orderId)).order!.charge;
-      armFault(seam, fault);
-      await moveWallets(clientId);
-      const moved = await asClient(() => moveWallets(clientId));
-      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    act: ({ clientId }) => moveWallets(clientId),
+    evict: false,
+    after: async (run) => {
+      await moved(run);
       const row = await env.DB.prepare(`SELECT generation, region, moving_to FROM wallets WHERE client_id = ?1`)
-        .bind(clientId)
+        .bind(run.clientId)
         .first();
       expect(row).toEqual({ generation: 1, region: MOVE_REGION, moving_to: null });
-      await confirmAsClient(orderId, key);
-      await drain(orderId);
-      return {
-        clientId,
-        currency: "USD",
-        orderIds: [orderId],
-        expect: { [orderId]: "successful" },
-        total: new Money(1000).minus(charge).toFixed(),
-      };
+      await confirmed(run);
     },
+    total: lessCharge(),
   },
   {
     // The move is cut off with the money in transit (the old wallet moved out, the new one has nothing
     // yet); the order's charge meets the old wallet, delivers the transfer and lands at the new one.
     name: "confirm meeting a wallet moved, its transfer in transit",
     seams: [ORDER_SEAMS.walletMoveIn, ORDER_SEAMS.walletCharge],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
-      const charge = (await inspect(orderId)).order!.charge;
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    before: async ({ clientId }) => {
       armFault(WALLET_MOVE_SEAMS.moveIn, { when: "before" });
       expect((await moveWallets(clientId)).status).toBe(500);
-      armFault(seam, fault);
-      await confirmOrder(orderId, key);
-      await maybeEvict(orderId, fault);
-      const retried = await asClient(() => confirmOrder(orderId, key));
-      expect([200, 409], JSON.stringify(retried.body)).toContain(retried.status);
-      await drain(orderId);
-      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
-      return {
-        clientId,
-        currency: "USD",
-        orderIds: [orderId],
-        expect: { [orderId]: "successful" },
-        total: new Money(1000).minus(charge).toFixed(),
-      };
     },
+    act: confirmOnce,
+    after: confirmRetried,
+    settled: moved,
+    total: lessCharge(),
   },
   {
     // Charged before the move, a line fails after it: the old wallet takes the refund and passes it on.
     name: "refunding a failed line after the wallet moved",
     seams: [ORDER_SEAMS.walletRefund, ORDER_SEAMS.walletMoveIn],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()]);
-      const charge = (await inspect(orderId)).order!.charge;
+    order: () => [line("DEMO-US-FAILING", 7, 1), SANDBOX_LINE()],
+    before: async (run) => {
       // Processing waits for its timer: its first supplier call fails.
       armFault(ORDER_SEAMS.supplierSandbox, { when: "before" });
-      await confirmAsClient(orderId, key);
-      await waitForTimerRun(orderId);
+      await confirmed(run);
+      await waitForTimerRun(run.orderId);
       // Its retry waits for the drain below, not for the platform's alarm, which may fire during the move.
-      await rewriteStoredOrder(orderId, () => {}, { process: Date.now() + 60_000 });
-      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
-      armFault(seam, fault);
-      await drain(orderId);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      return {
-        clientId,
-        currency: "USD",
-        orderIds: [orderId],
-        expect: { [orderId]: "partial" },
-        total: new Money(1000).minus(charge).plus(7).toFixed(),
-      };
+      await rewriteStoredOrder(run.orderId, () => {}, { process: Date.now() + 60_000 });
+      await moved(run);
     },
+    act: ({ orderId }) => drain(orderId),
+    expect: "partial",
+    total: lessCharge(7),
   },
   {
     // A confirm cut off after its charge landed in the old wallet; the wallet moves; the order expires:
     // the void credits the charge back in the old wallet, which passes it on, and voids it in the new.
     name: "expiry after the wallet moved, its charge in the old wallet",
     seams: [ORDER_SEAMS.walletVoid, ORDER_SEAMS.walletMoveIn],
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const { orderId } = await placeOrder(key, clientId, [INVENTORY_LINE(), SANDBOX_LINE()]);
+    order: () => [INVENTORY_LINE(), SANDBOX_LINE()],
+    before: async (run) => {
       armFault(ORDER_SEAMS.walletCharge, { when: "after" });
-      expect((await confirmOrder(orderId, key)).status).toBe(500);
+      expect((await confirmOnce(run)).status).toBe(500);
       // Past expiresAt at once, so that settling (its alarm 5 s ahead) confirms nothing; the void waits
       // for the drain, after the move.
-      await backdateExpiry(orderId);
-      expect((await asClient(() => moveWallets(clientId))).status).toBe(200);
-      armFault(seam, fault);
-      await drain(orderId);
-      await maybeEvict(orderId, fault);
-      await drain(orderId);
-      expect((await confirmOrder(orderId, key)).status).toBe(419);
-      return { clientId, currency: "USD", orderIds: [orderId], expect: { [orderId]: "rejected" }, total: "1000" };
+      await backdateExpiry(run.orderId);
+      await moved(run);
     },
+    act: ({ orderId }) => drain(orderId),
+    settled: lateConfirmRefused,
+    expect: "rejected",
+    total: () => "1000",
   },
   {
     name: "a sandbox top-up",
     seams: ALL_SANDBOX_SEAMS,
-    async run(seam, fault) {
-      const { clientId, key } = await freshClient();
-      const idempotencyKey = crypto.randomUUID();
-      const topUp = () =>
-        call("POST", "/sandbox/wallets/USD/top-ups", {
-          key,
-          body: { amount: "12.34" },
-          headers: { "idempotency-key": idempotencyKey, "cf-connecting-ip": addressOfKey.get(key)! },
-        });
-      armFault(seam, fault);
-      await topUp();
-      const retried = await asClient(topUp);
-      expect(retried.status, JSON.stringify(retried.body)).toBe(200);
-      expect(retried.body.data.balance).toBe(1012.34);
-      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter(
-        (e) => e.key === sandboxTopUpKey(idempotencyKey),
-      );
-      expect(entries).toHaveLength(1);
-      return { clientId, currency: "USD", orderIds: [], expect: {} };
-    },
+    act: (run) => sandboxTopUp(run),
+    orderless: true,
+    after: toppedUpOnce(sandboxTopUp, sandboxTopUpKey),
+    outcome: noOrder,
   },
   {
     name: "an operator top-up",
     seams: OPERATOR_POSTING_SEAMS,
-    async run(seam, fault) {
-      const { clientId } = await freshClient();
-      const body = { amount: "12.34", idempotencyKey: crypto.randomUUID(), reason: "fault matrix" };
-      const path = `/admin/wallets/${clientId}/USD/top-ups`;
-      armFault(seam, fault);
-      await admin("POST", path, body);
-      const retried = await asClient(() => admin("POST", path, body));
-      expect(retried.status).toBe(200);
-      const entries = (await wallet(clientId, "USD").entries(0, 1000)).filter(
-        (e) => e.key === topUpKey(body.idempotencyKey),
-      );
-      expect(entries).toHaveLength(1);
-      return { clientId, currency: "USD", orderIds: [], expect: {} };
-    },
+    act: (run) => operatorTopUp(run),
+    orderless: true,
+    after: toppedUpOnce(operatorTopUp, topUpKey),
+    outcome: noOrder,
   },
 ];
+
+/**
+ * A top-up retried as a client would after the fault: taken, to 1012.34, and written once, under the
+ * ledger key its idempotency key (the run's reference) gives.
+ */
+function toppedUpOnce(
+  topUp: (run: Run) => Promise<{ status: number; body: any }>,
+  ledgerKey: (idempotencyKey: string) => string,
+) {
+  return async (run: Run): Promise<void> => {
+    const retried = await asClient(() => topUp(run));
+    expect(retried.status, JSON.stringify(retried.body)).toBe(200);
+    expect(retried.body.data.balance).toBe(1012.34);
+    const entries = await wallet(run.clientId, "USD").entries(0, 1000);
+    expect(entries.filter((entry) => entry.key === ledgerKey(run.reference))).toHaveLength(1);
+  };
+}
+
+/** POST /sandbox/orders/:orderId/expire, as the order's client. */
+function expireNow({ orderId, key }: Run) {
+  return call("POST", `/sandbox/orders/${orderId}/expire`, {
+    key,
+    headers: { "cf-connecting-ip": addressOfKey.get(key)! },
+  });
+}
+
+/** A sandbox top-up of 12.34 by the client itself, its idempotency key the run's reference. */
+function sandboxTopUp({ key, reference }: Run) {
+  return call("POST", "/sandbox/wallets/USD/top-ups", {
+    key,
+    body: { amount: "12.34" },
+    headers: { "idempotency-key": reference, "cf-connecting-ip": addressOfKey.get(key)! },
+  });
+}
+
+/** An operator's top-up of 12.34, its idempotency key the run's reference. */
+function operatorTopUp({ clientId, reference }: Run) {
+  return admin("POST", `/admin/wallets/${clientId}/USD/top-ups`, {
+    amount: "12.34",
+    idempotencyKey: reference,
+    reason: "fault matrix",
+  });
+}
 
 const CASES = SCENARIOS.flatMap((scenario) =>
   scenario.seams.flatMap((seam) => VARIANTS.map((variant) => ({ scenario, seam, variant }))),
@@ -1019,7 +1005,7 @@ describe("fault matrix: every operation × every seam × each of its calls × be
       const found: string[] = [];
       for (let skip = 0; skip <= MAX_SKIP; skip += 1) {
         clearFaults();
-        const outcome = await scenario.run(seam, { ...variant, skip });
+        const outcome = await runScenario(scenario, seam, { ...variant, skip });
         const fired = firedFaults().some((entry) => entry.startsWith(`${seam}:`));
         report.runs += 1;
         report.faultsFired += firedFaults().length;

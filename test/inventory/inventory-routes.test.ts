@@ -2,14 +2,12 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { createExecutionContext } from "cloudflare:test";
-import type { IRequest } from "itty-router";
-import { ADMIN_TOKEN, FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
+import { racedDb, thrownByAdminRoute } from "../route-race";
 import { requireProduct } from "../../src/catalogue/catalogue-store";
 import { inventoryRoutes } from "../../src/inventory/inventory-admin-routes";
 import { HTTP_STATUS } from "../../src/http/errors";
 import { Refusal } from "../../src/kernel/failures";
-import type { RequestContext } from "../../src/http/route";
 
 const code = (value: unknown, pin: string) => ({ value, pin, link: `https://redeem.example.com/${pin}` });
 
@@ -180,42 +178,17 @@ describe("an upload racing a change of the SKU", () => {
     expect((await admin("PUT", "/admin/products/INV-RELABELLED", FIXED_PRODUCT)).status).toBe(200);
     const auditsBefore = await auditActions();
     // D1 as the upload sees it: the SKU (without codes yet, so the change is allowed) turns JPY right before the write.
-    const db = new Proxy(env.DB, {
-      get(target, property) {
-        if (property === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            await target.prepare(`UPDATE products SET currency = 'JPY' WHERE sku = 'INV-RELABELLED'`).run();
-            return target.batch(statements);
-          };
-        }
-        const value = Reflect.get(target, property);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const db = racedDb(() => env.DB.prepare(`UPDATE products SET currency = 'JPY' WHERE sku = 'INV-RELABELLED'`).run());
     const upload = inventoryRoutes(requireProduct).find((route) => route.method === "POST")!.handler;
-    const request = Object.assign(
-      new Request("http://orders.test/admin/products/INV-RELABELLED/codes", {
+    const refused = await thrownByAdminRoute(
+      upload,
+      {
         method: "POST",
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ codes: [code("10", "RACE-1"), code("25.5", "RACE-2")] }),
-      }),
-      { params: { sku: "INV-RELABELLED" } },
-    );
-    const context = {
-      env: { ...env, DB: db },
-      exec: createExecutionContext(),
-      requestId: "race",
-      authenticate: () => Promise.reject(new Error("not a client route")),
-      // What the router sets once the caller's role allows the route.
-      admin: {
-        actor: { kind: "break-glass" as const, label: "admin:race" },
-        role: "admin" as const,
-        requestId: "race",
+        path: "/admin/products/INV-RELABELLED/codes",
+        params: { sku: "INV-RELABELLED" },
+        body: { codes: [code("10", "RACE-1"), code("25.5", "RACE-2")] },
       },
-    };
-    const refused = await upload(request as unknown as IRequest, context as RequestContext).then(
-      () => null,
-      (error: unknown) => error,
+      db,
     );
     expect(refused).toBeInstanceOf(Refusal);
     expect((refused as Refusal).failure).toMatchObject({

@@ -19,7 +19,7 @@ import {
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { INDEX_DELAY_MS } from "../../src/orders/order-timers";
-import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
+import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";
 import {
   ended,
   expectOk,
@@ -27,7 +27,6 @@ import {
   freshClient,
   indexNow,
   indexRow,
-  orderStubOf,
   storedAlarm,
   storedOrder,
   timersOf,
@@ -56,7 +55,7 @@ async function orderOf(
 
 /** Runs the order's alarm (its `index` timer is the earliest) and answers the order's row then. */
 async function afterIndexTimer(orderId: string): Promise<Record<string, unknown> | null> {
-  expect(await runDurableObjectAlarm(orderStubOf(orderId))).toBe(true);
+  expect(await runDurableObjectAlarm(orderStub(orderId))).toBe(true);
   return indexRow(orderId);
 }
 
@@ -147,7 +146,7 @@ describe("an order writes its own row", () => {
     const { id } = await orderOf(key);
     armFault(ORDER_SEAMS.indexWrite, { when: "before" });
     try {
-      await runDurableObjectAlarm(orderStubOf(id));
+      await runDurableObjectAlarm(orderStub(id));
       expect(firedFaults()).toEqual([`${ORDER_SEAMS.indexWrite}:before`]);
     } finally {
       clearFaults();

@@ -6,8 +6,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { Money } from "../../src/pricing/money";
-import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo } from "../helpers";
-import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, orderStubOf, storedOrder } from "../order-helpers";
+import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, orderStub, seedDemo } from "../helpers";
+import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, storedOrder } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -108,7 +108,7 @@ describe("confirm racing the expiry alarm", () => {
       const before = new Money(await balanceOf(client.id, "USD"));
       const [confirm] = await Promise.all([
         confirmOrder(data.id, client.key),
-        runDurableObjectAlarm(orderStubOf(data.id)),
+        runDurableObjectAlarm(orderStub(data.id)),
       ]);
       const order = await storedOrder(data.id);
       const after = new Money(await balanceOf(client.id, "USD"));

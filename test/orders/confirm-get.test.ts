@@ -13,20 +13,12 @@ import {
   getOrder,
   ledgerSumOf,
   line,
+  orderStub,
   seedDemo,
   topUp,
   wallet,
 } from "../helpers";
-import {
-  MESSAGES,
-  expectError,
-  expectOk,
-  freshClient,
-  ledgerOf,
-  orderStubOf,
-  storedOrder,
-  uid,
-} from "../order-helpers";
+import { MESSAGES, expectError, expectOk, freshClient, ledgerOf, storedOrder, uid } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -122,10 +114,10 @@ describe("confirm", () => {
     const client = await freshClient({ USD: "100" });
     const order = await createdOrder(client.key);
     const view = expectOk(await getOrder(order.id, client.key));
-    await evictDurableObject(orderStubOf(order.id));
+    await evictDurableObject(orderStub(order.id));
     expect(expectOk(await getOrder(order.id, client.key))).toEqual(view);
     expectOk(await confirmOrder(order.id, client.key));
-    await evictDurableObject(orderStubOf(order.id)).catch(() => undefined);
+    await evictDurableObject(orderStub(order.id)).catch(() => undefined);
     expectError(await confirmOrder(order.id, client.key), 409, MESSAGES.alreadyConfirmed);
     expect(await balanceOf(client.id, "USD")).toBe("75.32");
   });

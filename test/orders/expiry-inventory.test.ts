@@ -5,7 +5,18 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
-import { balanceOf, confirmOrder, createOrder, getOrder, ledgerSumOf, line, seedDemo, topUp, wallet } from "../helpers";
+import {
+  balanceOf,
+  confirmOrder,
+  createOrder,
+  getOrder,
+  ledgerSumOf,
+  line,
+  orderStub,
+  seedDemo,
+  topUp,
+  wallet,
+} from "../helpers";
 import {
   MESSAGES,
   addCodes,
@@ -18,7 +29,6 @@ import {
   expireByAlarm,
   freshClient,
   ledgerOf,
-  orderStubOf,
   storedOrder,
   timersOf,
   uid,
@@ -137,7 +147,7 @@ describe("expiry through the alarm", () => {
     const rejected = await storedOrder(data.id);
     expect(rejected.state).toBe("rejected");
     const available = await availableCodes("T-INV", "10");
-    await runDurableObjectAlarm(orderStubOf(data.id));
+    await runDurableObjectAlarm(orderStub(data.id));
     expect(await storedOrder(data.id)).toEqual(rejected);
     expect(await availableCodes("T-INV", "10")).toBe(available);
     expect(await timersOf(data.id)).toEqual([]);
@@ -149,7 +159,7 @@ describe("expiry through the alarm", () => {
     const data = await newOrder(client.key);
     expectOk(await confirmOrder(data.id, client.key));
     expect(await timersOf(data.id).then((timers) => timers.map((t) => t.kind))).not.toContain("expire");
-    await runDurableObjectAlarm(orderStubOf(data.id));
+    await runDurableObjectAlarm(orderStub(data.id));
     const view = expectOk(await getOrder(data.id, client.key));
     expect(view.state).not.toBe("rejected");
     expect(view.invoice.status).not.toBe("void");
@@ -210,7 +220,7 @@ describe("expiry through the clock (before the alarm has run)", () => {
     expect((await storedOrder(data.id)).state).toBe("created");
     // The order index's timer, set with the create, is due first; the alarm after it is the expiry's.
     await runIndexTimer(data.id);
-    await runDurableObjectAlarm(orderStubOf(data.id));
+    await runDurableObjectAlarm(orderStub(data.id));
     expect((await storedOrder(data.id)).state).toBe("rejected");
     expect(await availableCodes("T-INV", "10")).toBe(before);
   });

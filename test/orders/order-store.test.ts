@@ -8,8 +8,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ORDER_SCHEMA_VERSION, OrderStore } from "../../src/orders/order-store";
-import { createOrder, line, seedDemo } from "../helpers";
-import { freshClient, orderStubOf } from "../order-helpers";
+import { createOrder, line, orderStub, seedDemo } from "../helpers";
+import { freshClient } from "../order-helpers";
 
 type Column = { name: string; type: string; notnull: number; dflt_value: SqlStorageValue; pk: number };
 
@@ -47,7 +47,7 @@ describe("the order's storage", () => {
     const client = await freshClient({ USD: "100" });
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)] }, client.key);
     expect(created.status).toBe(200);
-    await runInDurableObject(orderStubOf(created.body.data.id), (_instance, state) => {
+    await runInDurableObject(orderStub(created.body.data.id), (_instance, state) => {
       const store = new OrderStore(state.storage);
       expect(store.schemaVersion()).toBe(ORDER_SCHEMA_VERSION);
       expect(store.load()).toMatchObject({ id: created.body.data.id, state: "created" });

@@ -11,8 +11,8 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import type { WebhookMessage } from "../../src/webhooks/events";
 import { sandboxTopUpKey, voidKey } from "../../src/wallets/ledger-keys";
-import { balanceOf, call, ledgerSumOf, line, seedDemo, wallet } from "../helpers";
-import { availableCodes, expectError, freshClient, ledgerOf, orderStubOf, timersOf, uid } from "../order-helpers";
+import { balanceOf, call, ledgerSumOf, line, orderStub, seedDemo, wallet } from "../helpers";
+import { availableCodes, expectError, freshClient, ledgerOf, timersOf, uid } from "../order-helpers";
 import { FakeReceiver, RECEIVER_URL, testSecret, verifies } from "../webhooks/receiver";
 import { addWebhookClient } from "../webhooks/support";
 
@@ -149,7 +149,7 @@ describe("POST /sandbox/orders/:orderId/expire", () => {
     expect(await wallet(id, "USD").chargeStatus(orderId)).toMatchObject({ status: "voided" });
     expect((await ledgerOf(id, "USD")).map((entry) => entry.key)).not.toContain(voidKey(orderId));
     expect(await timersOf(orderId)).toEqual([]);
-    const events = await runInDurableObject(orderStubOf(orderId), (_instance, state) =>
+    const events = await runInDurableObject(orderStub(orderId), (_instance, state) =>
       new OrderStore(state.storage).outbox().map((entry) => (JSON.parse(entry.message) as WebhookMessage).event.type),
     );
     expect(events).toEqual(["order.rejected"]);

@@ -1,21 +1,22 @@
 /**
  * Moving a client's wallets to another region (POST /admin/clients/:clientId/region), end to end on local
  * workerd: the move itself, its retries, the orders in flight across it, and the ledger views. Local
- * workerd ignores location hints, so the namespace's `get` is watched, as in wallet-placement.test.ts:
+ * workerd ignores location hints, so the namespace's `get` is watched (./wallet-openings.ts):
  * the wallet registry is the one place that opens wallet objects, and every opening goes through it.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
-import { walletName, type LedgerEntry } from "../../src/wallets/ledger";
+import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin, auditActions } from "../admin-helpers";
-import { call, line, seedDemo, wallet } from "../helpers";
+import { call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
+import { watchWalletOpenings } from "./wallet-openings";
 import * as orderPage from "../../src/console/pages/order";
 import { callPage } from "../console/pages-helpers";
 import {
@@ -24,37 +25,14 @@ import {
   drainTimers,
   holdsOf,
   makeExpiryDue,
-  orderStubOf,
   rewriteStoredOrder,
   storedOrder,
   uid,
 } from "../order-helpers";
 
-interface Opened {
-  id: string;
-  locationHint: string | undefined;
-}
-
-let opened: Opened[] = [];
-const namespace = Object.getPrototypeOf(env.WALLETS) as {
-  get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown;
-};
-const originalGet = namespace.get;
-
-beforeEach(() => {
-  opened = [];
-  namespace.get = function (
-    this: unknown,
-    id: DurableObjectId,
-    options?: DurableObjectNamespaceGetDurableObjectOptions,
-  ) {
-    opened.push({ id: id.toString(), locationHint: options?.locationHint });
-    return originalGet.call(this, id, options);
-  };
-});
+const openings = watchWalletOpenings();
 
 afterEach(() => {
-  namespace.get = originalGet;
   clearFaults();
 });
 
@@ -63,10 +41,7 @@ beforeAll(async () => {
   await addCodes("DEMO-EU-FIXED", "10", 40);
 });
 
-const hintsOf = (clientId: string, currency: string, generation: number, region: string | null) => {
-  const id = env.WALLETS.idFromName(walletName(clientId, currency, generation, region)).toString();
-  return opened.filter((call) => call.id === id).map((call) => call.locationHint);
-};
+const hintsOf = openings.hintsOf;
 
 async function entriesAt(
   clientId: string,
@@ -110,7 +85,7 @@ const confirm = (key: string, orderId: string) => call("PUT", "/order/confirm", 
 describe("moving a client's wallets to another region", () => {
   it("opens a new wallet object with the region's hint, transfers the balance as move_out and move_in under one key, and points the registry at it", async () => {
     const { clientId } = await newClient("100");
-    opened = [];
+    openings.clear();
     const moved = await moveTo(clientId, "apac");
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     await expectConforms("POST", "/admin/clients/{clientId}/region", moved);
@@ -441,7 +416,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     await moveTo(clientId, "apac");
     expect((await entriesAt(clientId, "USD")).some((entry) => entry.kind === "order_void")).toBe(false);
     await makeExpiryDue(orderId);
-    await runDurableObjectAlarm(orderStubOf(orderId));
+    await runDurableObjectAlarm(orderStub(orderId));
     await drainTimers(orderId);
     expect((await storedOrder(orderId)).state).toBe("rejected");
     const old = await entriesAt(clientId, "USD");
@@ -473,7 +448,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
     expect((await moveTo(clientId, "apac")).status).toBe(500);
     await backdateExpiry(orderId);
     await makeExpiryDue(orderId);
-    await runDurableObjectAlarm(orderStubOf(orderId));
+    await runDurableObjectAlarm(orderStub(orderId));
     expect((await moveTo(clientId, "apac")).status).toBe(200);
     await drainTimers(orderId);
     expect((await storedOrder(orderId)).state).toBe("rejected");
@@ -491,7 +466,7 @@ describe("orders in flight across a move: each charged, voided or refunded exact
   it("a create, confirm and get after the move open only the new wallet object, with its hint", async () => {
     const { clientId, key } = await newClient("100");
     await moveTo(clientId, "apac");
-    opened = [];
+    openings.clear();
     const created = await create(key, [line("DEMO-US-RANGE", 10)]);
     const orderId = created.body.data.id as string;
     expect((await confirm(key, orderId)).status).toBe(200);

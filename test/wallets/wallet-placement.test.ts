@@ -1,49 +1,20 @@
 /**
  * Wallets near their client: a client's region is the Durable Object location hint its wallet objects are
- * created with. Local workerd ignores hints, so these tests watch the namespace calls themselves: the order
- * objects and the tests share this isolate, so a wrapper on the namespace's `get` sees every wallet object
- * the service opens, from the operator's routes, the client's routes and the order objects alike.
+ * created with. Local workerd ignores hints, so these tests watch the namespace's calls themselves
+ * (./wallet-openings.ts).
  */
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { walletName } from "../../src/wallets/ledger";
+import { beforeAll, describe, expect, it } from "vitest";
 import { REGIONS } from "../../src/wallets/wallet-registry-store";
 import { call, confirmOrder, createOrder, getOrder, line, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { admin, snapshot } from "../admin-helpers";
+import { watchWalletOpenings } from "./wallet-openings";
 
-interface Opened {
-  id: string;
-  locationHint: string | undefined;
-}
+const openings = watchWalletOpenings();
 
-/** Every wallet object opened while a test runs: its id and the hint it was opened with. */
-let opened: Opened[] = [];
-const namespace = Object.getPrototypeOf(env.WALLETS) as {
-  get: (id: DurableObjectId, options?: DurableObjectNamespaceGetDurableObjectOptions) => unknown;
-};
-const originalGet = namespace.get;
-
-beforeEach(() => {
-  opened = [];
-  namespace.get = function (
-    this: unknown,
-    id: DurableObjectId,
-    options?: DurableObjectNamespaceGetDurableObjectOptions,
-  ) {
-    opened.push({ id: id.toString(), locationHint: options?.locationHint });
-    return originalGet.call(this, id, options);
-  };
-});
-
-afterEach(() => {
-  namespace.get = originalGet;
-});
-
-const idOf = (clientId: string, currency: string) => env.WALLETS.idFromName(walletName(clientId, currency)).toString();
 /** The hints the wallet of (client, currency) was opened with, one per opening. */
-const hintsOf = (clientId: string, currency: string) =>
-  opened.filter((call) => call.id === idOf(clientId, currency)).map((call) => call.locationHint);
+const hintsOf = (clientId: string, currency: string) => openings.hintsOf(clientId, currency);
 
 async function newClient(id: string, region?: string): Promise<string> {
   const created = await admin("POST", "/admin/clients", { id, name: id, ...(region === undefined ? {} : { region }) });
@@ -121,7 +92,7 @@ describe("wallet objects are opened with the client's region", () => {
   it("by every operator and client route that reads the wallet", async () => {
     const key = await newClient("placed-reads", "oc");
     await topUp("placed-reads", "USD", "50");
-    opened = [];
+    openings.clear();
     expect((await admin("GET", "/admin/wallets/placed-reads/USD")).status).toBe(200);
     expect((await admin("GET", "/admin/wallets/placed-reads/USD/ledger")).status).toBe(200);
     expect(
@@ -145,7 +116,7 @@ describe("wallet objects are opened with the client's region", () => {
   it("by the order object, on create, confirm and the refund of a failed line", async () => {
     const key = await newClient("placed-orders", "apac");
     await topUp("placed-orders", "USD", "1000");
-    opened = [];
+    openings.clear();
     const created = await createOrder({ productList: [line("DEMO-US-RANGE", 10), line("DEMO-US-FAILING", 5)] }, key);
     expect(created.status).toBe(200);
     const afterCreate = hintsOf("placed-orders", "USD");

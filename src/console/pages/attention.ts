@@ -7,12 +7,16 @@
  */
 import { needsAttention } from "../../attention/attention";
 import { setWalletThreshold } from "../../attention/threshold-actions";
+import { WalletThresholdRequest } from "../../attention/attention-admin-schemas";
 import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
+import { WalletPathParams } from "../../wallets/wallet-admin-schemas";
+import { FormError, formRequest } from "../forms";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther, when } from "./parts";
+import { refusalText } from "../refusals";
+import { actorOf, field, formOf, input, notice, refusedByRole, seeOther, when } from "./parts";
 import { mismatchTable, runSummary } from "./reconciliation";
 import { glance } from "./figure-charts";
 
@@ -110,14 +114,19 @@ async function page(
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
     <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
     <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm}</section>
-    <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>
-    ${charts}`;
+    <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>${charts}`;
   return layout({ title: "Needs attention", operator, current: "/console", body });
 }
 
 export function get(ctx: PageContext) {
   return page(ctx);
 }
+
+const WALLET_WORDS = {
+  clientId: "A client id and a three-letter currency are needed.",
+  currency: "A client id and a three-letter currency are needed.",
+};
+const THRESHOLD_WORDS = { threshold: "The threshold is a positive amount like 250 or 99.50." };
 
 /** POST /console: sets (or, empty, removes) a wallet's low-balance threshold. */
 export async function post(ctx: PageContext) {
@@ -127,12 +136,15 @@ export async function post(ctx: PageContext) {
   const clientId = field(form, "clientId");
   const currency = field(form, "currency").toUpperCase();
   const threshold = field(form, "threshold");
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(clientId) || !/^[A-Z]{3}$/.test(currency)) {
-    return page(ctx, { error: "A client id and a three-letter currency are needed.", clientId, currency, threshold });
-  }
-  if (threshold !== "" && !/^\d{1,15}(\.\d{1,8})?$/.test(threshold)) {
-    return page(ctx, { error: "The threshold is a positive amount like 250 or 99.50.", clientId, currency, threshold });
-  }
+  // The wallet and the threshold, read as PUT /admin/wallets/:clientId/:currency/low-balance-threshold reads them.
+  const wallet = formRequest(WalletPathParams, { clientId, currency }, WALLET_WORDS);
+  const request = formRequest(
+    WalletThresholdRequest,
+    { threshold: threshold === "" ? null : threshold },
+    THRESHOLD_WORDS,
+  );
+  const refused = [wallet, request].find((read) => read instanceof FormError);
+  if (refused !== undefined) return page(ctx, { error: refused.reason, clientId, currency, threshold });
   try {
     await setWalletThreshold(ctx.env, actorOf(ctx), clientId, currency, threshold === "" ? null : threshold);
   } catch (error) {

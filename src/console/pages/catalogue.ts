@@ -6,14 +6,16 @@ import { stockThresholdsStatement } from "../../attention/threshold-store";
 import { productFromRow, productsAfter } from "../../catalogue/catalogue-store";
 import { Refusal } from "../../kernel/failures";
 import { pageOf } from "../../kernel/paging";
-import { isKnownCurrency } from "../../pricing/money";
 import { setExchangeRate } from "../../pricing/rate-actions";
+import { RateParams, SetRateRequest } from "../../pricing/rate-admin-schemas";
 import { allRates } from "../../pricing/rate-store";
 import { roleAllows } from "../../operators/roles";
 import { html, path, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther, when } from "./parts";
+import { FormError, formRequest } from "../forms";
+import { refusalText } from "../refusals";
+import { actorOf, field, formOf, input, notice, refusedByRole, seeOther, when } from "./parts";
 
 const PAGE_SIZE = 50;
 
@@ -79,6 +81,11 @@ export function get(ctx: PageContext) {
   return page(ctx);
 }
 
+const PAIR_WORDS = {
+  base: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.",
+  target: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.",
+};
+
 /** POST /console/catalogue: an admin sets an exchange rate. */
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "admin")) return refusedByRole(ctx, "admin");
@@ -87,15 +94,12 @@ export async function post(ctx: PageContext) {
   const base = field(form, "base").toUpperCase();
   const target = field(form, "target").toUpperCase();
   const rate = field(form, "rate");
-  if (!isKnownCurrency(base) || !isKnownCurrency(target))
-    return page(ctx, {
-      error: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.",
-      base,
-      target,
-      rate,
-    });
-  if (!/^\d{1,15}(\.\d{1,12})?$/.test(rate))
-    return page(ctx, { error: "The rate is a positive decimal like 0.92.", base, target, rate });
+  // Read as PUT /admin/exchange-rates/:base/:target reads its path and body.
+  const refused = [
+    formRequest(RateParams, { base, target }, PAIR_WORDS),
+    formRequest(SetRateRequest, { rate }, { rate: "The rate is a positive decimal like 0.92." }),
+  ].find((read) => read instanceof FormError);
+  if (refused !== undefined) return page(ctx, { error: refused.reason, base, target, rate });
   try {
     await setExchangeRate(ctx.env.DB, actorOf(ctx), base, target, rate);
   } catch (error) {

@@ -5,6 +5,7 @@
  * answer to its form.
  */
 import { dealsOf, type DealRow } from "../../catalogue/catalogue-store";
+import { UpsertDealRequest } from "../../catalogue/catalogue-admin-schemas";
 import { deleteDeal, upsertDeal } from "../../catalogue/deal-actions";
 import { issueKey, revokeKey, rotateWebhookSecret, setClientDisabled } from "../../clients/client-actions";
 import { keyIdOf } from "../../clients/client-secrets";
@@ -14,10 +15,11 @@ import { roleAllows } from "../../operators/roles";
 import { walletBalances } from "../../wallets/wallet-moves";
 import { auditedBy } from "../actor";
 import { when } from "../format";
-import { field, FormError, formProblem, input, notice, readForm, seeOther } from "../forms";
-import { html, path, withQuery, type Html } from "../html";
-import { layout } from "../layout";
+import { field, FormError, formProblem, formRequest, input, notice, readForm, seeOther } from "../forms";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
+import { layout, notFoundPage } from "../layout";
 import type { PageContext } from "../page";
+import { formErrorOf } from "../refusals";
 import { clientSection } from "./figure-charts";
 
 const NOTICES = {
@@ -129,15 +131,8 @@ async function draw(
   return layout({ title: `Client ${client.name}`, operator, current: "/console/clients", body });
 }
 
-function notFound(ctx: PageContext): Response {
-  const page = layout({
-    title: "Client not found",
-    operator: ctx.operator,
-    current: "/console/clients",
-    body: html`<p class="notice bad" role="alert">No client has this id.</p>`,
-  });
-  return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
-}
+const notFound = (ctx: PageContext) =>
+  notFoundPage(ctx.operator, "Client not found", "/console/clients", "No client has this id.");
 
 export async function get(ctx: PageContext): Promise<Html | Response> {
   return (await draw(ctx, null)) ?? notFound(ctx);
@@ -147,6 +142,9 @@ export async function get(ctx: PageContext): Promise<Html | Response> {
 function once(what: string, value: string): Html {
   return html`<div role="status" class="notice good"><p>${what}: shown only here, never again.</p><p class="mono">${value}</p></div>`;
 }
+
+/** The fields of this page's forms a refusal can be shown beside. */
+const FIELDS = ["label", "sku", "fee", "discount"];
 
 export async function post(ctx: PageContext): Promise<Html | Response> {
   const clientId = ctx.params.clientId!;
@@ -186,17 +184,19 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
       }
       case "deal": {
         const sku = field(form, "sku", { max: 64 });
-        const amountOf = (name: string) => {
-          const given = field(form, name, { max: 30 });
-          if (!/^\d{1,15}(\.\d{1,12})?$/.test(given)) throw new FormError(name, "A decimal like 0, 2 or 2.5.");
-          return given;
-        };
         const modeOf = (name: string) => (form.get(name) === "percentage" ? "percentage" : "fixed");
-        await upsertDeal(ctx.env, actor, clientId, sku, {
-          dealState: form.get("dealState") === "none" ? "none" : "active",
-          fee: { amount: amountOf("fee"), adjustmentMode: modeOf("feeMode") },
-          discount: { amount: amountOf("discount"), adjustmentMode: modeOf("discountMode") },
-        });
+        // Read as PUT /admin/clients/:clientId/deals/:sku reads its body.
+        const terms = formRequest(
+          UpsertDealRequest,
+          {
+            dealState: form.get("dealState") === "none" ? "none" : "active",
+            fee: { amount: field(form, "fee", { max: 30 }), adjustmentMode: modeOf("feeMode") },
+            discount: { amount: field(form, "discount", { max: 30 }), adjustmentMode: modeOf("discountMode") },
+          },
+          { fee: "A decimal like 0, 2 or 2.5.", discount: "A decimal like 0, 2 or 2.5." },
+        );
+        if (terms instanceof FormError) throw terms;
+        await upsertDeal(ctx.env, actor, clientId, sku, terms);
         return seeOther(withQuery(here, { notice: "deal-saved" }));
       }
       case "deal-delete":
@@ -208,32 +208,10 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     return (await draw(ctx, shown)) ?? notFound(ctx);
   } catch (error) {
     if (error instanceof Refusal && error.failure.code === "client_not_found") return notFound(ctx);
-    const refusal = refusalOf(error);
+    const refusal = formErrorOf(error, FIELDS);
     if (refusal === null) throw error;
     const page = await draw(ctx, null, refusal, form);
     if (page === null) return notFound(ctx);
-    return new Response(page.toString(), { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });
-  }
-}
-
-/** A domain refusal of one of this page's forms, as the field it concerns. */
-function refusalOf(error: unknown): FormError | null {
-  if (error instanceof FormError) return error;
-  if (!(error instanceof Refusal)) return null;
-  switch (error.failure.code) {
-    case "sku_not_found":
-      return new FormError("sku", "No SKU has this name.");
-    case "deal_not_found":
-      return new FormError("form", "That deal was already deleted.");
-    case "api_key_not_found":
-      return new FormError("form", "The client has no such key.");
-    case "invalid_request_body": {
-      const issues = (error.failure.details?.issues ?? []) as { path?: string; message?: string }[];
-      const first = issues[0];
-      const name = first?.path?.startsWith("discount") ? "discount" : "fee";
-      return new FormError(name, first?.message ?? error.failure.message);
-    }
-    default:
-      return null;
+    return htmlResponse(page, 400);
   }
 }

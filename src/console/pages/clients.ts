@@ -5,17 +5,18 @@
  * not generated, so a form sent twice meets "already exists" rather than making two clients.
  */
 import { createClient } from "../../clients/client-actions";
+import { CreateClientRequest } from "../../clients/client-admin-schemas";
 import { clientsAfter } from "../../clients/client-store";
-import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import { REGIONS, regionOf } from "../../wallets/wallet-registry-store";
 import { auditedBy } from "../actor";
 import { when } from "../format";
-import { field, FormError, formProblem, input, readForm } from "../forms";
-import { html, path, withQuery, type Html } from "../html";
+import { field, FormError, formProblem, formRequest, input, readForm } from "../forms";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
+import { formErrorOf } from "../refusals";
 
 function createForm(values: Map<string, string>, error: FormError | null): Html {
   const region = values.get("region") ?? "";
@@ -63,18 +64,25 @@ export function get(ctx: PageContext): Promise<Html> {
   return draw(ctx, null);
 }
 
+/** The create form's fields. */
+const FIELDS = ["id", "name", "keyLabel", "region"];
+
 export async function post(ctx: PageContext): Promise<Html | Response> {
   let values = new Map<string, string>();
   try {
     values = await readForm(ctx.request);
     const id = field(values, "id", { max: 64 });
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) throw new FormError("id", "Letters, digits, _ and - only.");
     const name = field(values, "name", { max: 200 });
     const keyLabel = field(values, "keyLabel", { required: false, max: 100 });
-    const given = values.get("region") ?? "";
-    const region = regionOf(given);
-    if (given !== "" && region === null) throw new FormError("region", "Choose one of the listed regions.");
-    const created = await createClient(ctx.env, auditedBy(ctx), { id, name, keyLabel, region });
+    const region = values.get("region") ?? "";
+    // Read as POST /admin/clients reads its body.
+    const request = formRequest(
+      CreateClientRequest,
+      { id, name, ...(keyLabel !== "" ? { keyLabel } : {}), ...(region !== "" ? { region } : {}) },
+      { id: "Letters, digits, _ and - only.", region: "Choose one of the listed regions." },
+    );
+    if (request instanceof FormError) throw request;
+    const created = await createClient(ctx.env, auditedBy(ctx), request);
     const body = html`<div role="status" class="notice good"><p>Client <a href="${path("/console/clients", created.client.id)}">${created.client.name}</a> created.
         Give it these now: they are shown only here, never again.</p></div>
       <dl class="facts">
@@ -85,11 +93,8 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
       <p><a href="${path("/console/clients", created.client.id)}">Open the client</a></p>`;
     return layout({ title: "Client created", operator: ctx.operator, current: "/console/clients", body });
   } catch (error) {
-    let refusal: FormError | null = error instanceof FormError ? error : null;
-    if (error instanceof Refusal && error.failure.code === "client_exists")
-      refusal = new FormError("id", "A client with this id already exists.");
+    const refusal = formErrorOf(error, FIELDS);
     if (refusal === null) throw error;
-    const page = await draw(ctx, createForm(values, refusal));
-    return new Response(page.toString(), { status: 400, headers: { "content-type": "text/html; charset=utf-8" } });
+    return htmlResponse(await draw(ctx, createForm(values, refusal)), 400);
   }
 }

@@ -7,10 +7,13 @@ import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { listDeadLetters } from "../../webhooks/dead-letter-store";
 import { replayAudited } from "../../webhooks/dead-letter-actions";
+import { DeadLetterParams } from "../../webhooks/dead-letter-admin-schemas";
+import { FormError, formRequest } from "../forms";
 import { html, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { actorOf, field, formOf, notice, refusalText, refusedByRole, seeOther, when } from "./parts";
+import { refusalText } from "../refusals";
+import { actorOf, field, formOf, notice, refusedByRole, seeOther, when } from "./parts";
 
 const STATUSES = ["pending", "replayed", "all"] as const;
 type Status = (typeof STATUSES)[number];
@@ -74,10 +77,10 @@ export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
   const form = await formOf(ctx.request);
   if (form === null) return page(ctx, notice("bad", "The form could not be read; reload the page and try again."));
-  const idText = field(form, "id");
-  if (!/^\d{1,15}$/.test(idText) || Number(idText) < 1)
-    return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
-  const id = Number(idText);
+  // Read as POST /admin/webhooks/dead-letters/:id/replay reads its path.
+  const read = formRequest(DeadLetterParams, { id: field(form, "id") });
+  if (read instanceof FormError) return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
+  const { id } = read;
   try {
     const result = await replayAudited(ctx.env, actorOf(ctx), id);
     if (!result.ok) {

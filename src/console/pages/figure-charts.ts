@@ -126,87 +126,91 @@ function currencyCharts(days: number[], { currency, days: rows }: CurrencySales)
   return html`${ordersChart}${salesChart}`;
 }
 
-function rankings(figures: HomeFigures): Html {
+/** The failed share of `lines`, as a percentage. */
+const rate = (failed: number, lines: number) => `${((100 * failed) / lines).toFixed(1)}%`;
+
+function salesRanking(figures: HomeFigures): Html {
   const { days } = figures;
-  const bySales =
-    figures.topSkusBySales.length === 0
-      ? html`<p>No SKU delivered anything over ${period(days)}.</p>`
-      : rankingChart({
-          id: "top-skus-sales",
-          title: "SKUs that sold most",
-          xLabel: "Sales of delivered lines (wallet currency)",
-          yLabel: "SKU",
-          summary: `Over ${period(days)}: ${figures.topSkusBySales.map((sku) => `${sku.sku} ${amount(sku.sales, sku.currency)}`).join(", ")}.`,
-          bars: figures.topSkusBySales.map((sku) => ({
-            label: `${sku.sku} (${sku.currency})`,
-            value: sku.sales.toNumber(),
-            text: amount(sku.sales, sku.currency),
-            tone: "chart-1",
-          })),
-          table: {
-            head: ["SKU", "Currency", "Sales", "Lines", "Failed lines"],
-            rows: figures.topSkusBySales.map((sku) => [
-              sku.sku,
-              sku.currency,
-              amount(sku.sales),
-              sku.lines,
-              sku.failed,
-            ]),
-          },
-        });
-  const rate = (failed: number, lines: number) => `${((100 * failed) / lines).toFixed(1)}%`;
-  const byFailure =
-    figures.topSkusByFailure.length === 0
-      ? html`<p>No line failed over ${period(days)}.</p>`
-      : rankingChart({
-          id: "top-skus-failing",
-          title: "SKUs that fail most",
-          xLabel: "Lines failed (% of ended lines)",
-          yLabel: "SKU",
-          summary: `Over ${period(days)}: ${figures.topSkusByFailure.map((sku) => `${sku.sku} ${rate(sku.failed, sku.lines)} (${sku.failed} of ${sku.lines} lines)`).join(", ")}.`,
-          bars: figures.topSkusByFailure.map((sku) => ({
-            label: `${sku.sku} (${sku.currency})`,
-            value: sku.failed / sku.lines,
-            text: `${rate(sku.failed, sku.lines)} (${sku.failed} of ${sku.lines})`,
-            tone: "chart-bad",
-          })),
-          table: {
-            head: ["SKU", "Currency", "Failure rate", "Failed lines", "Lines"],
-            rows: figures.topSkusByFailure.map((sku) => [
-              sku.sku,
-              sku.currency,
-              rate(sku.failed, sku.lines),
-              sku.failed,
-              sku.lines,
-            ]),
-          },
-        });
-  const bySupplier =
-    figures.failuresBySupplier.length === 0
-      ? html`<p>No line ended over ${period(days)}.</p>`
-      : rankingChart({
-          id: "supplier-failures",
-          title: "Failures by supplier",
-          xLabel: "Lines failed",
-          yLabel: "Supplier",
-          summary: `Over ${period(days)}: ${figures.failuresBySupplier.map((row) => `${row.supplier} ${row.failed} of ${row.lines} lines failed`).join(", ")}.`,
-          bars: figures.failuresBySupplier.map((row) => ({
-            label: row.supplier,
-            value: row.failed,
-            text: `${row.failed} of ${row.lines} (${rate(row.failed, row.lines)})`,
-            tone: "chart-bad",
-          })),
-          table: {
-            head: ["Supplier", "Failed lines", "Lines", "Failure rate"],
-            rows: figures.failuresBySupplier.map((row) => [
-              row.supplier,
-              row.failed,
-              row.lines,
-              rate(row.failed, row.lines),
-            ]),
-          },
-        });
-  return html`${bySales}${byFailure}${bySupplier}`;
+  return figures.topSkusBySales.length === 0
+    ? html`<p>No SKU delivered anything over ${period(days)}.</p>`
+    : rankingChart({
+        id: "top-skus-sales",
+        title: "SKUs that sold most",
+        xLabel: "Sales of delivered lines (wallet currency)",
+        yLabel: "SKU",
+        summary: `Over ${period(days)}: ${figures.topSkusBySales.map((sku) => `${sku.sku} ${amount(sku.sales, sku.currency)}`).join(", ")}.`,
+        bars: figures.topSkusBySales.map((sku) => ({
+          label: `${sku.sku} (${sku.currency})`,
+          value: sku.sales.toNumber(),
+          text: amount(sku.sales, sku.currency),
+          tone: "chart-1",
+        })),
+        table: {
+          head: ["SKU", "Currency", "Sales", "Lines", "Failed lines"],
+          rows: figures.topSkusBySales.map((sku) => [sku.sku, sku.currency, amount(sku.sales), sku.lines, sku.failed]),
+        },
+      });
+}
+
+function failureRanking(figures: HomeFigures): Html {
+  const { days } = figures;
+  return figures.topSkusByFailure.length === 0
+    ? html`<p>No line failed over ${period(days)}.</p>`
+    : rankingChart({
+        id: "top-skus-failing",
+        title: "SKUs that fail most",
+        xLabel: "Lines failed (% of ended lines)",
+        yLabel: "SKU",
+        summary: `Over ${period(days)}: ${figures.topSkusByFailure.map((sku) => `${sku.sku} ${rate(sku.failed, sku.lines)} (${sku.failed} of ${sku.lines} lines)`).join(", ")}.`,
+        bars: figures.topSkusByFailure.map((sku) => ({
+          label: `${sku.sku} (${sku.currency})`,
+          value: sku.failed / sku.lines,
+          text: `${rate(sku.failed, sku.lines)} (${sku.failed} of ${sku.lines})`,
+          tone: "chart-bad",
+        })),
+        table: {
+          head: ["SKU", "Currency", "Failure rate", "Failed lines", "Lines"],
+          rows: figures.topSkusByFailure.map((sku) => [
+            sku.sku,
+            sku.currency,
+            rate(sku.failed, sku.lines),
+            sku.failed,
+            sku.lines,
+          ]),
+        },
+      });
+}
+
+function supplierRanking(figures: HomeFigures): Html {
+  const { days } = figures;
+  return figures.failuresBySupplier.length === 0
+    ? html`<p>No line ended over ${period(days)}.</p>`
+    : rankingChart({
+        id: "supplier-failures",
+        title: "Failures by supplier",
+        xLabel: "Lines failed",
+        yLabel: "Supplier",
+        summary: `Over ${period(days)}: ${figures.failuresBySupplier.map((row) => `${row.supplier} ${row.failed} of ${row.lines} lines failed`).join(", ")}.`,
+        bars: figures.failuresBySupplier.map((row) => ({
+          label: row.supplier,
+          value: row.failed,
+          text: `${row.failed} of ${row.lines} (${rate(row.failed, row.lines)})`,
+          tone: "chart-bad",
+        })),
+        table: {
+          head: ["Supplier", "Failed lines", "Lines", "Failure rate"],
+          rows: figures.failuresBySupplier.map((row) => [
+            row.supplier,
+            row.failed,
+            row.lines,
+            rate(row.failed, row.lines),
+          ]),
+        },
+      });
+}
+
+function rankings(figures: HomeFigures): Html {
+  return html`${salesRanking(figures)}${failureRanking(figures)}${supplierRanking(figures)}`;
 }
 
 function runOuts(figures: HomeFigures): Html {

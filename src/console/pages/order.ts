@@ -21,7 +21,7 @@ import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import { readForm } from "../forms";
 import { html, path, type Html } from "../html";
-import { layout } from "../layout";
+import { layout, notFoundPage } from "../layout";
 import type { PageContext } from "../page";
 
 /** The order's ledger entries: its charge, a refund per line, its void (each only if written). */
@@ -187,15 +187,8 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   return layout({ title: `Order ${record.id}`, operator, current: "/console/orders", body });
 }
 
-function notFound(ctx: PageContext): Response {
-  const page = layout({
-    title: "Order not found",
-    operator: ctx.operator,
-    current: "/console/orders",
-    body: html`<p class="notice bad" role="alert">No order has this id.</p>`,
-  });
-  return new Response(page.toString(), { status: 404, headers: { "content-type": "text/html; charset=utf-8" } });
-}
+const notFound = (ctx: PageContext) =>
+  notFoundPage(ctx.operator, "Order not found", "/console/orders", "No order has this id.");
 
 export async function get(ctx: PageContext): Promise<Html | Response> {
   return (await draw(ctx, null)) ?? notFound(ctx);

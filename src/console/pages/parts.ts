@@ -1,11 +1,11 @@
 /**
  * What the Needs attention, catalogue, dead-letter and audit pages share: the actor a console change is
- * audited under, form reading, the notice after a change, times, and errors shown beside their field.
+ * audited under, form reading, the notice after a change, times, and errors shown beside their field
+ * (a domain's refusal is shown through ../refusals.ts).
  */
 import { auditedBy } from "../actor";
 import { MAX_FORM_BYTES } from "../forms";
-import { Refusal } from "../../kernel/failures";
-import { html, type Html } from "../html";
+import { html, htmlResponse, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 
@@ -52,16 +52,6 @@ export function when(ms: number | null | undefined): Html {
   return html`<time datetime="${iso}">${iso.slice(0, 19).replace("T", " ")} UTC</time>`;
 }
 
-/** The message of an API error thrown by a domain flow (its details' reason or issues), for a notice. */
-export function refusalText(error: Refusal): string {
-  const details = error.failure.details ?? {};
-  if (typeof details.reason === "string") return `${error.failure.message}: ${details.reason}`;
-  if (Array.isArray(details.issues)) {
-    return `${error.failure.message}: ${(details.issues as { path: string; message: string }[]).map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`;
-  }
-  return error.failure.message;
-}
-
 /**
  * A labelled input with its error tied to it (aria-describedby, aria-invalid) when the last post refused it.
  */
@@ -95,8 +85,5 @@ export function input(parts: {
 /** 403 as a page: the signed-in operator's role does not allow this change; nothing was changed. */
 export function refusedByRole(ctx: PageContext, needed: string): Response {
   const body = html`${notice("bad", `This change needs the ${needed} role; you are signed in as ${ctx.operator.role}. Nothing was changed.`)}`;
-  return new Response(layout({ title: "Not allowed", operator: ctx.operator, body }).toString(), {
-    status: 403,
-    headers: { "content-type": "text/html; charset=utf-8" },
-  });
+  return htmlResponse(layout({ title: "Not allowed", operator: ctx.operator, body }), 403);
 }

@@ -3,6 +3,7 @@
  * report naming every refused row (an upload is all or nothing: one bad row adds nothing), enabling and
  * disabling its sale, and its low-stock threshold. Every change is an operator's (POST, field `action`).
  */
+import { StockThresholdRequest } from "../../attention/attention-admin-schemas";
 import { setStockThreshold } from "../../attention/threshold-actions";
 import { stockThresholdOf } from "../../attention/threshold-store";
 import { requireProduct } from "../../catalogue/catalogue-store";
@@ -17,7 +18,9 @@ import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import { skuSection } from "./figure-charts";
 import type { PageContext } from "../page";
-import { actorOf, field, formOf, input, notice, refusalText, refusedByRole, seeOther } from "./parts";
+import { asJson, FormError, formRequest } from "../forms";
+import { refusalText } from "../refusals";
+import { actorOf, field, formOf, input, notice, refusedByRole, seeOther } from "./parts";
 
 /** As POST /admin/products/:sku/codes: up to 1 MiB of CSV. */
 const UPLOAD_MAX_BYTES = 1_048_576;
@@ -51,6 +54,16 @@ function reportTable({ report, rows }: NonNullable<Outcome["report"]>): Html {
         )}</tbody></table>`
         : ""
     }
+  </section>`;
+}
+
+/** An inventory SKU's codes per value: available, reserved and sold. */
+function codesPerValue(stock: Awaited<ReturnType<typeof stockOf>>): Html {
+  return html`<section aria-labelledby="stock-heading">
+    <h2 id="stock-heading">Codes per value</h2>
+    <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
+    <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
+    ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
   </section>`;
 }
 
@@ -95,13 +108,7 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
     }
     ${
       inventory
-        ? html`<section aria-labelledby="stock-heading">
-          <h2 id="stock-heading">Codes per value</h2>
-          <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
-          <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
-          ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
-        </section>
-        ${figures}
+        ? html`${codesPerValue(stock)}${figures}
         ${
           mayChange
             ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">
@@ -185,12 +192,14 @@ export async function post(ctx: PageContext) {
     }
     if (action === "threshold") {
       const given = field(form, "threshold");
-      if (given !== "" && !/^\d{1,7}$/.test(given))
-        return page(ctx, { threshold: given, thresholdError: "A whole number of codes, 1 or more." });
-      const threshold = given === "" ? null : Number(given);
-      if (threshold !== null && (threshold < 1 || threshold > 1_000_000))
-        return page(ctx, { threshold: given, thresholdError: "A whole number of codes from 1 to 1,000,000." });
-      await setStockThreshold(ctx.env.DB, actorOf(ctx), sku, threshold);
+      // Read as PUT /admin/products/:sku/low-stock-threshold reads its body.
+      const read = formRequest(
+        StockThresholdRequest,
+        { threshold: given === "" ? null : asJson(given) },
+        { threshold: "A whole number of codes from 1 to 1,000,000." },
+      );
+      if (read instanceof FormError) return page(ctx, { threshold: given, thresholdError: read.reason });
+      await setStockThreshold(ctx.env.DB, actorOf(ctx), sku, read.threshold);
       return seeOther(`${here}?done=threshold`);
     }
   } catch (error) {

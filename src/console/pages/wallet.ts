@@ -10,13 +10,26 @@ import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/posting-actions";
+import { AdjustmentRequest, TopUpRequest } from "../../wallets/wallet-admin-schemas";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
-import { field, formKey, FormError, formProblem, input, newFormKey, notice, readForm, seeOther } from "../forms";
-import { html, path, withQuery, type Html } from "../html";
+import {
+  field,
+  formKey,
+  FormError,
+  formProblem,
+  formRequest,
+  input,
+  newFormKey,
+  notice,
+  readForm,
+  seeOther,
+} from "../forms";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { walletSection } from "./figure-charts";
 import type { PageContext } from "../page";
+import { formErrorOf } from "../refusals";
 
 const NOTICES = {
   "top-up": "The top-up was posted.",
@@ -127,41 +140,25 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   try {
     values = await readForm(request);
     const idempotencyKey = formKey(values);
-    const given = field(values, "amount", { max: 40 });
-    if (!/^-?\d{1,15}(\.\d{1,8})?$/.test(given)) throw new FormError("amount", "A decimal amount like 100 or 12.50.");
+    const amount = field(values, "amount", { max: 40 });
     const reason = field(values, "reason", { max: 500 });
-    const posting = { clientId, currency, amount: given, reason, idempotencyKey };
+    // Read as POST /admin/wallets/:clientId/:currency/top-ups (or /adjustments) reads its body.
+    const read = formRequest(
+      kind(values) === "adjustment" ? AdjustmentRequest : TopUpRequest,
+      { amount, reason, idempotencyKey },
+      { amount: "A decimal amount like 100 or 12.50." },
+    );
+    if (read instanceof FormError) throw read;
+    const posting = { clientId, currency, amount, reason, idempotencyKey };
     const post = kind(values) === "adjustment" ? adjustWallet : topUpWallet;
     const outcome = await post(env, clientStatement, auditedBy(ctx), posting);
     return seeOther(
       withQuery(path("/console/wallets", clientId, currency), { notice: outcome.replayed ? "replayed" : kind(values) }),
     );
   } catch (error) {
-    const refusal = refusalOf(error);
+    // A refusal without a path (the amount's rules: its minor units) is about the amount.
+    const refusal = formErrorOf(error, ["amount", "reason"], "amount");
     if (refusal === null) throw error;
-    return answerStatus(await draw(ctx, { form: kind(values), values, error: refusal }), 400);
+    return htmlResponse(await draw(ctx, { form: kind(values), values, error: refusal }), 400);
   }
-}
-
-/** A domain refusal of a posting, as the form field it concerns. */
-function refusalOf(error: unknown): FormError | null {
-  if (error instanceof FormError) return error;
-  if (!(error instanceof Refusal)) return null;
-  switch (error.failure.code) {
-    case "invalid_request_body":
-      return new FormError("amount", String(error.failure.details?.reason ?? error.failure.message));
-    case "adjustment_below_zero":
-      return new FormError(
-        "amount",
-        `That would take the balance below zero (it is ${String(error.failure.details?.balance ?? "")}).`,
-      );
-    case "idempotency_conflict":
-      return new FormError("form", "This form was already posted with other values; reload the page for a new form.");
-    default:
-      return null;
-  }
-}
-
-function answerStatus(page: Html, status: number): Response {
-  return new Response(page.toString(), { status, headers: { "content-type": "text/html; charset=utf-8" } });
 }
