@@ -13,7 +13,8 @@
 //
 // The browser is the system's Chromium (Debian: `apt-get install -y chromium`); CHROMIUM_PATH picks another.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -110,15 +111,94 @@ function insertDeadLetter(eventId, lastError) {
       data: { orderId: "ord_console_check", state: "successful", reference: PROBE },
     },
   };
-  const quote = (text) => `'${text.replaceAll("'", "''")}'`;
   const sql = `INSERT INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at) VALUES (${quote(eventId)}, 'demo', ${quote(message.url)}, ${quote(JSON.stringify(message))}, 8, ${quote(lastError)}, ${Date.now()})`;
+  d1(sql, "add a dead letter");
+}
+
+const quote = (text) => `'${String(text).replaceAll("'", "''")}'`;
+
+/** Runs SQL on the local D1 database of this run's state. */
+function d1(sql, what) {
+  const file = join(state, `check-${Date.now()}-${Math.random().toString(36).slice(2)}.sql`);
+  writeFileSync(file, sql);
   const wrangler = join(root, "node_modules", "wrangler", "bin", "wrangler.js");
   const result = spawnSync(
     process.execPath,
-    [wrangler, "d1", "execute", "DB", "--local", "--persist-to", state, "--command", sql],
+    [wrangler, "d1", "execute", "DB", "--local", "--persist-to", state, "--file", file],
     { cwd: root, encoding: "utf8", env: { ...process.env, CI: "true" } },
   );
-  if (result.status !== 0) throw new Error(`could not add a dead letter: ${result.stderr.slice(-500)}`);
+  rmSync(file, { force: true });
+  if (result.status !== 0) throw new Error(`could not ${what}: ${result.stderr.slice(-500)}`);
+}
+
+/**
+ * A month of history for the charts, written as the order index and the codes hold it (the daily figures'
+ * triggers count it, as they count every real order): orders of a client `history` over the last 30 days
+ * but today and yesterday (the reconciliation of the last day sees none of them), in USD and EUR, some
+ * partial or failed, and DEMO-GB-FIXED's codes uploaded and sold day by day. A fixed sequence, so that
+ * the screenshots show the same month each run.
+ */
+function insertHistory(run) {
+  const DAY = 86_400_000;
+  const today = Math.floor(Date.now() / DAY);
+  const statements = [];
+  let seed = 7;
+  const next = () => ((seed = (seed * 48271) % 2147483647) % 1000) / 1000;
+  for (let back = 29; back >= 2; back -= 1) {
+    const day = today - back;
+    const count = 3 + Math.floor(next() * 6) + (back % 7 === 3 ? 6 : 0);
+    for (let index = 0; index < count; index += 1) {
+      const currency = next() < 0.7 ? "USD" : "EUR";
+      const roll = next();
+      const state = roll < 0.08 ? "failed" : roll < 0.16 ? "partial" : roll < 0.2 ? "rejected" : "successful";
+      const lines =
+        currency === "USD"
+          ? [
+              { sku: "DEMO-US-RANGE", supplier: "sandbox", quantity: 1, amount: String(5 + Math.floor(next() * 40)) },
+              ...(next() < 0.4 ? [{ sku: "DEMO-US-FAILING", supplier: "sandbox", quantity: 1, amount: "3" }] : []),
+              ...(next() < 0.3 ? [{ sku: "DEMO-GB-FIXED", supplier: "inventory", quantity: 1, amount: "26.4" }] : []),
+            ]
+          : [{ sku: "DEMO-EU-FIXED", supplier: "inventory", quantity: 1, amount: next() < 0.5 ? "10" : "25" }];
+      const total = lines.reduce((sum, line) => sum + Number(line.amount), 0);
+      const ended = lines.map((line, at) => ({
+        ...line,
+        outcome:
+          state === "failed" || (state === "partial" && at === lines.length - 1) || state === "rejected"
+            ? "failed"
+            : "delivered",
+      }));
+      const charged = state === "rejected" ? 0 : total;
+      const refunded = state === "failed" ? total : state === "partial" ? Number(lines[lines.length - 1].amount) : 0;
+      const at = day * DAY + Math.floor(next() * (DAY - 1));
+      const reference = `history-${run}-${back}-${index}`;
+      const id = `ord_${createHash("sha256").update(reference).digest("hex")}`;
+      statements.push(
+        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines, version) VALUES ('history', ${quote(reference)}, ${quote(id)}, ${quote(state)}, ${quote(currency)}, ${quote(String(total))}, ${quote(String(charged))}, ${quote(String(refunded))}, ${quote(`,${[...new Set(lines.map((line) => line.sku))].join(",")},`)}, ${at}, ${at + 5000}, ${at + 600000}, 2, ${quote(JSON.stringify(state === "rejected" ? [] : ended))}, 1);`,
+      );
+    }
+  }
+  // DEMO-GB-FIXED: 40 codes uploaded 29 days ago and 15 more 12 days ago; 1 to 3 sold a day.
+  // Uploaded, then sold by an update, as a sale writes it.
+  const code = (pin, created, soldAt) =>
+    `INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('DEMO-GB-FIXED', '20', ${quote(pin)}, ${quote(`https://redeem.example.com/gb/${pin}`)}, ${created});` +
+    (soldAt === null
+      ? ""
+      : `UPDATE codes SET status = 'sold', order_id = 'ord_history_codes', sold_at = ${soldAt} WHERE pin = ${quote(pin)};`);
+  const uploads = [
+    ...Array.from({ length: 40 }, () => (today - 29) * DAY + 3_600_000),
+    ...Array.from({ length: 15 }, () => (today - 12) * DAY + 3_600_000),
+  ];
+  let sold = 0;
+  for (let back = 28; back >= 2; back -= 1) {
+    const perDay = 1 + Math.floor(next() * 3);
+    for (let count = 0; count < perDay && sold < uploads.length - 8; count += 1) {
+      statements.push(code(`HIST-${run}-${sold}`, uploads[sold], (today - back) * DAY + 7_200_000 + count));
+      sold += 1;
+    }
+  }
+  for (let index = sold; index < uploads.length; index += 1)
+    statements.push(code(`HIST-${run}-${index}`, uploads[index], null));
+  d1(statements.join("\n"), "write the month of history");
 }
 
 let browser;
@@ -193,6 +273,18 @@ try {
     { amount: "-0.01", idempotencyKey: `probe-${run}`, reason: PROBE },
     token,
   );
+  await api("POST", "/admin/clients", { id: "history", name: "A month of history" }, token);
+  for (const [currency, amount] of [
+    ["USD", "2500"],
+    ["EUR", "400"],
+  ])
+    await api(
+      "POST",
+      `/admin/wallets/history/${currency}/top-ups`,
+      { amount, idempotencyKey: `history-${currency}-${run}`, reason: "the history's wallets" },
+      token,
+    );
+  insertHistory(run);
   for (const role of ["viewer", "operator", "admin"]) insertDeadLetter(`evt_check_${role}_${run}`, `HTTP 503 ${PROBE}`);
   const letters = (await api("GET", "/admin/webhooks/dead-letters?clientId=demo&limit=200", undefined, token))
     .deadLetters;
@@ -433,6 +525,46 @@ try {
       `${role}: runs the reconciliation now, and it finds no mismatch`,
       /Mismatches \(0\)/.test((await page.textContent("main")) ?? ""),
     );
+
+    // The charts, as a viewer: each page's charts are there, each an image named by its title and
+    // description, with its sentence and its table of numbers; a screenshot of each page's charts.
+    if (role === "viewer") {
+      const chartPages = [
+        ["/console", "home page", "charts-home", "section[aria-labelledby=glance-heading]", 5],
+        ["/console/wallets/demo/USD", "wallet", "charts-wallet", "section[aria-labelledby=wallet-figures-heading]", 2],
+        ["/console/catalogue/DEMO-GB-FIXED", "SKU", "charts-sku", "section[aria-labelledby=sku-figures-heading]", 1],
+        ["/console/clients/history", "client", "charts-client", "section[aria-labelledby=client-figures-heading]", 2],
+      ];
+      for (const [path, name, file, section, least] of chartPages) {
+        await visit(path, `${name} with its charts`);
+        const charts = await page.evaluate(() =>
+          [...document.querySelectorAll("figure.chart-figure")].map((figure) => {
+            const svg = figure.querySelector("svg[role=img]");
+            const named = (svg?.getAttribute("aria-labelledby") ?? "")
+              .split(" ")
+              .map((id) => document.getElementById(id)?.textContent?.trim() ?? "");
+            return {
+              id: figure.id,
+              named: named.length === 2 && named.every((text) => text.length > 0),
+              summary: figure.querySelector(".chart-summary")?.textContent?.trim() ?? "",
+              rows: figure.querySelectorAll("table tbody tr").length,
+              drawn: (svg?.querySelectorAll("rect, polyline, circle").length ?? 0) > 0,
+            };
+          }),
+        );
+        check(
+          `${role}: the ${name}'s charts are drawn, each with its title, description, sentence and table`,
+          charts.length >= least &&
+            charts.every((chart) => chart.named && chart.summary.length > 0 && chart.rows > 0 && chart.drawn),
+          JSON.stringify(
+            charts
+              .filter((chart) => !chart.named || chart.summary === "" || chart.rows === 0 || !chart.drawn)
+              .map((chart) => chart.id),
+          ) + ` of ${charts.length}`,
+        );
+        await page.locator(section).screenshot({ path: join(shots, `${file}.png`) });
+      }
+    }
 
     // 7. The probe, wherever it was written, is text: nothing runs, no image is made.
     const probePages = [

@@ -11,7 +11,7 @@ export const HTMX_FILE = `htmx-${HTMX_VERSION}.min.js`;
 export const HTMX_ASSET = `/console/${HTMX_FILE}`;
 
 /** Bumped with every change of STYLESHEET, which is cached for good under its name. */
-export const STYLESHEET_FILE = "console-1.css";
+export const STYLESHEET_FILE = "console-2.css";
 
 export const STYLESHEET = `
 :root { color-scheme: light; --ink: #1a1f36; --muted: #4f566b; --line: #d5d9e2; --accent: #3d3aa8;
@@ -52,4 +52,32 @@ code, .mono { font-family: ui-monospace, monospace; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 0.25rem 1rem; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(26rem, 1fr)); gap: 1rem 1.5rem; }
+figure.chart-figure { margin: 0 0 1rem; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem; }
+svg.chart { width: 100%; max-width: 44rem; height: auto; display: block; }
+.chart-grid { stroke: #e3e6ec; stroke-width: 1; }
+.chart-axis { stroke: var(--muted); stroke-width: 1; }
+.chart-tick { fill: var(--muted); font-size: 13px; }
+.chart-axis-label { fill: var(--ink); font-size: 14px; font-weight: 600; }
+.chart-rule { stroke: var(--bad); stroke-width: 2; stroke-dasharray: 6 4; }
+.chart-rule-label { fill: var(--bad); font-size: 13px; font-weight: 600; }
+.chart-line { stroke-width: 2.5; fill: none; }
+.chart-summary { margin: 0.5rem 0 0; }
+.chart-numbers summary { cursor: pointer; color: var(--accent); }
+.chart-legend { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; padding: 0; margin: 0.25rem 0; font-size: 0.9rem; }
+.chart-key { display: inline-block; width: 0.8rem; height: 0.8rem; margin-right: 0.3rem; vertical-align: middle; border-radius: 2px; }
+.chart-rule-key { background: var(--bad); height: 0.2rem; }
+rect.chart-1, .chart-key.chart-1 { fill: #3d3aa8; background: #3d3aa8; }
+rect.chart-2, .chart-key.chart-2 { fill: #0f7c8c; background: #0f7c8c; }
+rect.chart-3, .chart-key.chart-3 { fill: #b35c00; background: #b35c00; }
+rect.chart-good, .chart-key.chart-good { fill: #2e8b57; background: #2e8b57; }
+rect.chart-warn, .chart-key.chart-warn { fill: #d08700; background: #d08700; }
+rect.chart-bad, .chart-key.chart-bad { fill: #a4161a; background: #a4161a; }
+rect.chart-quiet, .chart-key.chart-quiet { fill: #9aa3b2; background: #9aa3b2; }
+rect.chart-open, .chart-key.chart-open { fill: #c9cfe0; background: #c9cfe0; }
+polyline.chart-1 { stroke: #3d3aa8; } polyline.chart-2 { stroke: #0f7c8c; } polyline.chart-3 { stroke: #b35c00; }
+polyline.chart-good { stroke: #2e8b57; } polyline.chart-bad { stroke: #a4161a; } polyline.chart-quiet { stroke: #6b7385; }
+circle.chart-1 { fill: #3d3aa8; } circle.chart-2 { fill: #0f7c8c; } circle.chart-3 { fill: #b35c00; }
+circle.chart-good { fill: #2e8b57; } circle.chart-bad { fill: #a4161a; } circle.chart-quiet { fill: #6b7385; }
+table.compact td, table.compact th { padding: 0.25rem 0.5rem; }
 `;

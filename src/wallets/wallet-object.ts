@@ -119,6 +119,11 @@ export class WalletObject extends DurableObject<Env> {
     return transfers(this.ledger);
   }
 
+  /** The balance at each of `times` (null before the first entry): the console's balance over time. */
+  async balancesAt(times: number[]): Promise<(string | null)[]> {
+    return this.ledger.balancesAt(times);
+  }
+
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {
     return this.ledger.page(afterSeq, limit);
   }

@@ -397,6 +397,40 @@ export class LedgerStore {
       .map(entryFromRow);
   }
 
+  /**
+   * The balance after the last entry written at or before each of `times` (unix ms), or null where the
+   * ledger had no entry yet: the console's balance over time. Entries are appended with the time they are
+   * written, so `created_at` grows with `seq`, and each time is found by a binary search over `seq`: about
+   * 2 log2(entries) rows read per time, whatever the ledger's length.
+   */
+  balancesAt(times: readonly number[]): (string | null)[] {
+    const bounds = this.sql
+      .exec<{ low: number | null; high: number | null }>(`SELECT MIN(seq) AS low, MAX(seq) AS high FROM ledger`)
+      .one();
+    const entryAt = (seq: number) =>
+      this.sql
+        .exec<{ seq: number; created_at: number; balance_after: string }>(
+          `SELECT seq, created_at, balance_after FROM ledger WHERE seq >= ? ORDER BY seq LIMIT 1`,
+          seq,
+        )
+        .toArray()[0]!;
+    return times.map((time) => {
+      if (bounds.low === null || bounds.high === null) return null;
+      let low = bounds.low;
+      let high = bounds.high;
+      let found: string | null = null;
+      while (low <= high) {
+        const middle = Math.floor((low + high) / 2);
+        const entry = entryAt(middle);
+        if (entry.created_at <= time) {
+          found = entry.balance_after;
+          low = entry.seq + 1;
+        } else high = middle - 1;
+      }
+      return found;
+    });
+  }
+
   /** Every amount summed in decimal (SQLite's SUM would go through floating point), and how many there are. */
   sum(): { total: Money; count: number } {
     let total = new Money(0);

@@ -8,7 +8,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
-import { confirmOrder, createOrder, line, seedDemo, orderStub } from "../helpers";
+import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";
 import { ended, freshClient, indexNow, storedOrder, writeIndexRow } from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 

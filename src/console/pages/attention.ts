@@ -18,6 +18,7 @@ import type { PageContext } from "../page";
 import { refusalText } from "../refusals";
 import { actorOf, field, formOf, input, notice, refusedByRole, seeOther, when } from "./parts";
 import { mismatchTable, runSummary } from "./reconciliation";
+import { glance } from "./figure-charts";
 
 /** Where each row is fixed: the pages of the console that act on it. */
 const orderPage = (orderId: string) => path("/console/orders", orderId);
@@ -29,7 +30,7 @@ async function page(
   form: { error?: string; clientId?: string; currency?: string; threshold?: string } = {},
 ) {
   const { operator, url } = ctx;
-  const data = await needsAttention(ctx.env);
+  const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
   const done = url.searchParams.get("done");
   const nothing = (what: string) => html`<p>No ${what}.</p>`;
 
@@ -113,7 +114,7 @@ async function page(
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
     <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
     <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm}</section>
-    <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>`;
+    <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>${charts}`;
   return layout({ title: "Needs attention", operator, current: "/console", body });
 }
 

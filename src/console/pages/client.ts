@@ -20,6 +20,7 @@ import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout, notFoundPage } from "../layout";
 import type { PageContext } from "../page";
 import { formErrorOf } from "../refusals";
+import { clientSection } from "./figure-charts";
 
 const NOTICES = {
   revoked: "The key was revoked.",
@@ -84,10 +85,11 @@ async function draw(
   const client = await findClient(env.DB, params.clientId!);
   if (client === null) return null;
   const admin = roleAllows(operator.role, "admin");
-  const [keys, wallets, deals] = await Promise.all([
+  const [keys, wallets, deals, figures] = await Promise.all([
     keysOf(env.DB, client.id),
     walletBalances(env, client.id),
     dealsOf(env.DB, client.id),
+    clientSection(ctx, client.id),
   ]);
   const keyRows = keys.map((key) => {
     const keyId = keyIdOf(key.key_hash);
@@ -123,6 +125,7 @@ async function draw(
       <tbody>${keyRows}</tbody></table></section>
     <section aria-labelledby="wallets-title"><h2 id="wallets-title">Wallets</h2>
       ${walletRows.length === 0 ? html`<p>No wallet yet.</p>` : html`<ul>${walletRows}</ul>`}</section>
+    ${figures}
     ${dealSection(deals, admin, error, values)}
     ${actions}`;
   return layout({ title: `Client ${client.name}`, operator, current: "/console/clients", body });

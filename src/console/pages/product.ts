@@ -16,6 +16,7 @@ import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
+import { skuSection } from "./figure-charts";
 import type { PageContext } from "../page";
 import { asJson, FormError, formRequest } from "../forms";
 import { refusalText } from "../refusals";
@@ -56,12 +57,26 @@ function reportTable({ report, rows }: NonNullable<Outcome["report"]>): Html {
   </section>`;
 }
 
+/** An inventory SKU's codes per value: available, reserved and sold. */
+function codesPerValue(stock: Awaited<ReturnType<typeof stockOf>>): Html {
+  return html`<section aria-labelledby="stock-heading">
+    <h2 id="stock-heading">Codes per value</h2>
+    <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
+    <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
+    ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
+  </section>`;
+}
+
 async function page(ctx: PageContext, outcome: Outcome = {}) {
   const { env, operator, params, url } = ctx;
   const sku = params.sku!;
   const product = await requireProduct(env.DB, sku);
-  const [stock, threshold] = await Promise.all([stockOf(env.DB, sku), stockThresholdOf(env.DB, sku)]);
   const inventory = product.supplier === "inventory";
+  const [stock, threshold, figures] = await Promise.all([
+    stockOf(env.DB, sku),
+    stockThresholdOf(env.DB, sku),
+    inventory ? skuSection(ctx, sku) : html``,
+  ]);
   const action = path("/console/catalogue", sku);
   const mayChange = roleAllows(operator.role, "operator");
   const done = url.searchParams.get("done");
@@ -93,12 +108,7 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
     }
     ${
       inventory
-        ? html`<section aria-labelledby="stock-heading">
-          <h2 id="stock-heading">Codes per value</h2>
-          <table><thead><tr><th scope="col" class="num">Value</th><th scope="col" class="num">Available</th><th scope="col" class="num">Reserved</th><th scope="col" class="num">Sold</th></tr></thead>
-          <tbody>${stock.map((row) => html`<tr><td class="num">${row.value}</td><td class="num">${row.available}</td><td class="num">${row.reserved}</td><td class="num">${row.sold}</td></tr>`)}</tbody></table>
-          ${stock.length === 0 ? html`<p>No codes yet.</p>` : ""}
-        </section>
+        ? html`${codesPerValue(stock)}${figures}
         ${
           mayChange
             ? html`<form method="post" action="${action}" enctype="multipart/form-data" class="card" aria-labelledby="upload-heading">

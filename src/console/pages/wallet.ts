@@ -37,6 +37,7 @@ import {
 } from "../forms";
 import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
+import { walletSection } from "./figure-charts";
 import type { PageContext } from "../page";
 import { formErrorOf, refusalText } from "../refusals";
 
@@ -148,6 +149,7 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
     ? html`${postingForm("top-up", currency, refused)}${postingForm("adjustment", currency, refused)}`
     : html`<p class="hint">Your role (${operator.role}) reads wallets; posting to them needs the operator role.</p>`;
   let summary: Html;
+  let figures: Html = html``;
   try {
     const after = Math.max(0, Math.trunc(Number(url.searchParams.get("after") ?? "0")) || 0);
     const [balance, page] = await Promise.all([
@@ -158,6 +160,8 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
       page.next !== null
         ? html`<p><a href="${withQuery(path("/console/wallets", clientId, currency), { after: page.next })}">Next entries</a></p>`
         : "";
+    // Balance over time and the run-out day: a section of its own (pages/figure-charts.ts).
+    figures = await walletSection(ctx, clientId, currency);
     summary = html`<dl class="facts"><dt>Client</dt><dd><a href="${path("/console/clients", clientId)}">${client.name}</a> (${clientId})</dd>
         <dt>Balance</dt><dd>${amount(balance, currency)}</dd></dl>
       ${ledgerTable(page.entries, currency)}${more}`;
@@ -170,7 +174,7 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
     title,
     operator,
     current: "/console/wallets",
-    body: html`${notice(url, NOTICES)}${summary}<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for approval</h2>${requests}</section>${forms}`,
+    body: html`${notice(url, NOTICES)}${summary}${figures}<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for approval</h2>${requests}</section>${forms}`,
   });
 }
 
