@@ -2,6 +2,7 @@
  * The client's books in live mode (sk_live_ keys): the same walk as in the sandbox (test/books-check.ts),
  * and another client's order, reference and wallet answered as unknown ones.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
 import { expectBooks, placedOrder } from "../books-check";
@@ -20,10 +21,25 @@ async function liveClient(id: string, currency = "USD"): Promise<string> {
   return created.body.data.apiKey as string;
 }
 
+/**
+ * Live sells no sandbox-supplier SKU (docs/sandbox.md), so the walk orders the demo's USD inventory card,
+ * stocked here with codes of its own.
+ */
+const LIVE_LINE = line("DEMO-US-SOLDOUT", 10);
+async function stockLiveLine(count: number): Promise<void> {
+  for (let at = 0; at < count; at += 1)
+    await env.DB.prepare(
+      "INSERT INTO codes (sku, value, pin, link, created_at) VALUES ('DEMO-US-SOLDOUT', '10', ?1, '', ?2)",
+    )
+      .bind(`LIVE-BOOKS-${crypto.randomUUID()}`, Date.now())
+      .run();
+}
+
 describe("a client's books in live mode", () => {
   it("an order found by its reference, its charge in the ledger, a statement that adds up", async () => {
     await seedDemo();
-    await expectBooks(await liveClient("live-books"));
+    await stockLiveLine(1);
+    await expectBooks(await liveClient("live-books"), { placed: [LIVE_LINE], failing: null });
   });
 
   it("another client's reference and wallet are unknown ones", async () => {
@@ -35,7 +51,8 @@ describe("a client's books in live mode", () => {
       idempotencyKey: "live-theirs-usd",
       reason: "opening",
     });
-    await placedOrder(theirs, [line("DEMO-US-RANGE", 10)], "their-po");
+    await stockLiveLine(1);
+    await placedOrder(theirs, [LIVE_LINE], "their-po");
     expectError(await call("GET", "/order/get?reference=their-po", { key: mine }), 404, "Not Found", "order_not_found");
     expect((await call("GET", "/order/get?reference=their-po", { key: theirs })).status).toBe(200);
     expect((await call("GET", "/orders?reference=their", { key: mine })).body.data.orders).toEqual([]);
