@@ -6,6 +6,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseCsv } from "../csv-helpers";
 import { IndexedState } from "../../src/order-index/order-search-admin-schemas";
 import { orderCsvStream } from "../../src/order-index/order-search";
 import { OrderState } from "../../src/orders/order-view-schemas";
@@ -102,37 +103,6 @@ async function searchAll(filter: Record<string, string | number | undefined>, li
     after = data.next;
   }
   throw new Error("too many pages");
-}
-
-/** RFC 4180 rows of a CSV text (quoted cells, doubled quotes, CRLF). */
-function csvRows(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let at = 0; at < text.length; at += 1) {
-    const char = text[at]!;
-    if (quoted) {
-      if (char === '"' && text[at + 1] === '"') {
-        cell += '"';
-        at += 1;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (char === "\r" && text[at + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      at += 1;
-    } else cell += char;
-  }
-  expect(cell, "the CSV ends with CRLF").toBe("");
-  expect(row).toEqual([]);
-  return rows;
 }
 
 const COLUMNS = [
@@ -395,7 +365,7 @@ describe("GET /admin/orders/export", () => {
       expect(answer.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       expect(answer.headers.get("content-disposition")).toBe('attachment; filename="orders.csv"');
       expect(answer.headers.get("x-request-id")).toBeTruthy();
-      const [header, ...rows] = csvRows(answer.body as string);
+      const [header, ...rows] = parseCsv(answer.body as string);
       expect(header).toEqual(COLUMNS);
       const listed = await searchAll(filter, 3);
       expect(rows).toEqual(listed.map(rowOfSummary));
@@ -407,7 +377,7 @@ describe("GET /admin/orders/export", () => {
     const answer = await admin("GET", `/admin/orders/export?clientId=${clientA.id}&reference=%3D`);
     const text = answer.body as string;
     expect(text).toContain(`,"'=HYPERLINK(""http://127.0.0.1/x"",""open"")",`);
-    const [, row] = csvRows(text);
+    const [, row] = parseCsv(text);
     expect(row![2]).toBe(`'=HYPERLINK("http://127.0.0.1/x","open")`);
   });
 
@@ -415,7 +385,7 @@ describe("GET /admin/orders/export", () => {
     const whole = await new Response(orderCsvStream(env.DB, {})).text();
     const batched = await new Response(orderCsvStream(env.DB, {}, 2)).text();
     expect(batched).toBe(whole);
-    expect(csvRows(whole)).toHaveLength(1 + expected({}).length);
+    expect(parseCsv(whole)).toHaveLength(1 + expected({}).length);
   });
 });
 
@@ -433,7 +403,7 @@ describe("who may search and export", () => {
       expect(search.body.data.orders.map((order: any) => order.id)).toEqual(expected({ clientId: clientB.id }));
       const exported = await call("GET", `/admin/orders/export?clientId=${clientB.id}`, { key: token });
       expect(exported.status, role).toBe(200);
-      expect(csvRows(exported.body as string)).toHaveLength(1 + expected({ clientId: clientB.id }).length);
+      expect(parseCsv(exported.body as string)).toHaveLength(1 + expected({ clientId: clientB.id }).length);
     }
     for (const path of ["/admin/orders/search", "/admin/orders/export"]) {
       // The service answers a missing or unknown token 403 unauthenticated (docs/operator-api.md).

@@ -12,7 +12,8 @@ import { movementsPage } from "../../src/wallets/wallet-history";
 import { historyOf, walletCurrencies } from "../../src/wallets/wallet-registry-store";
 import { statementStream } from "../../src/wallets/wallet-statement";
 import { admin, snapshot } from "../admin-helpers";
-import { expectBooks, expectChained, parseCsv, placedOrder, wholeLedger } from "../books-check";
+import { expectBooks, expectChained, placedOrder, wholeLedger } from "../books-check";
+import { parseCsv } from "../csv-helpers";
 import { call, line, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import {
