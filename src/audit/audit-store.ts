@@ -29,6 +29,23 @@ export function actorColumns(actor: Actor | SystemActor): { actor: string; name:
   }
 }
 
+const AUDIT_COLUMNS = "INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details)";
+
+/** The audit row's insert (`source`: its values ?1..?7, or a SELECT of them), bound to this action. */
+function boundAuditRow(
+  db: D1Database,
+  source: string,
+  by: AuditedBy,
+  action: string,
+  target: string,
+  details: unknown,
+): D1PreparedStatement {
+  const actor = actorColumns(by.actor);
+  return db
+    .prepare(`${AUDIT_COLUMNS} ${source}`)
+    .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
+}
+
 /** The audit row of an action, to run in the same D1 batch as the change it records. */
 export function auditStatement(
   db: D1Database,
@@ -37,12 +54,7 @@ export function auditStatement(
   target: string,
   details: unknown,
 ): D1PreparedStatement {
-  const actor = actorColumns(by.actor);
-  return db
-    .prepare(
-      `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-    )
-    .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
+  return boundAuditRow(db, "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", by, action, target, details);
 }
 
 /**
@@ -57,13 +69,7 @@ export function auditStatementIfChanged(
   target: string,
   details: unknown,
 ): D1PreparedStatement {
-  const actor = actorColumns(by.actor);
-  return db
-    .prepare(
-      `INSERT INTO audit_log (at, actor, actor_name, action, target, request_id, details)
-       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() > 0`,
-    )
-    .bind(Date.now(), actor.actor, actor.name, action, target, by.requestId, JSON.stringify(details ?? {}));
+  return boundAuditRow(db, "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() > 0", by, action, target, details);
 }
 
 export async function audit(
