@@ -362,12 +362,16 @@ async function main() {
         skus: settings.scaleSkus,
         topUp: 1_000_000_000,
       });
+    // The service's order writes its row to the order index from its alarm (the `index` timer); the floor
+    // has no index and no alarm, and its metrics wait for none.
+    const indexedBy = name === "project" ? "OrderObject" : null;
     costs[name] = await measureCosts(target, {
       runId,
       key: demoKey[0],
       skus: [SKU],
       flows: settings.metricsFlows,
       label: "metrics",
+      indexedBy,
     });
     if (name === "project" && settings.scale) {
       costs[`${name}-${settings.scaleSkus}skus`] = await measureCosts(target, {
@@ -376,6 +380,7 @@ async function main() {
         skus: [SKU, ...seeded.extraSkus].slice(0, settings.scaleSkus),
         flows: 3,
         label: "metrics-skus",
+        indexedBy,
       });
     }
     if (name === "project") {
@@ -394,6 +399,7 @@ async function main() {
               webhookUrl: webhook ? WEBHOOK_URL : undefined,
               flows: settings.costFlows,
               label,
+              indexedBy,
             })),
           };
         }

@@ -11,10 +11,12 @@ function fresh() {
   return {
     requests: 0,
     doCalls: {}, // "BINDING.method" → count (RPCs and fetches to Durable Object stubs)
-    doAlarms: {}, // "Class" → alarm invocations
+    doAlarms: {}, // "Class" → alarm invocations (counted as each run starts)
+    doAlarmsDone: {}, // "Class" → alarm runs finished (returned or threw): what a run wrote is counted by then
     doStarts: {}, // "Class" → constructor runs
     doActiveMs: 0, // wall-clock ms from each RPC's call to its answer, and of each alarm run (billed duration)
-    d1: { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0, byOp: {} },
+    // byOwner: the same, by whose code made the query ("Worker", or a Durable Object class)
+    d1: { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0, byOp: {}, byOwner: {} },
     sqlite: { statements: 0, rowsRead: 0, rowsWritten: 0, byClass: {} },
     kv: { gets: 0, puts: 0, deletes: 0, keysRead: 0, keysWritten: 0 }, // keysRead/keysWritten: rows billed
     alarmsSet: 0,
@@ -61,46 +63,55 @@ export function snapshot() {
 // ---- D1 -------------------------------------------------------------------------------------------
 const innerStatement = new WeakMap();
 
-function d1Meta(result) {
-  const meta = result?.meta ?? {};
-  counters.d1.rowsRead += Number(meta.rows_read ?? 0);
-  counters.d1.rowsWritten += Number(meta.rows_written ?? 0);
+const ownerCounts = (owner) =>
+  (counters.d1.byOwner[owner] ??= { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0 });
+
+function d1Sent(owner, op, statements) {
+  counters.d1.roundTrips += 1;
+  counters.d1.statements += statements;
+  bump(counters.d1.byOp, op);
+  const mine = ownerCounts(owner);
+  mine.roundTrips += 1;
+  mine.statements += statements;
 }
 
-function wrapStatement(statement, sql) {
+function d1Meta(result, owner) {
+  const meta = result?.meta ?? {};
+  const read = Number(meta.rows_read ?? 0);
+  const written = Number(meta.rows_written ?? 0);
+  counters.d1.rowsRead += read;
+  counters.d1.rowsWritten += written;
+  const mine = ownerCounts(owner);
+  mine.rowsRead += read;
+  mine.rowsWritten += written;
+}
+
+function wrapStatement(statement, sql, owner) {
   const wrapper = {
-    bind: (...args) => wrapStatement(statement.bind(...args), sql),
+    bind: (...args) => wrapStatement(statement.bind(...args), sql, owner),
     async first(column) {
-      counters.d1.roundTrips += 1;
-      counters.d1.statements += 1;
-      bump(counters.d1.byOp, "first");
+      d1Sent(owner, "first", 1);
       const result = await statement.all(); // same query; `all` carries the meta that `first` hides
-      d1Meta(result);
+      d1Meta(result, owner);
       const row = result.results[0] ?? null;
       return column === undefined ? row : row === null ? null : (row[column] ?? null);
     },
     async run() {
-      counters.d1.roundTrips += 1;
-      counters.d1.statements += 1;
-      bump(counters.d1.byOp, "run");
+      d1Sent(owner, "run", 1);
       const result = await statement.run();
-      d1Meta(result);
+      d1Meta(result, owner);
       return result;
     },
     async all() {
-      counters.d1.roundTrips += 1;
-      counters.d1.statements += 1;
-      bump(counters.d1.byOp, "all");
+      d1Sent(owner, "all", 1);
       const result = await statement.all();
-      d1Meta(result);
+      d1Meta(result, owner);
       return result;
     },
     async raw(options) {
-      counters.d1.roundTrips += 1;
-      counters.d1.statements += 1;
-      bump(counters.d1.byOp, "raw");
+      d1Sent(owner, "raw", 1);
       const result = await statement.all();
-      d1Meta(result);
+      d1Meta(result, owner);
       return statement.raw(options).then((rows) => rows); // rows as the caller expects them (second read, not counted)
     },
   };
@@ -108,27 +119,28 @@ function wrapStatement(statement, sql) {
   return wrapper;
 }
 
-function wrapD1(db) {
+/** `owner`: whose code holds this binding ("Worker" or a Durable Object class), for `d1.byOwner`. */
+function wrapD1(db, owner) {
   const wrapped = {
-    prepare: (sql) => wrapStatement(db.prepare(sql), sql),
+    prepare: (sql) => wrapStatement(db.prepare(sql), sql, owner),
     async batch(statements) {
-      counters.d1.roundTrips += 1;
-      counters.d1.statements += statements.length;
-      bump(counters.d1.byOp, "batch");
+      d1Sent(owner, "batch", statements.length);
       const results = await db.batch(statements.map((s) => innerStatement.get(s) ?? s));
-      for (const result of results) d1Meta(result);
+      for (const result of results) d1Meta(result, owner);
       return results;
     },
     async exec(sql) {
       counters.d1.roundTrips += 1;
+      ownerCounts(owner).roundTrips += 1;
       bump(counters.d1.byOp, "exec");
       const result = await db.exec(sql);
       counters.d1.statements += Number(result?.count ?? 1);
+      ownerCounts(owner).statements += Number(result?.count ?? 1);
       return result;
     },
     withSession: (...args) => {
       const session = db.withSession(...args);
-      const inner = wrapD1(session);
+      const inner = wrapD1(session, owner);
       inner.getBookmark = () => session.getBookmark();
       return inner;
     },
@@ -189,13 +201,16 @@ function wrapQueue(queue) {
   };
 }
 
-const wrappedEnvs = new WeakMap();
-export function wrapEnv(env) {
-  if (wrappedEnvs.has(env)) return wrappedEnvs.get(env);
+const wrappedEnvs = new WeakMap(); // env → owner → wrapped env
+/** `owner`: "Worker" for the handler's env, the class name for a Durable Object's (see d1.byOwner). */
+export function wrapEnv(env, owner = "Worker") {
+  const byOwner = wrappedEnvs.get(env) ?? new Map();
+  wrappedEnvs.set(env, byOwner);
+  if (byOwner.has(owner)) return byOwner.get(owner);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
     if (value && typeof value === "object" && typeof value.prepare === "function" && typeof value.batch === "function")
-      out[name] = wrapD1(value);
+      out[name] = wrapD1(value, owner);
     else if (
       value &&
       typeof value === "object" &&
@@ -212,7 +227,7 @@ export function wrapEnv(env) {
       out[name] = wrapQueue(value);
     else out[name] = value;
   }
-  wrappedEnvs.set(env, out);
+  byOwner.set(owner, out);
   return out;
 }
 
@@ -294,7 +309,7 @@ export function instrumentClass(Base, name) {
       patchStorage(ctx.storage);
       sqlOwner.set(ctx.storage.sql, name);
       bump(counters.doStarts, name);
-      super(ctx, wrapEnv(env));
+      super(ctx, wrapEnv(env, name));
     }
   };
   if (typeof Base.prototype.alarm === "function") {
@@ -305,6 +320,7 @@ export function instrumentClass(Base, name) {
         return await Base.prototype.alarm.apply(this, args);
       } finally {
         counters.doActiveMs += performance.now() - started;
+        bump(counters.doAlarmsDone, name);
       }
     };
   }

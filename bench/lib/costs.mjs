@@ -74,17 +74,42 @@ export function summary(d) {
   };
 }
 
-/** Counters once `done` holds for them (webhook deliveries wait on the queue's batch timeout), then settled. */
-async function until(target, done, { maxMs = 10_000 } = {}) {
+/**
+ * What a flow should produce, as counts that grow from a baseline taken before its create: each
+ * `{ what, counter, atLeast }` holds once `counter` has grown by `atLeast` since `base`.
+ */
+const grown = (now, base, counter) => (now[counter] ?? 0) - (base[counter] ?? 0);
+const missing = (now, base, wants) => wants.filter((want) => grown(now, base, want.counter) < want.atLeast);
+
+/**
+ * Counters once every one of `wants` has arrived (webhook deliveries wait on the queue's batch timeout, the
+ * order index on its timer), then settled; else an error that names what did not arrive, and how far it got.
+ */
+async function until(target, base, wants, { what, waitMs = 10_000 } = {}) {
   const start = performance.now();
-  while (performance.now() - start < maxMs) {
-    if (done(await counters(target))) return settled(target);
+  let now = await counters(target);
+  while (missing(now, base, wants).length > 0) {
+    if (performance.now() - start >= waitMs) {
+      const short = missing(now, base, wants)
+        .map((want) => `${want.what} (${want.counter}): ${grown(now, base, want.counter)} of ${want.atLeast}`)
+        .join("; ");
+      throw new Error(`metrics: ${what}: not there ${waitMs / 1000} s after confirm: ${short}`);
+    }
     await sleep(50);
+    now = await counters(target);
   }
-  throw new Error("metrics: the counters did not reach what the flow should produce (webhook deliveries?)");
+  return settled(target);
 }
 
-async function oneFlow(target, { key, list, reference, webhookUrl }) {
+/**
+ * One order, create → confirm → (its webhook events consumed) → (its row in the order index) → get, each
+ * part's counters apart. `indexedBy`: the Durable Object class whose alarm writes the order's row to the
+ * order index (the service's `index` timer, INDEX_DELAY_MS after a change); null for a target with no order
+ * index (the floor). That alarm run is waited for by what it certainly leaves (a finished alarm run of that
+ * class, and D1 rows written by that class's code) counted from before the create, so that a run which
+ * came early is still seen, and its D1 write counts as the index's rather than the get's.
+ */
+async function oneFlow(target, { key, list, reference, webhookUrl, indexedBy, waitMs }) {
   const s0 = await settled(target);
   const body = { productList: list, wallet: "USD", reference, ...(webhookUrl ? { webhookUrl } : {}) };
   const created = await target.request("POST", "/order/create", { key, body, parse: true });
@@ -96,18 +121,24 @@ async function oneFlow(target, { key, list, reference, webhookUrl }) {
     throw new Error(`metrics confirm: ${confirmed.status} ${JSON.stringify(confirmed.json)}`);
   const s2 = await counters(target);
   // With a webhook, an order makes two events (confirmed, then its end state): wait until both are consumed.
-  const consumed = s0["queue.messagesConsumed"] ?? 0;
   const s3 = webhookUrl
-    ? await until(target, (now) => (now["queue.messagesConsumed"] ?? 0) >= consumed + 2)
+    ? await until(target, s0, [{ what: "webhook events consumed", counter: "queue.messagesConsumed", atLeast: 2 }], {
+        what: `order ${orderId}'s webhook deliveries`,
+        waitMs,
+      })
     : await settled(target);
-  // The order then writes its row to the order index, from an alarm run about 2 s after its create (its
-  // `index` timer): wait for that run, so that its D1 write counts as the index's, where it runs, and not
-  // in whichever request happens to be under way when it fires.
-  const alarmRuns = (counts) =>
-    Object.entries(counts)
-      .filter(([k]) => k.startsWith("doAlarms."))
-      .reduce((a, [, v]) => a + v, 0);
-  const s3i = await until(target, (now) => alarmRuns(now) > alarmRuns(s3));
+  const indexWants = indexedBy
+    ? [
+        { what: `${indexedBy} alarm runs finished`, counter: `doAlarmsDone.${indexedBy}`, atLeast: 1 },
+        { what: `D1 rows written by ${indexedBy}`, counter: `d1.byOwner.${indexedBy}.rowsWritten`, atLeast: 1 },
+      ]
+    : [];
+  // Already there before the afterConfirm part ended (a slow webhook delivery): then the index's write is
+  // counted in afterConfirm, and the part `index` of this order is empty. Counted, so the report can say so.
+  const indexEarly = indexedBy ? missing(s3, s0, indexWants).length === 0 : false;
+  const s3i = indexedBy
+    ? await until(target, s0, indexWants, { what: `order ${orderId}'s order index write`, waitMs })
+    : s3;
   const got = await target.request("GET", `/order/get?orderId=${encodeURIComponent(orderId)}`, { key, parse: true });
   if (got.status !== 200) throw new Error(`metrics get: ${got.status} ${JSON.stringify(got.json)}`);
   const s4 = await settled(target);
@@ -119,6 +150,7 @@ async function oneFlow(target, { key, list, reference, webhookUrl }) {
     get: diff(s4, s3i),
     order: diff(s4, s0),
     finalState: got.json?.data?.state ?? null,
+    indexEarly,
   };
 }
 
@@ -128,16 +160,19 @@ async function oneFlow(target, { key, list, reference, webhookUrl }) {
  */
 export async function measureCosts(
   target,
-  { runId, key, skus, list = productList(skus), webhookUrl, flows = 8, label },
+  { runId, key, skus, list = productList(skus), webhookUrl, flows = 8, label, indexedBy = null, waitMs },
 ) {
-  const cold = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-cold` });
+  const flow = (reference) => oneFlow(target, { key, list, webhookUrl, reference, indexedBy, waitMs });
+  const cold = await flow(`${runId}-${label}-cold`);
   const totals = {};
   const states = {};
+  let indexEarly = 0;
   for (let i = 0; i < flows; i += 1) {
-    const one = await oneFlow(target, { key, list, webhookUrl, reference: `${runId}-${label}-${i}` });
+    const one = await flow(`${runId}-${label}-${i}`);
     for (const part of ["create", "confirm", "afterConfirm", "index", "get", "order"])
       add((totals[part] ??= {}), one[part], 1 / flows);
     states[one.finalState] = (states[one.finalState] ?? 0) + 1;
+    if (one.indexEarly) indexEarly += 1;
   }
   const round = (d) => Object.fromEntries(Object.entries(d).map(([k, v]) => [k, Math.round(v * 100) / 100]));
   const warm = Object.fromEntries(
@@ -147,6 +182,8 @@ export async function measureCosts(
     flows,
     skusPerOrder: list.length,
     stateSeenByGet: states,
+    // Orders (of `flows`) whose index write came before their afterConfirm part ended, and so counts there.
+    indexEarly,
     warm,
     cold: Object.fromEntries(
       ["create", "confirm", "afterConfirm", "index", "get", "order"].map((part) => [
