@@ -450,6 +450,8 @@ async function main() {
     stateDir: tmpBase,
     phases,
     costs,
+    // Per supplier kind, with and without a webhook: the counters per part of the flow behind orderPrices.
+    costsByKind: byKind,
     orderPrices,
     profile,
     outbound,

@@ -287,6 +287,7 @@ export function printReport(result) {
           "counter",
           "create",
           "confirm + processing",
+          "index (alarm)",
           "get",
           "service order",
           "first order",
@@ -297,6 +298,7 @@ export function printReport(result) {
           label,
           w.create.summary[key],
           r2(w.confirm.summary[key] + w.afterConfirm.summary[key]),
+          w.index?.summary[key],
           w.get.summary[key],
           w.order.summary[key],
           costs.project.cold.order.summary[key],
@@ -573,6 +575,7 @@ export function renderMarkdown(result) {
           "counter",
           "create",
           "confirm + processing",
+          "index (alarm)",
           "get",
           "order",
           ...(skus ? [`order, ${skus.skusPerOrder} SKUs`] : []),
@@ -590,6 +593,7 @@ export function renderMarkdown(result) {
           label,
           w.create.summary[key],
           r2(w.confirm.summary[key] + w.afterConfirm.summary[key]),
+          w.index?.summary[key],
           w.get.summary[key],
           w.order.summary[key],
           ...(skus ? [skus.warm.order.summary[key]] : []),
@@ -675,5 +679,37 @@ export function priceSection(result, render) {
     ),
   );
   out.push("");
+  out.push(...rowsWrittenByPart(result, render));
+  return out;
+}
+
+const PARTS = ["create", "confirm", "afterConfirm", "index", "get"];
+
+/**
+ * Rows written per order, by part of the flow (index: the order's own alarm writing its row to the order
+ * index), for each supplier kind with and without a webhook: D1 rows, the order's and wallet's SQLite rows,
+ * and key-value keys (rows too, as billed).
+ */
+export function rowsWrittenByPart(result, render) {
+  const rows = result.orderPrices?.rows ?? [];
+  const costs = rows.map((r) => result.costsByKind?.[r.label]).filter(Boolean);
+  if (costs.length === 0) return [];
+  const cell = (part, key) => (part ? part.summary[key] : null);
+  const out = [
+    "Rows written per order, by part (D1 / DO SQLite / DO key-value keys; afterConfirm: processing and webhook delivery; index: the order's alarm writing its row to the order index):",
+    "",
+    render(
+      ["supplier", "webhook", ...PARTS, "order", "index early"],
+      costs.map((c) => [
+        c.kind,
+        c.webhook ? "yes" : "no",
+        ...[...PARTS, "order"].map((part) =>
+          ["d1RowsWritten", "sqliteRowsWritten", "kvKeysWritten"].map((key) => cell(c.warm[part], key)).join(" / "),
+        ),
+        `${c.indexEarly ?? 0} of ${c.flows}`,
+      ]),
+    ),
+    "",
+  ];
   return out;
 }
