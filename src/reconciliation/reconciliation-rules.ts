@@ -115,6 +115,13 @@ export interface Reconciliation {
  */
 export const DEFERRAL_BOUND_MS = 3_600_000;
 
+/**
+ * An order writes its index row within seconds of its create (its `index` timer; the bound is 10 s). A run
+ * reads the orders created at least this long before it, so that a row still on its way is not passed over
+ * by the feed's checkpoint.
+ */
+export const INDEX_SETTLED_MS = 60_000;
+
 /** Runs in a row whose count left to the next run grew, after which each run says so. */
 export const RISING_RUNS = 3;
 

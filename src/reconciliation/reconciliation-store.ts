@@ -23,7 +23,8 @@ export interface StoredRun {
 
 /** Where the last run stopped in each feed, and how the runs have gone. */
 export interface Checkpoint {
-  orders: { modifiedAt: number; id: string };
+  /** The orders feed: by creation (created_at, id). */
+  orders: { createdAt: number; id: string };
   codes: { soldAt: number; id: number };
   auditId: number;
   movesAt: number;
@@ -42,7 +43,7 @@ export async function loadCheckpoint(db: D1Database): Promise<Checkpoint> {
     .first<Record<string, number | string>>();
   const number = (name: string) => Number(row?.[name] ?? 0);
   return {
-    orders: { modifiedAt: number("orders_at"), id: String(row?.orders_id ?? "") },
+    orders: { createdAt: number("orders_at"), id: String(row?.orders_id ?? "") },
     codes: { soldAt: number("codes_at"), id: number("codes_id") },
     auditId: number("audit_id"),
     movesAt: number("moves_at"),
@@ -75,7 +76,7 @@ export function checkpointStatement(db: D1Database, next: Checkpoint): D1Prepare
        WHERE id = 1 AND (orders_at, orders_id) <= (?1, ?2) AND (codes_at, codes_id) <= (?3, ?4)`,
     )
     .bind(
-      next.orders.modifiedAt,
+      next.orders.createdAt,
       next.orders.id,
       next.codes.soldAt,
       next.codes.id,
@@ -129,6 +130,16 @@ export async function deferredCount(db: D1Database): Promise<number> {
 export function deferStatement(db: D1Database, orderId: string, since: number): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO reconciliation_deferred (order_id, since) VALUES (?1, ?2) ON CONFLICT (order_id) DO NOTHING`)
+    .bind(orderId, since);
+}
+
+/** Keeps the order left over, its wait counted again from `since` (it was checked past the bound, still open). */
+export function restartDeferralStatement(db: D1Database, orderId: string, since: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO reconciliation_deferred (order_id, since) VALUES (?1, ?2)
+       ON CONFLICT (order_id) DO UPDATE SET since = excluded.since`,
+    )
     .bind(orderId, since);
 }
 

@@ -12,6 +12,7 @@ import worker from "../../src/index";
 import { BUDGET, reconcile, runAndStore, type Mismatch } from "../../src/reconciliation/reconciliation";
 import {
   DEFERRAL_BOUND_MS,
+  INDEX_SETTLED_MS,
   isHourlyRun,
   ledgerProblems,
   emptyMoney,
@@ -20,6 +21,7 @@ import {
   RISING_RUNS,
 } from "../../src/reconciliation/reconciliation-rules";
 import { lastRun, markStarted } from "../../src/reconciliation/reconciliation-store";
+import migration0021 from "../../schema/migrations/0021_reconciliation_by_creation.sql?raw";
 import { walletName } from "../../src/wallets/ledger";
 import { chargeKey, moveKey } from "../../src/wallets/ledger-keys";
 import type { WalletObject } from "../../src/wallets/wallet-object";
@@ -294,13 +296,23 @@ async function freshCheckpoint(): Promise<void> {
   ]);
 }
 
+/** The orders the runs have left over, with since when. */
+async function deferred(): Promise<Map<string, number>> {
+  const { results } = await env.DB.prepare(`SELECT order_id, since FROM reconciliation_deferred`).all<{
+    order_id: string;
+    since: number;
+  }>();
+  return new Map(results.map((row) => [row.order_id, row.since]));
+}
+
 describe("the run from a checkpoint", () => {
   beforeEach(freshCheckpoint);
 
   it("resumes where the last run stopped, within its budget, and says when a run did not finish", async () => {
     const { key } = await auditedClient();
     for (let count = 0; count < 3; count += 1) await order(key, [line("DEMO-US-RANGE", 5, 1)]);
-    const later = Date.now();
+    // A run reads the orders created at least INDEX_SETTLED_MS before it.
+    const later = Date.now() + INDEX_SETTLED_MS;
     const small = { ...BUDGET, orders: 2, checkedOrders: 2 };
     const first = await runAndStore(env, later, { budget: small, graceSeconds: 0 });
     expect(first.complete).toBe(false);
@@ -346,13 +358,49 @@ describe("the run from a checkpoint", () => {
     expect(past.checked.leftToNextRun).toBe(0);
   });
 
+  it("keeps an order still open until it ends, and checks what it did after the feed passed it", async () => {
+    const { id: clientId, key } = await auditedClient();
+    const open = await order(key, [line("DEMO-US-RANGE", 5, 1)], { confirm: false });
+    const first = await runAndStore(env, Date.now() + INDEX_SETTLED_MS, { graceSeconds: 0 });
+    expect(first.mismatches).toEqual([]);
+    expect([...(await deferred()).keys()]).toEqual([open]);
+
+    // It expires, unconfirmed: no money moves, so no ledger names it. Its row is then changed at rest.
+    expect(await expireByAlarm(open)).toBe(true);
+    await indexNow(open);
+    const reference = (await storedOrder(open)).reference;
+    await env.DB.prepare(`UPDATE order_index SET total = '7' WHERE client_id = ?1 AND reference = ?2`)
+      .bind(clientId, reference)
+      .run();
+    const second = await runAndStore(env, Date.now() + INDEX_SETTLED_MS + 1, { graceSeconds: 0 });
+    expect(problemsOf(second.mismatches, (mismatch) => mismatch.orderId === open)).toEqual([
+      ["index_matches_order", "the index says total 7, the order 5"],
+    ]);
+    // Ended and checked: let go.
+    expect([...(await deferred()).keys()]).toEqual([]);
+  });
+
+  it("checks an order open past the bound in full, and keeps it with its wait counted again", async () => {
+    const { key } = await auditedClient();
+    const open = await order(key, [line("DEMO-US-RANGE", 5, 1)], { confirm: false });
+    const now = Date.now() + INDEX_SETTLED_MS;
+    await runAndStore(env, now, { graceSeconds: 0 });
+    expect((await deferred()).get(open)).toBe(now);
+    const within = await runAndStore(env, now + DEFERRAL_BOUND_MS - 1, { graceSeconds: 0 });
+    expect(within.checked.ordersPastBound).toBe(0);
+    const past = await runAndStore(env, now + DEFERRAL_BOUND_MS, { graceSeconds: 0 });
+    expect(past.checked.ordersPastBound).toBe(1);
+    expect(past.checked.leftToNextRun).toBe(1);
+    expect((await deferred()).get(open)).toBe(now + DEFERRAL_BOUND_MS);
+  });
+
   it("says so when the count left to the next run has grown three runs in a row", async () => {
     const { key } = await auditedClient();
     const alerts: string[][] = [];
     for (let run = 1; run <= RISING_RUNS; run += 1) {
       await order(key, [line("DEMO-US-RANGE", 5, 1)]);
       // A grace of an hour: every order just made is still changing, left to the next run.
-      const result = await runAndStore(env, Date.now(), { graceSeconds: 3_600 });
+      const result = await runAndStore(env, Date.now() + INDEX_SETTLED_MS, { graceSeconds: 3_600 });
       expect(result.checked.leftToNextRun).toBe(run);
       alerts.push(result.alerts);
     }
@@ -369,7 +417,7 @@ describe("the run from a checkpoint", () => {
         .bind(clientId, reference, total)
         .run();
     await setTotal("7");
-    const now = Date.now();
+    const now = Date.now() + INDEX_SETTLED_MS;
     await runAndStore(env, now, { graceSeconds: 0 });
     expect((await lastRun(env.DB))!.mismatches.map((mismatch) => mismatch.orderId)).toEqual([done]);
     // A run with nothing new still shows it.
@@ -461,7 +509,7 @@ describe("the hourly run and the console", () => {
     // Just made: left to the next run.
     expect(scheduled!.checked.leftToNextRun).toBeGreaterThan(0);
 
-    await runAndStore(env, Date.now(), { graceSeconds: 0 });
+    await runAndStore(env, Date.now() + INDEX_SETTLED_MS, { graceSeconds: 0 });
     const stored = await lastRun(env.DB);
     expect(stored!.mismatches.map((mismatch) => mismatch.orderId)).toContain(done);
 
@@ -539,7 +587,7 @@ describe("what a run costs", () => {
     const began = performance.now();
     let run;
     try {
-      run = await runAndStore({ ...env, DB: db }, Date.now(), { graceSeconds: 0 });
+      run = await runAndStore({ ...env, DB: db }, Date.now() + INDEX_SETTLED_MS, { graceSeconds: 0 });
     } finally {
       for (const undo of unwatch) undo();
     }
@@ -557,5 +605,43 @@ describe("what a run costs", () => {
       `reconciliation run over ${run.checked.orders} orders and ${run.checked.wallets} wallets: ${orderCalls} order calls, ` +
         `${walletCalls} wallet calls, ${statements} D1 statements, ${took.toFixed(0)} ms`,
     );
+  });
+});
+
+describe("migration 0021: the feed of orders by creation", () => {
+  it("moves a checkpoint left by the feed by change time back to the first order changed since", async () => {
+    const statements = migration0021
+      .replace(/--.*$/gm, "")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter((statement) => statement !== "");
+    const client = uid("mig");
+    // Orders the old feed read (changed by 200), and one created at 50 and changed at 300, after it.
+    const rows: [string, number, number][] = [
+      ["ord_mig_a", 100, 100],
+      ["ord_mig_b", 50, 300],
+      ["ord_mig_c", 200, 200],
+    ];
+    await env.DB.batch([
+      env.DB.prepare(`CREATE INDEX order_index_changed ON order_index (modified_at, id)`),
+      env.DB.prepare(`DELETE FROM reconciliation_checkpoint`),
+      env.DB.prepare(`INSERT INTO reconciliation_checkpoint (id, orders_at, orders_id) VALUES (1, 200, 'ord_mig_c')`),
+      ...rows.map(([id, createdAt, modifiedAt]) =>
+        env.DB.prepare(
+          `INSERT INTO order_index (client_id, created_at, id, reference, state, wallet, total, charged, refunded,
+             skus, lines, modified_at, expires_at, stage, version)
+           VALUES (?1, ?2, ?3, ?3, 'successful', 'USD', '1', '1', '0', '[]', '[]', ?4, 0, 2, 1)`,
+        ).bind(client, createdAt, id, modifiedAt),
+      ),
+    ]);
+    await env.DB.batch(statements.map((statement) => env.DB.prepare(statement)));
+    expect(await env.DB.prepare(`SELECT orders_at, orders_id FROM reconciliation_checkpoint`).first()).toEqual({
+      orders_at: 50,
+      orders_id: "",
+    });
+    expect(
+      await env.DB.prepare(`SELECT name FROM sqlite_master WHERE name = 'order_index_changed'`).first(),
+    ).toBeNull();
+    await env.DB.prepare(`DELETE FROM order_index WHERE client_id = ?1`).bind(client).run();
   });
 });
