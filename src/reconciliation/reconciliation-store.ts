@@ -178,12 +178,21 @@ export function findingStatements(
   ];
 }
 
-/** Up to `limit` orders, and up to `limit` wallets, with a mismatch standing (their subjects `order:`, `wallet:`). */
+/** A ledger entry with a mismatch standing: its subject (`entry:<wallet object>:<seq>`) and its wallet's client. */
+export interface StandingEntry {
+  subject: string;
+  clientId: string;
+}
+
+/**
+ * Up to `limit` orders, wallets and ledger entries with a mismatch standing (their subjects `order:`,
+ * `wallet:`, `entry:`).
+ */
 export async function standingSubjects(
   db: D1Database,
   limit: number,
-): Promise<{ orders: string[]; wallets: { clientId: string; currency: string }[] }> {
-  const [orders, wallets] = await db.batch([
+): Promise<{ orders: string[]; wallets: { clientId: string; currency: string }[]; entries: StandingEntry[] }> {
+  const [orders, wallets, entries] = await db.batch([
     db
       .prepare(
         `SELECT DISTINCT substr(subject, 7) AS id FROM reconciliation_findings WHERE subject >= 'order:' AND subject < 'order;' LIMIT ?1`,
@@ -195,8 +204,18 @@ export async function standingSubjects(
           WHERE subject >= 'wallet:' AND subject < 'wallet;' LIMIT ?1`,
       )
       .bind(limit),
+    db
+      .prepare(
+        `SELECT DISTINCT subject, client_id FROM reconciliation_findings
+          WHERE subject >= 'entry:' AND subject < 'entry;' AND client_id IS NOT NULL LIMIT ?1`,
+      )
+      .bind(limit),
   ]);
   return {
+    entries: (entries!.results as { subject: string; client_id: string }[]).map((row) => ({
+      subject: row.subject,
+      clientId: row.client_id,
+    })),
     orders: (orders!.results as { id: string }[]).map((row) => row.id),
     wallets: (wallets!.results as { client_id: string; currency: string }[]).map((row) => ({
       clientId: row.client_id,

@@ -84,6 +84,7 @@ import {
   STORED_MISMATCHES,
   type Checkpoint,
   type Finding,
+  type StandingEntry,
 } from "./reconciliation-store";
 
 export type { Checked, Mismatch, Reconciliation } from "./reconciliation-rules";
@@ -142,7 +143,7 @@ interface Span {
   /** Orders left over by earlier runs, and since when. */
   deferred: Map<string, number>;
   /** Orders and wallets with a mismatch standing: checked again, so that one put right is cleared. */
-  recheck: { orders: string[]; wallets: { clientId: string; currency: string }[] };
+  recheck: { orders: string[]; wallets: { clientId: string; currency: string }[]; entries: StandingEntry[] };
   /** Where to read each wallet object's ledger from (a seq), by its name. */
   ledgerFrom: (name: string, wallet: DurableObjectStub<WalletObject>) => Promise<number>;
   budget: Budget;
@@ -309,7 +310,62 @@ function walletsNamed(feeds: Feeds, span: Span): Map<string, { clientId: string;
     if (wallet !== null) name(wallet.clientId, wallet.currency);
   }
   for (const wallet of [...feeds.moved, ...span.recheck.wallets]) name(wallet.clientId, wallet.currency);
+  for (const entry of span.recheck.entries) {
+    const parsed = entryOf(entry);
+    if (parsed !== null) name(parsed.clientId, parsed.currency);
+  }
   return wallets;
+}
+
+/** The wallet object and seq a standing entry's subject names (`entry:<client>:<currency>[:<generation>:<region>]:<seq>`). */
+function entryOf(entry: StandingEntry): { clientId: string; currency: string; generation: number; seq: number } | null {
+  const prefix = `entry:${entry.clientId}:`;
+  if (!entry.subject.startsWith(prefix)) return null;
+  const match = /^([A-Z]{3})(?::(\d+):[^:]+)?:(\d+)$/.exec(entry.subject.slice(prefix.length));
+  return match === null
+    ? null
+    : {
+        clientId: entry.clientId,
+        currency: match[1]!,
+        generation: match[2] === undefined ? 0 : Number(match[2]),
+        seq: Number(match[3]),
+      };
+}
+
+/**
+ * The ledger entries with a mismatch standing (a posting without its audit row, a transfer without its
+ * pair), checked again, so that one put right (a move finished late, a restored audit row) is cleared: the
+ * ledger's cursor has moved past them. One the ledger no longer holds stays as it was.
+ */
+async function recheckEntries(
+  env: ReconcileEnv,
+  span: Span,
+  registry: Map<string, RegisteredWallet>,
+  findings: Findings,
+  checked: Checked,
+): Promise<void> {
+  for (const standing of span.recheck.entries) {
+    const parsed = entryOf(standing);
+    if (parsed === null || findings.bySubject.has(standing.subject)) continue;
+    const { clientId, currency } = parsed;
+    const wallet = registry.get(walletKey(clientId, currency));
+    const placements = wallet === undefined ? [] : historyOf(wallet);
+    const at = placements.findIndex((placement) => placement.generation === parsed.generation);
+    if (at < 0) continue;
+    const placement = placements[at]!;
+    const object: WalletObjectAt = {
+      clientId,
+      currency,
+      placements,
+      at,
+      name: walletName(clientId, currency, placement.generation, placement.region),
+      stub: placedWallet(env, clientId, currency, placement),
+    };
+    const [entry] = (await object.stub.entries(parsed.seq - 1, 1)) as LedgerEntry[];
+    if (entry === undefined || entry.seq !== parsed.seq) continue;
+    findings.checked(standing.subject);
+    await checkEntry(env, object, entry, { entries: null }, findings, checked);
+  }
 }
 
 /** One pass over a span: every check, nothing written. */
@@ -323,6 +379,7 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   const registry = await registryOf(env.DB, [...wallets.values()]);
   // 1. The ledgers of the wallets that moved money; the orders their entries name join the orders checked.
   const ledgers = await checkLedgers(env, span, wallets, registry, named.orders, findings, checked);
+  await recheckEntries(env, span, registry, findings, checked);
   // 2. Every audit row of a posting with its ledger entry.
   await checkAudits(env, feeds.audits, registry, findings, checked);
   // 3. The orders: each order object, its index row, its ledger lines and its codes.
@@ -772,7 +829,7 @@ export async function reconcile(
     now,
     settledBy: now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000,
     deferred: new Map(),
-    recheck: { orders: [], wallets: [] },
+    recheck: { orders: [], wallets: [], entries: [] },
     ledgerFrom: (_, wallet) => seqBefore(wallet, createdFrom),
     budget,
   });

@@ -358,6 +358,28 @@ describe("the run from a checkpoint", () => {
     expect(past.checked.leftToNextRun).toBe(0);
   });
 
+  it("checks a ledger entry with a mismatch standing again, and clears it once put right", async () => {
+    const { id: clientId } = await auditedClient();
+    const sneaked = await wallet(clientId, "USD").post({ key: `top-up:${uid()}`, kind: "top_up", amount: "50" });
+    const seq = sneaked.ok ? sneaked.entry.seq : 0;
+    const now = Date.now() + INDEX_SETTLED_MS;
+    await runAndStore(env, now, { graceSeconds: 0 });
+    expect((await lastRun(env.DB))!.mismatches.map((mismatch) => mismatch.problem)).toEqual([
+      `top_up #${seq} of 50 in ${walletName(clientId, "USD")} has no audit row`,
+    ]);
+    // Nothing new, past the ledger's cursor: still standing.
+    await runAndStore(env, now + 1, { graceSeconds: 0 });
+    expect((await lastRun(env.DB))!.mismatchCount).toBe(1);
+    // Its audit row put back (as a restore would cover it): the next run clears it.
+    await env.DB.prepare(
+      `INSERT INTO audit_log (at, actor, action, target, request_id, details) VALUES (?1, 'admin', 'wallet.top_up', ?2, 'r', ?3)`,
+    )
+      .bind(now - 1, `wallet:${clientId}:USD`, JSON.stringify({ seq, amount: "50" }))
+      .run();
+    await runAndStore(env, now + 2, { graceSeconds: 0 });
+    expect((await lastRun(env.DB))!.mismatchCount).toBe(0);
+  });
+
   it("keeps an order still open until it ends, and checks what it did after the feed passed it", async () => {
     const { id: clientId, key } = await auditedClient();
     const open = await order(key, [line("DEMO-US-RANGE", 5, 1)], { confirm: false });
