@@ -352,15 +352,7 @@ async function recheckEntries(
     const placements = wallet === undefined ? [] : historyOf(wallet);
     const at = placements.findIndex((placement) => placement.generation === parsed.generation);
     if (at < 0) continue;
-    const placement = placements[at]!;
-    const object: WalletObjectAt = {
-      clientId,
-      currency,
-      placements,
-      at,
-      name: walletName(clientId, currency, placement.generation, placement.region),
-      stub: placedWallet(env, clientId, currency, placement),
-    };
+    const object = walletObjectAt(env, clientId, currency, placements, at);
     const [entry] = (await object.stub.entries(parsed.seq - 1, 1)) as LedgerEntry[];
     if (entry === undefined || entry.seq !== parsed.seq) continue;
     findings.checked(standing.subject);
@@ -432,14 +424,7 @@ async function checkLedgers(
     let sums = new Money(0);
     for (const [at, placement] of placements.entries()) {
       checked.walletObjects += 1;
-      const object: WalletObjectAt = {
-        clientId,
-        currency,
-        placements,
-        at,
-        name: walletName(clientId, currency, placement.generation, placement.region),
-        stub: placedWallet(env, clientId, currency, placement),
-      };
+      const object = walletObjectAt(env, clientId, currency, placements, at);
       const cursor = await readLedger(env, span, object, pages, orders, findings, checked);
       if (cursor > 0) cursors.set(object.name, cursor);
       const { balance, ledgerSum } = await object.stub.audit();
@@ -464,6 +449,24 @@ interface WalletObjectAt {
   at: number;
   name: string;
   stub: DurableObjectStub<WalletObject>;
+}
+
+function walletObjectAt(
+  env: ReconcileEnv,
+  clientId: string,
+  currency: string,
+  placements: ReturnType<typeof historyOf>,
+  at: number,
+): WalletObjectAt {
+  const placement = placements[at]!;
+  return {
+    clientId,
+    currency,
+    placements,
+    at,
+    name: walletName(clientId, currency, placement.generation, placement.region),
+    stub: placedWallet(env, clientId, currency, placement),
+  };
 }
 
 /**
