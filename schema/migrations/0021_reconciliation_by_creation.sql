@@ -5,13 +5,16 @@
 -- until it ends, so what it does later is checked too.
 --
 -- The checkpoint's orders_at and orders_id now hold the last (created_at, id) read. The feed by change time
--- left them at the last change read; an order changed since may have been created long before, so the
--- checkpoint moves back to the creation of the first such order: the next run reads each of them again.
-UPDATE reconciliation_checkpoint SET
-  orders_at = (SELECT min(created_at) FROM order_index WHERE modified_at > reconciliation_checkpoint.orders_at),
-  orders_id = ''
-WHERE EXISTS (
-  SELECT 1 FROM order_index
-  WHERE modified_at > reconciliation_checkpoint.orders_at AND created_at <= reconciliation_checkpoint.orders_at
-);
+-- left them at the last (modified_at, id) it read, which as a creation cursor passes every order created by
+-- then; the checkpoint stays, so none of those is read again by the feed. Of them, the ones changed since
+-- (their last change not yet read) and the ones still open (whose changes to come the feed by creation will
+-- not see) go among the deferred orders, which every run reads until they end.
+INSERT INTO reconciliation_deferred (order_id, since)
+  SELECT o.id, c.orders_at FROM reconciliation_checkpoint c JOIN order_index o INDEXED BY order_index_changed
+   WHERE c.id = 1 AND (o.modified_at, o.id) > (c.orders_at, c.orders_id) AND o.created_at <= c.orders_at
+  ON CONFLICT (order_id) DO NOTHING;
+INSERT INTO reconciliation_deferred (order_id, since)
+  SELECT o.id, c.orders_at FROM reconciliation_checkpoint c JOIN order_index o INDEXED BY order_index_open
+   WHERE c.id = 1 AND o.stage < 2 AND o.created_at <= c.orders_at
+  ON CONFLICT (order_id) DO NOTHING;
 DROP INDEX order_index_changed;

@@ -122,8 +122,13 @@ export async function deferredOrders(db: D1Database, limit: number): Promise<{ o
   return results.map((row) => ({ orderId: row.order_id, since: row.since }));
 }
 
-export async function deferredCount(db: D1Database): Promise<number> {
-  return (await db.prepare(`SELECT COUNT(*) AS n FROM reconciliation_deferred`).first<{ n: number }>())?.n ?? 0;
+/** How many orders are left over, and how many of them since before `overdueBefore`. */
+export async function deferredCount(db: D1Database, overdueBefore: number): Promise<{ left: number; overdue: number }> {
+  const row = await db
+    .prepare(`SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE since < ?1) AS overdue FROM reconciliation_deferred`)
+    .bind(overdueBefore)
+    .first<{ n: number; overdue: number }>();
+  return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
 }
 
 /** Leaves the order to a later run, keeping when it was first left. */

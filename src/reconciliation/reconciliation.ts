@@ -50,12 +50,15 @@ import {
   DEFAULT_GRACE_SECONDS,
   DEFERRAL_BOUND_MS,
   deliveryProblem,
+  RUN_SLACK_MS,
   INDEX_SETTLED_MS,
   emptyMoney,
   indexProblems,
   ledgerProblems,
   lookAt,
   noneChecked,
+  overdueAlert,
+  pastBound,
   redeemProblems,
   risingAlert,
   transferProblem,
@@ -100,7 +103,9 @@ export interface Budget {
   moves: number;
   /** Orders left over by earlier runs, read again. */
   deferred: number;
-  /** Ledger pages (of LEDGER_PAGE entries) read, all wallet objects together. */
+  /** Orders, wallets and ledger entries with a mismatch standing, checked again (each). */
+  standing: number;
+  /** Ledger pages (of LEDGER_PAGE entries) read after each wallet object's first, all objects together. */
   ledgerPages: number;
   /** Orders checked, however they were named: the rest are left to the next run. */
   checkedOrders: number;
@@ -108,10 +113,12 @@ export interface Budget {
 
 /**
  * A run asks two objects per order it checks (its record, its lines in each object of its wallet), and
- * about three per wallet it reads (a ledger page, its balance, a transfer's other side): with these
- * budgets at most about 1,500 × 2 + 1,650 × 3 ≈ 8,000 calls, under the 10,000 subrequests one invocation
- * may make. A run keeps up with about 1,000 new orders an hour; beyond it each run leaves the rest to
- * the next, and the alert line says when that keeps growing.
+ * about three per wallet it reads (its first ledger page, its balance, a transfer's other side). The
+ * wallets are those the feeds name (at most 1,000 + 300 + 50), those of orders left over that changed
+ * (300) and those with a mismatch standing (100 + 100 entries): with these budgets at most about
+ * 1,500 × 2 + 1,850 × 3 + 20 + 100 × 2 ≈ 8,800 calls, under the 10,000 subrequests one invocation may make.
+ * A run keeps up with about 1,000 new orders an hour; beyond it each run leaves the rest to the next, and
+ * the alert lines say when that keeps growing or an order waits past the bound.
  */
 export const BUDGET: Budget = {
   orders: 1_000,
@@ -119,6 +126,7 @@ export const BUDGET: Budget = {
   audits: 300,
   moves: 50,
   deferred: 300,
+  standing: 100,
   ledgerPages: 20,
   checkedOrders: 1_500,
 };
@@ -228,6 +236,8 @@ async function inBatches<T, R>(items: readonly T[], ask: (item: T) => Promise<R>
 /** What a run has found: each subject checked, with what its checks found (none: it is in order). */
 class Findings {
   readonly bySubject = new Map<string, Finding[]>();
+  /** The ledger entries the run has checked (their subjects), found in order or not. */
+  readonly entriesChecked = new Set<string>();
 
   /** The subject was checked: what an earlier run found of it is replaced, by nothing if nothing is found. */
   checked(name: string): Finding[] {
@@ -286,16 +296,19 @@ interface NamedOrders {
   rows: Map<string, IndexRow>;
 }
 
+/**
+ * The orders left over and those with a mismatch standing come first, so that a budget of orders checked
+ * overflows with new orders (left over in their turn, with their wait starting), never with those waiting.
+ */
 function ordersNamed(feeds: Feeds, span: Span): NamedOrders {
   const orders = new Map<string, Naming>();
   const rows = new Map<string, IndexRow>();
+  for (const orderId of [...span.deferred.keys(), ...span.recheck.orders]) orders.set(orderId, {});
   for (const row of feeds.rows) {
     orders.set(row.id, {});
     rows.set(row.id, row);
   }
   for (const code of feeds.codes) if (!orders.has(code.orderId)) orders.set(code.orderId, { code });
-  for (const orderId of [...span.deferred.keys(), ...span.recheck.orders])
-    if (!orders.has(orderId)) orders.set(orderId, {});
   return { orders, rows };
 }
 
@@ -346,7 +359,7 @@ async function recheckEntries(
 ): Promise<void> {
   for (const standing of span.recheck.entries) {
     const parsed = entryOf(standing);
-    if (parsed === null || findings.bySubject.has(standing.subject)) continue;
+    if (parsed === null || findings.entriesChecked.has(standing.subject)) continue;
     const { clientId, currency } = parsed;
     const wallet = registry.get(walletKey(clientId, currency));
     const placements = wallet === undefined ? [] : historyOf(wallet);
@@ -360,6 +373,26 @@ async function recheckEntries(
   }
 }
 
+/**
+ * The records of the orders left over, read first (and not again for their checks): the wallet of each that
+ * changed since it was left over is read too, as its own change would have named it to a feed by change
+ * time (its charge, its refund, and whatever else its wallet's ledger holds since).
+ */
+async function leftOverRecords(
+  env: ReconcileEnv,
+  span: Span,
+  wallets: Map<string, { clientId: string; currency: string }>,
+): Promise<Map<string, OrderRecord | null>> {
+  const ids = [...span.deferred.keys()].slice(0, span.budget.checkedOrders);
+  const records = new Map<string, OrderRecord | null>();
+  (await inBatches(ids, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) => {
+    records.set(ids[at]!, record);
+    if (record !== null && record.modifiedAt > span.deferred.get(record.id)!)
+      wallets.set(walletKey(record.clientId, record.wallet), { clientId: record.clientId, currency: record.wallet });
+  });
+  return records;
+}
+
 /** One pass over a span: every check, nothing written. */
 async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   const findings = new Findings();
@@ -368,6 +401,7 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   checked.soldCodes = feeds.codes.length;
   const named = ordersNamed(feeds, span);
   const wallets = walletsNamed(feeds, span);
+  const records = await leftOverRecords(env, span, wallets);
   const registry = await registryOf(env.DB, [...wallets.values()]);
   // 1. The ledgers of the wallets that moved money; the orders their entries name join the orders checked.
   const ledgers = await checkLedgers(env, span, wallets, registry, named.orders, findings, checked);
@@ -375,7 +409,7 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
   // 2. Every audit row of a posting with its ledger entry.
   await checkAudits(env, feeds.audits, registry, findings, checked);
   // 3. The orders: each order object, its index row, its ledger lines and its codes.
-  const judged = await checkOrders(env, span, named, registry, findings, checked);
+  const judged = await checkOrders(env, span, named, registry, records, findings, checked);
 
   const last = <T>(items: readonly T[]) => items[items.length - 1];
   const lastRow = last(feeds.rows);
@@ -488,8 +522,10 @@ async function readLedger(
   let after = await span.ledgerFrom(object.name, object.stub);
   let cursor = after;
   let settledSoFar = true;
-  while (pages.left > 0) {
-    pages.left -= 1;
+  // Each object's first page is read whatever the budget (the wallets named are bounded by the feeds'
+  // budgets): only the pages after it are counted, so a run that stops for them says it did not finish.
+  for (let first = true; first || pages.left > 0; first = false) {
+    if (!first) pages.left -= 1;
     const page = (await object.stub.entries(after, LEDGER_PAGE)) as LedgerEntry[];
     for (const entry of page) {
       checked.ledgerEntries += 1;
@@ -499,10 +535,10 @@ async function readLedger(
       if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
       if (settled) await checkEntry(env, object, entry, audited, findings, checked);
     }
-    if (page.length < LEDGER_PAGE) break;
+    if (page.length < LEDGER_PAGE) return cursor;
     after = page[page.length - 1]!.seq;
-    if (pages.left === 0) pages.complete = false;
   }
+  pages.complete = false;
   return cursor;
 }
 
@@ -517,6 +553,7 @@ async function checkEntry(
 ): Promise<void> {
   const { clientId, currency, name, placements, at } = object;
   const entrySubject = `entry:${name}:${entry.seq}`;
+  findings.entriesChecked.add(entrySubject);
   if ((entry.kind === "top_up" || entry.kind === "adjustment") && !entry.key.startsWith(SANDBOX_TOP_UP)) {
     audited.entries ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placements[at]!));
     if (entry.seq > audited.entries.restoredThrough && !audited.entries.keys.has(`wallet.${entry.kind}:${entry.seq}`))
@@ -585,11 +622,14 @@ async function orderEvidence(
   ids: readonly string[],
   rows: Map<string, IndexRow>,
   registry: Map<string, RegisteredWallet>,
+  read: Map<string, OrderRecord | null>,
 ): Promise<OrderEvidence> {
   const records = new Map<string, OrderRecord | null>();
-  (await inBatches(ids, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) =>
-    records.set(ids[at]!, record),
+  const unread = ids.filter((orderId) => !read.has(orderId));
+  (await inBatches(unread, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) =>
+    records.set(unread[at]!, record),
   );
+  for (const orderId of ids) if (read.has(orderId)) records.set(orderId, read.get(orderId)!);
   const known = [...records.values()].filter((record): record is OrderRecord => record !== null);
   // The rows of orders no feed row named, found by their reference (the index's key for a client).
   const byClient = new Map<string, string[]>();
@@ -648,13 +688,14 @@ async function checkOrders(
   span: Span,
   named: NamedOrders,
   registry: Map<string, RegisteredWallet>,
+  read: Map<string, OrderRecord | null>,
   findings: Findings,
   checked: Checked,
 ): Promise<{ deferral: Deferral; complete: boolean }> {
   const all = [...named.orders.keys()];
   const ids = all.slice(0, span.budget.checkedOrders);
   const overflow = all.slice(span.budget.checkedOrders);
-  const evidence = await orderEvidence(env, ids, named.rows, registry);
+  const evidence = await orderEvidence(env, ids, named.rows, registry, read);
   const deferral: Deferral = {
     defer: new Map(overflow.map((orderId) => [orderId, span.deferred.get(orderId) ?? span.now])),
     restart: new Set(),
@@ -707,11 +748,11 @@ function defer(span: Span, record: OrderRecord, money: OrderMoney, deferral: Def
   const changing = record.modifiedAt > span.settledBy || money.lastAt > span.settledBy;
   const open = !hasEnded(record.state);
   const since = span.deferred.get(record.id);
-  const pastBound = (changing || open) && since !== undefined && span.now - since >= DEFERRAL_BOUND_MS;
-  if (pastBound) checked.ordersPastBound += 1;
-  const settled = !changing || pastBound;
+  const due = (changing || open) && since !== undefined && pastBound(since, span.now);
+  if (due) checked.ordersPastBound += 1;
+  const settled = !changing || due;
   if (!open && settled) deferral.undefer.add(record.id);
-  else if (pastBound) deferral.restart.add(record.id);
+  else if (due) deferral.restart.add(record.id);
   else {
     deferral.defer.set(record.id, since ?? span.now);
     checked.leftToNextRun += 1;
@@ -811,7 +852,7 @@ export interface Period {
 }
 
 /**
- * The checks over the changes of a period (orders changed, codes sold, postings audited and wallets moved
+ * The checks over what happened in a period (orders created, codes sold, postings audited and wallets moved
  * from `createdFrom` to `createdTo`), bounded by the budget: what GET /admin/reconciliation and a viewer's
  * run answer. It writes nothing: no checkpoint, no stored run, no standing mismatch.
  */
@@ -873,7 +914,7 @@ export async function runAndStore(
     now,
     settledBy: now - graceSeconds * 1000,
     deferred,
-    recheck: await standingSubjects(db, budget.deferred),
+    recheck: await standingSubjects(db, budget.standing),
     ledgerFrom: async (name) => {
       cursors ??= new Map();
       if (!cursors.has(name)) for (const [wallet, seq] of await ledgerCursorsOf(db, [name])) cursors.set(wallet, seq);
@@ -884,12 +925,12 @@ export async function runAndStore(
   await storeOutcome(db, outcome, now);
 
   // Left to the next run: the orders still open or changing, and the orders beyond the budget.
-  const left =
-    (await deferredCount(db)) + (outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo));
+  const leftOver = await deferredCount(db, now - DEFERRAL_BOUND_MS - RUN_SLACK_MS);
+  const left = leftOver.left + (outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo));
   outcome.checked.leftToNextRun = left;
   const rising = left > checkpoint.leftToNext && left > 0 ? checkpoint.leftRising + 1 : 0;
-  const risen = risingAlert(rising, left);
-  if (risen !== null) alerts.push(risen);
+  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue)])
+    if (alert !== null) alerts.push(alert);
   const run = reconciliationOf(outcome, checkpoint.orders.createdAt, now, alerts);
   const standing = await standingFindings(db, STORED_MISMATCHES);
   await db.batch([
