@@ -194,8 +194,6 @@ for (const [file, imports] of graph) {
 const BUDGET = 70;
 /** Longer than the budget when it came, by file name and function (`Class.method`, `outer.inner`). */
 const LONG_FUNCTIONS = {
-  "reconciliation.ts check": 283,
-  "reconciliation.ts runAndStore": 73,
   "openapi.ts buildOpenApi": 209,
   "orders.ts get": 118,
   "attention.ts page": 92,

@@ -397,46 +397,49 @@ export async function indexRowsByReference(
   return found;
 }
 
-/** Where a walk of the index by change time stands: after this order. */
-export interface ChangedCursor {
-  modifiedAt: number;
+/** Where the reconciliation's walk of the index by creation stands: after this order. */
+export interface CreatedCursor {
+  createdAt: number;
   id: string;
 }
 
 /**
- * Up to `limit` rows changed after `after` and by `to` (unix ms, inclusive), oldest change first, through
- * order_index_changed (schema/migrations/0018): the reconciliation's feed of orders.
+ * Up to `limit` rows of orders created after `after` and by `to` (unix ms, inclusive), oldest first, through
+ * the time index the searches use: the reconciliation's feed of orders. It needs no index of its own (each
+ * entry is a billed row on every write): an order still open when read is kept among the reconciliation's
+ * deferred orders until it ends, instead of being found again by its change time.
  */
-export async function indexRowsChangedAfter(
+export async function indexRowsCreatedAfter(
   db: D1Database | D1DatabaseSession,
-  after: ChangedCursor,
+  after: CreatedCursor,
   to: number,
   limit: number,
 ): Promise<IndexRow[]> {
   const { results } = await db
     .prepare(
-      `SELECT ${COLUMNS} FROM order_index INDEXED BY order_index_changed
-        WHERE (modified_at, id) > (?1, ?2) AND modified_at <= ?3 ORDER BY modified_at, id LIMIT ?4`,
+      `SELECT ${COLUMNS} FROM order_index INDEXED BY order_index_created
+        WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3 ORDER BY created_at, id LIMIT ?4`,
     )
-    .bind(after.modifiedAt, after.id, to, limit)
+    .bind(after.createdAt, after.id, to, limit)
     .all<StoredRow>();
   return results.map(rowOf);
 }
 
-/** How many rows changed after `after` and by `to`: what a run beyond its budget leaves to the next. */
-export async function indexRowsChangedCount(
+/** How many orders were created after `after` and by `to`: what a run beyond its budget leaves to the next. */
+export async function indexRowsCreatedCount(
   db: D1Database | D1DatabaseSession,
-  after: ChangedCursor,
+  after: CreatedCursor,
   to: number,
 ): Promise<number> {
   const row = await db
     .prepare(
-      `SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_changed WHERE (modified_at, id) > (?1, ?2) AND modified_at <= ?3`,
+      `SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_created WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3`,
     )
-    .bind(after.modifiedAt, after.id, to)
+    .bind(after.createdAt, after.id, to)
     .first<{ n: number }>();
   return row?.n ?? 0;
 }
+
 /** The references of the client's indexed orders among `orderIds`, by order id (another client's are not found). */
 export async function indexedReferences(
   db: D1Database | D1DatabaseSession,

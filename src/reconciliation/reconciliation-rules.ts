@@ -115,6 +115,32 @@ export interface Reconciliation {
  */
 export const DEFERRAL_BOUND_MS = 3_600_000;
 
+/**
+ * How much earlier than the bound an order left over is due its check in full: the hourly run fires from a
+ * cron every 5 minutes and takes its time when it starts, so two runs are a little more or less than an hour
+ * apart; without this slack an order due at one run would wait for the next.
+ */
+export const RUN_SLACK_MS = 5 * 60_000;
+
+/** Whether an order left over since `since` is due its check in full at `now`. */
+export function pastBound(since: number, now: number): boolean {
+  return now - since >= DEFERRAL_BOUND_MS - RUN_SLACK_MS;
+}
+
+/** The alert of a run after which `overdue` orders left over have waited longer than the bound unchecked. */
+export function overdueAlert(overdue: number): string | null {
+  return overdue > 0
+    ? `${overdue} orders left over have not been checked in full for more than an hour; the runs are not keeping up`
+    : null;
+}
+
+/**
+ * An order writes its index row within seconds of its create (its `index` timer; the bound is 10 s). A run
+ * reads the orders created at least this long before it, so that a row still on its way is not passed over
+ * by the feed's checkpoint.
+ */
+export const INDEX_SETTLED_MS = 60_000;
+
 /** Runs in a row whose count left to the next run grew, after which each run says so. */
 export const RISING_RUNS = 3;
 

@@ -23,7 +23,8 @@ export interface StoredRun {
 
 /** Where the last run stopped in each feed, and how the runs have gone. */
 export interface Checkpoint {
-  orders: { modifiedAt: number; id: string };
+  /** The orders feed: by creation (created_at, id). */
+  orders: { createdAt: number; id: string };
   codes: { soldAt: number; id: number };
   auditId: number;
   movesAt: number;
@@ -42,7 +43,7 @@ export async function loadCheckpoint(db: D1Database): Promise<Checkpoint> {
     .first<Record<string, number | string>>();
   const number = (name: string) => Number(row?.[name] ?? 0);
   return {
-    orders: { modifiedAt: number("orders_at"), id: String(row?.orders_id ?? "") },
+    orders: { createdAt: number("orders_at"), id: String(row?.orders_id ?? "") },
     codes: { soldAt: number("codes_at"), id: number("codes_id") },
     auditId: number("audit_id"),
     movesAt: number("moves_at"),
@@ -75,7 +76,7 @@ export function checkpointStatement(db: D1Database, next: Checkpoint): D1Prepare
        WHERE id = 1 AND (orders_at, orders_id) <= (?1, ?2) AND (codes_at, codes_id) <= (?3, ?4)`,
     )
     .bind(
-      next.orders.modifiedAt,
+      next.orders.createdAt,
       next.orders.id,
       next.codes.soldAt,
       next.codes.id,
@@ -121,14 +122,29 @@ export async function deferredOrders(db: D1Database, limit: number): Promise<{ o
   return results.map((row) => ({ orderId: row.order_id, since: row.since }));
 }
 
-export async function deferredCount(db: D1Database): Promise<number> {
-  return (await db.prepare(`SELECT COUNT(*) AS n FROM reconciliation_deferred`).first<{ n: number }>())?.n ?? 0;
+/** How many orders are left over, and how many of them since before `overdueBefore`. */
+export async function deferredCount(db: D1Database, overdueBefore: number): Promise<{ left: number; overdue: number }> {
+  const row = await db
+    .prepare(`SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE since < ?1) AS overdue FROM reconciliation_deferred`)
+    .bind(overdueBefore)
+    .first<{ n: number; overdue: number }>();
+  return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
 }
 
 /** Leaves the order to a later run, keeping when it was first left. */
 export function deferStatement(db: D1Database, orderId: string, since: number): D1PreparedStatement {
   return db
     .prepare(`INSERT INTO reconciliation_deferred (order_id, since) VALUES (?1, ?2) ON CONFLICT (order_id) DO NOTHING`)
+    .bind(orderId, since);
+}
+
+/** Keeps the order left over, its wait counted again from `since` (it was checked past the bound, still open). */
+export function restartDeferralStatement(db: D1Database, orderId: string, since: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO reconciliation_deferred (order_id, since) VALUES (?1, ?2)
+       ON CONFLICT (order_id) DO UPDATE SET since = excluded.since`,
+    )
     .bind(orderId, since);
 }
 
@@ -167,12 +183,21 @@ export function findingStatements(
   ];
 }
 
-/** Up to `limit` orders, and up to `limit` wallets, with a mismatch standing (their subjects `order:`, `wallet:`). */
+/** A ledger entry with a mismatch standing: its subject (`entry:<wallet object>:<seq>`) and its wallet's client. */
+export interface StandingEntry {
+  subject: string;
+  clientId: string;
+}
+
+/**
+ * Up to `limit` orders, wallets and ledger entries with a mismatch standing (their subjects `order:`,
+ * `wallet:`, `entry:`).
+ */
 export async function standingSubjects(
   db: D1Database,
   limit: number,
-): Promise<{ orders: string[]; wallets: { clientId: string; currency: string }[] }> {
-  const [orders, wallets] = await db.batch([
+): Promise<{ orders: string[]; wallets: { clientId: string; currency: string }[]; entries: StandingEntry[] }> {
+  const [orders, wallets, entries] = await db.batch([
     db
       .prepare(
         `SELECT DISTINCT substr(subject, 7) AS id FROM reconciliation_findings WHERE subject >= 'order:' AND subject < 'order;' LIMIT ?1`,
@@ -184,8 +209,18 @@ export async function standingSubjects(
           WHERE subject >= 'wallet:' AND subject < 'wallet;' LIMIT ?1`,
       )
       .bind(limit),
+    db
+      .prepare(
+        `SELECT DISTINCT subject, client_id FROM reconciliation_findings
+          WHERE subject >= 'entry:' AND subject < 'entry;' AND client_id IS NOT NULL LIMIT ?1`,
+      )
+      .bind(limit),
   ]);
   return {
+    entries: (entries!.results as { subject: string; client_id: string }[]).map((row) => ({
+      subject: row.subject,
+      clientId: row.client_id,
+    })),
     orders: (orders!.results as { id: string }[]).map((row) => row.id),
     wallets: (wallets!.results as { client_id: string; currency: string }[]).map((row) => ({
       clientId: row.client_id,

@@ -2,9 +2,10 @@
  * The reconciliation (its rules in reconciliation-rules.ts, its tables in reconciliation-store.ts): the
  * order index (written by orders), the wallets' ledgers (written by wallets), the codes table and the audit
  * log, compared so that each catches the others. A run follows activity, never walking idle wallets or
- * orders: it reads what changed since its checkpoint in four feeds (index rows by modified_at, codes by
+ * orders: it reads what happened since its checkpoint in four feeds (index rows by creation, codes by
  * sold_at, the audit log's postings by id, the registry's moves by moved_at), checks every order and wallet
- * they name, and moves the checkpoint past what it read; its work is bounded by budgets, and the next run
+ * they name, keeps each order still open among its deferred orders until it ends, and moves the checkpoint
+ * past what it read; its work is bounded by budgets, and the next run
  * resumes where it stopped. docs/operator-api.md, Reconciliation, says what each check means.
  *
  * The scheduled run (hourly) and an operator's run from the console store what they find; GET
@@ -34,11 +35,12 @@ import {
   type RegisteredWallet,
 } from "../wallets/wallet-registry-store";
 import {
+  hasEnded,
   indexRowOf,
   indexRowsByReference,
-  indexRowsChangedAfter,
-  indexRowsChangedCount,
-  type ChangedCursor,
+  indexRowsCreatedAfter,
+  indexRowsCreatedCount,
+  type CreatedCursor,
   type IndexRow,
 } from "../order-index/order-index-store";
 import { orderRecordById } from "../orders/order-lookup";
@@ -48,11 +50,15 @@ import {
   DEFAULT_GRACE_SECONDS,
   DEFERRAL_BOUND_MS,
   deliveryProblem,
+  RUN_SLACK_MS,
+  INDEX_SETTLED_MS,
   emptyMoney,
   indexProblems,
   ledgerProblems,
   lookAt,
   noneChecked,
+  overdueAlert,
+  pastBound,
   redeemProblems,
   risingAlert,
   transferProblem,
@@ -72,6 +78,7 @@ import {
   ledgerCursorStatement,
   loadCheckpoint,
   markStarted,
+  restartDeferralStatement,
   saveRunStatement,
   standingFindings,
   standingSubjects,
@@ -80,6 +87,7 @@ import {
   STORED_MISMATCHES,
   type Checkpoint,
   type Finding,
+  type StandingEntry,
 } from "./reconciliation-store";
 
 export type { Checked, Mismatch, Reconciliation } from "./reconciliation-rules";
@@ -95,7 +103,9 @@ export interface Budget {
   moves: number;
   /** Orders left over by earlier runs, read again. */
   deferred: number;
-  /** Ledger pages (of LEDGER_PAGE entries) read, all wallet objects together. */
+  /** Orders, wallets and ledger entries with a mismatch standing, checked again (each). */
+  standing: number;
+  /** Ledger pages (of LEDGER_PAGE entries) read after each wallet object's first, all objects together. */
   ledgerPages: number;
   /** Orders checked, however they were named: the rest are left to the next run. */
   checkedOrders: number;
@@ -103,10 +113,12 @@ export interface Budget {
 
 /**
  * A run asks two objects per order it checks (its record, its lines in each object of its wallet), and
- * about three per wallet it reads (a ledger page, its balance, a transfer's other side): with these
- * budgets at most about 1,500 × 2 + 1,650 × 3 ≈ 8,000 calls, under the 10,000 subrequests one invocation
- * may make. A run keeps up with about 1,000 changed orders an hour; beyond it each run leaves the rest to
- * the next, and the alert line says when that keeps growing.
+ * about three per wallet it reads (its first ledger page, its balance, a transfer's other side). The
+ * wallets are those the feeds name (at most 1,000 + 300 + 50), those of orders left over that changed
+ * (300) and those with a mismatch standing (100 + 100 entries): with these budgets at most about
+ * 1,500 × 2 + 1,850 × 3 + 20 + 100 × 2 ≈ 8,800 calls, under the 10,000 subrequests one invocation may make.
+ * A run keeps up with about 1,000 new orders an hour; beyond it each run leaves the rest to the next, and
+ * the alert lines say when that keeps growing or an order waits past the bound.
  */
 export const BUDGET: Budget = {
   orders: 1_000,
@@ -114,6 +126,7 @@ export const BUDGET: Budget = {
   audits: 300,
   moves: 50,
   deferred: 300,
+  standing: 100,
   ledgerPages: 20,
   checkedOrders: 1_500,
 };
@@ -126,7 +139,9 @@ const SANDBOX_TOP_UP = "sandbox-top-up:";
 
 /** What a run reads: changes after these feed positions and by `to`. */
 interface Span {
-  orders: ChangedCursor;
+  orders: CreatedCursor;
+  /** The orders feed reads orders created by this time (unix ms, inclusive); the other feeds by `to`. */
+  ordersTo: number;
   codes: SoldCursor;
   auditId: number;
   movesAt: number;
@@ -136,7 +151,7 @@ interface Span {
   /** Orders left over by earlier runs, and since when. */
   deferred: Map<string, number>;
   /** Orders and wallets with a mismatch standing: checked again, so that one put right is cleared. */
-  recheck: { orders: string[]; wallets: { clientId: string; currency: string }[] };
+  recheck: { orders: string[]; wallets: { clientId: string; currency: string }[]; entries: StandingEntry[] };
   /** Where to read each wallet object's ledger from (a seq), by its name. */
   ledgerFrom: (name: string, wallet: DurableObjectStub<WalletObject>) => Promise<number>;
   budget: Budget;
@@ -149,6 +164,8 @@ interface Outcome {
   /** Each subject checked, with what its check found (none: in order). */
   findings: Map<string, Finding[]>;
   defer: Map<string, number>;
+  /** Orders checked past the bound and still open: kept, their wait counted again from this run. */
+  restart: Set<string>;
   undefer: Set<string>;
   ledgerCursors: Map<string, number>;
   next: Pick<Checkpoint, "orders" | "codes" | "auditId" | "movesAt">;
@@ -216,19 +233,22 @@ async function inBatches<T, R>(items: readonly T[], ask: (item: T) => Promise<R>
   return answers;
 }
 
-/** One pass over a span: every check, nothing written. */
-async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
-  const { budget, settledBy, now } = span;
-  const checked = noneChecked();
-  const findings = new Map<string, Finding[]>();
-  const subject = (name: string) => {
-    if (!findings.has(name)) findings.set(name, []);
-    return findings.get(name)!;
-  };
-  const found =
-    (name: string, check: CheckName, orderId: string | null, clientId: string | null, currency: string | null) =>
-    (problem: string) =>
-      subject(name).push({
+/** What a run has found: each subject checked, with what its checks found (none: it is in order). */
+class Findings {
+  readonly bySubject = new Map<string, Finding[]>();
+  /** The ledger entries the run has checked (their subjects), found in order or not. */
+  readonly entriesChecked = new Set<string>();
+
+  /** The subject was checked: what an earlier run found of it is replaced, by nothing if nothing is found. */
+  checked(name: string): Finding[] {
+    if (!this.bySubject.has(name)) this.bySubject.set(name, []);
+    return this.bySubject.get(name)!;
+  }
+
+  /** Reports the mismatches one check finds of one subject. */
+  of(name: string, check: CheckName, orderId: string | null, clientId: string | null, currency: string | null) {
+    return (problem: string) =>
+      this.checked(name).push({
         subject: name,
         check,
         orderId,
@@ -236,53 +256,200 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
         problem,
         lookAt: lookAt(orderId, clientId, currency),
       });
-  let complete = true;
+  }
+}
 
-  // The feeds.
-  const rows = await indexRowsChangedAfter(env.DB, span.orders, span.to, budget.orders);
-  const codes = await codesSoldAfter(env.DB, span.codes, span.to, budget.codes);
-  const audits = await postingAuditsAfter(env.DB, span.auditId, span.to, budget.audits);
-  const moved = await movedWalletsBetween(env.DB, span.movesAt, span.to, budget.moves);
-  if (
-    rows.length === budget.orders ||
-    codes.length === budget.codes ||
-    audits.length === budget.audits ||
-    moved.length === budget.moves
-  )
-    complete = false;
-  checked.soldCodes = codes.length;
+/** What the feeds hold after the checkpoint, within the budget. */
+interface Feeds {
+  rows: IndexRow[];
+  codes: SoldCode[];
+  audits: PostingAudit[];
+  moved: { clientId: string; currency: string; movedAt: number }[];
+  /** False when a feed held more than the budget lets a run read. */
+  complete: boolean;
+}
 
-  /** The orders to check, each with who named it (a ledger's wallet, a code) when no row did. */
-  const orders = new Map<string, { clientId?: string; currency?: string; code?: SoldCode }>();
-  const rowOf = new Map<string, IndexRow>();
-  for (const row of rows) {
+async function readFeeds(db: D1Database, span: Span): Promise<Feeds> {
+  const { budget } = span;
+  const rows = await indexRowsCreatedAfter(db, span.orders, span.ordersTo, budget.orders);
+  const codes = await codesSoldAfter(db, span.codes, span.to, budget.codes);
+  const audits = await postingAuditsAfter(db, span.auditId, span.to, budget.audits);
+  const moved = await movedWalletsBetween(db, span.movesAt, span.to, budget.moves);
+  const complete =
+    rows.length < budget.orders &&
+    codes.length < budget.codes &&
+    audits.length < budget.audits &&
+    moved.length < budget.moves;
+  return { rows, codes, audits, moved, complete };
+}
+
+/** Who named an order to the run when no index row did: a ledger's wallet, or a code sold to it. */
+interface Naming {
+  clientId?: string;
+  currency?: string;
+  code?: SoldCode;
+}
+
+/** The orders a run checks (by id, with who named them), and the index rows it has read of them. */
+interface NamedOrders {
+  orders: Map<string, Naming>;
+  rows: Map<string, IndexRow>;
+}
+
+/**
+ * The orders left over and those with a mismatch standing come first, so that a budget of orders checked
+ * overflows with new orders (left over in their turn, with their wait starting), never with those waiting.
+ */
+function ordersNamed(feeds: Feeds, span: Span): NamedOrders {
+  const orders = new Map<string, Naming>();
+  const rows = new Map<string, IndexRow>();
+  for (const orderId of [...span.deferred.keys(), ...span.recheck.orders]) orders.set(orderId, {});
+  for (const row of feeds.rows) {
     orders.set(row.id, {});
-    rowOf.set(row.id, row);
+    rows.set(row.id, row);
   }
-  for (const code of codes) if (!orders.has(code.orderId)) orders.set(code.orderId, { code });
-  for (const orderId of [...span.deferred.keys(), ...span.recheck.orders])
-    if (!orders.has(orderId)) orders.set(orderId, {});
+  for (const code of feeds.codes) if (!orders.has(code.orderId)) orders.set(code.orderId, { code });
+  return { orders, rows };
+}
 
-  const walletsNamed = new Map<string, { clientId: string; currency: string }>();
-  const nameWallet = (clientId: string, currency: string) =>
-    walletsNamed.set(walletKey(clientId, currency), { clientId, currency });
-  for (const row of rows) nameWallet(row.clientId, row.wallet);
-  for (const audit of audits) {
+/** The wallets whose money moved: named by an index row, an audited posting, a move, or a mismatch standing. */
+function walletsNamed(feeds: Feeds, span: Span): Map<string, { clientId: string; currency: string }> {
+  const wallets = new Map<string, { clientId: string; currency: string }>();
+  const name = (clientId: string, currency: string) =>
+    wallets.set(walletKey(clientId, currency), { clientId, currency });
+  for (const row of feeds.rows) name(row.clientId, row.wallet);
+  for (const audit of feeds.audits) {
     const wallet = targetWallet(audit.target);
-    if (wallet !== null) nameWallet(wallet.clientId, wallet.currency);
+    if (wallet !== null) name(wallet.clientId, wallet.currency);
   }
-  for (const wallet of [...moved, ...span.recheck.wallets]) nameWallet(wallet.clientId, wallet.currency);
-  const registry = await registryOf(env.DB, [...walletsNamed.values()]);
+  for (const wallet of [...feeds.moved, ...span.recheck.wallets]) name(wallet.clientId, wallet.currency);
+  for (const entry of span.recheck.entries) {
+    const parsed = entryOf(entry);
+    if (parsed !== null) name(parsed.clientId, parsed.currency);
+  }
+  return wallets;
+}
 
-  // 1. The ledgers of the wallets that moved money: every posting with its audit row, every transfer
-  // paired, every object's balance its ledger's sum; the orders their entries name join the orders checked.
-  const ledgerCursors = new Map<string, number>();
-  let pagesLeft = budget.ledgerPages;
-  for (const { clientId, currency } of walletsNamed.values()) {
+/** The wallet object and seq a standing entry's subject names (`entry:<client>:<currency>[:<generation>:<region>]:<seq>`). */
+function entryOf(entry: StandingEntry): { clientId: string; currency: string; generation: number; seq: number } | null {
+  const prefix = `entry:${entry.clientId}:`;
+  if (!entry.subject.startsWith(prefix)) return null;
+  const match = /^([A-Z]{3})(?::(\d+):[^:]+)?:(\d+)$/.exec(entry.subject.slice(prefix.length));
+  return match === null
+    ? null
+    : {
+        clientId: entry.clientId,
+        currency: match[1]!,
+        generation: match[2] === undefined ? 0 : Number(match[2]),
+        seq: Number(match[3]),
+      };
+}
+
+/**
+ * The ledger entries with a mismatch standing (a posting without its audit row, a transfer without its
+ * pair), checked again, so that one put right (a move finished late, a restored audit row) is cleared: the
+ * ledger's cursor has moved past them. One the ledger no longer holds stays as it was.
+ */
+async function recheckEntries(
+  env: ReconcileEnv,
+  span: Span,
+  registry: Map<string, RegisteredWallet>,
+  findings: Findings,
+  checked: Checked,
+): Promise<void> {
+  for (const standing of span.recheck.entries) {
+    const parsed = entryOf(standing);
+    if (parsed === null || findings.entriesChecked.has(standing.subject)) continue;
+    const { clientId, currency } = parsed;
     const wallet = registry.get(walletKey(clientId, currency));
+    const placements = wallet === undefined ? [] : historyOf(wallet);
+    const at = placements.findIndex((placement) => placement.generation === parsed.generation);
+    if (at < 0) continue;
+    const object = walletObjectAt(env, clientId, currency, placements, at);
+    const [entry] = (await object.stub.entries(parsed.seq - 1, 1)) as LedgerEntry[];
+    if (entry === undefined || entry.seq !== parsed.seq) continue;
+    findings.checked(standing.subject);
+    await checkEntry(env, object, entry, { entries: null }, findings, checked);
+  }
+}
+
+/**
+ * The records of the orders left over, read first (and not again for their checks): the wallet of each that
+ * changed since it was left over is read too, as its own change would have named it to a feed by change
+ * time (its charge, its refund, and whatever else its wallet's ledger holds since).
+ */
+async function leftOverRecords(
+  env: ReconcileEnv,
+  span: Span,
+  wallets: Map<string, { clientId: string; currency: string }>,
+): Promise<Map<string, OrderRecord | null>> {
+  const ids = [...span.deferred.keys()].slice(0, span.budget.checkedOrders);
+  const records = new Map<string, OrderRecord | null>();
+  (await inBatches(ids, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) => {
+    records.set(ids[at]!, record);
+    if (record !== null && record.modifiedAt > span.deferred.get(record.id)!)
+      wallets.set(walletKey(record.clientId, record.wallet), { clientId: record.clientId, currency: record.wallet });
+  });
+  return records;
+}
+
+/** One pass over a span: every check, nothing written. */
+async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
+  const findings = new Findings();
+  const checked = noneChecked();
+  const feeds = await readFeeds(env.DB, span);
+  checked.soldCodes = feeds.codes.length;
+  const named = ordersNamed(feeds, span);
+  const wallets = walletsNamed(feeds, span);
+  const records = await leftOverRecords(env, span, wallets);
+  const registry = await registryOf(env.DB, [...wallets.values()]);
+  // 1. The ledgers of the wallets that moved money; the orders their entries name join the orders checked.
+  const ledgers = await checkLedgers(env, span, wallets, registry, named.orders, findings, checked);
+  await recheckEntries(env, span, registry, findings, checked);
+  // 2. Every audit row of a posting with its ledger entry.
+  await checkAudits(env, feeds.audits, registry, findings, checked);
+  // 3. The orders: each order object, its index row, its ledger lines and its codes.
+  const judged = await checkOrders(env, span, named, registry, records, findings, checked);
+
+  const last = <T>(items: readonly T[]) => items[items.length - 1];
+  const lastRow = last(feeds.rows);
+  const lastCode = last(feeds.codes);
+  return {
+    checked,
+    complete: feeds.complete && ledgers.complete && judged.complete,
+    findings: findings.bySubject,
+    ...judged.deferral,
+    ledgerCursors: ledgers.cursors,
+    next: {
+      orders: lastRow === undefined ? span.orders : { createdAt: lastRow.createdAt, id: lastRow.id },
+      codes: lastCode === undefined ? span.codes : { soldAt: lastCode.soldAt ?? 0, id: lastCode.id },
+      auditId: last(feeds.audits)?.id ?? span.auditId,
+      movesAt: last(feeds.moved)?.movedAt ?? span.movesAt,
+    },
+  };
+}
+
+/**
+ * Every object each named wallet has been: every posting with its audit row, every transfer paired, every
+ * object's balance its ledger's sum, and the balances across its objects their ledgers' sum. Reads each
+ * ledger from its cursor, within the budget of pages; returns where each cursor may move.
+ */
+async function checkLedgers(
+  env: ReconcileEnv,
+  span: Span,
+  named: Map<string, { clientId: string; currency: string }>,
+  registry: Map<string, RegisteredWallet>,
+  orders: Map<string, Naming>,
+  findings: Findings,
+  checked: Checked,
+): Promise<{ cursors: Map<string, number>; complete: boolean }> {
+  const cursors = new Map<string, number>();
+  const pages = { left: span.budget.ledgerPages, complete: true };
+  for (const [key, { clientId, currency }] of named) {
     const walletSubject = `wallet:${clientId}:${currency}`;
-    const mismatch = found(walletSubject, "balance_matches_ledger", null, clientId, currency);
-    subject(walletSubject);
+    const mismatch = findings.of(walletSubject, "balance_matches_ledger", null, clientId, currency);
+    findings.checked(walletSubject);
+    const wallet = registry.get(key);
     if (wallet === undefined) continue;
     checked.wallets += 1;
     const placements = historyOf(wallet);
@@ -291,67 +458,136 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
     let sums = new Money(0);
     for (const [at, placement] of placements.entries()) {
       checked.walletObjects += 1;
-      const name = walletName(clientId, currency, placement.generation, placement.region);
-      const stub = placedWallet(env, clientId, currency, placement);
-      let audited: Awaited<ReturnType<typeof auditedEntries>> | null = null;
-      let after = await span.ledgerFrom(name, stub);
-      let cursor = after;
-      let settledSoFar = true;
-      while (pagesLeft > 0) {
-        pagesLeft -= 1;
-        const page = (await stub.entries(after, LEDGER_PAGE)) as LedgerEntry[];
-        for (const entry of page) {
-          checked.ledgerEntries += 1;
-          const settled = entry.createdAt <= settledBy;
-          // The cursor moves past settled entries only: a later run reads the rest again.
-          if (settled && settledSoFar) cursor = entry.seq;
-          else settledSoFar = false;
-          if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
-          if (!settled) continue;
-          if ((entry.kind === "top_up" || entry.kind === "adjustment") && !entry.key.startsWith(SANDBOX_TOP_UP)) {
-            audited ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placement));
-            if (entry.seq > audited.restoredThrough && !audited.keys.has(`wallet.${entry.kind}:${entry.seq}`))
-              found(
-                `entry:${name}:${entry.seq}`,
-                "posting_audited",
-                null,
-                clientId,
-                currency,
-              )(`${entry.kind} #${entry.seq} of ${entry.amount} in ${name} has no audit row`);
-          }
-          if (entry.kind === "move_out" || entry.kind === "move_in") {
-            checked.transfers += 1;
-            const other = placements[entry.kind === "move_out" ? at + 1 : at - 1];
-            const pairMismatch = found(`entry:${name}:${entry.seq}`, "transfer_paired", null, clientId, currency);
-            if (other === undefined) {
-              pairMismatch(`${entry.kind} ${entry.key} in ${name}: the registry lists no object on its other side`);
-              continue;
-            }
-            const otherName = walletName(clientId, currency, other.generation, other.region);
-            const pair = (await placedWallet(env, clientId, currency, other).entry(entry.key)) as LedgerEntry | null;
-            const problem = transferProblem(entry, pair, otherName);
-            if (problem !== null) pairMismatch(problem);
-          }
-        }
-        if (page.length < LEDGER_PAGE) break;
-        after = page[page.length - 1]!.seq;
-        if (pagesLeft === 0) complete = false;
-      }
-      if (cursor > 0) ledgerCursors.set(name, cursor);
-      const { balance, ledgerSum } = await stub.audit();
+      const object = walletObjectAt(env, clientId, currency, placements, at);
+      const cursor = await readLedger(env, span, object, pages, orders, findings, checked);
+      if (cursor > 0) cursors.set(object.name, cursor);
+      const { balance, ledgerSum } = await object.stub.audit();
       balances = balances.plus(balance);
       sums = sums.plus(ledgerSum);
       if (!new Money(balance).equals(ledgerSum))
-        mismatch(`${name}: the balance is ${balance}, its ledger sums to ${new Money(ledgerSum).toFixed()}`);
+        mismatch(`${object.name}: the balance is ${balance}, its ledger sums to ${new Money(ledgerSum).toFixed()}`);
       else if (placement.generation < current.generation && !new Money(balance).isZero())
-        mismatch(`${name}: the wallet moved on, yet this object holds ${balance}`);
+        mismatch(`${object.name}: the wallet moved on, yet this object holds ${balance}`);
     }
     if (!balances.equals(sums))
       mismatch(`across its objects the balance is ${balances.toFixed()}, the ledgers sum to ${sums.toFixed()}`);
   }
+  return { cursors, complete: pages.complete };
+}
 
-  // 2. Every audit row of a posting with its ledger entry: the same kind and amount at the seq it names.
-  const auditWallets = await registryOf(
+/** One object a wallet has been: its place in the wallet's history, its name and its stub. */
+interface WalletObjectAt {
+  clientId: string;
+  currency: string;
+  placements: ReturnType<typeof historyOf>;
+  at: number;
+  name: string;
+  stub: DurableObjectStub<WalletObject>;
+}
+
+function walletObjectAt(
+  env: ReconcileEnv,
+  clientId: string,
+  currency: string,
+  placements: ReturnType<typeof historyOf>,
+  at: number,
+): WalletObjectAt {
+  const placement = placements[at]!;
+  return {
+    clientId,
+    currency,
+    placements,
+    at,
+    name: walletName(clientId, currency, placement.generation, placement.region),
+    stub: placedWallet(env, clientId, currency, placement),
+  };
+}
+
+/**
+ * One wallet object's ledger from its cursor, a page at a time while the budget lasts: the orders its
+ * entries name join `orders`, and each settled entry is checked. Returns the seq the cursor may move to: past
+ * settled entries only, so that a later run reads the rest again.
+ */
+async function readLedger(
+  env: ReconcileEnv,
+  span: Span,
+  object: WalletObjectAt,
+  pages: { left: number; complete: boolean },
+  orders: Map<string, Naming>,
+  findings: Findings,
+  checked: Checked,
+): Promise<number> {
+  const { clientId, currency } = object;
+  const audited: { entries: Awaited<ReturnType<typeof auditedEntries>> | null } = { entries: null };
+  let after = await span.ledgerFrom(object.name, object.stub);
+  let cursor = after;
+  let settledSoFar = true;
+  // Each object's first page is read whatever the budget (the wallets named are bounded by the feeds'
+  // budgets): only the pages after it are counted, so a run that stops for them says it did not finish.
+  for (let first = true; first || pages.left > 0; first = false) {
+    if (!first) pages.left -= 1;
+    const page = (await object.stub.entries(after, LEDGER_PAGE)) as LedgerEntry[];
+    for (const entry of page) {
+      checked.ledgerEntries += 1;
+      const settled = entry.createdAt <= span.settledBy;
+      if (settled && settledSoFar) cursor = entry.seq;
+      else settledSoFar = false;
+      if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
+      if (settled) await checkEntry(env, object, entry, audited, findings, checked);
+    }
+    if (page.length < LEDGER_PAGE) return cursor;
+    after = page[page.length - 1]!.seq;
+  }
+  pages.complete = false;
+  return cursor;
+}
+
+/** A settled ledger entry that names no order: a posting has its audit row, a transfer its pair. */
+async function checkEntry(
+  env: ReconcileEnv,
+  object: WalletObjectAt,
+  entry: LedgerEntry,
+  audited: { entries: Awaited<ReturnType<typeof auditedEntries>> | null },
+  findings: Findings,
+  checked: Checked,
+): Promise<void> {
+  const { clientId, currency, name, placements, at } = object;
+  const entrySubject = `entry:${name}:${entry.seq}`;
+  findings.entriesChecked.add(entrySubject);
+  if ((entry.kind === "top_up" || entry.kind === "adjustment") && !entry.key.startsWith(SANDBOX_TOP_UP)) {
+    audited.entries ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placements[at]!));
+    if (entry.seq > audited.entries.restoredThrough && !audited.entries.keys.has(`wallet.${entry.kind}:${entry.seq}`))
+      findings.of(
+        entrySubject,
+        "posting_audited",
+        null,
+        clientId,
+        currency,
+      )(`${entry.kind} #${entry.seq} of ${entry.amount} in ${name} has no audit row`);
+  }
+  if (entry.kind !== "move_out" && entry.kind !== "move_in") return;
+  checked.transfers += 1;
+  const other = placements[entry.kind === "move_out" ? at + 1 : at - 1];
+  const pairMismatch = findings.of(entrySubject, "transfer_paired", null, clientId, currency);
+  if (other === undefined) {
+    pairMismatch(`${entry.kind} ${entry.key} in ${name}: the registry lists no object on its other side`);
+    return;
+  }
+  const otherName = walletName(clientId, currency, other.generation, other.region);
+  const pair = (await placedWallet(env, clientId, currency, other).entry(entry.key)) as LedgerEntry | null;
+  const problem = transferProblem(entry, pair, otherName);
+  if (problem !== null) pairMismatch(problem);
+}
+
+/** Every audit row of a posting with its ledger entry: the same kind and amount at the seq it names. */
+async function checkAudits(
+  env: ReconcileEnv,
+  audits: readonly PostingAudit[],
+  registry: Map<string, RegisteredWallet>,
+  findings: Findings,
+  checked: Checked,
+): Promise<void> {
+  const more = await registryOf(
     env.DB,
     audits.flatMap((audit) => {
       const wallet = targetWallet(audit.target);
@@ -359,146 +595,201 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
     }),
   );
   for (const audit of audits) {
-    subject(`audit:${audit.id}`);
-    await checkAudit(env, audit, registry, auditWallets, found);
+    findings.checked(`audit:${audit.id}`);
+    await checkAudit(env, audit, registry, more, findings);
     checked.postingAudits += 1;
   }
+}
 
-  // 3. The orders: the order object, its index row, its ledger lines and its codes. Those beyond the budget
-  // (named by ledgers and codes in bulk) are left to the next run.
-  const named = [...orders.keys()];
-  const ids = named.slice(0, budget.checkedOrders);
-  const overflow = named.slice(budget.checkedOrders);
-  if (overflow.length > 0) complete = false;
+/** What a run reads of the orders it checks, beside their index rows. */
+interface OrderEvidence {
+  records: Map<string, OrderRecord | null>;
+  /** The codes sold to each order, by order id. */
+  sold: Map<string, CodeByPin[]>;
+  /** The codes an order's redeem holds but that are not sold to it, by SKU and pin. */
+  byPin: Awaited<ReturnType<typeof codesByPins>>;
+  /** Each order's lines in every object its wallet has been. */
+  money: Map<string, OrderMoney>;
+}
+
+const redeemOf = (record: OrderRecord) =>
+  record.lines
+    .filter((line) => line.product.supplier === "inventory")
+    .flatMap((line) => (line.redeem?.pins ?? []).map((pin) => ({ sku: line.sku, pin })));
+
+async function orderEvidence(
+  env: ReconcileEnv,
+  ids: readonly string[],
+  rows: Map<string, IndexRow>,
+  registry: Map<string, RegisteredWallet>,
+  read: Map<string, OrderRecord | null>,
+): Promise<OrderEvidence> {
   const records = new Map<string, OrderRecord | null>();
-  (await inBatches(ids, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) =>
-    records.set(ids[at]!, record),
+  const unread = ids.filter((orderId) => !read.has(orderId));
+  (await inBatches(unread, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) =>
+    records.set(unread[at]!, record),
   );
+  for (const orderId of ids) if (read.has(orderId)) records.set(orderId, read.get(orderId)!);
   const known = [...records.values()].filter((record): record is OrderRecord => record !== null);
+  // The rows of orders no feed row named, found by their reference (the index's key for a client).
   const byClient = new Map<string, string[]>();
   for (const record of known)
-    if (!rowOf.has(record.id))
+    if (!rows.has(record.id))
       byClient.set(record.clientId, [...(byClient.get(record.clientId) ?? []), record.reference]);
   for (const [clientId, references] of byClient)
-    for (const row of (await indexRowsByReference(env.DB, clientId, references)).values()) rowOf.set(row.id, row);
-  const orderWallets = await registryOf(
+    for (const row of (await indexRowsByReference(env.DB, clientId, references)).values()) rows.set(row.id, row);
+  const wallets = await registryOf(
     env.DB,
     known
       .filter((record) => !registry.has(walletKey(record.clientId, record.wallet)))
       .map((record) => ({ clientId: record.clientId, currency: record.wallet })),
   );
-  for (const [key, wallet] of registry) orderWallets.set(key, wallet);
+  for (const [key, wallet] of registry) wallets.set(key, wallet);
   const sold = new Map<string, CodeByPin[]>();
   for (const code of await codesSoldTo(
     env.DB,
     known.map((record) => record.id),
   ))
     sold.set(code.orderId, [...(sold.get(code.orderId) ?? []), { ...code, status: "sold" }]);
-  const redeemOf = (record: OrderRecord) =>
-    record.lines
-      .filter((line) => line.product.supplier === "inventory")
-      .flatMap((line) => (line.redeem?.pins ?? []).map((pin) => ({ sku: line.sku, pin })));
   const lostPins = known.flatMap((record) => {
     const own = new Set((sold.get(record.id) ?? []).map((code) => `${code.sku}\u0000${code.pin}`));
     return redeemOf(record).filter((pin) => !own.has(`${pin.sku}\u0000${pin.pin}`));
   });
-  const byPin = await codesByPins(env.DB, lostPins);
-
-  // Each order's lines in every object its wallet has been (a charge may have met a moved wallet), asked
-  // a few orders at once.
-  const moneyOf = new Map<string, OrderMoney>();
+  const money = new Map<string, OrderMoney>();
+  // A charge may have met a moved wallet: every object the wallet has been is asked, a few orders at once.
   await inBatches(known, async (record) => {
-    let money: OrderMoney = emptyMoney(record.clientId, record.wallet);
-    const wallet = orderWallets.get(walletKey(record.clientId, record.wallet));
+    let lines: OrderMoney = emptyMoney(record.clientId, record.wallet);
+    const wallet = wallets.get(walletKey(record.clientId, record.wallet));
     for (const placement of wallet === undefined ? [] : historyOf(wallet))
       for (const entry of (await placedWallet(env, record.clientId, record.wallet, placement).orderEntries(
         record.id,
       )) as LedgerEntry[])
-        money = addLine(money, entry.kind, entry.amount, entry.createdAt, true);
-    moneyOf.set(record.id, money);
+        lines = addLine(lines, entry.kind, entry.amount, entry.createdAt, true);
+    money.set(record.id, lines);
   });
+  return { records, sold, byPin: await codesByPins(env.DB, lostPins), money };
+}
 
-  const defer = new Map<string, number>(overflow.map((orderId) => [orderId, span.deferred.get(orderId) ?? now]));
+/** Which orders a run leaves to the next (and since when), which it starts the clock of again, which it lets go. */
+interface Deferral {
+  defer: Map<string, number>;
+  restart: Set<string>;
+  undefer: Set<string>;
+}
+
+/**
+ * The orders named, up to the budget (the rest are left to the next run): each checked against its index
+ * row, its ledger lines and its codes. An order still changing is checked in full once it has settled, or
+ * once it has waited the bound; an order still open stays among the deferred until it ends, so that what it
+ * does later is checked too, though the feed of orders (by creation) has passed it.
+ */
+async function checkOrders(
+  env: ReconcileEnv,
+  span: Span,
+  named: NamedOrders,
+  registry: Map<string, RegisteredWallet>,
+  read: Map<string, OrderRecord | null>,
+  findings: Findings,
+  checked: Checked,
+): Promise<{ deferral: Deferral; complete: boolean }> {
+  const all = [...named.orders.keys()];
+  const ids = all.slice(0, span.budget.checkedOrders);
+  const overflow = all.slice(span.budget.checkedOrders);
+  const evidence = await orderEvidence(env, ids, named.rows, registry, read);
+  const deferral: Deferral = {
+    defer: new Map(overflow.map((orderId) => [orderId, span.deferred.get(orderId) ?? span.now])),
+    restart: new Set(),
+    undefer: new Set(),
+  };
   checked.leftToNextRun += overflow.length;
-  const undefer = new Set<string>();
   for (const orderId of ids) {
-    const record = records.get(orderId)!;
-    const named = orders.get(orderId)!;
-    const orderSubject = `order:${orderId}`;
-    subject(orderSubject);
+    const record = evidence.records.get(orderId)!;
+    findings.checked(`order:${orderId}`);
     if (record === null) {
-      undefer.add(orderId);
-      if (named.code !== undefined)
-        found(
-          orderSubject,
-          "unknown_order",
-          null,
-          null,
-          null,
-        )(`code #${named.code.id} (${named.code.sku}) is sold to ${orderId}, which is no order of this service`);
-      else if (named.clientId !== undefined)
-        found(
-          orderSubject,
-          "unknown_order",
-          orderId,
-          named.clientId,
-          named.currency!,
-        )(`the ${named.clientId} ${named.currency} ledger names ${orderId}, which is no order of this service`);
+      deferral.undefer.add(orderId);
+      unknownOrder(orderId, named.orders.get(orderId)!, findings);
       continue;
     }
     checked.orders += 1;
-    const { clientId, wallet: currency } = record;
-    const mismatch = (check: CheckName) => found(orderSubject, check, orderId, clientId, currency);
-    if (named.clientId !== undefined && (named.clientId !== clientId || named.currency !== currency))
-      mismatch("ledger_matches_order")(
-        `the ${named.clientId} ${named.currency} ledger names an order of ${clientId} paid in ${currency}`,
-      );
-    const money = moneyOf.get(orderId) ?? emptyMoney(clientId, currency);
-
-    const changing = record.modifiedAt > settledBy || money.lastAt > settledBy;
-    const since = span.deferred.get(orderId);
-    const pastBound = changing && since !== undefined && now - since >= DEFERRAL_BOUND_MS;
-    if (pastBound) checked.ordersPastBound += 1;
-    const settled = !changing || pastBound;
-    if (settled) undefer.add(orderId);
-    else {
-      defer.set(orderId, since ?? now);
-      checked.leftToNextRun += 1;
-    }
-
-    // Checked whatever the order is doing: a charge lands before an order says it was charged or delivers.
-    const delivery = deliveryProblem(record.state, record.lines, money);
-    if (delivery !== null) mismatch("charge_for_delivery")(delivery);
-    for (const problem of redeemProblems(orderId, redeemOf(record), sold.get(orderId) ?? [], byPin, settled))
-      mismatch("codes_match_redeem")(problem);
-    const own = indexRowOf(record);
-    const row = rowOf.get(orderId);
-    // The row of this very version of the order is compared at once; an older one may only lag.
-    if (row !== undefined && (settled || row.modifiedAt >= record.modifiedAt))
-      for (const problem of indexProblems(row, own)) mismatch("index_matches_order")(problem);
-    else if (row === undefined && settled)
-      mismatch("index_matches_order")(`the order is ${record.state} but has no row in the index`);
-    if (settled && record.state !== "created" && record.state !== "confirmed")
-      for (const problem of ledgerProblems(own, money)) mismatch("ledger_matches_order")(problem);
+    const money = evidence.money.get(orderId) ?? emptyMoney(record.clientId, record.wallet);
+    const settled = defer(span, record, money, deferral, checked);
+    judgeOrder(record, named.orders.get(orderId)!, named.rows.get(orderId), money, evidence, settled, findings);
   }
+  return { deferral, complete: overflow.length === 0 };
+}
 
-  const last = <T>(items: readonly T[]) => items[items.length - 1];
-  const lastRow = last(rows);
-  const lastCode = last(codes);
-  return {
-    checked,
-    complete,
-    findings,
-    defer,
-    undefer,
-    ledgerCursors,
-    next: {
-      orders: lastRow === undefined ? span.orders : { modifiedAt: lastRow.modifiedAt, id: lastRow.id },
-      codes: lastCode === undefined ? span.codes : { soldAt: lastCode.soldAt ?? 0, id: lastCode.id },
-      auditId: last(audits)?.id ?? span.auditId,
-      movesAt: last(moved)?.movedAt ?? span.movesAt,
-    },
-  };
+/** An order a ledger or a code names, which no order object holds. */
+function unknownOrder(orderId: string, naming: Naming, findings: Findings): void {
+  const orderSubject = `order:${orderId}`;
+  if (naming.code !== undefined)
+    findings.of(
+      orderSubject,
+      "unknown_order",
+      null,
+      null,
+      null,
+    )(`code #${naming.code.id} (${naming.code.sku}) is sold to ${orderId}, which is no order of this service`);
+  else if (naming.clientId !== undefined)
+    findings.of(
+      orderSubject,
+      "unknown_order",
+      orderId,
+      naming.clientId,
+      naming.currency!,
+    )(`the ${naming.clientId} ${naming.currency} ledger names ${orderId}, which is no order of this service`);
+}
+
+/**
+ * Where the order goes after this run: kept while it is open or still changing, with its clock started
+ * again once it has been checked past the bound; let go once it has ended and settled. Returns whether it
+ * has settled (checked in full).
+ */
+function defer(span: Span, record: OrderRecord, money: OrderMoney, deferral: Deferral, checked: Checked): boolean {
+  const changing = record.modifiedAt > span.settledBy || money.lastAt > span.settledBy;
+  const open = !hasEnded(record.state);
+  const since = span.deferred.get(record.id);
+  const due = (changing || open) && since !== undefined && pastBound(since, span.now);
+  if (due) checked.ordersPastBound += 1;
+  const settled = !changing || due;
+  if (!open && settled) deferral.undefer.add(record.id);
+  else if (due) deferral.restart.add(record.id);
+  else {
+    deferral.defer.set(record.id, since ?? span.now);
+    checked.leftToNextRun += 1;
+  }
+  return settled;
+}
+
+/** One order against its index row, its ledger lines and its codes. */
+function judgeOrder(
+  record: OrderRecord,
+  naming: Naming,
+  row: IndexRow | undefined,
+  money: OrderMoney,
+  evidence: OrderEvidence,
+  settled: boolean,
+  findings: Findings,
+): void {
+  const { id: orderId, clientId, wallet: currency } = record;
+  const mismatch = (check: CheckName) => findings.of(`order:${orderId}`, check, orderId, clientId, currency);
+  if (naming.clientId !== undefined && (naming.clientId !== clientId || naming.currency !== currency))
+    mismatch("ledger_matches_order")(
+      `the ${naming.clientId} ${naming.currency} ledger names an order of ${clientId} paid in ${currency}`,
+    );
+  // Checked whatever the order is doing: a charge lands before an order says it was charged or delivers.
+  const delivery = deliveryProblem(record.state, record.lines, money);
+  if (delivery !== null) mismatch("charge_for_delivery")(delivery);
+  const sold = evidence.sold.get(orderId) ?? [];
+  for (const problem of redeemProblems(orderId, redeemOf(record), sold, evidence.byPin, settled))
+    mismatch("codes_match_redeem")(problem);
+  const own = indexRowOf(record);
+  // The row of this very version of the order is compared at once; an older one may only lag.
+  if (row !== undefined && (settled || row.modifiedAt >= record.modifiedAt))
+    for (const problem of indexProblems(row, own)) mismatch("index_matches_order")(problem);
+  else if (row === undefined && settled)
+    mismatch("index_matches_order")(`the order is ${record.state} but has no row in the index`);
+  if (settled && record.state !== "created" && record.state !== "confirmed")
+    for (const problem of ledgerProblems(own, money)) mismatch("ledger_matches_order")(problem);
 }
 
 /** One audit row of a posting against its ledger entry. */
@@ -507,17 +798,17 @@ async function checkAudit(
   audit: PostingAudit,
   registry: Map<string, RegisteredWallet>,
   more: Map<string, RegisteredWallet>,
-  found: (
-    name: string,
-    check: CheckName,
-    orderId: string | null,
-    clientId: string | null,
-    currency: string | null,
-  ) => (problem: string) => void,
+  findings: Findings,
 ): Promise<void> {
   const named = targetWallet(audit.target);
   const auditSubject = `audit:${audit.id}`;
-  const mismatch = found(auditSubject, "audit_has_posting", null, named?.clientId ?? null, named?.currency ?? null);
+  const mismatch = findings.of(
+    auditSubject,
+    "audit_has_posting",
+    null,
+    named?.clientId ?? null,
+    named?.currency ?? null,
+  );
   if (named === null) {
     mismatch(`audit row #${audit.id} (${audit.action}) names ${audit.target}, which is no wallet object`);
     return;
@@ -561,7 +852,7 @@ export interface Period {
 }
 
 /**
- * The checks over the changes of a period (orders changed, codes sold, postings audited and wallets moved
+ * The checks over what happened in a period (orders created, codes sold, postings audited and wallets moved
  * from `createdFrom` to `createdTo`), bounded by the budget: what GET /admin/reconciliation and a viewer's
  * run answer. It writes nothing: no checkpoint, no stored run, no standing mismatch.
  */
@@ -573,7 +864,8 @@ export async function reconcile(
 ): Promise<Reconciliation> {
   const { createdFrom, createdTo } = period;
   const outcome = await check(env, {
-    orders: { modifiedAt: createdFrom - 1, id: "~" },
+    orders: { createdAt: createdFrom - 1, id: "~" },
+    ordersTo: createdTo,
     codes: { soldAt: createdFrom - 1, id: Number.MAX_SAFE_INTEGER },
     auditId: await lastAuditIdBefore(env.DB, createdFrom),
     movesAt: createdFrom - 1,
@@ -581,7 +873,7 @@ export async function reconcile(
     now,
     settledBy: now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000,
     deferred: new Map(),
-    recheck: { orders: [], wallets: [] },
+    recheck: { orders: [], wallets: [], entries: [] },
     ledgerFrom: (_, wallet) => seqBefore(wallet, createdFrom),
     budget,
   });
@@ -611,8 +903,10 @@ export async function runAndStore(
     (await deferredOrders(db, budget.deferred)).map((order) => [order.orderId, order.since] as const),
   );
   let cursors: Map<string, number> | null = null;
+  const ordersTo = now - INDEX_SETTLED_MS;
   const outcome = await check(env, {
     orders: checkpoint.orders,
+    ordersTo,
     codes: checkpoint.codes,
     auditId: checkpoint.auditId,
     movesAt: checkpoint.movesAt,
@@ -620,7 +914,7 @@ export async function runAndStore(
     now,
     settledBy: now - graceSeconds * 1000,
     deferred,
-    recheck: await standingSubjects(db, budget.deferred),
+    recheck: await standingSubjects(db, budget.standing),
     ledgerFrom: async (name) => {
       cursors ??= new Map();
       if (!cursors.has(name)) for (const [wallet, seq] of await ledgerCursorsOf(db, [name])) cursors.set(wallet, seq);
@@ -628,33 +922,37 @@ export async function runAndStore(
     },
     budget,
   });
+  await storeOutcome(db, outcome, now);
 
+  // Left to the next run: the orders still open or changing, and the orders beyond the budget.
+  const leftOver = await deferredCount(db, now - DEFERRAL_BOUND_MS - RUN_SLACK_MS);
+  const left = leftOver.left + (outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo));
+  outcome.checked.leftToNextRun = left;
+  const rising = left > checkpoint.leftToNext && left > 0 ? checkpoint.leftRising + 1 : 0;
+  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue)])
+    if (alert !== null) alerts.push(alert);
+  const run = reconciliationOf(outcome, checkpoint.orders.createdAt, now, alerts);
+  const standing = await standingFindings(db, STORED_MISMATCHES);
+  await db.batch([
+    checkpointStatement(db, { ...checkpoint, ...outcome.next, finishedAt: now, leftToNext: left, leftRising: rising }),
+    saveRunStatement(db, now, run, standing),
+  ]);
+  logRun(run, alerts, standing.count);
+  return run;
+}
+
+/** What a run found and leaves over, in D1 batches: before the checkpoint moves, so a run that dies here loses nothing. */
+async function storeOutcome(db: D1Database, outcome: Outcome, now: number): Promise<void> {
   const statements: D1PreparedStatement[] = [];
   for (const [subject, found] of outcome.findings) statements.push(...findingStatements(db, subject, found, now));
   for (const [orderId, since] of outcome.defer) statements.push(deferStatement(db, orderId, since));
+  for (const orderId of outcome.restart) statements.push(restartDeferralStatement(db, orderId, now));
   for (const orderId of outcome.undefer) statements.push(undeferStatement(db, orderId));
   for (const [wallet, seq] of outcome.ledgerCursors) statements.push(ledgerCursorStatement(db, wallet, seq));
   for (let start = 0; start < statements.length; start += 200) await db.batch(statements.slice(start, start + 200));
+}
 
-  // Left to the next run: the orders still changing, and the changes beyond the budget.
-  const left =
-    (await deferredCount(db)) + (outcome.complete ? 0 : await indexRowsChangedCount(db, outcome.next.orders, now));
-  outcome.checked.leftToNextRun = left;
-  const rising = left > checkpoint.leftToNext && left > 0 ? checkpoint.leftRising + 1 : 0;
-  const risen = risingAlert(rising, left);
-  if (risen !== null) alerts.push(risen);
-  const run = reconciliationOf(outcome, checkpoint.orders.modifiedAt, now, alerts);
-  const standing = await standingFindings(db, STORED_MISMATCHES);
-  await db.batch([
-    checkpointStatement(db, {
-      ...checkpoint,
-      ...outcome.next,
-      finishedAt: now,
-      leftToNext: left,
-      leftRising: rising,
-    }),
-    saveRunStatement(db, now, run, standing),
-  ]);
+function logRun(run: Reconciliation, alerts: readonly string[], standing: number): void {
   for (const mismatch of run.mismatches)
     log("error", "reconciliation mismatch", { component: "reconciliation", ...mismatch });
   for (const alert of alerts) log("error", "reconciliation alert", { component: "reconciliation", alert });
@@ -665,9 +963,8 @@ export async function runAndStore(
     complete: run.complete,
     ...run.checked,
     mismatches: run.mismatches.length,
-    standing: standing.count,
+    standing,
   });
-  return run;
 }
 
 /** On-demand runs (GET /admin/reconciliation, the console's "run now"): this many per operator a window. */

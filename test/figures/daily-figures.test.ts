@@ -304,10 +304,9 @@ describe("what the triggers cost in D1 rows written", () => {
       expect(await ended(created.id)).toBe("successful");
       written.push(await indexNow(created.id));
     }
-    // The index's own 3 (its row, its time index entry and the reconciliation's change entry, migration
-    // 0018), then its day's bucket, its client's day and its SKU's line; the client's first order of the
-    // day also writes that day's index entry.
-    expect(written).toEqual([3 + 4, 3 + 3]);
+    // The index's own 2 (its row and its time index entry), then its day's bucket, its client's day and its
+    // SKU's line; the client's first order of the day also writes that day's index entry.
+    expect(written).toEqual([2 + 4, 2 + 3]);
   });
 
   it("writes one row per code uploaded and per code sold, on their days, per value", async () => {
