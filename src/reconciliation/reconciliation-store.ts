@@ -332,3 +332,36 @@ export async function lastRun(db: D1Database | D1DatabaseSession): Promise<Store
     alerts: JSON.parse(row.alerts) as string[],
   };
 }
+
+/** Up to `limit` wallets an earlier run did not read to their end, longest waiting first. */
+export async function walletsLeftOver(
+  db: D1Database,
+  limit: number,
+): Promise<{ clientId: string; currency: string }[]> {
+  const { results } = await db
+    .prepare(`SELECT client_id, currency FROM reconciliation_wallets_left ORDER BY since LIMIT ?1`)
+    .bind(limit)
+    .all<{ client_id: string; currency: string }>();
+  return results.map((row) => ({ clientId: row.client_id, currency: row.currency }));
+}
+
+export function walletLeftStatement(
+  db: D1Database,
+  wallet: { clientId: string; currency: string },
+  since: number,
+): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO reconciliation_wallets_left (client_id, currency, since) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING`,
+    )
+    .bind(wallet.clientId, wallet.currency, since);
+}
+
+export function walletDoneStatement(
+  db: D1Database,
+  wallet: { clientId: string; currency: string },
+): D1PreparedStatement {
+  return db
+    .prepare(`DELETE FROM reconciliation_wallets_left WHERE client_id = ?1 AND currency = ?2`)
+    .bind(wallet.clientId, wallet.currency);
+}

@@ -84,6 +84,9 @@ import {
   standingSubjects,
   takeDemand,
   undeferStatement,
+  walletDoneStatement,
+  walletLeftStatement,
+  walletsLeftOver,
   STORED_MISMATCHES,
   type Checkpoint,
   type Finding,
@@ -115,8 +118,9 @@ export interface Budget {
  * A run asks two objects per order it checks (its record, its lines in each object of its wallet), and
  * about three per wallet it reads (its first ledger page, its balance, a transfer's other side). The
  * wallets are those the feeds name (at most 1,000 + 300 + 50), those of orders left over that changed
- * (300) and those with a mismatch standing (100 + 100 entries): with these budgets at most about
- * 1,500 × 2 + 1,850 × 3 + 20 + 100 × 2 ≈ 8,800 calls, under the 10,000 subrequests one invocation may make.
+ * (300), those left over by earlier runs (300) and those with a mismatch standing (100 + 100 entries): with
+ * these budgets at most about 1,500 × 2 + 2,150 × 3 + 20 + 100 × 2 ≈ 9,700 calls, under the 10,000
+ * subrequests one invocation may make.
  * A run keeps up with about 1,000 new orders an hour; beyond it each run leaves the rest to the next, and
  * the alert lines say when that keeps growing or an order waits past the bound.
  */
@@ -150,6 +154,8 @@ interface Span {
   settledBy: number;
   /** Orders left over by earlier runs, and since when. */
   deferred: Map<string, number>;
+  /** Wallets whose ledger an earlier run did not read to its end, settled. */
+  walletsLeft: { clientId: string; currency: string }[];
   /** Orders and wallets with a mismatch standing: checked again, so that one put right is cleared. */
   recheck: { orders: string[]; wallets: { clientId: string; currency: string }[]; entries: StandingEntry[] };
   /** Where to read each wallet object's ledger from (a seq), by its name. */
@@ -168,6 +174,8 @@ interface Outcome {
   restart: Set<string>;
   undefer: Set<string>;
   ledgerCursors: Map<string, number>;
+  walletsLeft: Map<string, { clientId: string; currency: string }>;
+  walletsDone: Map<string, { clientId: string; currency: string }>;
   next: Pick<Checkpoint, "orders" | "codes" | "auditId" | "movesAt">;
 }
 
@@ -322,7 +330,8 @@ function walletsNamed(feeds: Feeds, span: Span): Map<string, { clientId: string;
     const wallet = targetWallet(audit.target);
     if (wallet !== null) name(wallet.clientId, wallet.currency);
   }
-  for (const wallet of [...feeds.moved, ...span.recheck.wallets]) name(wallet.clientId, wallet.currency);
+  for (const wallet of [...feeds.moved, ...span.recheck.wallets, ...span.walletsLeft])
+    name(wallet.clientId, wallet.currency);
   for (const entry of span.recheck.entries) {
     const parsed = entryOf(entry);
     if (parsed !== null) name(parsed.clientId, parsed.currency);
@@ -387,7 +396,7 @@ async function leftOverRecords(
   const records = new Map<string, OrderRecord | null>();
   (await inBatches(ids, (orderId) => orderRecordById(env.ORDERS, orderId))).forEach((record, at) => {
     records.set(ids[at]!, record);
-    if (record !== null && record.modifiedAt > span.deferred.get(record.id)!)
+    if (record !== null && record.modifiedAt > span.deferred.get(ids[at]!)!)
       wallets.set(walletKey(record.clientId, record.wallet), { clientId: record.clientId, currency: record.wallet });
   });
   return records;
@@ -420,6 +429,8 @@ async function check(env: ReconcileEnv, span: Span): Promise<Outcome> {
     findings: findings.bySubject,
     ...judged.deferral,
     ledgerCursors: ledgers.cursors,
+    walletsLeft: ledgers.left,
+    walletsDone: ledgers.done,
     next: {
       orders: lastRow === undefined ? span.orders : { createdAt: lastRow.createdAt, id: lastRow.id },
       codes: lastCode === undefined ? span.codes : { soldAt: lastCode.soldAt ?? 0, id: lastCode.id },
@@ -442,8 +453,15 @@ async function checkLedgers(
   orders: Map<string, Naming>,
   findings: Findings,
   checked: Checked,
-): Promise<{ cursors: Map<string, number>; complete: boolean }> {
+): Promise<{
+  cursors: Map<string, number>;
+  complete: boolean;
+  left: Map<string, { clientId: string; currency: string }>;
+  done: Map<string, { clientId: string; currency: string }>;
+}> {
   const cursors = new Map<string, number>();
+  const left = new Map<string, { clientId: string; currency: string }>();
+  const done = new Map<string, { clientId: string; currency: string }>();
   const pages = { left: span.budget.ledgerPages, complete: true };
   for (const [key, { clientId, currency }] of named) {
     const walletSubject = `wallet:${clientId}:${currency}`;
@@ -456,11 +474,13 @@ async function checkLedgers(
     const current = placementOf(wallet);
     let balances = new Money(0);
     let sums = new Money(0);
+    let whole = true;
     for (const [at, placement] of placements.entries()) {
       checked.walletObjects += 1;
       const object = walletObjectAt(env, clientId, currency, placements, at);
-      const cursor = await readLedger(env, span, object, pages, orders, findings, checked);
+      const { cursor, toEnd } = await readLedger(env, span, object, pages, orders, findings, checked);
       if (cursor > 0) cursors.set(object.name, cursor);
+      whole &&= toEnd;
       const { balance, ledgerSum } = await object.stub.audit();
       balances = balances.plus(balance);
       sums = sums.plus(ledgerSum);
@@ -471,8 +491,9 @@ async function checkLedgers(
     }
     if (!balances.equals(sums))
       mismatch(`across its objects the balance is ${balances.toFixed()}, the ledgers sum to ${sums.toFixed()}`);
+    (whole ? done : left).set(key, { clientId, currency });
   }
-  return { cursors, complete: pages.complete };
+  return { cursors, complete: pages.complete, left, done };
 }
 
 /** One object a wallet has been: its place in the wallet's history, its name and its stub. */
@@ -516,7 +537,7 @@ async function readLedger(
   orders: Map<string, Naming>,
   findings: Findings,
   checked: Checked,
-): Promise<number> {
+): Promise<{ cursor: number; toEnd: boolean }> {
   const { clientId, currency } = object;
   const audited: { entries: Awaited<ReturnType<typeof auditedEntries>> | null } = { entries: null };
   let after = await span.ledgerFrom(object.name, object.stub);
@@ -535,11 +556,11 @@ async function readLedger(
       if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
       if (settled) await checkEntry(env, object, entry, audited, findings, checked);
     }
-    if (page.length < LEDGER_PAGE) return cursor;
+    if (page.length < LEDGER_PAGE) return { cursor, toEnd: settledSoFar };
     after = page[page.length - 1]!.seq;
   }
   pages.complete = false;
-  return cursor;
+  return { cursor, toEnd: false };
 }
 
 /** A settled ledger entry that names no order: a posting has its audit row, a transfer its pair. */
@@ -737,6 +758,16 @@ function unknownOrder(orderId: string, naming: Naming, findings: Findings): void
       naming.clientId,
       naming.currency!,
     )(`the ${naming.clientId} ${naming.currency} ledger names ${orderId}, which is no order of this service`);
+  // Named by id alone (left over, or with a mismatch standing): who named it is not known any more, but no
+  // order object holds it, which is a mismatch all the same (and keeps one standing until put right).
+  else
+    findings.of(
+      orderSubject,
+      "unknown_order",
+      orderId,
+      null,
+      null,
+    )(`${orderId} was left over or has a mismatch standing, and no order object holds it`);
 }
 
 /**
@@ -873,6 +904,7 @@ export async function reconcile(
     now,
     settledBy: now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000,
     deferred: new Map(),
+    walletsLeft: [],
     recheck: { orders: [], wallets: [], entries: [] },
     ledgerFrom: (_, wallet) => seqBefore(wallet, createdFrom),
     budget,
@@ -914,6 +946,7 @@ export async function runAndStore(
     now,
     settledBy: now - graceSeconds * 1000,
     deferred,
+    walletsLeft: await walletsLeftOver(db, budget.deferred),
     recheck: await standingSubjects(db, budget.standing),
     ledgerFrom: async (name) => {
       cursors ??= new Map();
@@ -927,9 +960,12 @@ export async function runAndStore(
   // Left to the next run: the orders still open or changing, and the orders beyond the budget.
   const leftOver = await deferredCount(db, now - DEFERRAL_BOUND_MS - RUN_SLACK_MS);
   const left = leftOver.left + (outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo));
+  // The orders the feed has yet to read that were created more than the bound ago wait past it too.
+  const overdueBefore = now - DEFERRAL_BOUND_MS - RUN_SLACK_MS;
+  const unread = outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, overdueBefore);
   outcome.checked.leftToNextRun = left;
   const rising = left > checkpoint.leftToNext && left > 0 ? checkpoint.leftRising + 1 : 0;
-  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue)])
+  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue + unread)])
     if (alert !== null) alerts.push(alert);
   const run = reconciliationOf(outcome, checkpoint.orders.createdAt, now, alerts);
   const standing = await standingFindings(db, STORED_MISMATCHES);
@@ -949,6 +985,8 @@ async function storeOutcome(db: D1Database, outcome: Outcome, now: number): Prom
   for (const orderId of outcome.restart) statements.push(restartDeferralStatement(db, orderId, now));
   for (const orderId of outcome.undefer) statements.push(undeferStatement(db, orderId));
   for (const [wallet, seq] of outcome.ledgerCursors) statements.push(ledgerCursorStatement(db, wallet, seq));
+  for (const wallet of outcome.walletsLeft.values()) statements.push(walletLeftStatement(db, wallet, now));
+  for (const wallet of outcome.walletsDone.values()) statements.push(walletDoneStatement(db, wallet));
   for (let start = 0; start < statements.length; start += 200) await db.batch(statements.slice(start, start + 200));
 }
 

@@ -299,9 +299,13 @@ async function freshCheckpoint(): Promise<void> {
   const now = Date.now();
   const top = await env.DB.prepare(`SELECT max(id) AS id FROM audit_log`).first<{ id: number | null }>();
   await env.DB.batch([
-    ...["reconciliation_checkpoint", "reconciliation_findings", "reconciliation_deferred", "reconciliation_run"].map(
-      (table) => env.DB.prepare(`DELETE FROM ${table}`),
-    ),
+    ...[
+      "reconciliation_checkpoint",
+      "reconciliation_findings",
+      "reconciliation_deferred",
+      "reconciliation_run",
+      "reconciliation_wallets_left",
+    ].map((table) => env.DB.prepare(`DELETE FROM ${table}`)),
     env.DB.prepare(
       `INSERT INTO reconciliation_checkpoint (id, orders_at, codes_at, audit_id, moves_at, started_at, finished_at)
        VALUES (1, ?1, ?1, ?2, ?1, ?1, ?1)`,
