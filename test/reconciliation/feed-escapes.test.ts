@@ -11,50 +11,14 @@ import { BUDGET, runAndStore, type Mismatch } from "../../src/reconciliation/rec
 import { DEFERRAL_BOUND_MS, INDEX_SETTLED_MS } from "../../src/reconciliation/reconciliation-rules";
 import { walletName } from "../../src/wallets/ledger";
 import type { IndexRow } from "../../src/order-index/order-index-store";
-import { admin } from "../admin-helpers";
-import { addClient, confirmOrder, createOrder, line, seedDemo, wallet } from "../helpers";
+import { confirmOrder, createOrder, line, seedDemo, wallet } from "../helpers";
 import { ended, expectOk, indexNow, uid, writeIndexRow } from "../order-helpers";
+import { auditedClient, deferred, freshCheckpoint } from "./reconciliation-helpers";
 import migration0021 from "../../schema/migrations/0021_reconciliation_by_creation.sql?raw";
 
 beforeAll(seedDemo);
 
-async function auditedClient(): Promise<{ id: string; key: string }> {
-  const id = uid("esc");
-  const key = await addClient(id, { USD: "0" });
-  expect(
-    (
-      await admin("POST", `/admin/wallets/${id}/USD/top-ups`, {
-        amount: "1000",
-        idempotencyKey: uid("top"),
-        reason: "x",
-      })
-    ).status,
-  ).toBe(200);
-  return { id, key };
-}
-
-async function freshCheckpoint(): Promise<void> {
-  const now = Date.now();
-  const top = await env.DB.prepare(`SELECT max(id) AS id FROM audit_log`).first<{ id: number | null }>();
-  await env.DB.batch([
-    ...[
-      "reconciliation_checkpoint",
-      "reconciliation_findings",
-      "reconciliation_deferred",
-      "reconciliation_run",
-      "reconciliation_wallets_left",
-    ].map((table) => env.DB.prepare(`DELETE FROM ${table}`)),
-    env.DB.prepare(
-      `INSERT INTO reconciliation_checkpoint (id, orders_at, codes_at, audit_id, moves_at, started_at, finished_at)
-       VALUES (1, ?1, ?1, ?2, ?1, ?1, ?1)`,
-    ).bind(now, top?.id ?? 0),
-  ]);
-}
-
-const deferredIds = async () =>
-  (await env.DB.prepare(`SELECT order_id FROM reconciliation_deferred`).all<{ order_id: string }>()).results.map(
-    (row) => row.order_id,
-  );
+const deferredIds = async () => [...(await deferred()).keys()];
 
 const problems = (runs: { mismatches: readonly Mismatch[] }[]) =>
   runs.flatMap((run) => run.mismatches.map((mismatch) => mismatch.problem));

@@ -24,12 +24,13 @@ import {
 import { lastRun, markStarted } from "../../src/reconciliation/reconciliation-store";
 import migration0021 from "../../schema/migrations/0021_reconciliation_by_creation.sql?raw";
 import { walletName } from "../../src/wallets/ledger";
+import { auditedClient, deferred, freshCheckpoint } from "./reconciliation-helpers";
 import { chargeKey, moveKey } from "../../src/wallets/ledger-keys";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { admin, snapshot } from "../admin-helpers";
 import { expectConforms } from "../openapi/conformance";
 import { fetchConsole, signedIn } from "../console/console-helpers";
-import { addClient, confirmOrder, createOrder, line, orderStub, seedDemo, wallet } from "../helpers";
+import { confirmOrder, createOrder, line, orderStub, seedDemo, wallet } from "../helpers";
 import { OrderStore } from "../../src/orders/order-store";
 import {
   ended,
@@ -47,23 +48,6 @@ import {
 const start = Date.now() - 1_000;
 
 beforeAll(seedDemo);
-
-/** A client whose wallets are topped up as an operator does it (audited), and its API key. */
-async function auditedClient(wallets: Record<string, string> = { USD: "1000" }): Promise<{ id: string; key: string }> {
-  const id = uid("rec");
-  const key = await addClient(id, Object.fromEntries(Object.keys(wallets).map((currency) => [currency, "0"])));
-  for (const [currency, amount] of Object.entries(wallets))
-    expect(
-      (
-        await admin("POST", `/admin/wallets/${id}/${currency}/top-ups`, {
-          amount,
-          idempotencyKey: uid("top"),
-          reason: "opening",
-        })
-      ).status,
-    ).toBe(200);
-  return { id, key };
-}
 
 /** Creates (and, unless told otherwise, confirms) an order and waits for its end state. */
 async function order(
@@ -290,37 +274,6 @@ describe("each tampering names the order or wallet concerned", () => {
     ]);
   });
 });
-
-/**
- * Starts the stored runs afresh from now: the checkpoint at the present, nothing standing or left over
- * (the runs of earlier tests, some made at a later `now`, would otherwise carry over).
- */
-async function freshCheckpoint(): Promise<void> {
-  const now = Date.now();
-  const top = await env.DB.prepare(`SELECT max(id) AS id FROM audit_log`).first<{ id: number | null }>();
-  await env.DB.batch([
-    ...[
-      "reconciliation_checkpoint",
-      "reconciliation_findings",
-      "reconciliation_deferred",
-      "reconciliation_run",
-      "reconciliation_wallets_left",
-    ].map((table) => env.DB.prepare(`DELETE FROM ${table}`)),
-    env.DB.prepare(
-      `INSERT INTO reconciliation_checkpoint (id, orders_at, codes_at, audit_id, moves_at, started_at, finished_at)
-       VALUES (1, ?1, ?1, ?2, ?1, ?1, ?1)`,
-    ).bind(now, top?.id ?? 0),
-  ]);
-}
-
-/** The orders the runs have left over, with since when. */
-async function deferred(): Promise<Map<string, number>> {
-  const { results } = await env.DB.prepare(`SELECT order_id, since FROM reconciliation_deferred`).all<{
-    order_id: string;
-    since: number;
-  }>();
-  return new Map(results.map((row) => [row.order_id, row.since]));
-}
 
 describe("the run from a checkpoint", () => {
   beforeEach(freshCheckpoint);
