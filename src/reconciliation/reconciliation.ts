@@ -291,11 +291,13 @@ async function readFeeds(db: D1Database, span: Span): Promise<Feeds> {
   return { rows, codes, audits, moved, complete };
 }
 
-/** Who named an order to the run when no index row did: a ledger's wallet, or a code sold to it. */
+/** Who named an order to the run: an index row (its client), a ledger (its wallet), or a code sold to it. */
 interface Naming {
   clientId?: string;
   currency?: string;
   code?: SoldCode;
+  /** The client whose index row named it. */
+  indexedFor?: string;
 }
 
 /** The orders a run checks (by id, with who named them), and the index rows it has read of them. */
@@ -313,7 +315,7 @@ function ordersNamed(feeds: Feeds, span: Span): NamedOrders {
   const rows = new Map<string, IndexRow>();
   for (const orderId of [...span.deferred.keys(), ...span.recheck.orders]) orders.set(orderId, {});
   for (const row of feeds.rows) {
-    orders.set(row.id, {});
+    orders.set(row.id, { indexedFor: row.clientId });
     rows.set(row.id, row);
   }
   for (const code of feeds.codes) if (!orders.has(code.orderId)) orders.set(code.orderId, { code });
@@ -723,18 +725,24 @@ async function checkOrders(
     undefer: new Set(),
   };
   checked.leftToNextRun += overflow.length;
+  const standing = new Set(span.recheck.orders);
   for (const orderId of ids) {
     const record = evidence.records.get(orderId)!;
-    findings.checked(`order:${orderId}`);
+    const naming = named.orders.get(orderId)!;
     if (record === null) {
       deferral.undefer.add(orderId);
-      unknownOrder(orderId, named.orders.get(orderId)!, findings);
+      // Checked again by its id alone, an order no object holds is as it was found (by whichever ledger,
+      // code or row named it then): its mismatch stands as found.
+      if (standing.has(orderId) && Object.keys(naming).length === 0) continue;
+      findings.checked(`order:${orderId}`);
+      unknownOrder(orderId, naming, findings);
       continue;
     }
+    findings.checked(`order:${orderId}`);
     checked.orders += 1;
     const money = evidence.money.get(orderId) ?? emptyMoney(record.clientId, record.wallet);
     const settled = defer(span, record, money, deferral, checked);
-    judgeOrder(record, named.orders.get(orderId)!, named.rows.get(orderId), money, evidence, settled, findings);
+    judgeOrder(record, naming, named.rows.get(orderId), money, evidence, settled, findings);
   }
   return { deferral, complete: overflow.length === 0 };
 }
@@ -758,6 +766,14 @@ function unknownOrder(orderId: string, naming: Naming, findings: Findings): void
       naming.clientId,
       naming.currency!,
     )(`the ${naming.clientId} ${naming.currency} ledger names ${orderId}, which is no order of this service`);
+  else if (naming.indexedFor !== undefined)
+    findings.of(
+      orderSubject,
+      "unknown_order",
+      orderId,
+      naming.indexedFor,
+      null,
+    )(`the index holds a row of ${naming.indexedFor} for ${orderId}, which is no order of this service`);
   // Named by id alone (left over, or with a mismatch standing): who named it is not known any more, but no
   // order object holds it, which is a mismatch all the same (and keeps one standing until put right).
   else

@@ -43,6 +43,7 @@ import {
   runIndexTimer,
   storedOrder,
   uid,
+  writeIndexRow,
 } from "../order-helpers";
 
 const start = Date.now() - 1_000;
@@ -262,6 +263,31 @@ describe("each tampering names the order or wallet concerned", () => {
           /^audit row #\d+ \(wallet.top_up of 70\) names entry #7, which the ledger does not hold$/,
         ),
       ],
+    ]);
+  });
+
+  it("an index row of no order of this service", async () => {
+    const nobody = `ord_${"1".repeat(64)}`;
+    const at = Date.now() - 500;
+    await writeIndexRow(env.DB, {
+      id: nobody,
+      clientId: "rec-ghost",
+      reference: uid("ghost"),
+      state: "successful",
+      wallet: "USD",
+      total: "5",
+      charged: "5",
+      refunded: "0",
+      skus: ["DEMO-US-RANGE"],
+      createdAt: at,
+      modifiedAt: at,
+      expiresAt: at + 600_000,
+      stage: 2,
+      lines: [],
+      version: 1,
+    });
+    expect(await ofOrder(nobody)).toEqual([
+      ["unknown_order", `the index holds a row of rec-ghost for ${nobody}, which is no order of this service`],
     ]);
   });
 
