@@ -212,7 +212,8 @@ export async function standingSubjects(
     db
       .prepare(
         `SELECT DISTINCT subject, client_id FROM reconciliation_findings
-          WHERE subject >= 'entry:' AND subject < 'entry;' AND client_id IS NOT NULL LIMIT ?1`,
+          WHERE subject >= 'entry:' AND subject < 'entry;' AND client_id IS NOT NULL
+            AND check_name IN ('posting_audited', 'transfer_paired') LIMIT ?1`,
       )
       .bind(limit),
   ]);

@@ -298,6 +298,8 @@ interface Naming {
   code?: SoldCode;
   /** The client whose index row named it. */
   indexedFor?: string;
+  /** Every ledger entry the run read that names it: its wallet and its subject (`entry:<object>:<seq>`). */
+  entries?: { clientId: string; currency: string; subject: string }[];
 }
 
 /** The orders a run checks (by id, with who named them), and the index rows it has read of them. */
@@ -555,7 +557,7 @@ async function readLedger(
       const settled = entry.createdAt <= span.settledBy;
       if (settled && settledSoFar) cursor = entry.seq;
       else settledSoFar = false;
-      if (entry.orderId !== null && !orders.has(entry.orderId)) orders.set(entry.orderId, { clientId, currency });
+      if (entry.orderId !== null) nameByEntry(orders, entry.orderId, object, entry.seq);
       if (settled) await checkEntry(env, object, entry, audited, findings, checked);
     }
     if (page.length < LEDGER_PAGE) return { cursor, toEnd: settledSoFar };
@@ -563,6 +565,16 @@ async function readLedger(
   }
   pages.complete = false;
   return { cursor, toEnd: false };
+}
+
+/** The order a ledger entry names joins the orders checked (unless already named), with the entry noted. */
+function nameByEntry(orders: Map<string, Naming>, orderId: string, object: WalletObjectAt, seq: number): void {
+  const { clientId, currency } = object;
+  const naming = orders.get(orderId) ?? {};
+  naming.clientId ??= clientId;
+  naming.currency ??= currency;
+  orders.set(orderId, naming);
+  (naming.entries ??= []).push({ clientId, currency, subject: `entry:${object.name}:${seq}` });
 }
 
 /** A settled ledger entry that names no order: a posting has its audit row, a transfer its pair. */
@@ -819,10 +831,17 @@ function judgeOrder(
 ): void {
   const { id: orderId, clientId, wallet: currency } = record;
   const mismatch = (check: CheckName) => findings.of(`order:${orderId}`, check, orderId, clientId, currency);
-  if (naming.clientId !== undefined && (naming.clientId !== clientId || naming.currency !== currency))
-    mismatch("ledger_matches_order")(
-      `the ${naming.clientId} ${naming.currency} ledger names an order of ${clientId} paid in ${currency}`,
-    );
+  // Filed under the entry, which a later run does not read again: a ledger only grows, so this cannot be
+  // put right, and a check of the order by its id alone must not clear it.
+  for (const entry of naming.entries ?? [])
+    if (entry.clientId !== clientId || entry.currency !== currency)
+      findings.of(
+        entry.subject,
+        "ledger_matches_order",
+        orderId,
+        entry.clientId,
+        entry.currency,
+      )(`the ${entry.clientId} ${entry.currency} ledger names an order of ${clientId} paid in ${currency}`);
   // Checked whatever the order is doing: a charge lands before an order says it was charged or delivers.
   const delivery = deliveryProblem(record.state, record.lines, money);
   if (delivery !== null) mismatch("charge_for_delivery")(delivery);

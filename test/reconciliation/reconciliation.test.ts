@@ -291,6 +291,21 @@ describe("each tampering names the order or wallet concerned", () => {
     ]);
   });
 
+  it("a ledger movement naming another client's order, standing though nothing names that entry again", async () => {
+    await freshCheckpoint();
+    const { id: clientId } = await auditedClient();
+    const other = await auditedClient();
+    const theirs = await order(other.key, [line("DEMO-US-RANGE", 5, 1)]);
+    await wallet(clientId, "USD").post({ key: `stray:${uid()}`, kind: "order_refund", amount: "1", orderId: theirs });
+    const problem = `the ${clientId} USD ledger names an order of ${other.id} paid in USD`;
+    expect(await ofClient(clientId)).toEqual([["ledger_matches_order", problem]]);
+    const now = Date.now() + INDEX_SETTLED_MS;
+    await runAndStore(env, now, { graceSeconds: 0 });
+    // Checked again (its mismatch stands), the order is named by its id alone: the finding stays.
+    await runAndStore(env, now + 1, { graceSeconds: 0 });
+    expect((await lastRun(env.DB))!.mismatches.map((mismatch) => mismatch.problem)).toEqual([problem]);
+  });
+
   it("a ledger movement naming no order of this service", async () => {
     const { id: clientId } = await auditedClient();
     const nobody = `ord_${"0".repeat(64)}`;
