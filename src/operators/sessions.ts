@@ -10,7 +10,7 @@
  * row written per minute.
  */
 import { previousTokenOpen } from "../http/admin-auth";
-import { randomHex, toHex } from "../kernel/crypto";
+import { derivedHmacKey, randomHex, toHex } from "../kernel/crypto";
 import type { Role } from "../kernel/roles";
 import { deleteSession, insertSession, sessionById, touchSession } from "./operator-store";
 import { liveOperatorOfToken } from "./operator-tokens";
@@ -33,35 +33,13 @@ export const TOUCH_EVERY_MS = 60 * 1000;
 const ATTRIBUTES = "Path=/; Secure; HttpOnly; SameSite=Strict";
 const COOKIE_VALUE = /^([0-9a-f]{32})\.([0-9a-f]{64})$/;
 
-const keys = new Map<string, Promise<CryptoKey>>();
-
 /**
  * The signing key of a given ADMIN_TOKEN: HKDF-SHA256 with a label of its own, so the key says nothing
  * usable about the token, and a rotation of ADMIN_TOKEN (after an incident, most likely) ends every
  * session. Derived rather than a secret of its own so that no deployment has one more secret to set.
  */
 function signingKey(secret: string): Promise<CryptoKey> {
-  let key = keys.get(secret);
-  if (key === undefined) {
-    const encoder = new TextEncoder();
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]).then((material) =>
-      crypto.subtle.deriveKey(
-        {
-          name: "HKDF",
-          hash: "SHA-256",
-          salt: encoder.encode("order-service"),
-          info: encoder.encode("console-session-v1"),
-        },
-        material,
-        { name: "HMAC", hash: "SHA-256", length: 256 },
-        false,
-        ["sign", "verify"],
-      ),
-    );
-    if (keys.size >= 4) keys.clear();
-    keys.set(secret, key);
-  }
-  return key;
+  return derivedHmacKey(secret, "console-session-v1");
 }
 
 function currentSecret(env: Env): string {

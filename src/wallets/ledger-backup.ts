@@ -8,7 +8,7 @@
  * So a restored wallet has the same balance, the same ledger and the same idempotency keys (a retried
  * top-up or charge finds its entry) as the one exported.
  */
-import { fromBase64, toBase64 } from "../kernel/crypto";
+import { derivedHmacKey, fromBase64, toBase64 } from "../kernel/crypto";
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
 import { LedgerStore, type VoidMark } from "./wallet-store";
@@ -198,30 +198,8 @@ function signedBytes(backup: Signed): Uint8Array {
   );
 }
 
-const exportKeys = new Map<string, Promise<CryptoKey>>();
-
 function exportKey(secret: string): Promise<CryptoKey> {
-  let key = exportKeys.get(secret);
-  if (key === undefined) {
-    const encoder = new TextEncoder();
-    key = crypto.subtle.importKey("raw", encoder.encode(secret), "HKDF", false, ["deriveKey"]).then((material) =>
-      crypto.subtle.deriveKey(
-        {
-          name: "HKDF",
-          hash: "SHA-256",
-          salt: encoder.encode("order-service"),
-          info: encoder.encode("ledger-export-v1"),
-        },
-        material,
-        { name: "HMAC", hash: "SHA-256", length: 256 },
-        false,
-        ["sign", "verify"],
-      ),
-    );
-    if (exportKeys.size >= 4) exportKeys.clear();
-    exportKeys.set(secret, key);
-  }
-  return key;
+  return derivedHmacKey(secret, "ledger-export-v1");
 }
 
 export async function signExport(backup: Signed, secret: string): Promise<string> {
