@@ -305,6 +305,33 @@ export async function indexRow(orderId: string): Promise<Record<string, unknown>
   return env.DB.prepare(`SELECT * FROM order_index WHERE id = ?1`).bind(orderId).first();
 }
 
+/**
+ * An index row with no order object behind it, to write straight into the index: an ended order of one
+ * DEMO-US-RANGE line at 5 USD, created at `createdAt` (now unless given) and changed 10 ms later, expiring
+ * 10 minutes after its create; `overrides` set any other field.
+ */
+export function bareIndexRow(overrides: Partial<IndexRow> = {}): IndexRow {
+  const createdAt = overrides.createdAt ?? Date.now();
+  return {
+    id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
+    clientId: "index-row",
+    reference: uid("row"),
+    state: "successful",
+    wallet: "USD",
+    total: "5",
+    charged: "5",
+    refunded: "0",
+    skus: ["DEMO-US-RANGE"],
+    createdAt,
+    modifiedAt: createdAt + 10,
+    expiresAt: createdAt + 600_000,
+    stage: 2,
+    lines: [],
+    version: 1,
+    ...overrides,
+  };
+}
+
 /** Applies an order index row as the order's writer does; answers the D1 rows it wrote, as D1 bills them. */
 export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
   const result = await upsertStatement(db, row).run();

@@ -42,6 +42,7 @@ import {
   rewriteStoredOrder,
   runIndexTimer,
   storedOrder,
+  bareIndexRow,
   uid,
   writeIndexRow,
 } from "../order-helpers";
@@ -269,23 +270,7 @@ describe("each tampering names the order or wallet concerned", () => {
   it("an index row of no order of this service", async () => {
     const nobody = `ord_${"1".repeat(64)}`;
     const at = Date.now() - 500;
-    await writeIndexRow(env.DB, {
-      id: nobody,
-      clientId: "rec-ghost",
-      reference: uid("ghost"),
-      state: "successful",
-      wallet: "USD",
-      total: "5",
-      charged: "5",
-      refunded: "0",
-      skus: ["DEMO-US-RANGE"],
-      createdAt: at,
-      modifiedAt: at,
-      expiresAt: at + 600_000,
-      stage: 2,
-      lines: [],
-      version: 1,
-    });
+    await writeIndexRow(env.DB, bareIndexRow({ id: nobody, clientId: "rec-ghost", createdAt: at, modifiedAt: at }));
     expect(await ofOrder(nobody)).toEqual([
       ["unknown_order", `the index holds a row of rec-ghost for ${nobody}, which is no order of this service`],
     ]);
