@@ -425,19 +425,24 @@ export async function indexRowsCreatedAfter(
   return results.map(rowOf);
 }
 
-/** How many orders were created after `after` and by `to`: what a run beyond its budget leaves to the next. */
+/**
+ * How many orders were created after `after` and by `to` (what a run beyond its budget leaves to the next),
+ * and how many of them by `overdueBy` (those waiting past the bound).
+ */
 export async function indexRowsCreatedCount(
   db: D1Database | D1DatabaseSession,
   after: CreatedCursor,
   to: number,
-): Promise<number> {
+  overdueBy: number,
+): Promise<{ left: number; overdue: number }> {
   const row = await db
     .prepare(
-      `SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_created WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3`,
+      `SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE created_at <= ?4) AS overdue
+         FROM order_index INDEXED BY order_index_created WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3`,
     )
-    .bind(after.createdAt, after.id, to)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+    .bind(after.createdAt, after.id, to, overdueBy)
+    .first<{ n: number; overdue: number }>();
+  return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
 }
 
 /** The references of the client's indexed orders among `orderIds`, by order id (another client's are not found). */

@@ -992,15 +992,17 @@ export async function runAndStore(
   });
   await storeOutcome(db, outcome, now);
 
-  // Left to the next run: the orders still open or changing, and the orders beyond the budget.
-  const leftOver = await deferredCount(db, now - DEFERRAL_BOUND_MS - RUN_SLACK_MS);
-  const left = leftOver.left + (outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo));
-  // The orders the feed has yet to read that were created more than the bound ago wait past it too.
-  const overdueBefore = now - DEFERRAL_BOUND_MS - RUN_SLACK_MS;
-  const unread = outcome.complete ? 0 : await indexRowsCreatedCount(db, outcome.next.orders, overdueBefore);
+  // Left to the next run: the orders still open or changing, and the orders beyond the budget; those left
+  // over, or yet to be read, since more than the bound ago wait past it.
+  const overdueBy = now - DEFERRAL_BOUND_MS - RUN_SLACK_MS;
+  const leftOver = await deferredCount(db, overdueBy);
+  const unread = outcome.complete
+    ? { left: 0, overdue: 0 }
+    : await indexRowsCreatedCount(db, outcome.next.orders, ordersTo, overdueBy);
+  const left = leftOver.left + unread.left;
   outcome.checked.leftToNextRun = left;
   const rising = left > checkpoint.leftToNext && left > 0 ? checkpoint.leftRising + 1 : 0;
-  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue + unread)])
+  for (const alert of [risingAlert(rising, left), overdueAlert(leftOver.overdue + unread.overdue)])
     if (alert !== null) alerts.push(alert);
   const run = reconciliationOf(outcome, checkpoint.orders.createdAt, now, alerts);
   const standing = await standingFindings(db, STORED_MISMATCHES);
