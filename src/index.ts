@@ -7,6 +7,7 @@ import { askOrders } from "./orders/reservation-verdict";
 
 import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
+export { BooksObject } from "./books/books-object";
 
 /**
  * The queue consumer (webhook delivery, dead letters) and its message schemas are loaded with the first

@@ -92,9 +92,18 @@ export async function ended(orderId: string): Promise<string> {
   throw new Error(`${orderId} never ended`);
 }
 
+/**
+ * The order's storage module as its live object holds it: its document in memory, where a timer whose
+ * removal is not stored on its own (the `index` timer once the books have its write) is already gone.
+ */
+export function liveStore(instance: unknown, state: DurableObjectState): OrderStore {
+  return (instance as { store?: OrderStore }).store ?? new OrderStore(state.storage);
+}
+
+/** The order's timers as its object holds them (liveStore). */
 export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) =>
-    new OrderStore(state.storage)
+  return runInDurableObject(orderStub(orderId), (instance, state) =>
+    liveStore(instance, state)
       .timers()
       .map((timer) => ({ kind: timer.kind, due_at: timer.dueAt }))
       .sort((a, b) => a.kind.localeCompare(b.kind)),
