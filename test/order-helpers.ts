@@ -128,16 +128,17 @@ export async function drainTimers(orderId: string): Promise<void> {
 }
 
 /**
- * Rewrites the stored order through its storage module and evicts the object, so that its next instance
- * reads what was written, as a restarted object would; timers are left as they are unless `timers` sets some.
+ * Rewrites the stored order through its object's storage module (as any change of it is written: with
+ * what the object holds in memory) and evicts the object, so that its next instance reads what was
+ * written, as a restarted object would; timers are left as they are unless `timers` sets some.
  */
 export async function rewriteStoredOrder(
   orderId: string,
   change: (doc: OrderRecord) => void,
   timers: Partial<Record<TimerKind, number | null>> = {},
 ): Promise<OrderRecord> {
-  const doc = await runInDurableObject(orderStub(orderId), async (_instance, state) => {
-    const store = new OrderStore(state.storage);
+  const doc = await runInDurableObject(orderStub(orderId), async (instance, state) => {
+    const store = liveStore(instance, state);
     const doc = store.load();
     if (doc === null) throw new Error(`no stored order ${orderId}`);
     change(doc);
@@ -164,8 +165,8 @@ export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<nu
 
 /** Makes the expiry timer due now (the alarm handler only runs timers whose due time has come). */
 export async function makeExpiryDue(orderId: string): Promise<void> {
-  await runInDurableObject(orderStub(orderId), (_instance, state) => {
-    new OrderStore(state.storage).schedule("expire", Date.now() - 1);
+  await runInDurableObject(orderStub(orderId), (instance, state) => {
+    liveStore(instance, state).schedule("expire", Date.now() - 1);
   });
 }
 

@@ -18,6 +18,10 @@ export type BooksFilter = Omit<ShardQuery, "after" | "limit">;
 export const DAYS_PER_PAGE = 31;
 /** Days opened at once. */
 const DAYS_AT_ONCE = 4;
+function cursorOf(row: BooksCursor): BooksCursor {
+  return { createdAt: row.createdAt, id: row.id };
+}
+
 /** After any day an order can have been created on. */
 const LAST_DAY = 2 ** 31;
 
@@ -60,12 +64,11 @@ export async function clientBooks(
     for (const page of pages) rows.push(...page.slice(0, limit + 1 - rows.length));
     if (rows.length > limit) {
       const shown = rows.slice(0, limit);
-      return { rows: shown, next: shown[shown.length - 1]! };
+      return { rows: shown, next: cursorOf(shown[shown.length - 1]!) };
     }
   }
   if (directory.days.length <= DAYS_PER_PAGE) return { rows, next: null };
-  const last = rows[rows.length - 1];
-  return { rows, next: rows.length === limit ? last! : beforeDay(days[days.length - 1]!) };
+  return { rows, next: rows.length === limit ? cursorOf(rows[limit - 1]!) : beforeDay(days[days.length - 1]!) };
 }
 
 /** One order's row in its client's books (null: not there yet), with its webhook answers. */

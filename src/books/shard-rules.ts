@@ -39,19 +39,27 @@ export function isPartCount(parts: number): boolean {
   return Number.isInteger(parts) && parts >= 1 && parts <= MAX_PARTS && (parts & (parts - 1)) === 0;
 }
 
-/** A 32-bit FNV-1a hash of a text's UTF-16 code units: spreads order ids over parts. */
-function fnv32(text: string): number {
+/**
+ * A 32-bit FNV-1a hash of a text's UTF-16 code units, its bits mixed (MurmurHash3's finaliser) so that its
+ * low bits, which pick a part, spread as well as its high ones.
+ */
+function spread32(text: string): number {
   let hash = 0x811c9dc5;
   for (let at = 0; at < text.length; at += 1) {
     hash ^= text.charCodeAt(at);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
+    hash = Math.imul(hash, 0x01000193);
   }
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, 0xc2b2ae35);
+  hash ^= hash >>> 16;
   return hash >>> 0;
 }
 
 /** The part of a day of `parts` parts that holds the order `orderId`. */
 export function partOf(orderId: string, parts: number): number {
-  return parts <= 1 ? 0 : fnv32(orderId) & (parts - 1);
+  return parts <= 1 ? 0 : spread32(orderId) & (parts - 1);
 }
 
 /** One change of a client's layout: from this day on, its days have this many parts. */

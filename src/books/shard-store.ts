@@ -11,14 +11,15 @@ import { DAY_BUCKETS, type Counters } from "./counters-rules";
 import type { BookLine, BookRow, BookState } from "./row-rules";
 import type { BooksCursor, ShardAddress } from "./shard-rules";
 
-export type ShardMigration = Migration<(sql: SqlStorage) => void>;
+/** A step of the shard's schema; answers the rows it wrote (a table created writes rows of SQLite's own). */
+export type ShardMigration = Migration<(sql: SqlStorage) => number>;
 
 export const SHARD_MIGRATIONS: readonly ShardMigration[] = [
   {
     version: 1,
     description: "a day's orders keyed by creation, and each wallet's counters of the day",
     up(sql) {
-      sql.exec(`
+      const cursor = sql.exec(`
         CREATE TABLE orders (
           created_at INTEGER NOT NULL, id TEXT NOT NULL, reference TEXT NOT NULL, state TEXT NOT NULL,
           wallet TEXT NOT NULL, total TEXT NOT NULL, charged TEXT NOT NULL, refunded TEXT NOT NULL,
@@ -34,6 +35,8 @@ export const SHARD_MIGRATIONS: readonly ShardMigration[] = [
           refunds_hash TEXT NOT NULL, codes INTEGER NOT NULL, codes_hash TEXT NOT NULL, lines TEXT NOT NULL,
           changes INTEGER NOT NULL, changed_at INTEGER NOT NULL
         ) WITHOUT ROWID;`);
+      cursor.toArray();
+      return cursor.rowsWritten;
     },
   },
 ];
@@ -173,18 +176,23 @@ export class ShardStore {
     return this.sql;
   }
 
-  /** The tables, created at the shard's first write together with its meta (one key-value row). */
-  private writable(address: ShardAddress): SqlStorage {
-    if (this.readable() === null) this.migrate(SHARD_MIGRATIONS, address);
-    return this.sql;
+  /**
+   * Creates the tables at the shard's first write, together with its meta (one key-value row); answers
+   * the rows that wrote (0 once created).
+   */
+  private create(address: ShardAddress): number {
+    return this.readable() === null ? this.migrate(SHARD_MIGRATIONS, address) : 0;
   }
 
-  private migrate(migrations: readonly ShardMigration[], address: ShardAddress): void {
-    this.storage.transactionSync(() => {
-      for (const migration of migrations) migration.up(this.sql);
+  /** Runs `migrations` and stores the meta at the current version, in one transaction; answers the rows written. */
+  private migrate(migrations: readonly ShardMigration[], address: ShardAddress): number {
+    return this.storage.transactionSync(() => {
+      let written = 0;
+      for (const migration of migrations) written += migration.up(this.sql);
       const meta = { schema: SHARD_SCHEMA_VERSION, address };
       this.storage.kv.put(META_KEY, meta);
       this.meta = meta;
+      return written + 1;
     });
   }
 
@@ -216,39 +224,44 @@ export class ShardStore {
 
   /**
    * Stores `row` (with `deliveries`) and its wallet's counters, in one transaction; answers the rows
-   * written. The caller has read both and computed the counters from them in the same synchronous step.
+   * written (a new shard's creation included). The caller has read both and computed the counters from
+   * them in the same synchronous step.
    */
   write(address: ShardAddress, row: BookRow, deliveries: Answers, counters: StoredCounters): number {
-    const sql = this.writable(address);
-    return this.storage.transactionSync(() => {
-      const rowCursor = sql.exec(
-        `INSERT INTO orders (created_at, id, reference, state, wallet, total, charged, refunded, skus, lines,
+    const created = this.create(address);
+    const sql = this.sql;
+    return (
+      created +
+      this.storage.transactionSync(() => {
+        const rowCursor = sql.exec(
+          `INSERT INTO orders (created_at, id, reference, state, wallet, total, charged, refunded, skus, lines,
            modified_at, expires_at, version, codes, codes_hash, deliveries)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
          ON CONFLICT (created_at, id) DO UPDATE SET state = excluded.state, total = excluded.total,
            charged = excluded.charged, refunded = excluded.refunded, skus = excluded.skus, lines = excluded.lines,
            modified_at = excluded.modified_at, expires_at = excluded.expires_at, version = excluded.version,
            codes = excluded.codes, codes_hash = excluded.codes_hash, deliveries = excluded.deliveries`,
-        row.createdAt,
-        row.id,
-        row.reference,
-        row.state,
-        row.wallet,
-        row.total,
-        row.charged,
-        row.refunded,
-        `,${row.skus.join(",")},`,
-        JSON.stringify(row.lines),
-        row.modifiedAt,
-        row.expiresAt,
-        row.version,
-        row.codes,
-        row.codesHash,
-        JSON.stringify(deliveries),
-      );
-      rowCursor.toArray();
-      return rowCursor.rowsWritten + this.writeCounters(counters);
-    });
+          row.createdAt,
+          row.id,
+          row.reference,
+          row.state,
+          row.wallet,
+          row.total,
+          row.charged,
+          row.refunded,
+          `,${row.skus.join(",")},`,
+          JSON.stringify(row.lines),
+          row.modifiedAt,
+          row.expiresAt,
+          row.version,
+          row.codes,
+          row.codesHash,
+          JSON.stringify(deliveries),
+        );
+        rowCursor.toArray();
+        return rowCursor.rowsWritten + this.writeCounters(counters);
+      })
+    );
   }
 
   private writeCounters({ wallet, counters, changes, changedAt }: StoredCounters): number {

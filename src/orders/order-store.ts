@@ -288,14 +288,15 @@ export class OrderStore {
 
   /**
    * Removes a timer that ran, unless it was set again meanwhile; a timer that ran is no longer failing.
-   * With `stored` false the removal changes only the document this instance holds, and the next write of
-   * the document for any other reason stores it (the `index` timer: see src/orders/index-flow.ts).
+   * With `stored` false the removal of a timer that had not failed changes only the document this
+   * instance holds, and the next write of the document for any other reason stores it (the `index` timer:
+   * see src/orders/index-flow.ts); a timer that had failed is stored as recovered.
    */
   completeTimer(timer: Timer, stored = true): void {
     const doc = this.read();
     const timers = afterRun(doc.timers, timer);
     if (timers === null) return;
-    if (stored) this.write({ ...doc, timers });
+    if (stored || timer.failures > 0) this.write({ ...doc, timers });
     else this.doc = { ...doc, timers };
   }
 
