@@ -2,14 +2,16 @@
  * The answer flow (docs/books.md, "Webhook answers"): the receivers' answers to an order's events, kept in
  * the order's row. An answer whose state the row does not show yet waits in memory for the row's write,
  * which is on its way and stores it at no row of its own; the others are written at once, one row per
- * order. Answers waiting longer than ANSWER_WAIT_MS are written by the shard's alarm (flushAnswers).
+ * order. Answers waiting longer than ANSWER_WAIT_MS are written by the shard's next request or alarm
+ * (flushAnswers); no alarm is set for them, which would cost a write and a run for nearly every order with
+ * a webhook. An answer held in memory is lost if the shard's object is evicted first (docs/books.md).
  */
 import { ANSWER_WAIT_MS, mergeAnswers, sameAnswers, waitsForRow, type OrderAnswer } from "./answer-rules";
 import { componentLog } from "../kernel/log";
 import type { ShardHost } from "./shard-host";
 import { partOf, type ShardAddress } from "./shard-rules";
 
-export type AnswerHost = Pick<ShardHost, "store" | "now" | "parts" | "waiting" | "armAlarm">;
+export type AnswerHost = Pick<ShardHost, "store" | "now" | "parts" | "waiting">;
 
 /** What the shard did with a batch of answers; `misrouted`: those of orders in another part of the day. */
 export interface AnswersTaken {
@@ -65,11 +67,11 @@ export async function takeAnswers(
       taken.waiting += mine.length;
     } else taken.written += writeInto(host, createdAt, orderId, mine);
   }
-  if (taken.waiting > 0) await host.armAlarm();
+  taken.written += flushAnswers(host);
   return taken;
 }
 
-/** The alarm's part: answers that waited ANSWER_WAIT_MS are written into their rows; answers the rows written. */
+/** Answers that waited ANSWER_WAIT_MS are written into their rows (each request and alarm runs this); answers the rows written. */
 export function flushAnswers(host: Pick<ShardHost, "store" | "now" | "waiting">): number {
   let written = 0;
   const now = host.now();
@@ -87,11 +89,4 @@ export function flushAnswers(host: Pick<ShardHost, "store" | "now" | "waiting">)
     } else waiting.dueAt = now + ANSWER_WAIT_MS;
   }
   return written;
-}
-
-/** When the first waiting answer is due to be written on its own (null: none waits). */
-export function nextFlush(host: Pick<ShardHost, "waiting">): number | null {
-  let first: number | null = null;
-  for (const waiting of host.waiting.values()) if (first === null || waiting.dueAt < first) first = waiting.dueAt;
-  return first;
 }

@@ -1,12 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
-import { flushAnswers, nextFlush, takeAnswers, type AnswersTaken } from "./answer-flow";
+import { flushAnswers, takeAnswers, type AnswersTaken } from "./answer-flow";
 import type { OrderAnswer } from "./answer-rules";
 import { layoutsOf } from "./directory-store";
 import { nextPublish, publish } from "./publish-flow";
-import { earliest } from "./publish-rules";
-import type { BookRow } from "./row-rules";
+import type { BookWrite } from "./row-rules";
 import { BOOKS_SEAMS } from "./seams";
 import type { ShardHost } from "./shard-host";
 import { partsOn, type ShardAddress } from "./shard-rules";
@@ -32,8 +31,6 @@ export class BooksObject extends DurableObject<Env> {
   private dayParts: Promise<number> | null = null;
   /** The alarm time this instance last stored (null: none); undefined when not known yet. */
   private alarmAt: number | null | undefined = undefined;
-  /** Whether that alarm is for a publish (an alarm set by an earlier instance is taken to be). */
-  private alarmPublishes = true;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -61,20 +58,22 @@ export class BooksObject extends DurableObject<Env> {
     return this.dayParts;
   }
 
+  /**
+   * Sets the alarm for the next publish, when none is set for it already: one alarm write a publish, the
+   * first change after the last one (a change while one is set writes nothing).
+   */
   private async armAlarm(): Promise<void> {
-    const publishAt = nextPublish(this.host);
-    const due = earliest(publishAt, nextFlush(this.host));
+    const due = nextPublish(this.host);
     if (due === null) return;
-    this.alarmAt ??= await this.ctx.storage.getAlarm();
+    if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
     if (this.alarmAt !== null && this.alarmAt <= due) return;
     this.alarmAt = undefined;
     await this.ctx.storage.setAlarm(due);
     this.alarmAt = due;
-    this.alarmPublishes = due === publishAt;
   }
 
   /** Writes an order's row, taking only a newer version (write-flow.ts). */
-  async write(address: ShardAddress, row: BookRow): Promise<WriteAnswer> {
+  async write(address: ShardAddress, row: BookWrite): Promise<WriteAnswer> {
     return writeRow(this.host, address, row);
   }
 
@@ -104,18 +103,14 @@ export class BooksObject extends DurableObject<Env> {
   }
 
   /**
-   * Writes the answers that waited too long, and publishes when due. A failed publish is logged and tried
-   * again a minute later: the counters it would have published are in the shard, and the next publish
-   * carries them.
+   * Publishes, and writes the answers that waited too long. A failed publish is logged and tried again a
+   * minute later: the counters it would have published are in the shard, and the next publish carries them.
    */
   override async alarm(): Promise<void> {
-    const forPublish = this.alarmPublishes;
     this.alarmAt = null;
-    this.alarmPublishes = true;
     flushAnswers(this.host);
-    const due = nextPublish(this.host);
-    // An alarm set for the publish publishes when it fires, even if the clock reads a little earlier.
-    if (due !== null && (forPublish || due <= Date.now())) {
+    // The alarm is set for the publish alone: it publishes when it fires, even if the clock reads earlier.
+    if (nextPublish(this.host) !== null) {
       try {
         await publish(this.host);
       } catch (error) {

@@ -7,7 +7,7 @@
  */
 import type { AnswersTaken, BooksObject, WriteAnswer } from "./books-object";
 import type { OrderAnswer } from "./answer-rules";
-import type { BookRow } from "./row-rules";
+import type { BookWrite } from "./row-rules";
 import { dayOf, partOf, shardName, type ShardAddress } from "./shard-rules";
 
 export type BooksNamespace = DurableObjectNamespace<BooksObject>;
@@ -39,7 +39,7 @@ function partsGuess(clientId: string, day: number): number {
 const ROUTES = 2;
 
 /** Writes `row` to its shard; answers the rows it wrote (0: the shard had this version or a newer one). */
-export async function writeToBooks(namespace: BooksNamespace, row: BookRow): Promise<number> {
+export async function writeToBooks(namespace: BooksNamespace, row: BookWrite): Promise<number> {
   const day = dayOf(row.createdAt);
   let parts = partsGuess(row.clientId, day);
   for (let route = 0; route <= ROUTES; route += 1) {

@@ -1,10 +1,11 @@
 /**
  * A wallet's counters of one day in a shard (docs/books.md, "Counters"): the sum of each of its rows' part,
- * kept exact in the same transaction as the rows. A row's part is taken out as it was stored and put in as
- * it is written, so that any change of a row moves the counters by exactly its difference. Pure.
+ * kept exact in the same transaction as the rows. A row's part is taken out as it was stored (its hashes
+ * with it) and put in as it is written, so that any change of a row moves the counters by exactly its
+ * difference. Pure.
  */
-import { addHash, hashOf, hashText, pairHash, subtractHash, thousandths, type BookRow } from "./row-rules";
-import { Money } from "../pricing/money";
+import { thousandths, type BookRow } from "./row-rules";
+import { ZERO_HASH, addHash, hashOf, hashText, subtractHash } from "./set-hash-rules";
 
 /** The buckets a day's orders are counted in: a state once ended, `open` while created, confirmed or processing. */
 export const DAY_BUCKETS = ["open", "successful", "partial", "failed", "rejected"] as const;
@@ -29,7 +30,7 @@ export interface Counters {
   total: number;
   charged: number;
   refunded: number;
-  /** Hash of the (order, charged) pairs of the orders charged something. */
+  /** Hash of the (order, charged) pairs of the orders charged something (set-hash-rules.ts). */
   chargesHash: string;
   /** Hash of the (order, refunded) pairs of the orders refunded something. */
   refundsHash: string;
@@ -39,8 +40,6 @@ export interface Counters {
   /** By `sku\0supplier\0outcome`, ended lines only. */
   lines: Record<string, LineFigures>;
 }
-
-export const ZERO_HASH = hashText(0n);
 
 export function emptyCounters(): Counters {
   return {
@@ -62,15 +61,10 @@ export function lineKey(sku: string, supplier: string, outcome: string): string 
   return `${sku}\u0000${supplier}\u0000${outcome}`;
 }
 
-/** The amount as the hashes take it: its canonical decimal (no trailing zeros). */
-function canonical(amount: string): string {
-  return new Money(amount).toFixed();
-}
-
 /** `counters` with `row`'s part added (sign 1) or taken out (sign -1). */
 export function withRow(counters: Counters, row: BookRow, sign: 1 | -1): Counters {
-  const hashed = (sum: string, member: bigint) =>
-    hashText(sign === 1 ? addHash(hashOf(sum), member) : subtractHash(hashOf(sum), member));
+  const hashed = (sum: string, member: string) =>
+    hashText(sign === 1 ? addHash(hashOf(sum), hashOf(member)) : subtractHash(hashOf(sum), hashOf(member)));
   const charged = thousandths(row.charged);
   const refunded = thousandths(row.refunded);
   const lines = { ...counters.lines };
@@ -93,16 +87,10 @@ export function withRow(counters: Counters, row: BookRow, sign: 1 | -1): Counter
     total: counters.total + sign * thousandths(row.total),
     charged: counters.charged + sign * charged,
     refunded: counters.refunded + sign * refunded,
-    chargesHash:
-      charged === 0
-        ? counters.chargesHash
-        : hashed(counters.chargesHash, pairHash("charge", row.id, canonical(row.charged))),
-    refundsHash:
-      refunded === 0
-        ? counters.refundsHash
-        : hashed(counters.refundsHash, pairHash("refund", row.id, canonical(row.refunded))),
+    chargesHash: hashed(counters.chargesHash, row.chargeHash),
+    refundsHash: hashed(counters.refundsHash, row.refundHash),
     codes: counters.codes + sign * row.codes,
-    codesHash: hashed(counters.codesHash, hashOf(row.codesHash)),
+    codesHash: hashed(counters.codesHash, row.codesHash),
     lines,
   };
 }

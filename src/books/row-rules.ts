@@ -4,6 +4,7 @@
  * row's part in them, so that a changed row moves the counters by its difference. Pure.
  */
 import { Money } from "../pricing/money";
+import { amountHash, codesHash, hashText } from "./set-hash-rules";
 
 /** The states an order can be in (the order's own list; the books keep them as they are). */
 export type BookState = "created" | "confirmed" | "processing" | "successful" | "partial" | "failed" | "rejected";
@@ -28,8 +29,8 @@ export interface BookLine {
   outcome: LineOutcome;
 }
 
-/** One order as its client's books hold it; amounts are exact decimal strings in the wallet's currency. */
-export interface BookRow {
+/** One order as the writer sends it to its shard: its row, with the inventory codes it delivered. */
+export interface BookWrite {
   id: string;
   clientId: string;
   reference: string;
@@ -47,9 +48,22 @@ export interface BookRow {
   expiresAt: number;
   /** The order's count of changes the books show: a row is replaced only by a newer one. */
   version: number;
+  /** The inventory codes the order delivered: hashed by the shard, never stored there. */
+  deliveredCodes: string[];
+}
+
+/**
+ * One order as its client's books hold it; amounts are exact decimal strings in the wallet's currency. The
+ * hashes are its members of the day's sets (set-hash-rules.ts), computed by the shard from what it was
+ * sent, so that the counters take a changed row's old members out exactly as they were put in.
+ */
+export interface BookRow extends Omit<BookWrite, "deliveredCodes"> {
   /** Inventory codes the order delivered, and the hash of their (code, order) pairs (never the codes). */
   codes: number;
   codesHash: string;
+  /** The hash of its (order, charged) pair, and of its (order, refunded) pair (0 for an amount of 0). */
+  chargeHash: string;
+  refundHash: string;
 }
 
 /**
@@ -79,18 +93,14 @@ export interface BookedOrder {
 
 const OUTCOMES = { pending: "pending", fulfilled: "delivered", failed: "failed" } as const;
 
-/** The row of `order` at `version`. */
-export function bookRowOf(order: BookedOrder, version: number): BookRow {
+/** What the writer sends for `order` at `version`. */
+export function bookWriteOf(order: BookedOrder, version: number): BookWrite {
   let refunded = new Money(0);
-  let codes = 0;
-  let codesHash = 0n;
+  const deliveredCodes: string[] = [];
   for (const line of order.lines) {
     refunded = refunded.plus(line.refunded);
-    if (line.product.supplier !== "inventory" || line.status !== "fulfilled") continue;
-    for (const pin of line.redeem?.pins ?? []) {
-      codes += 1;
-      codesHash = addHash(codesHash, pairHash("code", pin, order.id));
-    }
+    if (line.product.supplier === "inventory" && line.status === "fulfilled")
+      deliveredCodes.push(...(line.redeem?.pins ?? []));
   }
   return {
     id: order.id,
@@ -113,8 +123,19 @@ export function bookRowOf(order: BookedOrder, version: number): BookRow {
     modifiedAt: order.modifiedAt,
     expiresAt: order.expiresAt,
     version,
-    codes,
-    codesHash: hashText(codesHash),
+    deliveredCodes,
+  };
+}
+
+/** The row the shard stores for `write`: its members of the day's sets hashed, its codes counted, not kept. */
+export async function hashedRow(write: BookWrite): Promise<BookRow> {
+  const { deliveredCodes, ...row } = write;
+  return {
+    ...row,
+    codes: deliveredCodes.length,
+    codesHash: hashText(await codesHash(write.id, deliveredCodes)),
+    chargeHash: hashText(await amountHash("charge", write.id, write.charged)),
+    refundHash: hashText(await amountHash("refund", write.id, write.refunded)),
   };
 }
 
@@ -125,40 +146,6 @@ export function isNewer(
 ): boolean {
   if (stored === null) return true;
   return next.version > stored.version || (next.version === stored.version && next.modifiedAt > stored.modifiedAt);
-}
-
-// ---- hashes of sets: sums modulo 2^64 of a 64-bit hash of each member, so that the order rows were
-// written in does not count and a member is taken out exactly as it was put in.
-
-const MASK = (1n << 64n) - 1n;
-const FNV_OFFSET = 0xcbf29ce484222325n;
-const FNV_PRIME = 0x100000001b3n;
-
-/** FNV-1a 64 of the UTF-8 bytes of `kind`, `a` and `b` joined by NUL. */
-export function pairHash(kind: string, a: string, b: string): bigint {
-  let hash = FNV_OFFSET;
-  for (const byte of new TextEncoder().encode(`${kind}\u0000${a}\u0000${b}`)) {
-    hash ^= BigInt(byte);
-    hash = (hash * FNV_PRIME) & MASK;
-  }
-  return hash;
-}
-
-export function addHash(sum: bigint, member: bigint): bigint {
-  return (sum + member) & MASK;
-}
-
-export function subtractHash(sum: bigint, member: bigint): bigint {
-  return (sum - member) & MASK;
-}
-
-/** A set's hash as stored: 16 hex digits. */
-export function hashText(sum: bigint): string {
-  return sum.toString(16).padStart(16, "0");
-}
-
-export function hashOf(text: string): bigint {
-  return BigInt(`0x${text}`);
 }
 
 /** An exact amount as an integer of thousandths (no currency has more than 3 minor units). */

@@ -36,6 +36,6 @@ export interface ShardHost {
   /** Answers held for their row's write, by order id. */
   readonly waiting: Map<string, WaitingAnswers>;
   readonly publishing: PublishMemory;
-  /** Sets the alarm to what is due next: a publish, or answers waited for too long. */
+  /** Sets the alarm for the next publish (no write when one is set at or before it). */
   armAlarm(): Promise<void>;
 }

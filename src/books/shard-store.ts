@@ -25,7 +25,7 @@ export const SHARD_MIGRATIONS: readonly ShardMigration[] = [
           wallet TEXT NOT NULL, total TEXT NOT NULL, charged TEXT NOT NULL, refunded TEXT NOT NULL,
           skus TEXT NOT NULL, lines TEXT NOT NULL, modified_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
           version INTEGER NOT NULL, codes INTEGER NOT NULL, codes_hash TEXT NOT NULL,
-          deliveries TEXT NOT NULL DEFAULT '{}',
+          charge_hash TEXT NOT NULL, refund_hash TEXT NOT NULL, deliveries TEXT NOT NULL DEFAULT '{}',
           PRIMARY KEY (created_at, id)
         ) WITHOUT ROWID;
         CREATE TABLE counters (
@@ -92,6 +92,8 @@ function rowOf(stored: Row, clientId: string): StoredRow {
     version: stored.version as number,
     codes: stored.codes as number,
     codesHash: stored.codes_hash as string,
+    chargeHash: stored.charge_hash as string,
+    refundHash: stored.refund_hash as string,
     deliveries: JSON.parse(stored.deliveries as string) as Answers,
   };
 }
@@ -235,12 +237,13 @@ export class ShardStore {
       this.storage.transactionSync(() => {
         const rowCursor = sql.exec(
           `INSERT INTO orders (created_at, id, reference, state, wallet, total, charged, refunded, skus, lines,
-           modified_at, expires_at, version, codes, codes_hash, deliveries)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+           modified_at, expires_at, version, codes, codes_hash, charge_hash, refund_hash, deliveries)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)
          ON CONFLICT (created_at, id) DO UPDATE SET state = excluded.state, total = excluded.total,
            charged = excluded.charged, refunded = excluded.refunded, skus = excluded.skus, lines = excluded.lines,
            modified_at = excluded.modified_at, expires_at = excluded.expires_at, version = excluded.version,
-           codes = excluded.codes, codes_hash = excluded.codes_hash, deliveries = excluded.deliveries`,
+           codes = excluded.codes, codes_hash = excluded.codes_hash, charge_hash = excluded.charge_hash,
+           refund_hash = excluded.refund_hash, deliveries = excluded.deliveries`,
           row.createdAt,
           row.id,
           row.reference,
@@ -256,6 +259,8 @@ export class ShardStore {
           row.version,
           row.codes,
           row.codesHash,
+          row.chargeHash,
+          row.refundHash,
           JSON.stringify(deliveries),
         );
         rowCursor.toArray();

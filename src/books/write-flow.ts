@@ -8,8 +8,9 @@
 import { afterWrite, emptyCounters } from "./counters-rules";
 import { registerDay } from "./directory-store";
 import { isException, recordException } from "./exception-store";
+import { flushAnswers } from "./answer-flow";
 import { mergeAnswers } from "./answer-rules";
-import { isNewer, type BookRow } from "./row-rules";
+import { hashedRow, isNewer, type BookRow, type BookWrite } from "./row-rules";
 import { BOOKS_SEAMS } from "./seams";
 import type { ShardHost } from "./shard-host";
 import { dayOf, partOf, type ShardAddress } from "./shard-rules";
@@ -26,20 +27,24 @@ export type WriteHost = Pick<
  */
 export type WriteAnswer = { written: number; parts: number } | { misrouted: true; parts: number };
 
-/** Writes `row` to the shard at `address`, taking only a newer version. */
-export async function writeRow(host: WriteHost, address: ShardAddress, row: BookRow): Promise<WriteAnswer> {
-  if (row.clientId !== address.clientId || dayOf(row.createdAt) !== address.day)
-    throw new Error(`order ${row.id} is not of the books of ${address.clientId} on day ${address.day}`);
+/**
+ * Writes `sent` to the shard at `address`, taking only a newer version. Its members of the day's sets are
+ * hashed here, from what was sent (set-hash-rules.ts), before the shard's synchronous step.
+ */
+export async function writeRow(host: WriteHost, address: ShardAddress, sent: BookWrite): Promise<WriteAnswer> {
+  if (sent.clientId !== address.clientId || dayOf(sent.createdAt) !== address.day)
+    throw new Error(`order ${sent.id} is not of the books of ${address.clientId} on day ${address.day}`);
   const parts = await host.parts(address);
-  if (partOf(row.id, parts) !== address.part) return { misrouted: true, parts };
+  if (partOf(sent.id, parts) !== address.part) return { misrouted: true, parts };
+  if (!isNewer(sent, host.store.row(sent.createdAt, sent.id))) return { written: 0, parts };
+  const row = await hashedRow(sent);
   const stored = host.store.row(row.createdAt, row.id);
-  if (!isNewer(row, stored)) return { written: 0, parts };
   const now = host.now();
   if (host.store.counters(row.wallet) === null)
     await host.io(BOOKS_SEAMS.register, () => registerDay(host.db, address, row.wallet, now));
   if (isException(row.state) && (stored === null || !isException(stored.state)))
     await host.io(BOOKS_SEAMS.exception, () => recordException(host.db, address.clientId, row, now));
-  const written = storeRow(host, address, row, now);
+  const written = storeRow(host, address, row, now) + flushAnswers(host);
   if (written > 0) await host.armAlarm();
   return { written, parts };
 }

@@ -13,7 +13,9 @@ import type { ClientOrderSummary } from "./order-list-schemas";
 const ORDERS_PAGE_SIZE = 100;
 
 /** An order as the client's list shows it: the books' row, amounts as numbers at this edge. */
-export function clientOrderSummary(row: BookRow): ClientOrderSummary {
+export function clientOrderSummary(
+  row: Omit<BookRow, "codes" | "codesHash" | "chargeHash" | "refundHash">,
+): ClientOrderSummary {
   return {
     id: row.id,
     reference: row.reference,

@@ -5,7 +5,7 @@
  * alone and a unit test can hand it a fake host. `objectHost` builds the object's own, once per instance.
  */
 import { writeToBooks } from "../books/books-writer";
-import { bookRowOf } from "../books/row-rules";
+import { bookWriteOf } from "../books/row-rules";
 import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import type { Supplier } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
@@ -205,7 +205,7 @@ export function objectHost(
       voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
     supplier: (kind) => supplierFor(kind, env),
     writeIndexRow: (order, version) => indexWriter(env.DB, order, version),
-    writeBooks: (order, version) => writeToBooks(env.BOOKS, bookRowOf(order, version)),
+    writeBooks: (order, version) => writeToBooks(env.BOOKS, bookWriteOf(order, version)),
     processSoon: (order) => shell.processSoon(order),
   };
 }

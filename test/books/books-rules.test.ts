@@ -6,14 +6,16 @@
 import { describe, expect, it } from "vitest";
 import { mergeAnswers, waitsForRow, type DeliveryAnswer } from "../../src/books/answer-rules";
 import { afterWrite, countersOf, emptyCounters, lineKey, withRow } from "../../src/books/counters-rules";
+import { BUSY_CHANGES, MIN_PUBLISH_INTERVAL_MS, QUIET_PUBLISH_MS, publishDue } from "../../src/books/publish-rules";
 import {
-  BUSY_CHANGES,
-  MIN_PUBLISH_INTERVAL_MS,
-  QUIET_PUBLISH_MS,
-  earliest,
-  publishDue,
-} from "../../src/books/publish-rules";
-import { bookRowOf, isNewer, pairHash, thousandths, type BookRow, type BookedOrder } from "../../src/books/row-rules";
+  bookWriteOf,
+  hashedRow,
+  isNewer,
+  thousandths,
+  type BookRow,
+  type BookedOrder,
+} from "../../src/books/row-rules";
+import { amountHash, canonicalAmount, codesHash, hashText, pairHash, pairText } from "../../src/books/set-hash-rules";
 import {
   DAY_MS,
   LOWEST_ID,
@@ -156,24 +158,31 @@ describe("shards: days, names and parts", () => {
 });
 
 describe("rows", () => {
-  it("builds the row from the order's record: amounts, lines' outcomes, inventory codes hashed, never kept", () => {
-    const row = bookRowOf(order(), 4);
-    expect(row).toMatchObject({
+  it("builds the row from the order's record: amounts, lines' outcomes, inventory codes hashed, never kept", async () => {
+    const sent = bookWriteOf(order(), 4);
+    expect(sent).toMatchObject({
       state: "successful",
       total: "12.5",
       charged: "12.5",
       refunded: "2.5",
       skus: ["INV", "UP"],
       version: 4,
-      codes: 2,
+      deliveredCodes: ["A-1", "A-2"],
     });
-    expect(row.lines.map((line) => line.outcome)).toEqual(["delivered", "failed"]);
+    expect(sent.lines.map((line) => line.outcome)).toEqual(["delivered", "failed"]);
+    // What the shard stores: the codes counted and hashed, not kept; its (order, amount) members hashed.
+    const row = await hashedRow(sent);
+    expect(row).toMatchObject({ codes: 2, version: 4 });
     expect(JSON.stringify(row)).not.toContain("A-1");
+    expect(row.chargeHash).toBe(hashText(await pairHash("charge", orderId(1), "12.5")));
+    expect(row.refundHash).toBe(hashText(await pairHash("refund", orderId(1), "2.5")));
     // The same codes in another order hash alike: the set's hash does not depend on the pins' order.
     const swapped = order({ lines: [{ ...order().lines[0]!, redeem: { pins: ["A-2", "A-1"] } }, order().lines[1]!] });
-    expect(bookRowOf(swapped, 4).codesHash).toBe(row.codesHash);
-    expect(bookRowOf(order({ state: "rejected" }), 1).charged).toBe("0");
-    expect(bookRowOf(order({ state: "created" }), 1).charged).toBe("0");
+    expect((await hashedRow(bookWriteOf(swapped, 4))).codesHash).toBe(row.codesHash);
+    expect(bookWriteOf(order({ state: "rejected" }), 1).charged).toBe("0");
+    expect(bookWriteOf(order({ state: "created" }), 1).charged).toBe("0");
+    // An amount of 0 is no member of its set.
+    expect((await hashedRow(bookWriteOf(order({ state: "created" }), 1))).chargeHash).toBe("0000000000000000");
   });
 
   it("takes only a newer (version, modifiedAt): a repeat or an older write changes nothing", () => {
@@ -196,17 +205,20 @@ describe("rows", () => {
 
 describe("counters", () => {
   const at = (state: BookRow["state"], version: number, changes: Partial<BookedOrder> = {}) =>
-    bookRowOf(order({ state, ...changes }), version);
+    hashedRow(bookWriteOf(order({ state, ...changes }), version));
 
-  it("are the sum of each row's part, whatever the order the rows and their changes were written in", () => {
-    const a1 = at("created", 1, { id: orderId(1), lines: [{ ...order().lines[0]!, status: "pending", redeem: null }] });
-    const a2 = at("successful", 3, { id: orderId(1) });
-    const b = at("rejected", 2, {
+  it("are the sum of each row's part, whatever the order the rows and their changes were written in", async () => {
+    const a1 = await at("created", 1, {
+      id: orderId(1),
+      lines: [{ ...order().lines[0]!, status: "pending", redeem: null }],
+    });
+    const a2 = await at("successful", 3, { id: orderId(1) });
+    const b = await at("rejected", 2, {
       id: orderId(2),
       charge: "7",
       lines: [{ ...order().lines[0]!, charge: "7", status: "pending", redeem: null }],
     });
-    const c = at("partial", 3, { id: orderId(3) });
+    const c = await at("partial", 3, { id: orderId(3) });
     let forward = emptyCounters();
     forward = afterWrite(forward, null, a1);
     forward = afterWrite(forward, null, b);
@@ -229,18 +241,38 @@ describe("counters", () => {
     expect(forward.lines[lineKey("INV", "inventory", "delivered")]).toEqual({ lines: 2, quantity: 4, amount: 20_000 });
   });
 
-  it("take a row out exactly as it was put in: the empty set again, hashes included", () => {
-    const row = at("partial", 3);
+  it("take a row out exactly as it was put in: the empty set again, hashes included", async () => {
+    const row = await at("partial", 3);
     expect(withRow(withRow(emptyCounters(), row, 1), row, -1)).toEqual(emptyCounters());
   });
 
-  it("hash the (order, charged) pairs: another amount or another order is another hash", () => {
-    const one = countersOf([at("successful", 1)]);
-    expect(countersOf([at("successful", 1, { charge: "12.51" })]).chargesHash).not.toBe(one.chargesHash);
-    expect(countersOf([at("successful", 1, { id: orderId(9) })]).chargesHash).not.toBe(one.chargesHash);
+  it("hash the (order, charged) pairs: another amount or another order is another hash", async () => {
+    const one = countersOf([await at("successful", 1)]);
+    expect(countersOf([await at("successful", 1, { charge: "12.51" })]).chargesHash).not.toBe(one.chargesHash);
+    expect(countersOf([await at("successful", 1, { id: orderId(9) })]).chargesHash).not.toBe(one.chargesHash);
     // "12.50" and "12.5" are one amount.
-    expect(countersOf([at("successful", 1, { charge: "12.5" })]).chargesHash).toBe(one.chargesHash);
-    expect(pairHash("charge", orderId(1), "12.5")).not.toBe(pairHash("refund", orderId(1), "12.5"));
+    expect(countersOf([await at("successful", 1, { charge: "12.5" })]).chargesHash).toBe(one.chargesHash);
+  });
+});
+
+describe("the hash of a set of pairs (shared with the wallet's and the codes' summaries)", () => {
+  it("is the first 8 bytes of the SHA-256 of the pair's canonical text", async () => {
+    expect(pairText("charge", orderId(1), canonicalAmount("12.50"))).toBe(`charge\n${orderId(1)}\n12.5`);
+    // SHA-256("charge\nord_…01\n12.5"), its first 8 bytes: computed independently of the module.
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`charge\n${orderId(1)}\n12.5`)),
+    );
+    const expected = [...digest.slice(0, 8)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    expect(hashText(await amountHash("charge", orderId(1), "12.50"))).toBe(expected);
+    expect(await pairHash("charge", orderId(1), "12.5")).not.toBe(await pairHash("refund", orderId(1), "12.5"));
+    expect(await amountHash("refund", orderId(1), "0.00")).toBe(0n);
+  });
+
+  it("sums its members modulo 2^64: the order they come in does not count", async () => {
+    const forward = await codesHash(orderId(1), ["A", "B", "C"]);
+    expect(await codesHash(orderId(1), ["C", "A", "B"])).toBe(forward);
+    expect(await codesHash(orderId(2), ["A", "B", "C"])).not.toBe(forward);
+    expect(forward).toBeLessThan(2n ** 64n);
   });
 });
 
@@ -260,8 +292,6 @@ describe("publishing", () => {
     expect(publishDue({ ...base, waiting: 1, firstWaitingAt: 0, lastPublishAt: base.now })).toBe(
       base.now + MIN_PUBLISH_INTERVAL_MS,
     );
-    expect(earliest(null, 5, 3, null)).toBe(3);
-    expect(earliest(null)).toBeNull();
   });
 });
 

@@ -6,14 +6,14 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { BooksObject } from "../../src/books/books-object";
 import { clientBooks, DAYS_PER_PAGE } from "../../src/books/books-reader";
 import { recordAnswers, shardOf, writeToBooks } from "../../src/books/books-writer";
 import { countersOf } from "../../src/books/counters-rules";
 import { publishedDays } from "../../src/books/directory-store";
 import type { OrderAnswer } from "../../src/books/answer-rules";
-import { bookRowOf, type BookedOrder, type BookRow } from "../../src/books/row-rules";
+import { bookWriteOf, hashedRow, type BookedOrder, type BookWrite } from "../../src/books/row-rules";
 import { DAY_MS, dayOf, partOf, type ShardAddress } from "../../src/books/shard-rules";
 import { uid } from "../order-helpers";
 
@@ -46,13 +46,13 @@ function orderOf(clientId: string, overrides: Partial<BookedOrder> = {}): Booked
   };
 }
 
-const addressOf = (row: BookRow, parts = 1): ShardAddress => ({
+const addressOf = (row: BookWrite, parts = 1): ShardAddress => ({
   clientId: row.clientId,
   day: dayOf(row.createdAt),
   part: partOf(row.id, parts),
 });
 const shard = (address: ShardAddress) => shardOf(env.BOOKS, address);
-const write = async (row: BookRow) => {
+const write = async (row: BookWrite) => {
   const answer = await shard(addressOf(row)).write(addressOf(row), row);
   if ("misrouted" in answer) throw new Error("misrouted");
   return answer.written;
@@ -65,11 +65,11 @@ async function directoryRows(clientId: string): Promise<Record<string, unknown>[
 describe("a shard's write", () => {
   it("costs 2 rows an order (its row and its wallet's counters), the shard's creation once, a repeat nothing", async () => {
     const clientId = uid("books");
-    const first = bookRowOf(orderOf(clientId), 1);
+    const first = bookWriteOf(orderOf(clientId), 1);
     const created = await write(first);
-    // The shard's tables and its meta are written once, with its first row.
-    expect(created).toBeGreaterThan(2);
-    const second = bookRowOf(orderOf(clientId), 1);
+    // The shard's two tables and its meta are written once, with its first row: 3 rows more.
+    expect(created).toBe(5);
+    const second = bookWriteOf(orderOf(clientId), 1);
     expect(await write(second)).toBe(2);
     expect(await write(second)).toBe(0);
     expect(await write({ ...second, version: 0, state: "created" })).toBe(0);
@@ -82,7 +82,7 @@ describe("a shard's write", () => {
     };
     expect(await write(newer)).toBe(2);
     const [counters] = await shard(addressOf(first)).counters();
-    expect(counters!.counters).toEqual(countersOf([first, newer]));
+    expect(counters!.counters).toEqual(countersOf(await Promise.all([first, newer].map(hashedRow))));
     expect(counters!.changes).toBe(3);
     // A row without a rowid and without an index: the list newest first is the key walked backwards.
     const rows = await shard(addressOf(first)).page({ limit: 10 });
@@ -95,9 +95,9 @@ describe("a shard's write", () => {
   it("registers the day in D1 before its first row of a wallet, once (each publish then replaces it)", async () => {
     const clientId = uid("books");
     expect(await directoryRows(clientId)).toEqual([]);
-    await write(bookRowOf(orderOf(clientId), 1));
-    await write(bookRowOf(orderOf(clientId), 1));
-    await write(bookRowOf(orderOf(clientId, { wallet: "EUR" }), 1));
+    await write(bookWriteOf(orderOf(clientId), 1));
+    await write(bookWriteOf(orderOf(clientId), 1));
+    await write(bookWriteOf(orderOf(clientId, { wallet: "EUR" }), 1));
     const rows = await directoryRows(clientId);
     expect(rows.map((row) => [row.day, row.currency, row.part, row.changes])).toEqual([
       [TODAY, "EUR", 0, 0],
@@ -107,9 +107,9 @@ describe("a shard's write", () => {
 
   it("adds an order that ended failed or partial to D1's exceptions once, with its failed lines", async () => {
     const clientId = uid("books");
-    const open = bookRowOf(orderOf(clientId, { state: "processing" }), 2);
+    const open = bookWriteOf(orderOf(clientId, { state: "processing" }), 2);
     await write(open);
-    const failed = bookRowOf(
+    const failed = bookWriteOf(
       orderOf(clientId, {
         id: open.id,
         createdAt: open.createdAt,
@@ -152,7 +152,7 @@ describe("a client's split day", () => {
     )
       .bind(clientId, TODAY)
       .run();
-    const rows = Array.from({ length: 12 }, () => bookRowOf(orderOf(clientId), 1));
+    const rows = Array.from({ length: 12 }, () => bookWriteOf(orderOf(clientId), 1));
     const stray = rows.find((row) => partOf(row.id, 4) !== 0)!;
     const refused = await shard({ clientId, day: TODAY, part: 0 }).write({ clientId, day: TODAY, part: 0 }, stray);
     expect(refused).toEqual({ misrouted: true, parts: 4 });
@@ -173,13 +173,13 @@ describe("a client's split day", () => {
 describe("publishing", () => {
   it("replaces each wallet's D1 row with its counters: one row each, nothing when nothing changed", async () => {
     const clientId = uid("publish");
-    const rows = [bookRowOf(orderOf(clientId), 1), bookRowOf(orderOf(clientId, { state: "rejected" }), 2)];
+    const rows = [bookWriteOf(orderOf(clientId), 1), bookWriteOf(orderOf(clientId, { state: "rejected" }), 2)];
     for (const row of rows) await write(row);
     const stub = shard(addressOf(rows[0]!));
     expect(await stub.publishNow()).toBe(1);
     expect(await stub.publishNow()).toBe(0);
     const [published] = await publishedDays(env.DB, clientId, TODAY, TODAY);
-    const counters = countersOf(rows);
+    const counters = countersOf(await Promise.all(rows.map(hashedRow)));
     expect(published).toMatchObject({
       day: TODAY,
       currency: "USD",
@@ -196,13 +196,35 @@ describe("publishing", () => {
     });
     // A publish carrying fewer changes than D1 has (a late one) passes nothing.
     await env.DB.prepare(`UPDATE books_days SET changes = 99 WHERE client_id = ?1`).bind(clientId).run();
-    await write(bookRowOf(orderOf(clientId), 1));
+    await write(bookWriteOf(orderOf(clientId), 1));
     expect(await stub.publishNow()).toBe(0);
+  });
+
+  it("writes its alarm once a publish, at the first change after the last one", async () => {
+    const clientId = uid("publish");
+    const rows = [bookWriteOf(orderOf(clientId), 1), bookWriteOf(orderOf(clientId), 1)];
+    const address = addressOf(rows[0]!);
+    /** The alarm writes of `rows` written in turn. */
+    const alarmWrites = (written: BookWrite[]) =>
+      runInDurableObject(shard(address), async (instance: BooksObject, state) => {
+        const set = vi.spyOn(state.storage, "setAlarm");
+        const writes: number[] = [];
+        for (const row of written) {
+          await instance.write(address, row);
+          writes.push(set.mock.calls.length);
+        }
+        set.mockRestore();
+        return writes;
+      });
+    // One for the first change, none for the second; one again after the publish the alarm made.
+    expect(await alarmWrites(rows)).toEqual([1, 1]);
+    expect(await runDurableObjectAlarm(shard(address))).toBe(true);
+    expect(await alarmWrites([{ ...rows[0]!, version: 2, modifiedAt: rows[0]!.modifiedAt + 1 }])).toEqual([1]);
   });
 
   it("sets its alarm for the publish within the hour of a change", async () => {
     const clientId = uid("publish");
-    const row = bookRowOf(orderOf(clientId), 1);
+    const row = bookWriteOf(orderOf(clientId), 1);
     const before = Date.now();
     await write(row);
     const alarm = await runInDurableObject(shard(addressOf(row)), (_instance, state) => state.storage.getAlarm());
@@ -214,7 +236,7 @@ describe("publishing", () => {
 });
 
 describe("webhook answers", () => {
-  const answerTo = (row: BookRow, state: BookRow["state"], answeredAt = Date.now()): OrderAnswer => ({
+  const answerTo = (row: BookWrite, state: BookWrite["state"], answeredAt = Date.now()): OrderAnswer => ({
     clientId: row.clientId,
     orderId: row.id,
     orderCreatedAt: row.createdAt,
@@ -229,13 +251,13 @@ describe("webhook answers", () => {
 
   it("are stored by the row's write that is on its way, at no row of their own", async () => {
     const clientId = uid("answers");
-    const row = bookRowOf(orderOf(clientId), 3);
+    const row = bookWriteOf(orderOf(clientId), 3);
     const answers = [answerTo(row, "confirmed"), answerTo(row, "successful")];
     // Both answered before the order's row came: held.
     expect(await recordAnswers(env.BOOKS, answers)).toBe(0);
     expect(await shard(addressOf(row)).row(row.createdAt, row.id)).toBeNull();
     const written = await write(row);
-    const other = bookRowOf(orderOf(clientId), 1);
+    const other = bookWriteOf(orderOf(clientId), 1);
     // The row's write cost what any row's write costs (creation aside): compare with one without answers.
     expect(await write(other)).toBe(2);
     expect(written).toBeGreaterThan(2);
@@ -245,7 +267,7 @@ describe("webhook answers", () => {
 
   it("are written at once, one row per order, when the row already shows their state; the last answer wins", async () => {
     const clientId = uid("answers");
-    const row = bookRowOf(orderOf(clientId), 3);
+    const row = bookWriteOf(orderOf(clientId), 3);
     await write(row);
     const late = answerTo(row, "successful", Date.now() + 1_000);
     const early = { ...answerTo(row, "successful", Date.now()), eventId: late.eventId, attempts: 3 };
@@ -257,7 +279,7 @@ describe("webhook answers", () => {
 
   it("that waited too long for their row are written by the shard's alarm", async () => {
     const clientId = uid("answers");
-    const open = bookRowOf(orderOf(clientId, { state: "confirmed" }), 2);
+    const open = bookWriteOf(orderOf(clientId, { state: "confirmed" }), 2);
     await write(open);
     const answer = answerTo(open, "successful");
     expect(await recordAnswers(env.BOOKS, [answer])).toBe(0);
@@ -276,10 +298,10 @@ describe("a client's list across its days", () => {
   it(`opens at most ${DAYS_PER_PAGE} days a page, and its next page goes on before the last day it opened`, async () => {
     const clientId = uid("days");
     const days = DAYS_PER_PAGE + 4;
-    const rows: BookRow[] = [];
+    const rows: BookWrite[] = [];
     for (let back = 0; back < days; back += 1) {
       const createdAt = (TODAY - back * 3) * DAY_MS + 3_600_000;
-      const row = bookRowOf(orderOf(clientId, { createdAt }), 1);
+      const row = bookWriteOf(orderOf(clientId, { createdAt }), 1);
       rows.push(row);
       await write(row);
     }

@@ -34,11 +34,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { ALL_INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults, type Fault, type FaultWhen } from "../../src/kernel/faults";
 import { bookedRow } from "../../src/books/books-reader";
-import { shardOf } from "../../src/books/books-writer";
-import { publishedDays } from "../../src/books/directory-store";
-import { dayOf } from "../../src/books/shard-rules";
-import { bookRowOf } from "../../src/books/row-rules";
-import { BOOKS_SEAMS } from "../../src/books/seams";
 import { indexRowOf } from "../../src/order-index/order-index-store";
 import type { OrderObject } from "../../src/orders/order-object";
 import type { OrderRecord } from "../../src/orders/order-record";
@@ -208,9 +203,9 @@ async function drain(orderId: string): Promise<void> {
 }
 
 /**
- * The order as its storage holds it. Its timers leave out an `index` timer whose write is done (the books
- * and the order index both have the stored version, and it has not failed): its removal is held in the
- * object's memory, not stored on its own (src/orders/index-flow.ts), and it is no timer waiting to run.
+ * The order as its storage holds it. Its timers leave out an `index` timer whose write is done (its
+ * client's books and the order index both have the stored version, and it has not failed): its removal is
+ * held in the object's memory, not stored on its own (src/orders/index-flow.ts), and it waits for nothing.
  */
 async function inspect(orderId: string): Promise<{
   state: string | null;
@@ -218,20 +213,13 @@ async function inspect(orderId: string): Promise<{
   events: { eventId: string; type: string; sent: boolean }[];
   order: OrderRecord | null;
 }> {
-  const stored = await runInDurableObject(orderStub(orderId), (_instance, state) => {
+  const { indexVersion, indexFailures, ...seen } = await runInDurableObject(orderStub(orderId), (_instance, state) => {
     const store = new OrderStore(state.storage);
     const order = store.load();
     const index = store.timers().find((timer) => timer.kind === "index");
-    return {
-      state: order?.state ?? null,
-      order,
-      timers: store.timers().map((t) => t.kind),
-      events: store.events(),
-      indexVersion: store.indexVersion(),
-      indexFailures: index?.failures ?? 0,
-    };
+    const timers = store.timers().map((t) => t.kind);
+    return { state: order?.state ?? null, order, timers, events: store.events(), ...indexOf(store, index) };
   });
-  const { indexVersion, indexFailures, ...seen } = stored;
   if (seen.order === null || !seen.timers.includes("index") || indexFailures > 0) return seen;
   const [books, indexed] = await Promise.all([
     bookedRow(env, seen.order),
@@ -239,6 +227,10 @@ async function inspect(orderId: string): Promise<{
   ]);
   const done = books?.version === indexVersion && indexed?.version === indexVersion;
   return done ? { ...seen, timers: seen.timers.filter((kind) => kind !== "index") } : seen;
+}
+
+function indexOf(store: OrderStore, timer: { failures: number } | undefined) {
+  return { indexVersion: store.indexVersion(), indexFailures: timer?.failures ?? 0 };
 }
 
 async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {
@@ -415,24 +407,9 @@ async function violations(outcome: Outcome): Promise<string[]> {
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
     if (order.state === "confirmed" || order.state === "processing")
       check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
-    // Index: an order whose `index` timer has run (every order at rest: it has no timer left) has its row in
-    // its client's books and in the order index, written by itself, with its state, amounts, lines and the
-    // version it is at.
+    // Index: an order whose `index` timer has run (every order at rest: it has no timer left) has its row,
+    // written by itself, with its state, amounts, lines and the version it is at.
     if (!timers.includes("index")) {
-      const books = await bookedRow(env, order);
-      const wanted = bookRowOf(order, await indexVersionOf(orderId));
-      check(
-        books !== null &&
-          books.state === wanted.state &&
-          books.total === wanted.total &&
-          books.charged === wanted.charged &&
-          books.refunded === wanted.refunded &&
-          JSON.stringify(books.lines) === JSON.stringify(wanted.lines) &&
-          books.codes === wanted.codes &&
-          books.codesHash === wanted.codesHash &&
-          books.version === wanted.version,
-        `${orderId}: ${order.state} (version ${wanted.version}) but in its books as ${JSON.stringify(books)}`,
-      );
       const row = await env.DB.prepare(
         `SELECT state, total, charged, refunded, lines, version FROM order_index WHERE id = ?1`,
       )
@@ -581,35 +558,6 @@ const createdAsClient =
 
 const confirmOnce = ({ orderId, key }: Run) => confirmOrder(orderId, key);
 const confirmed = ({ orderId, key }: Run) => confirmAsClient(orderId, key);
-
-/** The shard of the run's order (its client's day; one part: the case's client has no layout). */
-async function shardOfRun({ clientId, orderId }: Run) {
-  const { order } = await inspect(orderId);
-  return shardOf(env.BOOKS, { clientId, day: dayOf(order!.createdAt), part: 0 });
-}
-
-/** The shard's publish, as its alarm runs it: a failure is the alarm's to retry (books-object.ts). */
-async function publishBooks(run: Run): Promise<void> {
-  await (await shardOfRun(run)).publishNow().catch(() => undefined);
-}
-
-/** D1's row of the run's day shows the shard's counters as they are. */
-async function expectPublished(run: Run): Promise<void> {
-  const shard = await shardOfRun(run);
-  const [counters] = await shard.counters();
-  const { order } = await inspect(run.orderId);
-  const day = dayOf(order!.createdAt);
-  const [published] = await publishedDays(env.DB, run.clientId, day, day);
-  expect(published?.changes).toBe(counters!.changes);
-  expect(published?.counters).toEqual({
-    orders: counters!.counters.orders,
-    buckets: counters!.counters.buckets,
-    total: counters!.counters.total,
-    charged: counters!.counters.charged,
-    refunded: counters!.counters.refunded,
-    lines: counters!.counters.lines,
-  });
-}
 /** A confirm retried after a 500: taken (200), or already taken by the attempt whose answer was lost (409). */
 const confirmRetried = async ({ orderId, key }: Run): Promise<void> => {
   const retried = await asClient(() => confirmOrder(orderId, key));
@@ -754,43 +702,12 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "writing the order's row to the order index",
-    seams: [ORDER_SEAMS.indexWrite],
+    // Its client's books first (test/crash/books-faults.test.ts has the books' own seams), then D1's index.
+    seams: [ORDER_SEAMS.booksWrite, ORDER_SEAMS.indexWrite],
     order: () => [SANDBOX_LINE()],
     // The created order's row (its index timer is the first due), then the end state's: each passes the seam.
     act: ({ orderId }) => fireAlarm(orderId),
     after: confirmed,
-  },
-  {
-    name: "writing the order's row to its books",
-    // The write to its shard, the day's registration in D1 and the shard's read of its day's parts (each
-    // case's client is new, so its day's shard is too).
-    seams: [ORDER_SEAMS.booksWrite, BOOKS_SEAMS.register, BOOKS_SEAMS.layout],
-    order: () => [SANDBOX_LINE()],
-    act: ({ orderId }) => fireAlarm(orderId),
-    after: confirmed,
-  },
-  {
-    name: "writing a failed order's row to its books",
-    seams: [BOOKS_SEAMS.exception],
-    order: () => [line("DEMO-US-FAILING", 5, 1)],
-    act: confirmed,
-    expect: "failed",
-  },
-  {
-    name: "publishing the books' counters",
-    seams: [BOOKS_SEAMS.publish],
-    order: () => [SANDBOX_LINE()],
-    before: async (run) => {
-      await confirmed(run);
-      await drain(run.orderId);
-    },
-    act: publishBooks,
-    evict: false,
-    // Published again once the fault has passed (the shard's alarm would): D1 then shows the counters.
-    settled: async (run) => {
-      await publishBooks(run);
-      await expectPublished(run);
-    },
   },
   {
     name: "processing a sandbox line",
@@ -1118,13 +1035,7 @@ afterAll(() => {
 describe("fault matrix: every operation × every seam × each of its calls × before/after × with and without reset", () => {
   it("has a case for every seam the service lists", () => {
     const covered = new Set(CASES.map((c) => c.seam));
-    const listed = [
-      ...Object.values(ORDER_SEAMS),
-      ...ALL_INVENTORY_SEAMS,
-      ...ALL_WALLET_SEAMS,
-      ...ALL_SANDBOX_SEAMS,
-      ...Object.values(BOOKS_SEAMS),
-    ];
+    const listed = [...Object.values(ORDER_SEAMS), ...ALL_INVENTORY_SEAMS, ...ALL_WALLET_SEAMS, ...ALL_SANDBOX_SEAMS];
     expect(listed.filter((seam) => !covered.has(seam))).toEqual([]);
   });
 

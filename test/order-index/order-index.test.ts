@@ -6,7 +6,7 @@
  */
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   indexRowOf,
   listClientIndex,
@@ -18,6 +18,7 @@ import {
 } from "../../src/order-index/order-index-store";
 import { bookedRow } from "../../src/books/books-reader";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
+import type { OrderObject } from "../../src/orders/order-object";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { INDEX_DELAY_MS } from "../../src/orders/order-timers";
@@ -113,7 +114,22 @@ describe("an order writes its own row", () => {
     const { id: clientId, key } = await freshClient();
     const { id, reference } = await orderOf(key);
     expect(await bookedRow(env, await storedOrder(id))).toBeNull();
-    expect(await afterIndexTimer(id)).toMatchObject({ state: "successful", version: 3 });
+    // The run of its `index` timer, the order's last: no key written, and no alarm set or deleted (the
+    // alarm that fired is gone, and nothing is left to set one for).
+    const written = await runInDurableObject(orderStub(id), async (instance: OrderObject, state) => {
+      const storage = [
+        vi.spyOn(state.storage.kv, "put"),
+        vi.spyOn(state.storage.kv, "delete"),
+        vi.spyOn(state.storage, "setAlarm"),
+        vi.spyOn(state.storage, "deleteAlarm"),
+      ];
+      await instance.alarm();
+      const calls = storage.map((spy) => spy.mock.calls.length);
+      for (const spy of storage) spy.mockRestore();
+      return calls;
+    });
+    expect(written).toEqual([0, 0, 0, 0]);
+    expect(await indexRow(id)).toMatchObject({ state: "successful", version: 3 });
     const order = await storedOrder(id);
     expect(await bookedRow(env, order)).toMatchObject({
       id,
