@@ -2,7 +2,6 @@ import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
-import { isHourlyRun } from "./reconciliation/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
 import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
@@ -29,17 +28,17 @@ export class OrderObject extends OrderObjectOf {
 }
 
 /**
- * The cron (every 5 minutes) sweeps reservations and, once an hour, reconciles the last day and stores the
- * run for the Needs attention list; the reconciliation is loaded only then. The order index needs no pass:
+ * The cron (every 5 minutes) sweeps reservations and makes a pass of the reconciliation by wallet and day
+ * (the days whose books changed, those settling or due their re-verification), storing it for the Needs
+ * attention list. The order index needs no pass:
  * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
  * tries again) and does not keep the steps after it from running.
  */
 async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ["inventory.sweep", () => sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)],
+    ["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)],
   ];
-  if (isHourlyRun(controller.scheduledTime))
-    steps.push(["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)]);
   for (const [step, run] of steps) {
     try {
       await run();

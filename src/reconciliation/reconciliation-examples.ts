@@ -11,9 +11,10 @@ export const RECONCILIATION_EXAMPLE = {
   createdTo: 1795345079774,
   complete: true,
   checked: {
-    orders: 180,
-    ordersPastBound: 0,
-    wallets: 12,
+    days: 14,
+    sealedDays: 13,
+    orders: 2,
+    wallets: 1,
     walletObjects: 13,
     ledgerEntries: 240,
     postingAudits: 4,

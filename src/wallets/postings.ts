@@ -52,6 +52,8 @@ export interface Posting {
   amount: string;
   orderId?: string | null;
   reason?: string | null;
+  /** The UTC day the order was created on, for an order's charge or refund: the reconciliation's day of it. */
+  orderDay?: number | null;
 }
 
 export type PostingResult =
@@ -228,6 +230,7 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
     balanceAfter,
     orderId: posting.orderId ?? null,
     reason: posting.reason ?? null,
+    orderDay: posting.orderId == null ? null : (posting.orderDay ?? null),
   });
   // A charged order is no longer open: it holds nothing from here on.
   for (const orderId of orderIds) store.dropHold(orderId);
@@ -265,6 +268,8 @@ export function voidOrder(store: LedgerStore, orderId: string, reason: string, n
       balanceAfter: store.balance().plus(amount),
       orderId,
       reason,
+      // The void gives back the charge: it is of the charge's day.
+      orderDay: store.orderDayOf(charge.key),
     });
     if (successor !== null) forward = forwardCredit(store, voidKey(orderId), amount, [], reason);
   }
