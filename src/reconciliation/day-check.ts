@@ -51,6 +51,8 @@ export interface DayOutcome {
   large: string[];
   /** Orders of the day still changing, whose two sides differ: the day waits for them to settle. */
   settling: number;
+  /** Orders drilled into though still changing: the day had not settled within the bound. */
+  forced: number;
   drilled: number;
 }
 
@@ -155,13 +157,17 @@ export async function checkDay(
   const orders = await dayOrders(sources);
   const drill: Drilled[] = [];
   let settling = 0;
+  let forced = 0;
   for (const order of orders.values()) {
     const differs = changedSinceSeal.length > 0 || !orderAgrees(order) || !rowFits(order.row);
     if (!differs) continue;
     // One still changing may only be on its way (its row lags its charge): the day waits for it, up to the bound.
-    if (orderChanging(order, clock.settledBy) && !pastBound) {
-      settling += 1;
-      continue;
+    if (orderChanging(order, clock.settledBy)) {
+      if (!pastBound) {
+        settling += 1;
+        continue;
+      }
+      forced += 1;
     }
     const sold = sources.sold.find((code) => code.orderId === order.orderId);
     drill.push({
@@ -186,5 +192,5 @@ export async function checkDay(
   const reasons = [...summaryProblems(summaries), ...changedSinceSeal];
   const whole = large.length === 0;
   const state = found.length > 0 ? "mismatch" : settling > 0 || !whole ? "open" : "sealed";
-  return { state, summaries, findings, reasons, whole, large, settling, drilled: drill.length };
+  return { state, summaries, findings, reasons, whole, large, settling, forced, drilled: drill.length };
 }

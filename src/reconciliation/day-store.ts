@@ -53,13 +53,13 @@ export async function dueDays(db: D1Database, now: number, fromDay: number, limi
   const [changed, due, verify] = await db.batch<DayRow>([
     db
       .prepare(
-        `WITH d AS (SELECT client_id, currency, day, SUM(changes) AS changes FROM books_days
+        `WITH d AS (SELECT client_id, currency, day, SUM(changes) AS changes, MAX(published_at) AS at FROM books_days
                      WHERE day >= ?1 GROUP BY client_id, day, currency)
          SELECT d.client_id, d.currency, d.day, d.changes, r.state, r.books_changes, r.seal, r.first_seen_at, r.verified
            FROM d LEFT JOIN reconciliation_days r
              ON r.client_id = d.client_id AND r.currency = d.currency AND r.day = d.day
           WHERE r.client_id IS NULL OR d.changes > r.books_changes
-          LIMIT ?2`,
+          ORDER BY d.at LIMIT ?2`,
       )
       .bind(fromDay, limit),
     db
@@ -168,4 +168,15 @@ export function dayFindingStatements(
         ),
     ),
   ];
+}
+
+/** Keeps a day a feed named but the pass left to the next one due: the feed's checkpoint moves past it. */
+export function keepDueStatement(db: D1Database, day: WalletDay, now: number): D1PreparedStatement {
+  return db
+    .prepare(
+      `INSERT INTO reconciliation_days (client_id, currency, day, state, first_seen_at, checked_at, due_at)
+       VALUES (?1, ?2, ?3, 'open', ?4, 0, ?4)
+       ON CONFLICT (client_id, currency, day) DO UPDATE SET due_at = min(coalesce(due_at, excluded.due_at), excluded.due_at)`,
+    )
+    .bind(day.clientId, day.currency, day.day, now);
 }

@@ -21,13 +21,12 @@ import {
   largeDayAlert,
   nextVerification,
   OPEN_DAYS,
-  SETTLE_BOUND_MS,
   SETTLE_RECHECK_MS,
   unsettledAlert,
   type WalletDay,
 } from "./day-rules";
 import { registryOf, type ReconcileEnv } from "./day-sources";
-import { dayFindingStatements, dayStatement, dueDays, knownDays, type DueDay } from "./day-store";
+import { dayFindingStatements, dayStatement, dueDays, keepDueStatement, knownDays, type DueDay } from "./day-store";
 import { Findings } from "./findings";
 import { inBatches } from "./order-drill";
 import { lastAuditIdBefore, postingAuditsAfter } from "./reconciliation-feeds";
@@ -96,8 +95,8 @@ interface Outcome {
   feed: Findings;
   alerts: string[];
   next: { auditId: number; codes: SoldCursor; movesAt: number };
-  /** Clients with days due that this pass left to the next. */
-  leftClients: string[];
+  /** Days due that this pass left to the next. */
+  leftDays: DueDay[];
   left: number;
 }
 
@@ -219,11 +218,9 @@ async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
   const alerts: string[] = [];
   for (const { day, outcome } of days) {
     if (!outcome.whole) alerts.push(largeDayAlert(day, outcome.large.join("; ")));
-    if (outcome.state === "open" && plan.now - (day.firstSeenAt ?? plan.now) >= SETTLE_BOUND_MS)
-      alerts.push(unsettledAlert(day, day.firstSeenAt!, plan.now));
+    if (outcome.forced > 0) alerts.push(unsettledAlert(day, day.firstSeenAt ?? plan.now, plan.now));
   }
-  const leftClients = [...new Set(left.map((day) => day.clientId))];
-  if (left.length > 0) alerts.push(backlogAlert(left.length, leftClients));
+  if (left.length > 0) alerts.push(backlogAlert(left.length, [...new Set(left.map((day) => day.clientId))]));
   return {
     checked,
     complete: feeds.complete && left.length === 0 && days.every(({ outcome }) => outcome.whole),
@@ -231,7 +228,7 @@ async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
     feed,
     alerts,
     next: feeds.next,
-    leftClients,
+    leftDays: left,
     left: left.length,
   };
 }
@@ -344,7 +341,8 @@ export async function runAndStore(
   const outcome = await check(env, {
     now,
     settledBy: now - graceSeconds * 1000,
-    days: await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days),
+    // One more than the budget of each kind: a pass knows when it leaves days to the next.
+    days: await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + 1),
     budget,
     auditId: checkpoint.auditId,
     codes: checkpoint.codes,
@@ -359,6 +357,7 @@ export async function runAndStore(
     statements.push(...dayFindingStatements(db, key(day), checked.findings.all(), now));
   }
   for (const [subject, found] of outcome.feed.bySubject) statements.push(...findingStatements(db, subject, found, now));
+  for (const day of outcome.leftDays) if (day.why === "named") statements.push(keepDueStatement(db, day, now));
   for (let start = 0; start < statements.length; start += 200) await db.batch(statements.slice(start, start + 200));
   const run = reconciliationOf(outcome, checkpoint.finishedAt, now);
   const standing = await standingFindings(db, STORED_MISMATCHES);
