@@ -122,7 +122,10 @@ export function dayStatement(db: D1Database, day: WalletDay, decision: DayDecisi
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
        ON CONFLICT (client_id, currency, day) DO UPDATE SET state = excluded.state,
          books_changes = max(books_changes, excluded.books_changes), first_seen_at = excluded.first_seen_at,
-         checked_at = excluded.checked_at, due_at = excluded.due_at, verify_at = excluded.verify_at,
+         checked_at = excluded.checked_at, due_at = excluded.due_at,
+         -- A day sealed again, not re-verified, keeps its re-verification: its index entry is not rewritten.
+         verify_at = CASE WHEN state = 'sealed' AND excluded.state = 'sealed' AND verify_at IS NOT NULL
+                            AND verified = excluded.verified THEN verify_at ELSE excluded.verify_at END,
          verified = excluded.verified, seal = excluded.seal`,
     )
     .bind(
