@@ -13,6 +13,9 @@ export { BooksObject } from "./books/books-object";
  * batch, not when the Worker starts: no client request runs them, and a batch waits on no client.
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
+/** The reconciliation's queue: the wallet-days a pass hands out (src/reconciliation/day-queue.ts). */
+const RECONCILIATION_QUEUES = new Set(["order-reconciliation", "order-reconciliation-sandbox"]);
+const reconciliationConsumer = once(async () => (await import("./reconciliation/day-queue")).checkHandedOut);
 /**
  * The order index's writer, which the order object calls from its `index` timer after the client has its
  * answer (orders cannot import the index, which sits below them); loaded with the first write.
@@ -50,6 +53,9 @@ async function scheduled(controller: ScheduledController, env: Env): Promise<voi
 
 export default {
   fetch: handleRequest,
-  queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
+  queue: async (batch, env, ctx) =>
+    RECONCILIATION_QUEUES.has(batch.queue)
+      ? (await reconciliationConsumer())(batch, env)
+      : (await queueHandler())(batch, env, ctx),
   scheduled,
 } satisfies ExportedHandler<Env>;

@@ -164,8 +164,13 @@ export interface DayOrder {
   sold: CodesSide;
 }
 
-/** Whether the two sides agree on an order: the same money, and the codes the books say it delivered. */
+/**
+ * Whether the two sides agree on an order: the same money, and the codes the books say it delivered; a
+ * ledger naming an order the day's books do not hold never agrees (it may be no order of ours, or another
+ * wallet's).
+ */
 export function orderAgrees(order: DayOrder): boolean {
+  if (order.net !== null && order.row === null) return false;
   const rowCharged = new Money(order.row?.charged ?? 0);
   const rowRefunded = new Money(order.row?.refunded ?? 0);
   const kept = order.net === null ? new Money(0) : keptCharge(order.net);

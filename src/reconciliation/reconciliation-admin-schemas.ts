@@ -56,6 +56,10 @@ export const ReconciliationChecked = z.object({
     .number()
     .int()
     .describe("Orders still changing (their day left settling), and wallet-days due beyond this pass's budget."),
+  handedOut: z
+    .number()
+    .int()
+    .describe("Wallet-days a stored pass handed to the reconciliation's queue, whose consumer checks them (0 here)."),
 });
 
 export const MismatchView = z.object({

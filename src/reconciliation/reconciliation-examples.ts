@@ -21,6 +21,7 @@ export const RECONCILIATION_EXAMPLE = {
     soldCodes: 96,
     transfers: 0,
     leftToNextRun: 3,
+    handedOut: 0,
   },
   mismatches: [
     {

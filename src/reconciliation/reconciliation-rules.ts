@@ -71,6 +71,8 @@ export interface Checked {
   transfers: number;
   /** Orders still changing (their day left settling), and wallet-days due beyond this pass's budget. */
   leftToNextRun: number;
+  /** Wallet-days handed to the reconciliation's queue, whose consumer checks them. */
+  handedOut: number;
 }
 
 export function noneChecked(): Checked {
@@ -85,6 +87,7 @@ export function noneChecked(): Checked {
     soldCodes: 0,
     transfers: 0,
     leftToNextRun: 0,
+    handedOut: 0,
   };
 }
 

@@ -14,29 +14,15 @@ import { codesSoldAfter, type SoldCode, type SoldCursor } from "../inventory/cod
 import { log } from "../kernel/log";
 import { orderRecordById } from "../orders/order-lookup";
 import { movedWalletsBetween } from "../wallets/wallet-registry-store";
-import { checkDay, type DayOutcome } from "./day-check";
-import {
-  backlogAlert,
-  dayKey,
-  largeDayAlert,
-  nextVerification,
-  OPEN_DAYS,
-  SETTLE_RECHECK_MS,
-  unsettledAlert,
-  type WalletDay,
-} from "./day-rules";
+import { handOut } from "./day-queue";
+import { backlogAlert, dayKey, OPEN_DAYS, type WalletDay } from "./day-rules";
+import { checkDays, checkedDayStatements, dayAlerts, sumChecked, type CheckedDay } from "./day-runs";
 import { registryOf, type ReconcileEnv } from "./day-sources";
-import { dayFindingStatements, dayStatement, dueDays, keepDueStatement, knownDays, type DueDay } from "./day-store";
+import { dueDays, keepDueStatement, knownDays, type DueDay } from "./day-store";
 import { Findings } from "./findings";
 import { inBatches } from "./order-drill";
 import { lastAuditIdBefore, postingAuditsAfter } from "./reconciliation-feeds";
-import {
-  DEFAULT_GRACE_SECONDS,
-  noneChecked,
-  unfinishedAlert,
-  type Checked,
-  type Reconciliation,
-} from "./reconciliation-rules";
+import { DEFAULT_GRACE_SECONDS, unfinishedAlert, type Checked, type Reconciliation } from "./reconciliation-rules";
 import {
   checkpointStatement,
   findingStatements,
@@ -54,9 +40,11 @@ export type { ReconcileEnv } from "./day-sources";
 
 /** What one pass (or one read-only run) reads at most; the rest is the next pass's. */
 export interface Budget {
-  /** Wallet-days checked, and of them at most `perClient` of one client. */
+  /** Wallet-days checked by the pass itself, and of them at most `perClient` of one client. */
   days: number;
   perClient: number;
+  /** Wallet-days beyond those handed to the queue's consumers (a stored pass only; 0: none). */
+  handOut: number;
   /** Audit rows of postings, codes sold and wallets moved read from the feeds. */
   audits: number;
   codes: number;
@@ -69,10 +57,7 @@ export interface Budget {
  * (DRILL_LIMIT a day) and the feeds' order look-ups (one per order a code was sold to) stay under the 10,000
  * subrequests one invocation may make.
  */
-export const BUDGET: Budget = { days: 300, perClient: 8, audits: 300, codes: 1_000, moves: 50 };
-
-/** Days checked at once. */
-const DAYS_AT_ONCE = 4;
+export const BUDGET: Budget = { days: 300, perClient: 8, handOut: 10_000, audits: 300, codes: 1_000, moves: 50 };
 
 /** What a pass or a run reads and finds. */
 interface Plan {
@@ -90,7 +75,9 @@ interface Plan {
 interface Outcome {
   checked: Checked;
   complete: boolean;
-  days: { day: DueDay; outcome: DayOutcome }[];
+  days: CheckedDay[];
+  /** Days beyond the pass's own, for the queue (a stored pass hands them out). */
+  handed: DueDay[];
   /** Findings of the feeds (audit rows, codes sold), by subject. */
   feed: Findings;
   alerts: string[];
@@ -162,23 +149,32 @@ async function daysOfCodes(env: ReconcileEnv, codes: readonly SoldCode[], feed: 
   return days;
 }
 
-/** The days a pass checks: at most `perClient` of a client and `days` in all; the rest are left to the next pass. */
-function fairShare(days: readonly DueDay[], budget: Budget): { chosen: DueDay[]; left: DueDay[] } {
+/**
+ * The days a pass checks itself (at most `days`), and those it hands out (at most `handOut` more), at most
+ * `perClient` of one client in all; the rest are left to the next pass.
+ */
+function fairShare(days: readonly DueDay[], budget: Budget): { chosen: DueDay[]; handed: DueDay[]; left: DueDay[] } {
   const seen = new Set<string>();
   const perClient = new Map<string, number>();
   const chosen: DueDay[] = [];
+  const handed: DueDay[] = [];
   const left: DueDay[] = [];
   for (const day of days) {
     if (seen.has(key(day))) continue;
     seen.add(key(day));
     const taken = perClient.get(day.clientId) ?? 0;
-    if (chosen.length >= budget.days || taken >= budget.perClient) left.push(day);
-    else {
-      perClient.set(day.clientId, taken + 1);
-      chosen.push(day);
-    }
+    const into =
+      taken >= budget.perClient
+        ? left
+        : chosen.length < budget.days
+          ? chosen
+          : handed.length < budget.handOut
+            ? handed
+            : left;
+    if (into !== left) perClient.set(day.clientId, taken + 1);
+    into.push(day);
   }
-  return { chosen, left };
+  return { chosen, handed, left };
 }
 
 /** One pass over `plan`: the feeds, then each day due or named, nothing written. */
@@ -198,49 +194,25 @@ async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
         why: "named",
       },
   );
-  const { chosen, left } = fairShare([...plan.days, ...named], plan.budget);
-  const registry = await registryOf(env.DB, chosen);
-  const days: Outcome["days"] = [];
-  await inBatchesOf(chosen, DAYS_AT_ONCE, async (day) => {
-    const outcome = await checkDay(
-      env,
-      day,
-      registry,
-      { state: day.state, seal: day.why === "verify" ? day.seal : null, firstSeenAt: day.firstSeenAt ?? plan.now },
-      { now: plan.now, settledBy: plan.settledBy },
-    );
-    days.push({ day, outcome });
-  });
+  const { chosen, handed, left } = fairShare([...plan.days, ...named], plan.budget);
+  const days = await checkDays(env, chosen, { now: plan.now, settledBy: plan.settledBy });
   const checked = sumChecked([feed.counted, ...days.map(({ outcome }) => outcome.findings.counted)]);
   checked.days = days.length;
   checked.sealedDays = days.filter(({ outcome }) => outcome.state === "sealed").length;
   checked.leftToNextRun = left.length + days.reduce((sum, { outcome }) => sum + outcome.settling, 0);
-  const alerts: string[] = [];
-  for (const { day, outcome } of days) {
-    if (!outcome.whole) alerts.push(largeDayAlert(day, outcome.large.join("; ")));
-    if (outcome.forced > 0) alerts.push(unsettledAlert(day, day.firstSeenAt ?? plan.now, plan.now));
-  }
+  const alerts = dayAlerts(days, plan.now);
   if (left.length > 0) alerts.push(backlogAlert(left.length, [...new Set(left.map((day) => day.clientId))]));
   return {
     checked,
     complete: feeds.complete && left.length === 0 && days.every(({ outcome }) => outcome.whole),
     days,
+    handed,
     feed,
     alerts,
     next: feeds.next,
     leftDays: left,
     left: left.length,
   };
-}
-
-async function inBatchesOf<T>(items: readonly T[], size: number, run: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += size) await Promise.all(items.slice(start, start + size).map(run));
-}
-
-function sumChecked(all: readonly Checked[]): Checked {
-  const total = noneChecked();
-  for (const one of all) for (const field of Object.keys(total) as (keyof Checked)[]) total[field] += one[field];
-  return total;
 }
 
 function reconciliationOf(outcome: Outcome, from: number, to: number): Reconciliation {
@@ -297,29 +269,14 @@ export async function reconcile(
     now,
     settledBy: now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000,
     days,
-    budget,
+    // Read-only: nothing is handed to the queue, whose consumer stores what it finds.
+    budget: { ...budget, handOut: 0 },
     auditId: await lastAuditIdBefore(env.DB, createdFrom),
     codes: { soldAt: createdFrom - 1, id: Number.MAX_SAFE_INTEGER },
     movesAt: createdFrom - 1,
     to: createdTo,
   });
   return reconciliationOf(outcome, createdFrom, createdTo);
-}
-
-/** What a day's check leaves stored: sealed (with its re-verifications to come), settling, or disagreeing. */
-function decisionOf(day: DueDay, outcome: DayOutcome, now: number) {
-  const sealed = outcome.state === "sealed";
-  const verified = day.why === "verify" ? day.verified + 1 : day.state === "sealed" && sealed ? day.verified : 0;
-  return {
-    state: outcome.state,
-    booksChanges: day.booksChanges,
-    firstSeenAt: outcome.state === "open" ? (day.firstSeenAt ?? now) : now,
-    checkedAt: now,
-    dueAt: sealed ? null : now + SETTLE_RECHECK_MS,
-    verifyAt: sealed ? nextVerification(now, verified) : null,
-    verified,
-    seal: sealed ? (day.why === "verify" && day.seal !== null ? day.seal : outcome.summaries) : null,
-  };
 }
 
 /**
@@ -331,7 +288,7 @@ function decisionOf(day: DueDay, outcome: DayOutcome, now: number) {
  * them again and says that this one did not finish.
  */
 export async function runAndStore(
-  env: ReconcileEnv,
+  env: ReconcileEnv & Partial<Pick<Env, "RECONCILE">>,
   now = Date.now(),
   { budget = BUDGET, graceSeconds = DEFAULT_GRACE_SECONDS }: { budget?: Budget; graceSeconds?: number } = {},
 ): Promise<Reconciliation> {
@@ -342,8 +299,8 @@ export async function runAndStore(
     now,
     settledBy: now - graceSeconds * 1000,
     // One more than the budget of each kind: a pass knows when it leaves days to the next.
-    days: await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + 1),
-    budget,
+    days: await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + budget.handOut + 1),
+    budget: env.RECONCILE === undefined ? { ...budget, handOut: 0 } : budget,
     auditId: checkpoint.auditId,
     codes: checkpoint.codes,
     movesAt: checkpoint.movesAt,
@@ -351,14 +308,16 @@ export async function runAndStore(
   });
   const unfinished = unfinishedAlert(checkpoint.startedAt, checkpoint.finishedAt);
   if (unfinished !== null) outcome.alerts.unshift(unfinished);
-  const statements: D1PreparedStatement[] = [];
-  for (const { day, outcome: checked } of outcome.days) {
-    statements.push(dayStatement(db, day, decisionOf(day, checked, now)));
-    statements.push(...dayFindingStatements(db, key(day), checked.findings.all(), now));
-  }
+  const statements = checkedDayStatements(db, outcome.days, now);
   for (const [subject, found] of outcome.feed.bySubject) statements.push(...findingStatements(db, subject, found, now));
-  for (const day of outcome.leftDays) if (day.why === "named") statements.push(keepDueStatement(db, day, now));
+  // A day a feed named stays due until a check of it is stored: the feed's checkpoint moves past it.
+  for (const day of [...outcome.leftDays, ...outcome.handed])
+    if (day.why === "named") statements.push(keepDueStatement(db, day, now));
   for (let start = 0; start < statements.length; start += 200) await db.batch(statements.slice(start, start + 200));
+  if (outcome.handed.length > 0 && env.RECONCILE !== undefined) {
+    await handOut(env.RECONCILE, outcome.handed, { now, settledBy: now - graceSeconds * 1000 });
+    outcome.checked.handedOut = outcome.handed.length;
+  }
   const run = reconciliationOf(outcome, checkpoint.finishedAt, now);
   const standing = await standingFindings(db, STORED_MISMATCHES);
   const rising = outcome.left > checkpoint.leftToNext && outcome.left > 0 ? checkpoint.leftRising + 1 : 0;

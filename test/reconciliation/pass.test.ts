@@ -162,7 +162,7 @@ describe("the pass by wallet and day", () => {
     await order(a.key, [line("DEMO-US-RANGE", 5, 1)]);
     await order(b.key, [line("DEMO-US-RANGE", 5, 1)]);
     const now = Date.now();
-    const small = { ...BUDGET, days: 1 };
+    const small = { ...BUDGET, days: 1, handOut: 0 };
     const first = await runAndStore(env, now, { budget: small, graceSeconds: 0 });
     expect(first.checked.days).toBe(1);
     expect(first.complete).toBe(false);
@@ -184,6 +184,39 @@ describe("the pass by wallet and day", () => {
       `the run started at ${new Date(now + 2).toISOString()} did not finish; this one resumed from its checkpoint`,
     ]);
     expect((await lastRun(env.DB))!.alerts).toEqual(resumed.alerts);
+  });
+});
+
+describe("the queue", () => {
+  it("hands the days beyond the pass's own to the queue, whose consumer checks and stores them", async () => {
+    const a = await auditedClient();
+    const b = await auditedClient();
+    await order(a.key, [line("DEMO-US-RANGE", 5, 1)]);
+    const victim = await order(b.key, [line("DEMO-US-RANGE", 5, 1)]);
+    await tamperWallet(wallet(b.id, "USD"), `DELETE FROM ledger WHERE entry_key = ?`, chargeKey(victim));
+    const pass = await runAndStore(env, Date.now(), { budget: { ...BUDGET, days: 1, handOut: 10 }, graceSeconds: 0 });
+    expect(pass.checked.days).toBe(1);
+    expect(pass.checked.handedOut).toBe(1);
+    expect(pass.alerts).toEqual([]);
+    // The consumer's check of the other day is stored within seconds, as the pass's own is.
+    const rows = async () =>
+      (
+        await env.DB.prepare(
+          `SELECT client_id, state FROM reconciliation_days WHERE client_id IN (?1, ?2) ORDER BY client_id`,
+        )
+          .bind(a.id, b.id)
+          .all<{ client_id: string; state: string }>()
+      ).results;
+    for (let wait = 0; wait < 100 && (await rows()).length < 2; wait += 1)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(Object.fromEntries((await rows()).map((row) => [row.client_id, row.state]))).toEqual({
+      [a.id]: "sealed",
+      [b.id]: "mismatch",
+    });
+    const found = await env.DB.prepare(`SELECT check_name FROM reconciliation_findings WHERE order_id = ?1`)
+      .bind(victim)
+      .all<{ check_name: string }>();
+    expect(found.results.map((row) => row.check_name)).toContain("charge_for_delivery");
   });
 });
 
