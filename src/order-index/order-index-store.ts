@@ -444,24 +444,3 @@ export async function indexRowsCreatedCount(
     .first<{ n: number; overdue: number }>();
   return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
 }
-
-/** The references of the client's indexed orders among `orderIds`, by order id (another client's are not found). */
-export async function indexedReferences(
-  db: D1Database | D1DatabaseSession,
-  clientId: string,
-  orderIds: readonly string[],
-): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const unique = [...new Set(orderIds)];
-  // D1 binds at most 100 parameters per statement.
-  for (let start = 0; start < unique.length; start += 90) {
-    const chunk = unique.slice(start, start + 90);
-    const marks = chunk.map((_, at) => `?${at + 2}`).join(", ");
-    const { results } = await db
-      .prepare(`SELECT id, reference FROM order_index WHERE client_id = ?1 AND id IN (${marks})`)
-      .bind(clientId, ...chunk)
-      .all<{ id: string; reference: string }>();
-    for (const row of results) found.set(row.id, row.reference);
-  }
-  return found;
-}
