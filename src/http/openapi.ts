@@ -12,6 +12,7 @@
 import * as z from "zod";
 import { ERROR_DETAILS, RETRY, errorExample } from "../kernel/failure-details";
 import { ERRORS, type ErrorCode } from "./errors";
+import { partErrors, schemaOf } from "./inputs";
 import type { Loadable, ObjectSchema, Route, RouteDoc, RouteExample } from "./route";
 
 export const OPENAPI_VERSION = "3.1.0";
@@ -110,9 +111,11 @@ function pascal(operationId: string): string {
   return operationId.charAt(0).toUpperCase() + operationId.slice(1);
 }
 
-function envelope(data: z.core.$ZodType, messages: string[] | undefined): z.ZodType {
+function envelope(data: z.core.$ZodType, messages: readonly string[] | undefined): z.ZodType {
   const message =
-    messages !== undefined && messages.length > 0 ? z.enum(messages as [string, ...string[]]) : z.string();
+    messages !== undefined && messages.length > 0
+      ? z.enum(messages as readonly string[] as [string, ...string[]])
+      : z.string();
   return z.object({ message, data });
 }
 
@@ -154,17 +157,24 @@ function codeErrorSchema(code: ErrorCode): JsonSchema {
   };
 }
 
-/** Errors every route of its kind can answer, besides its own. */
+/**
+ * Errors every route of its kind can answer, besides its own: those of its auth and of its declared parts.
+ * A client's route not yet declared lists the 400 of its parameters among its own errors.
+ */
 function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "rate_limited");
   if (doc.auth === "admin") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin" && doc.role !== "viewer") codes.push("forbidden");
-  if (doc.body !== undefined) codes.push("payload_too_large");
-  if (doc.body !== undefined && doc.ownBodyErrors !== true) codes.push("malformed_json", "invalid_request_body");
-  if ((doc.params !== undefined || doc.query !== undefined) && doc.auth === "admin") codes.push("invalid_parameters");
+  const parts = doc.declared || doc.auth === "admin" ? doc.parts : { body: doc.parts.body };
+  codes.push(...partErrors({ ...parts, ...(doc.ownBodyErrors === true ? { ownBodyErrors: true } : {}) }));
   codes.push("server_error");
   return codes;
+}
+
+/** The errors a route answers itself: those it lists, or those its checks name. */
+function ownErrors(doc: LoadedDoc): readonly ErrorCode[] {
+  return doc.errors ?? [...new Set((doc.checks ?? []).flatMap((check) => check.codes))];
 }
 
 /** What an operator route's description says of who may call it. */
@@ -229,9 +239,10 @@ function describeRoute(doc: LoadedDoc, codes: ErrorCode[]): string | undefined {
   const named = new Set(doc.checks.flatMap((check) => check.codes));
   const unknown = [...named].filter((code) => !codes.includes(code));
   if (unknown.length > 0) throw new Error(`${doc.operationId}: checks name ${unknown.join(", ")}, never answered`);
-  const unnamed = doc.errors.filter((code) => !named.has(code));
+  const unnamed = [...ownErrors(doc)].filter((code) => !named.has(code));
   if (unnamed.length > 0) throw new Error(`${doc.operationId}: no check answers ${unnamed.join(", ")}`);
-  const answered = (answers: ErrorCode[]) => answers.map((code) => `${ERRORS[code].status} \`${code}\``).join(", ");
+  const answered = (answers: readonly ErrorCode[]) =>
+    answers.map((code) => `${ERRORS[code].status} \`${code}\``).join(", ");
   const lines = doc.checks.map(({ when, codes: answers }) => `- ${when}: ${answered(answers)}`);
   const list = `Checks, in the order they run (the first that fails answers):\n\n${lines.join("\n")}`;
   return doc.description === undefined ? list : `${doc.description}\n\n${list}`;
@@ -314,6 +325,10 @@ type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query" | "params"
   example?: RouteExample;
   body?: z.core.$ZodType;
   query?: ObjectSchema;
+  /** Its parts as declared, for the errors of reading them. */
+  parts: Pick<RouteDoc, "params" | "query" | "body">;
+  /** Whether the router reads its parts (a declared route), rather than its handler. */
+  declared: boolean;
 };
 
 async function loaded<T>(part: Loadable<T>): Promise<T> {
@@ -336,17 +351,19 @@ export async function buildOpenApi(
   const operations: { method: string; path: string; doc: LoadedDoc; okSchema: z.core.$ZodType | null }[] = [];
   const seen = new Set<string>();
   const loadedRoutes = await Promise.all(
-    routes.map(async ({ data, example, body, query, params, ...route }) => ({
+    routes.map(async ({ data, example, body, query, params, handler, serve: _serve, ...route }) => ({
       ...route,
-      ...(params !== undefined ? { params: await loaded(params) } : {}),
+      ...(params !== undefined ? { params: (await schemaOf(params)) as ObjectSchema } : {}),
       data: data === null ? null : await loaded(data),
       ...(example !== undefined ? { example: await loaded(example) } : {}),
-      ...(body !== undefined ? { body: await loaded(body) } : {}),
-      ...(query !== undefined ? { query: await loaded(query) } : {}),
+      ...(body !== undefined ? { body: await schemaOf(body) } : {}),
+      ...(query !== undefined ? { query: (await schemaOf(query)) as ObjectSchema } : {}),
+      parts: { params, query, body },
+      declared: handler === undefined,
     })),
   );
   for (const route of loadedRoutes) {
-    const { method, path: itty, handler: _handler, ...doc } = route;
+    const { method, path: itty, ...doc } = route;
     if (!tags.some((tag) => tag.name === doc.tag))
       throw new Error(`${doc.operationId}: tag ${doc.tag} is not one of the document's tags`);
     if ((doc.auth === "admin") !== (doc.role !== undefined))
@@ -398,7 +415,7 @@ export async function buildOpenApi(
       headers: { ...requestId, ...(doc.headers ?? {}) },
       content,
     };
-    const codes = [...new Set([...doc.errors, ...implicitErrors(doc)])];
+    const codes = [...new Set([...ownErrors(doc), ...implicitErrors(doc)])];
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) byStatus.set(ERRORS[code].status, [...(byStatus.get(ERRORS[code].status) ?? []), code]);
     for (const [status, statusCodes] of [...byStatus].sort(([a], [b]) => a - b)) {
