@@ -24,14 +24,20 @@ export async function schemaOf(part: Part): Promise<Schema> {
   return typeof schema === "function" ? schema() : schema;
 }
 
-/** `raw` as the part reads it: its reader's value, else its schema's, else 400 `refusal` with the issues. */
+/**
+ * `raw` as the part reads it: its reader's value, else its schema's, else 400 `refusal` with the issues;
+ * then its own check.
+ */
 async function readPart(part: Part, raw: unknown, refusal: ErrorCode): Promise<unknown> {
   const options = optionsOf(part);
-  const read = options.read?.(raw) ?? null;
-  if (read !== null) return read;
-  const result = await (await schemaOf(part))["~standard"].validate(raw);
-  if (result.issues !== undefined) fail(options.refusal ?? refusal, issuesOf(result));
-  return result.value;
+  let value: unknown = options.read?.(raw) ?? null;
+  if (value === null) {
+    const result = await (await schemaOf(part))["~standard"].validate(raw);
+    if (result.issues !== undefined) fail(options.refusal ?? refusal, issuesOf(result));
+    value = result.value;
+  }
+  options.check?.(value);
+  return value;
 }
 
 function decoded(params: Record<string, string> | undefined): Record<string, string> | null {

@@ -56,9 +56,15 @@ function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   return codes;
 }
 
-/** The errors a route answers itself: those it lists, or those its checks name. */
+/**
+ * The errors a route answers itself: those it lists, or those its checks name, in the order they run. The
+ * errors of reading its body, which a check may name too, take their place among those of its kind.
+ */
 function ownErrors(doc: LoadedDoc): readonly ErrorCode[] {
-  return doc.errors ?? [...new Set((doc.checks ?? []).flatMap((check) => check.codes))];
+  if (doc.errors !== undefined) return doc.errors;
+  const ofBody = partErrors({ body: doc.parts.body, ...(doc.ownBodyErrors === true ? { ownBodyErrors: true } : {}) });
+  const named = (doc.checks ?? []).flatMap((check) => check.codes);
+  return [...new Set(named.filter((code) => !ofBody.includes(code)))];
 }
 
 /** What an operator route's description says of who may call it. */

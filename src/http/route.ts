@@ -173,7 +173,12 @@ export interface PartOptions<S extends Schema = Schema> {
    * Reads the part without zod: the value exactly as the schema would parse it, or null to leave it to the
    * schema (src/orders/requests.ts; a test holds each reader to its schema).
    */
-  read?: (raw: unknown) => z.output<S> | null;
+  read?(raw: unknown): z.output<S> | null;
+  /**
+   * A rule the part must also keep, once read, before the next part is read: it refuses with fail() (an
+   * exchange rate's pair of two different currencies, before its body).
+   */
+  check?(value: z.output<S>): void;
   /**
    * The code a part the schema refuses is answered with, when not the usual one (invalid_parameters for
    * params and query, invalid_request_body for a body, whose unreadable JSON is then answered so too):
@@ -184,7 +189,7 @@ export interface PartOptions<S extends Schema = Schema> {
    * For a body: what the schema is given, read off the request, when not JSON of at most MAX_BODY_BYTES
    * (an upload of codes as JSON or CSV, of up to 1 MiB). It refuses what it cannot read with fail().
    */
-  from?: (request: Request, env: Env) => Promise<unknown>;
+  from?(request: Request, env: Env): Promise<unknown>;
 }
 
 /** A declared part of the request: its schema as it is, a loader of it, or how it is read. */
