@@ -1,8 +1,7 @@
 import { route, type Route } from "../http/route";
 import { supplierRefusal } from "../kernel/service-mode";
-import { toAmountNumber } from "../pricing/money";
 import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
-import { dealView, productFields } from "./catalogue-views";
+import { clientProductView } from "./catalogue-views";
 
 // Only GET /openapi.json reads the answer's schema and the example: they load with the document.
 const views = () => import("./product-schemas");
@@ -25,19 +24,12 @@ async function clientProducts(env: Env, clientId: string) {
   // A SKU whose supplier may not serve this environment cannot be ordered here: not offered either.
   const served = products.filter((row) => supplierRefusal(row.supplier, env) === null);
   const view = served.map((row) => {
-    const product = productFromRow(row);
-    const byQuote = (stockBySku.get(product.sku) ?? [])
-      .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))
-      .sort((a, b) => a.quote - b.quote);
-    const deal = dealBySku.get(product.sku);
-    return {
-      ...productFields(product),
-      availability:
-        product.supplier === "inventory"
-          ? { type: "stock" as const, count: byQuote.reduce((sum, entry) => sum + entry.count, 0), byQuote }
-          : { type: "unlimited" as const },
-      deal: deal === undefined ? null : dealView(dealFromRow(deal)),
-    };
+    const deal = dealBySku.get(row.sku);
+    return clientProductView(
+      productFromRow(row),
+      stockBySku.get(row.sku) ?? [],
+      deal === undefined ? null : dealFromRow(deal),
+    );
   });
   return { products: view };
 }

@@ -10,7 +10,7 @@ import { route, type Route } from "../http/route";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { randomHex } from "../kernel/crypto";
-import { Money, toAmountNumber } from "../pricing/money";
+import { Money } from "../pricing/money";
 import { objectIdOf } from "../orders/order-id";
 import type { Result } from "../orders/order-object";
 import { sandboxTopUpKey } from "../wallets/ledger-keys";
@@ -18,10 +18,9 @@ import type { PostingResult } from "../wallets/wallet-object";
 import { openClientWallet } from "../wallets/wallet-registry-store";
 import { atWallet, firstPlacement } from "../wallets/wallet-moves";
 import { WALLET_MOVE_SEAMS } from "../wallets/seams";
-import type { OrderEvent, OrderEventType } from "../webhooks/events";
 import { postSignedEvent, secretsOf, signingKeys } from "../webhooks/consumer";
 import { checkWebhookUrl } from "../webhooks/url-policy";
-import { sandboxTopUpAmount, topUpIdempotencyKey } from "./sandbox-rules";
+import { exampleEvent, sandboxTopUpAmount, testWebhookView, topUpIdempotencyKey, topUpView } from "./sandbox-rules";
 import { SANDBOX_SEAMS } from "./seams";
 import {
   SandboxOrderParams,
@@ -88,13 +87,12 @@ async function topUpOwnWallet(env: Env, { clientId, currency, body, keyHeader, r
     logFailure(`unexpected ${result.code}`, { step: "sandbox.top-up", requestId, clientId });
     fail("server_error", retry);
   }
-  return {
-    currency,
-    amount: toAmountNumber(result.entry.amount),
-    balance: toAmountNumber(balance!),
-    idempotencyKey: key.key,
+  return topUpView(currency, {
+    amount: result.entry.amount,
+    balance: balance!,
+    key: key.key,
     replayed: result.replayed,
-  };
+  });
 }
 
 /**
@@ -116,18 +114,6 @@ async function expireOrderNow(env: Env, clientId: string, orderId: string, reque
   return result.data;
 }
 
-/** An example event of `type`, as an order of the sandbox would send it (its order does not exist). */
-function exampleEvent(type: OrderEventType): OrderEvent {
-  const state = type.slice("order.".length) as OrderEvent["data"]["state"];
-  return {
-    id: `evt_${randomHex(16)}`,
-    type,
-    createdAt: Date.now(),
-    data: { orderId: `ord_${randomHex(32)}`, state, reference: "sandbox-test-webhook" },
-    livemode: false,
-  };
-}
-
 /**
  * POST /sandbox/webhooks/test: one signed POST of an example event to `url`, now, and what the receiver
  * answered. Not queued and not retried: it tests a receiver, and its answer says how that went.
@@ -137,16 +123,20 @@ async function sendTestWebhook(env: Env, clientId: string, body: z.output<typeof
   if (problem !== null) fail("invalid_webhook_url", { reason: problem }, `webhookUrl is not allowed: ${problem}`);
   const secret = (await secretsOf(env.DB, [clientId])).get(clientId);
   const keys = secret == null ? null : signingKeys(secret, Date.now());
-  const event = exampleEvent(body.type);
+  const event = exampleEvent(body.type, {
+    id: `evt_${randomHex(16)}`,
+    orderId: `ord_${randomHex(32)}`,
+    createdAt: Date.now(),
+  });
   if (keys === null) {
     const error = "the client's webhook secret is not whsec_<base64>: ask the operator to rotate it";
-    return { message: "Test webhook not sent", sent: { event, delivered: false, status: null, error } } as const;
+    const sent = testWebhookView(event, { delivered: false, status: null, error });
+    return { message: "Test webhook not sent", sent } as const;
   }
   const attempt = await postSignedEvent(body.url, event, keys);
-  return {
-    message: attempt.ok ? "Test webhook delivered" : "Test webhook not delivered",
-    sent: { event, delivered: attempt.ok, status: attempt.status ?? null, error: attempt.ok ? null : attempt.error },
-  } as const;
+  const delivery = { delivered: attempt.ok, status: attempt.status ?? null, error: attempt.ok ? null : attempt.error };
+  const message = attempt.ok ? "Test webhook delivered" : "Test webhook not delivered";
+  return { message, sent: testWebhookView(event, delivery) } as const;
 }
 
 const SANDBOX_ONLY = "Sandbox only: in live every path under /sandbox/ is 404.";
