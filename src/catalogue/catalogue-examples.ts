@@ -58,7 +58,7 @@ const demoProduct = (
   active: true,
 });
 const US = { currency: "USD", country: "US", region: "North America" } as const;
-const DEMO_PRODUCTS: CatalogueProduct[] = [
+export const DEMO_PRODUCTS: CatalogueProduct[] = [
   demoProduct(
     {
       sku: "DEMO-EU-FIXED",

@@ -11,6 +11,7 @@ import { Refusal, fail } from "../kernel/failures";
 import { issuesOf, readJson } from "./body";
 import { ok, okJson } from "./responses";
 import type { ErrorCode } from "./errors";
+import type * as z from "zod/v4/core";
 import type { DeclaredRoute, Part, PartOptions, RequestContext, Schema } from "./route";
 
 function optionsOf(part: Part): PartOptions {
@@ -24,28 +25,32 @@ export async function schemaOf(part: Part): Promise<Schema> {
   return typeof schema === "function" ? schema() : schema;
 }
 
+/** `raw` as `schema` parses it, or 400 `refusal` with its issues. Our schemas are synchronous. */
+export function checked<S extends Schema>(schema: S, raw: unknown, refusal: ErrorCode): z.output<S> {
+  const result = schema["~standard"].validate(raw);
+  if (result instanceof Promise) throw new Error("a request's schema must not be asynchronous");
+  if (result.issues !== undefined) fail(refusal, issuesOf(result));
+  return result.value as z.output<S>;
+}
+
 /**
  * `raw` as the part reads it: its reader's value, else its schema's, else 400 `refusal` with the issues;
  * then its own check.
  */
 async function readPart(part: Part, raw: unknown, refusal: ErrorCode): Promise<unknown> {
   const options = optionsOf(part);
-  let value: unknown = options.read?.(raw) ?? null;
-  if (value === null) {
-    const result = await (await schemaOf(part))["~standard"].validate(raw);
-    if (result.issues !== undefined) fail(options.refusal ?? refusal, issuesOf(result));
-    value = result.value;
-  }
+  const value = options.read?.(raw) ?? checked(await schemaOf(part), raw, options.refusal ?? refusal);
   options.check?.(value);
   return value;
 }
 
-function decoded(params: Record<string, string> | undefined): Record<string, string> | null {
+/** The path parameters, percent-decoded; 400 `refusal` for a path that is not valid percent-encoding. */
+export function pathParams(request: IRequest, refusal: ErrorCode = "invalid_parameters"): Record<string, string> {
   const out: Record<string, string> = {};
   try {
-    for (const [name, value] of Object.entries(params ?? {})) out[name] = decodeURIComponent(value);
+    for (const [name, value] of Object.entries(request.params ?? {})) out[name] = decodeURIComponent(value);
   } catch {
-    return null;
+    fail(refusal, { reason: "path is not valid percent-encoding" });
   }
   return out;
 }
@@ -73,12 +78,12 @@ export async function serveDeclared(route: DeclaredRoute, request: IRequest, con
   const input: Record<string, unknown> = { env, exec, requestId, headers: request.headers, ok, okJson };
   if (route.auth === "apiKey") input.client = await context.authenticate();
   if (route.auth === "admin") input.caller = context.admin;
-  if (route.params !== undefined) {
-    const params = decoded(request.params);
-    if (params === null)
-      fail(optionsOf(route.params).refusal ?? "invalid_parameters", { reason: "path is not valid percent-encoding" });
-    input.params = await readPart(route.params, params, "invalid_parameters");
-  }
+  if (route.params !== undefined)
+    input.params = await readPart(
+      route.params,
+      pathParams(request, optionsOf(route.params).refusal),
+      "invalid_parameters",
+    );
   if (route.query !== undefined) input.query = await readPart(route.query, { ...request.query }, "invalid_parameters");
   if (route.body !== undefined)
     input.body = await readPart(route.body, await rawBody(route.body, request, env), "invalid_request_body");

@@ -6,7 +6,7 @@
  * test/openapi/examples.test.ts sends the same requests and checks each example against the real answer,
  * value for value but for ids and times.
  */
-import type { CatalogueProduct } from "../catalogue/catalogue-schemas";
+import { DEMO_PRODUCTS } from "../catalogue/catalogue-examples";
 import type { CatalogueSnapshot } from "../catalogue/catalogue-store";
 import type { RouteExample } from "../http/route";
 import { planOrder } from "../orders/order-plan";
@@ -20,26 +20,13 @@ import { exampleEvent, testWebhookView, topUpView } from "./sandbox-rules";
 export const EXAMPLE_TOP_UP = { amount: "250.00", idempotencyKey: "sbx-top-up-2026-11-25-1" };
 export const EXAMPLE_BALANCE_BEFORE = "1000";
 
-/** The order the client then creates and expires at once: one demo US gift card of 25 USD. */
+/** The order the client then creates and expires at once: one demo US gift card of 25 USD (the demo seed's). */
 export const EXAMPLE_EXPIRED_CREATE: CreateOrderRequest = {
   productList: [{ sku: "DEMO-US-RANGE", productType: "range", quote: 25, quantity: 1 }],
   wallet: "USD",
   reference: "po-2026-0043",
 };
-const DEMO_US_RANGE: CatalogueProduct = {
-  sku: "DEMO-US-RANGE",
-  name: "Demo US gift card",
-  productType: "range",
-  currency: "USD",
-  country: "US",
-  region: "North America",
-  quotes: null,
-  minQuote: "5",
-  maxQuote: "500",
-  supplier: "sandbox",
-  supplierConfig: {},
-  active: true,
-};
+const DEMO_US_RANGE = DEMO_PRODUCTS.find(({ sku }) => sku === "DEMO-US-RANGE")!;
 const CATALOGUE: CatalogueSnapshot = {
   products: new Map([[DEMO_US_RANGE.sku, DEMO_US_RANGE]]),
   walletCurrencies: new Set(["USD"]),
