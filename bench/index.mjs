@@ -1,18 +1,26 @@
-// `npm run bench:index`: the order index at scale, on this harness. Bundles the service with its bindings
-// counted (bench/instrument/: the same code, every binding wrapped), fills a local store with many wallets
-// (one client and USD wallet each, funded through the operator API, so that each wallet object exists) and
-// many orders (create → confirm over those clients, closed loop), and reports:
-//   - the index's lag: for a sample of orders, the time from the client's answer to the row showing the
-//     order (created: the create's answer until any row; end: the confirm's answer until the row shows
-//     the end state), p50 and p99;
-//   - D1 rows written per order (D1 `meta.rows_written` over the fill, every index entry included; the
-//     sandbox flow writes no other D1 row) and the order objects' SQLite rows per order;
+// `npm run bench:index`: the client's books at scale, on this harness (docs/books.md). Bundles the service
+// with its bindings counted (bench/instrument/: the same code, every binding wrapped), fills a local store
+// with many wallets (one client and USD wallet each, funded through the operator API, so that each wallet
+// object exists) and many orders (create → confirm over those clients, closed loop), and reports:
+//   - the books' lag: for a sample of orders, the time from the client's answer to the client's own list
+//     (GET /orders, read from the shards) showing the order (created: the create's answer until it is
+//     listed; end: the confirm's answer until it is listed in its end state), p50 and p99;
+//   - rows written per order in the shards (SQLite cursors' rowsWritten and key-value keys of the
+//     BooksObject class) and in D1 (meta.rows_written), D1's by whose code wrote them: the books' own
+//     (the day's registration, exceptions) and what the order object still writes while readers move
+//     (the order index and its daily-figure triggers); the order and wallet objects' rows;
+//   - requests per order to the shards, the order's and the shards' alarm runs;
+//   - how many orders a second one shard takes here (GET /__bench/shard: rows written straight to one
+//     client's shard, `INDEX_SHARD_CONCURRENCY` at a time);
+//   - USD per million orders from those counts and bench/prices/ (what is measured and what is arithmetic
+//     is said on each line), and the projection to 1,000,000 wallets and 100 million orders a day;
 //   - the idle repair pass (POST /admin/orders/index/run with nothing open): D1 rows read, orders asked,
 //     wall time, before and after 2,000 more idle wallets are added;
 //   - RECONCILIATION_HOOK below: one reconciliation run over the fill (GET /admin/reconciliation, within its
 //     budgets) and one over a span with no change, each with its wall time, object calls and D1 reads.
 // Settings: INDEX_WALLETS (10000), INDEX_ORDERS (100000), INDEX_MINUTES (10: the fill stops there and the
-// report says how many it made), INDEX_CONCURRENCY (16), INDEX_SAMPLE (every Nth order's lag, 50).
+// report says how many it made), INDEX_CONCURRENCY (16), INDEX_SAMPLE (every Nth order's lag, 50),
+// INDEX_SHARD_ORDERS (20000) and INDEX_SHARD_CONCURRENCY (32) for one shard's rate.
 import os from "node:os";
 import path from "node:path";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -21,12 +29,15 @@ import { runWithCleanup } from "./lib/lifecycle.mjs";
 import { Target, percentile } from "./lib/load.mjs";
 import { ROOT, build, start, writeInstrumentedEntry } from "./lib/workers.mjs";
 import { seedProject } from "./lib/seed.mjs";
+import { booksCosts, projection } from "./lib/books.mjs";
 
 const WALLETS = Number(process.env.INDEX_WALLETS ?? 10_000);
 const ORDERS = Number(process.env.INDEX_ORDERS ?? 100_000);
 const MINUTES = Number(process.env.INDEX_MINUTES ?? 10);
 const CONCURRENCY = Number(process.env.INDEX_CONCURRENCY ?? 16);
 const SAMPLE = Number(process.env.INDEX_SAMPLE ?? 50);
+const SHARD_ORDERS = Number(process.env.INDEX_SHARD_ORDERS ?? 20_000);
+const SHARD_CONCURRENCY = Number(process.env.INDEX_SHARD_CONCURRENCY ?? 32);
 const MORE_IDLE_WALLETS = 2_000;
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
 process.env.ADMIN_TOKEN ??= ADMIN_TOKEN;
@@ -195,26 +206,39 @@ async function main() {
       const confirmed = await target.request("PUT", "/order/confirm", { key, body: { orderId } });
       if (confirmed.status !== 200) throw new Error(`confirm: ${confirmed.status}`);
       made += 1;
-      if (index % SAMPLE === 0) samples.push({ orderId, createdAt, confirmedAt: Date.now(), seen: null, ended: null });
+      if (index % SAMPLE === 0)
+        samples.push({
+          orderId,
+          key,
+          reference: `ib-${w}-${n}`,
+          createdAt,
+          confirmedAt: Date.now(),
+          seen: null,
+          ended: null,
+        });
     }
   };
-  // The lag: the sampled orders' rows, polled every 100 ms while the fill runs and after it.
+  // The lag: each sampled order as its client's own list shows it (GET /orders, read from the shards),
+  // polled every 100 ms while the fill runs and after it. The polls' shard reads are counted apart.
   let polling = true;
+  const ENDED = new Set(["successful", "partial", "failed", "rejected"]);
   const poller = (async () => {
     while (polling || samples.some((s) => s.ended === null)) {
       const open = samples.filter((s) => s.ended === null);
-      for (let start = 0; start < open.length; start += 90) {
-        const chunk = open.slice(start, start + 90);
-        const { results } = await db
-          .prepare(`SELECT id, stage FROM order_index WHERE id IN (${chunk.map((_, i) => `?${i + 1}`).join(", ")})`)
-          .bind(...chunk.map((s) => s.orderId))
-          .all();
-        const now = Date.now();
-        for (const row of results) {
-          const sample = chunk.find((s) => s.orderId === row.id);
-          sample.seen ??= now;
-          if (row.stage === 2) sample.ended = now;
-        }
+      for (let start = 0; start < open.length; start += 16) {
+        await Promise.all(
+          open.slice(start, start + 16).map(async (sample) => {
+            const listed = await target.request("GET", `/orders?reference=${sample.reference}&limit=1`, {
+              key: sample.key,
+              parse: true,
+            });
+            const order = listed.json?.data?.orders?.[0];
+            if (order === undefined || order.id !== sample.orderId) return;
+            const now = Date.now();
+            sample.seen ??= now;
+            if (ENDED.has(order.state)) sample.ended = now;
+          }),
+        );
       }
       if (!polling && Date.now() > deadline + 120_000) break;
       await sleep(100);
@@ -241,11 +265,12 @@ async function main() {
       .sort((a, b) => a - b);
   const seenLag = lagOf("seen", "createdAt");
   const endLag = lagOf("ended", "confirmedAt");
-  const d1Rows = (after.d1.rowsWritten - before.d1.rowsWritten) / made;
-  // The objects' rows: key-value keys and SQL rows written, order and wallet objects together.
-  const objectRows =
-    after.kv.keysWritten + after.sqlite.rowsWritten - (before.kv.keysWritten + before.sqlite.rowsWritten);
-  const alarmRuns = (after.doAlarms.OrderObject ?? 0) - (before.doAlarms.OrderObject ?? 0);
+  const costs = booksCosts(before, after, made);
+  const shard = (
+    await target.request("GET", `/__bench/shard?orders=${SHARD_ORDERS}&concurrency=${SHARD_CONCURRENCY}`, {
+      parse: true,
+    })
+  ).json;
 
   const idle = await idleRepair(target);
   const more = await addClients(db, WALLETS, MORE_IDLE_WALLETS);
@@ -258,21 +283,34 @@ async function main() {
       : await RECONCILIATION_HOOK({ target, db, adminToken: ADMIN_TOKEN, cost: () => cost(target) });
 
   const ms = (values, p) => (values.length === 0 ? "n/a" : `${percentile(values, p).toFixed(0)} ms`);
+  const line = (name, value) => `\n  ${name.padEnd(31)} ${value}`;
   console.log(`
-order index at scale (${new Date().toISOString()}, ${os.cpus().length} CPUs, concurrency ${CONCURRENCY})
-  wallets                 ${WALLETS} (+${MORE_IDLE_WALLETS} idle for the second repair pass)
-  orders made             ${made}${made < ORDERS ? ` of ${ORDERS} asked: the ${MINUTES} min the fill may take ran out` : ""} in ${fillSeconds.toFixed(0)} s; ${indexed} rows in the index
-  lag, create → any row   p50 ${ms(seenLag, 0.5)}, p99 ${ms(seenLag, 0.99)} (${seenLag.length} sampled)
-  lag, confirm → end row  p50 ${ms(endLag, 0.5)}, p99 ${ms(endLag, 0.99)} (${endLag.length} sampled)
-  D1 rows written/order   ${d1Rows.toFixed(2)} (meta.rows_written over the fill: the index's row and its index entries)
-  object rows/order       ${(objectRows / made).toFixed(2)} (every key and row the order and wallet objects wrote, the index timer's included)
-  order alarm runs/order  ${(alarmRuns / made).toFixed(2)} (the index timer's write is one)
-  idle repair pass        ${idle.ms.toFixed(1)} ms, ${idle.rowsRead} D1 rows read, ${idle.orders} orders asked (${WALLETS} wallets)
-  idle repair pass        ${idleMore.ms.toFixed(1)} ms, ${idleMore.rowsRead} D1 rows read, ${idleMore.orders} orders asked (${WALLETS + MORE_IDLE_WALLETS} wallets)${
+the client's books at scale (${new Date().toISOString()}, ${os.cpus().length} CPUs, concurrency ${CONCURRENCY})
+  wallets                         ${WALLETS} (+${MORE_IDLE_WALLETS} idle for the second repair pass)
+  orders made                     ${made}${made < ORDERS ? ` of ${ORDERS} asked: the ${MINUTES} min the fill may take ran out` : ""} in ${fillSeconds.toFixed(0)} s; ${indexed} rows in the D1 index
+  measured:${line("lag, create → listed", `p50 ${ms(seenLag, 50)}, p99 ${ms(seenLag, 99)} (${seenLag.length} sampled, GET /orders)`)}${line(
+    "lag, confirm → listed ended",
+    `p50 ${ms(endLag, 50)}, p99 ${ms(endLag, 99)}`,
+  )}${Object.entries(costs.measured)
+    .map(([name, value]) => line(name, value))
+    .join("")}${line(
+    "one shard's orders/s",
+    `${shard.perSecond.toFixed(0)} (${shard.orders} rows written straight to one shard, ${shard.concurrency} at a time, ${(shard.ms / 1000).toFixed(1)} s)`,
+  )}
+  arithmetic (prices of bench/prices/, the counts above):${Object.entries(costs.priced)
+    .map(([name, value]) => line(name, value))
+    .join("")}
+  projection to 1,000,000 wallets and 100 million orders a day (arithmetic):${Object.entries(
+    projection(costs, shard.perSecond),
+  )
+    .map(([name, value]) => line(name, value))
+    .join("")}
+  idle repair pass                ${idle.ms.toFixed(1)} ms, ${idle.rowsRead} D1 rows read, ${idle.orders} orders asked (${WALLETS} wallets)
+  idle repair pass                ${idleMore.ms.toFixed(1)} ms, ${idleMore.rowsRead} D1 rows read, ${idleMore.orders} orders asked (${WALLETS + MORE_IDLE_WALLETS} wallets)${
     hooked === null
-      ? "\n  reconciliation run      (not measured here yet: RECONCILIATION_HOOK)"
+      ? "\n  reconciliation run              (not measured here yet: RECONCILIATION_HOOK)"
       : Object.entries(hooked)
-          .map(([name, value]) => `\n  ${name.padEnd(23)} ${value}`)
+          .map(([name, value]) => line(name, value))
           .join("")
   }`);
   target.close();

@@ -567,6 +567,34 @@ for (const [id, state] of shown) {
   if (indexed.get(id) !== state)
     violate("index row differs from GET /order/get", { orderId: id, state, indexed: indexed.get(id) ?? null });
 }
+// The client's books: every order made is in its shard, as its client's own list reads it (GET /orders,
+// across the shards of its days), with the state GET /order/get shows (read for up to 15 s, as the index).
+const clientsOf = new Map();
+for (const [id, { client }] of orders) clientsOf.set(client.key, [...(clientsOf.get(client.key) ?? []), id]);
+async function booked(key) {
+  const listed = new Map();
+  for (let after = null, pages = 0; pages < 1000; pages += 1) {
+    const page = await api("GET", `/orders?limit=100${after === null ? "" : `&after=${after}`}`, { key });
+    const data = page.json?.data ?? {};
+    for (const order of data.orders ?? []) listed.set(order.id, order.state);
+    after = data.next ?? null;
+    if (after === null) break;
+  }
+  return listed;
+}
+let inBooks = new Map();
+for (let wait = 0; wait < 30; wait += 1) {
+  inBooks = new Map();
+  for (const key of clientsOf.keys()) for (const [id, state] of await booked(key)) inBooks.set(id, state);
+  if ([...shown].every(([id, state]) => inBooks.get(id) === state)) break;
+  await new Promise((resolve) => setTimeout(resolve, 500));
+}
+let booksChecked = 0;
+for (const [id, state] of shown) {
+  booksChecked += 1;
+  if (inBooks.get(id) !== state)
+    violate("the books' row differs from GET /order/get", { orderId: id, state, inBooks: inBooks.get(id) ?? null });
+}
 const reconciled = await api(
   "GET",
   `/admin/reconciliation?createdFrom=${started - TTL * 1000}&createdTo=${Date.now()}&grace=0`,
@@ -604,6 +632,7 @@ console.table({
   orders: records.size,
   ...Object.fromEntries(Object.entries(states).map(([s, n]) => [`orders ${s}`, n])),
   "orders checked in the index": indexChecked,
+  "orders checked in their books": booksChecked,
   "wallet moves asked (answered, failed)": `${moves.asked} (${moves.answered}, ${moves.failed})`,
   "wallet objects checked (wallets, transfers paired)": `${walletObjects.objects} (${walletObjects.wallets}, ${walletObjects.transfers})`,
   "reconciliation mismatches": (reconciliation.mismatches ?? []).length,

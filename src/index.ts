@@ -7,6 +7,7 @@ import { askOrders } from "./orders/reservation-verdict";
 
 import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
+export { BooksObject } from "./books/books-object";
 
 /**
  * The queue consumer (webhook delivery, dead letters) and its message schemas are loaded with the first
@@ -28,14 +29,22 @@ export class OrderObject extends OrderObjectOf {
 }
 
 /**
- * The cron (every 5 minutes) sweeps reservations and, once an hour, reconciles the last day and stores the
- * run for the Needs attention list; the reconciliation is loaded only then. The order index needs no pass:
+ * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
+ * client's books while its backfill runs, drops the books' days past their retention, and, once an hour, reconciles the last day and stores the run
+ * for the Needs attention list; the reconciliation and the backfill are loaded only then. The order index needs no pass:
  * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
  * tries again) and does not keep the steps after it from running.
  */
 async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ["inventory.sweep", () => sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)],
+    // Reads one row once the books' backfill has finished (migration 0031).
+    ["books.backfill", async () => (await import("./order-index/order-index-backfill")).runBackfill(env)],
+    // Reads one row while everything is kept, the default (migration 0032).
+    [
+      "books.retention",
+      async () => (await import("./books/books-retention")).dropExpiredDays(env, controller.scheduledTime),
+    ],
   ];
   if (isHourlyRun(controller.scheduledTime))
     steps.push(["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)]);

@@ -92,9 +92,18 @@ export async function ended(orderId: string): Promise<string> {
   throw new Error(`${orderId} never ended`);
 }
 
+/**
+ * The order's storage module as its live object holds it: its document in memory, where a timer whose
+ * removal is not stored on its own (the `index` timer once the books have its write) is already gone.
+ */
+export function liveStore(instance: unknown, state: DurableObjectState): OrderStore {
+  return (instance as { store?: OrderStore }).store ?? new OrderStore(state.storage);
+}
+
+/** The order's timers as its object holds them (liveStore). */
 export async function timersOf(orderId: string): Promise<{ kind: string; due_at: number }[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) =>
-    new OrderStore(state.storage)
+  return runInDurableObject(orderStub(orderId), (instance, state) =>
+    liveStore(instance, state)
       .timers()
       .map((timer) => ({ kind: timer.kind, due_at: timer.dueAt }))
       .sort((a, b) => a.kind.localeCompare(b.kind)),
@@ -119,16 +128,17 @@ export async function drainTimers(orderId: string): Promise<void> {
 }
 
 /**
- * Rewrites the stored order through its storage module and evicts the object, so that its next instance
- * reads what was written, as a restarted object would; timers are left as they are unless `timers` sets some.
+ * Rewrites the stored order through its object's storage module (as any change of it is written: with
+ * what the object holds in memory) and evicts the object, so that its next instance reads what was
+ * written, as a restarted object would; timers are left as they are unless `timers` sets some.
  */
 export async function rewriteStoredOrder(
   orderId: string,
   change: (doc: OrderRecord) => void,
   timers: Partial<Record<TimerKind, number | null>> = {},
 ): Promise<OrderRecord> {
-  const doc = await runInDurableObject(orderStub(orderId), async (_instance, state) => {
-    const store = new OrderStore(state.storage);
+  const doc = await runInDurableObject(orderStub(orderId), async (instance, state) => {
+    const store = liveStore(instance, state);
     const doc = store.load();
     if (doc === null) throw new Error(`no stored order ${orderId}`);
     change(doc);
@@ -155,8 +165,8 @@ export async function backdateExpiry(orderId: string, msAgo = 1_000): Promise<nu
 
 /** Makes the expiry timer due now (the alarm handler only runs timers whose due time has come). */
 export async function makeExpiryDue(orderId: string): Promise<void> {
-  await runInDurableObject(orderStub(orderId), (_instance, state) => {
-    new OrderStore(state.storage).schedule("expire", Date.now() - 1);
+  await runInDurableObject(orderStub(orderId), (instance, state) => {
+    liveStore(instance, state).schedule("expire", Date.now() - 1);
   });
 }
 

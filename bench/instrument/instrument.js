@@ -6,6 +6,7 @@
 // and its objects share one isolate in workerd, so the counters are module globals; GET /__bench/cost
 // returns them. Only the metrics pass runs this build: the timed phases run the plain bundle.
 import { DurableObject } from "cloudflare:workers";
+import { shardName } from "../../src/books/shard-rules.ts";
 
 function fresh() {
   return {
@@ -18,7 +19,8 @@ function fresh() {
     // byOwner: the same, by whose code made the query ("Worker", or a Durable Object class)
     d1: { roundTrips: 0, statements: 0, rowsRead: 0, rowsWritten: 0, byOp: {}, byOwner: {} },
     sqlite: { statements: 0, rowsRead: 0, rowsWritten: 0, byClass: {} },
-    kv: { gets: 0, puts: 0, deletes: 0, keysRead: 0, keysWritten: 0 }, // keysRead/keysWritten: rows billed
+    // keysRead/keysWritten: rows billed; byClass: the synchronous API's keys written, by object class
+    kv: { gets: 0, puts: 0, deletes: 0, keysRead: 0, keysWritten: 0, byClass: {} },
     alarmsSet: 0,
     queue: { sends: 0, messages: 0, consumerInvocations: 0, messagesConsumed: 0 },
     outboundFetches: 0,
@@ -233,6 +235,7 @@ export function wrapEnv(env, owner = "Worker") {
 
 // ---- Durable Object storage -----------------------------------------------------------------------
 const sqlOwner = new WeakMap();
+const kvOwner = new WeakMap();
 let patched = false;
 function patchStorage(storage) {
   if (patched) return;
@@ -282,6 +285,7 @@ function patchStorage(storage) {
     kvProto[method] = function (...args) {
       counters.kv[key] += 1;
       counters.kv[method === "get" ? "keysRead" : "keysWritten"] += 1;
+      if (method !== "get") bump(counters.kv.byClass, kvOwner.get(this) ?? "?");
       return original.apply(this, args);
     };
   }
@@ -308,6 +312,7 @@ export function instrumentClass(Base, name) {
     constructor(ctx, env) {
       patchStorage(ctx.storage);
       sqlOwner.set(ctx.storage.sql, name);
+      if (ctx.storage.kv) kvOwner.set(ctx.storage.kv, name);
       bump(counters.doStarts, name);
       super(ctx, wrapEnv(env, name));
     }
@@ -326,6 +331,50 @@ export function instrumentClass(Base, name) {
   }
   Object.defineProperty(Instrumented, "name", { value: name });
   return Instrumented;
+}
+
+/**
+ * GET /__bench/shard?orders=&concurrency=: how many orders a second one shard of the books takes here.
+ * Writes `orders` rows of one new client and day straight to its shard (part 0), `concurrency` at a
+ * time, through the shard's own RPC (each row hashed and stored with its counters, as an order's write
+ * is); the env is the raw one, so that nothing here is counted with the service's costs.
+ */
+async function shardThroughput(url, env) {
+  const orders = Number(url.searchParams.get("orders") ?? 2000);
+  const concurrency = Number(url.searchParams.get("concurrency") ?? 32);
+  const clientId = `shard-bench-${crypto.randomUUID().slice(0, 8)}`;
+  const day = Math.floor(Date.now() / 86_400_000);
+  const address = { clientId, day, part: 0 };
+  const stub = env.BOOKS.get(env.BOOKS.idFromName(shardName(address)));
+  const start = day * 86_400_000;
+  let next = 0;
+  const worker = async () => {
+    for (let n = next++; n < orders; n = next++) {
+      const createdAt = start + (n % 86_000_000);
+      const id = `ord_${n.toString(16).padStart(8, "0")}${"0".repeat(56)}`;
+      await stub.write(address, {
+        id,
+        clientId,
+        reference: `bench-${n}`,
+        state: "successful",
+        wallet: "USD",
+        total: "5",
+        charged: "5",
+        refunded: "0",
+        skus: ["DEMO-US-RANGE"],
+        lines: [{ sku: "DEMO-US-RANGE", supplier: "sandbox", quantity: 1, amount: "5", outcome: "delivered" }],
+        createdAt,
+        modifiedAt: createdAt + 10,
+        expiresAt: createdAt + 600_000,
+        version: 3,
+        deliveredCodes: [],
+      });
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const ms = performance.now() - started;
+  return Response.json({ orders, concurrency, ms, perSecond: orders / (ms / 1000) });
 }
 
 function costResponse(url) {
@@ -362,6 +411,7 @@ export function instrumentHandler(handler) {
       out.fetch = async (request, env, ctx) => {
         const url = new URL(request.url);
         if (url.pathname === "/__bench/cost") return costResponse(url);
+        if (url.pathname === "/__bench/shard") return shardThroughput(url, env);
         counters.requests += 1;
         return value.call(handler, request, wrapEnv(env), ctx);
       };

@@ -2844,6 +2844,8 @@ export interface components {
                     };
                     livemode?: boolean;
                 };
+                /** @description When the order was created (Unix ms): the day of its client's books that keeps the answer. */
+                orderCreatedAt?: number;
             };
             /** @description Delivery attempts made; null when the Queue dead-lettered the message by itself. */
             attempts: number | null;

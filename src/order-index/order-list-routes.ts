@@ -1,7 +1,7 @@
 /**
- * GET /orders: every order of the calling client, in any state, from the order index (order-index-store.ts),
- * newest first, a page at a time. It reads D1 only: no order object is asked, so the create, confirm and
- * get of any order never wait for it.
+ * GET /orders: every order of the calling client, in any state, from its books (order-list.ts), newest
+ * first, a page at a time. No order object is asked, so the create, confirm and get of any order never
+ * wait for it.
  */
 import { fail } from "../kernel/failures";
 import { route, type Route } from "../http/route";
@@ -9,7 +9,7 @@ import { once } from "../kernel/once";
 
 // The query's schema loads with the list's first request, or the document.
 const schemas = once(() => import("./order-list-schemas"));
-// The index's store loads with the list's first request, as it does with an order's first index write.
+// The list's modules load with its first request.
 const lister = once(() => Promise.all([import("./order-list"), import("./order-index-store")]));
 const examples = async () => (await import("./order-list-examples")).orderListExamples;
 
@@ -41,7 +41,7 @@ export const orderListRoutes: Route[] = [
       if (query.after !== undefined && after === null)
         fail("invalid_parameters", { issues: [{ path: "after", message: "not a cursor this list gave" }] });
       const page = await clientOrders(
-        env.DB,
+        env,
         client.id,
         {
           ...(query.state !== undefined ? { state: query.state } : {}),

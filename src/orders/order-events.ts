@@ -19,6 +19,7 @@ export function orderEvent(order: OrderRecord, id: string, createdAt: number, li
   if (!isAnnounced(state)) throw new Error(`order ${order.id}: state ${state} is not announced by a webhook`);
   return {
     clientId: order.clientId,
+    orderCreatedAt: order.createdAt,
     url: order.webhookUrl ?? "",
     event: {
       id: `evt_${id.replaceAll("-", "")}`,

@@ -4,6 +4,8 @@
  * few settings it runs on. Each flow module names the part it uses (`Pick<OrderHost, …>`), so that it reads
  * alone and a unit test can hand it a fake host. `objectHost` builds the object's own, once per instance.
  */
+import { writeToBooks } from "../books/books-writer";
+import { bookWriteOf } from "../books/row-rules";
 import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import type { Supplier } from "../fulfilment/supplier";
 import { supplierFor } from "../fulfilment/suppliers";
@@ -131,6 +133,8 @@ export interface OrderHost {
   supplier(kind: SupplierKind): Supplier;
   /** Writes `order`'s row to the order index at `version` (no fault seam of its own: the flow's io() has it). */
   writeIndexRow(order: OrderRecord, version: number): Promise<number>;
+  /** Writes `order`'s row to its client's books at `version`; answers the shard's rows written (the flow's io() has its seam). */
+  writeBooks(order: OrderRecord, version: number): Promise<number>;
   /**
    * Runs the processing timer once this invocation has answered, after any timer run under way; its
    * stored due time stays as the safety net should the object die first.
@@ -201,6 +205,7 @@ export function objectHost(
       voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
     supplier: (kind) => supplierFor(kind, env),
     writeIndexRow: (order, version) => indexWriter(env.DB, order, version),
+    writeBooks: (order, version) => writeToBooks(env.BOOKS, bookWriteOf(order, version)),
     processSoon: (order) => shell.processSoon(order),
   };
 }

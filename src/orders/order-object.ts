@@ -26,13 +26,15 @@ export type { OrderIndexWriter, Result } from "./order-host";
  */
 const TIMER_FLOWS: Record<
   TimerKind,
-  { exclusive: boolean; run: (host: OrderHost) => Promise<number | null | void> } | null
+  { exclusive: boolean; run: (host: OrderHost) => Promise<number | null | void>; storedDone?: false } | null
 > = {
   expire: { exclusive: true, run: expire },
   settle: { exclusive: true, run: settle },
   outbox: { exclusive: false, run: flushOutbox },
   process: { exclusive: false, run: processOrder },
-  index: { exclusive: false, run: indexOrder },
+  // Its removal is not stored on its own (index-flow.ts): an object that restarts before the next write of
+  // its document runs it once more, and the books take that write as a repeat.
+  index: { exclusive: false, run: indexOrder, storedDone: false },
   report: null,
 };
 
@@ -202,7 +204,7 @@ export class OrderObject extends DurableObject<Env> {
       try {
         const notBefore = await (flow.exclusive ? this.exclusive(() => flow.run(this.host)) : flow.run(this.host));
         if (typeof notBefore === "number") this.store.schedule(timer.kind, notBefore);
-        else this.store.completeTimer(timer);
+        else this.store.completeTimer(timer, flow.storedDone ?? true);
       } catch (error) {
         const failed = this.store.failTimer(timer.kind, Date.now(), String(error));
         const order = this.store.load();

@@ -4,6 +4,7 @@ import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } fr
 import type { OrderRecord } from "./order-record";
 import {
   INDEX_DELAY_MS,
+  indexWriteDue,
   afterFailure,
   afterRun,
   byDueTime,
@@ -223,8 +224,8 @@ export class OrderStore {
   /**
    * Stores the order, the timers that follow from the change (null clears one) and an outbox event, in
    * one transaction: an event or a due time exists exactly when the state change that calls for it does.
-   * A change the order index shows (`indexed`) counts one more index version and, unless a write to the
-   * index is already due, sets the `index` timer INDEX_DELAY_MS from now, in the same write.
+   * A change the books show (`indexed`) counts one more index version and, unless a write to the books is
+   * already due (indexWriteDue), sets the `index` timer INDEX_DELAY_MS from now, in the same write.
    */
   save(
     order: OrderRecord,
@@ -237,7 +238,7 @@ export class OrderStore {
     for (const [kind, at] of Object.entries(timers) as [TimerKind, number | null][])
       changed = at === null ? without(changed, kind) : scheduled(changed, kind, at);
     const indexVersion = (doc.indexVersion ?? 0) + (indexed ? 1 : 0);
-    if (indexed && !changed.some((timer) => timer.kind === "index"))
+    if (indexed && !indexWriteDue(changed, Date.now()))
       changed = scheduled(changed, "index", Date.now() + INDEX_DELAY_MS);
     if (event === null) {
       this.write({ ...doc, order, timers: changed, indexVersion });
@@ -285,11 +286,18 @@ export class OrderStore {
     this.write({ ...doc, timers: without(doc.timers, kind) });
   }
 
-  /** Removes a timer that ran, unless it was set again meanwhile; a timer that ran is no longer failing. */
-  completeTimer(timer: Timer): void {
+  /**
+   * Removes a timer that ran, unless it was set again meanwhile; a timer that ran is no longer failing.
+   * With `stored` false the removal of a timer that had not failed changes only the document this
+   * instance holds, and the next write of the document for any other reason stores it (the `index` timer:
+   * see src/orders/index-flow.ts); a timer that had failed is stored as recovered.
+   */
+  completeTimer(timer: Timer, stored = true): void {
     const doc = this.read();
     const timers = afterRun(doc.timers, timer);
-    if (timers !== null) this.write({ ...doc, timers });
+    if (timers === null) return;
+    if (stored || timer.failures > 0) this.write({ ...doc, timers });
+    else this.doc = { ...doc, timers };
   }
 
   /** Records a run that failed at `now`: the timer is due again after its retry delay (never dropped). */

@@ -39,6 +39,16 @@ export function changesIndexRow(previous: OrderRecord | null, next: OrderRecord)
   });
 }
 
+/**
+ * Whether a write to the books is already due among `timers` at `now`, so that a change rides on it. An
+ * `index` timer past its time that has not failed may be one whose write is done (its removal is not
+ * stored: index-flow.ts): a change then sets its own, INDEX_DELAY_MS ahead, rather than write at once.
+ */
+export function indexWriteDue(timers: readonly Timer[], now: number): boolean {
+  const index = timers.find((timer) => timer.kind === "index");
+  return index !== undefined && (index.dueAt >= now || index.failures > 0);
+}
+
 export interface Timer {
   kind: TimerKind;
   dueAt: number;

@@ -35,6 +35,8 @@ export const ORDER_SEAMS = {
   walletMoveIn: "order.wallet-move-in",
   /** outbox: hand stored webhook events to the queue. */
   queueSend: "order.queue-send",
+  /** index: write the order's row to its client's books, its shard (after the answer, from the `index` timer). */
+  booksWrite: "order.books-write",
   /** index: write the order's row to the order index in D1 (after the answer, from the `index` timer). */
   indexWrite: "order.index-write",
   /** timers: record or clear a failing timer in D1 for the operator. */

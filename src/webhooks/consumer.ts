@@ -21,8 +21,13 @@ import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
 import { recordDeliveries, type DeliveryRecord } from "./delivery-store";
+import { recordAnswers as recordBookAnswers } from "../books/books-writer";
+import type { OrderAnswer } from "../books/answer-rules";
 
-export type WebhookConsumerEnv = Pick<Env, "DB" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"> &
+export type WebhookConsumerEnv = Pick<
+  Env,
+  "DB" | "BOOKS" | "WEBHOOKS_DLQ" | "ALLOW_INSECURE_WEBHOOKS" | "WEBHOOK_MAX_ATTEMPTS"
+> &
   Partial<Pick<Env, "SERVICE_MODE">>;
 
 /** The outcome of one delivery attempt. `permanent` failures are dead-lettered without further attempts. */
@@ -182,45 +187,70 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
     return;
   }
 
-  const answers: DeliveryRecord[] = [];
+  const [answers, booked]: [DeliveryRecord[], OrderAnswer[]] = [[], []];
   await Promise.all(
     valid.map(async ({ raw, message }) => {
       const fields = { messageId: raw.id, eventId: message.event.id, type: message.event.type, attempt: raw.attempts };
       const result = await attemptDelivery(message, secrets.get(message.clientId), env);
-      const answer = {
+      const answered = {
         eventId: message.event.id,
         attempts: raw.attempts,
         status: result.status ?? null,
         error: result.ok ? null : result.error,
         answeredAt: Date.now(),
       };
+      const answer = (outcome: DeliveryRecord["outcome"]) => {
+        answers.push({ ...answered, outcome });
+        if (message.orderCreatedAt !== undefined)
+          booked.push({ ...answered, outcome, ...orderOf(message, message.orderCreatedAt) });
+      };
       if (result.ok) {
         log("info", "webhook delivered", { ...fields, status: result.status });
         raw.ack();
-        answers.push({ ...answer, outcome: "delivered" });
+        answer("delivered");
         return;
       }
       if (result.permanent || raw.attempts >= maxAttempts) {
         log("warn", "webhook dead-lettered", { ...fields, error: result.error });
         if (await deadLetter(env, message, raw.attempts, result.error)) {
           raw.ack();
-          answers.push({ ...answer, outcome: "dead_lettered" });
+          answer("dead_lettered");
         } else {
           raw.retry({ delaySeconds: backoffSeconds(raw.attempts) });
-          answers.push({ ...answer, outcome: "retrying" });
+          answer("retrying");
         }
         return;
       }
       const delaySeconds = backoffSeconds(raw.attempts);
       log("warn", "webhook delivery failed; retrying", { ...fields, error: result.error, delaySeconds });
       raw.retry({ delaySeconds });
-      answers.push({ ...answer, outcome: "retrying" });
+      answer("retrying");
     }),
   );
-  // After every message has its ack or retry: the record is for the operator and never changes a delivery.
-  try {
-    await recordDeliveries(env.DB, answers);
-  } catch (error) {
-    log("error", "could not record webhook answers", { events: answers.length, error: describeError(error) });
+  await recordAnswers(env, answers, booked);
+}
+
+/** What an answer in the books is about: the order, its shard's client and day, and the state announced. */
+function orderOf(message: WebhookMessage, orderCreatedAt: number) {
+  const { orderId, state } = message.event.data;
+  return { clientId: message.clientId, orderId, orderCreatedAt, state };
+}
+
+/**
+ * Records the batch's answers after every message has its ack or retry: the record is for the operator
+ * and never changes a delivery. They go to the order's books (docs/books.md, "Webhook answers"), and to
+ * D1 while the console's timeline still reads them there; a record that fails is logged.
+ */
+async function recordAnswers(env: WebhookConsumerEnv, answers: DeliveryRecord[], booked: OrderAnswer[]): Promise<void> {
+  const records: [string, () => Promise<unknown>][] = [
+    ["D1", () => recordDeliveries(env.DB, answers)],
+    ["books", () => recordBookAnswers(env.BOOKS, booked)],
+  ];
+  for (const [where, record] of records) {
+    try {
+      await record();
+    } catch (error) {
+      log("error", "could not record webhook answers", { where, events: answers.length, error: describeError(error) });
+    }
   }
 }

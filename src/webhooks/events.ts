@@ -33,4 +33,9 @@ export interface WebhookMessage {
   clientId: string;
   url: string;
   event: OrderEvent;
+  /**
+   * When the order was created (unix ms): which day of its client's books keeps the receiver's answer
+   * (docs/books.md). Absent on a message queued before the books kept them.
+   */
+  orderCreatedAt?: number;
 }

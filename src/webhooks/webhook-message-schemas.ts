@@ -22,6 +22,12 @@ export const WebhookMessageSchema = z.object({
   clientId: z.string().min(1),
   url: z.string().min(1).max(2048),
   event: OrderEventSchema,
+  orderCreatedAt: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe("When the order was created (Unix ms): the day of its client's books that keeps the answer."),
 }) satisfies z.ZodType<WebhookMessage>;
 
 /**

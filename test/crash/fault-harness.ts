@@ -6,6 +6,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect, vi } from "vitest";
+import { bookedRow } from "../../src/books/books-reader";
 import type { Fault } from "../../src/kernel/faults";
 import type { OrderObject } from "../../src/orders/order-object";
 import type { OrderRecord } from "../../src/orders/order-record";
@@ -145,17 +146,35 @@ export async function drain(orderId: string): Promise<void> {
   }
 }
 
+/**
+ * The order as its storage holds it. Its timers leave out an `index` timer whose write is done (its
+ * client's books and the order index both have the stored version, and it has not failed): its removal is
+ * held in the object's memory, not stored on its own (src/orders/index-flow.ts), and it waits for nothing.
+ */
 export async function inspect(orderId: string): Promise<{
   state: string | null;
   timers: string[];
   events: { eventId: string; type: string; sent: boolean }[];
   order: OrderRecord | null;
 }> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => {
+  const { indexVersion, indexFailures, ...seen } = await runInDurableObject(orderStub(orderId), (_instance, state) => {
     const store = new OrderStore(state.storage);
     const order = store.load();
-    return { state: order?.state ?? null, order, timers: store.timers().map((t) => t.kind), events: store.events() };
+    const index = store.timers().find((timer) => timer.kind === "index");
+    const timers = store.timers().map((t) => t.kind);
+    return { state: order?.state ?? null, order, timers, events: store.events(), ...indexOf(store, index) };
   });
+  if (seen.order === null || !seen.timers.includes("index") || indexFailures > 0) return seen;
+  const [books, indexed] = await Promise.all([
+    bookedRow(env, seen.order),
+    env.DB.prepare(`SELECT version FROM order_index WHERE id = ?1`).bind(orderId).first<{ version: number }>(),
+  ]);
+  const done = books?.version === indexVersion && indexed?.version === indexVersion;
+  return done ? { ...seen, timers: seen.timers.filter((kind) => kind !== "index") } : seen;
+}
+
+function indexOf(store: OrderStore, timer: { failures: number } | undefined) {
+  return { indexVersion: store.indexVersion(), indexFailures: timer?.failures ?? 0 };
 }
 
 export async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {

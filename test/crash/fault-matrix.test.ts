@@ -324,7 +324,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "writing the order's row to the order index",
-    seams: [ORDER_SEAMS.indexWrite],
+    // Its client's books first (test/crash/books-faults.test.ts has the books' own seams), then D1's index.
+    seams: [ORDER_SEAMS.booksWrite, ORDER_SEAMS.indexWrite],
     order: () => [SANDBOX_LINE()],
     // The created order's row (its index timer is the first due), then the end state's: each passes the seam.
     act: ({ orderId }) => fireAlarm(orderId),

@@ -4,9 +4,9 @@
  * that only a newer version passes; what each write costs in D1 rows; and the plan of each filter (a range
  * of the key or the time index, never the whole table).
  */
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
   indexRowOf,
   listClientIndex,
@@ -16,7 +16,10 @@ import {
   type IndexFilter,
   type IndexRow,
 } from "../../src/order-index/order-index-store";
+import { bookedRow } from "../../src/books/books-reader";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
+import type { OrderObject } from "../../src/orders/order-object";
+import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { INDEX_DELAY_MS } from "../../src/orders/order-timers";
 import { admin } from "../admin-helpers";
@@ -105,6 +108,51 @@ describe("an order writes its own row", () => {
     // Nothing left to write: no timer, no alarm.
     expect(await timersOf(id)).toEqual([]);
     expect(await storedAlarm(id)).toBeNull();
+  });
+
+  it("writes its row to its client's books, and stores nothing in the order to clear its timer", async () => {
+    const { id: clientId, key } = await freshClient();
+    const { id, reference } = await orderOf(key);
+    expect(await bookedRow(env, await storedOrder(id))).toBeNull();
+    // The run of its `index` timer, the order's last: no key written, and no alarm set or deleted (the
+    // alarm that fired is gone, and nothing is left to set one for).
+    const written = await runInDurableObject(orderStub(id), async (instance: OrderObject, state) => {
+      const storage = [
+        vi.spyOn(state.storage.kv, "put"),
+        vi.spyOn(state.storage.kv, "delete"),
+        vi.spyOn(state.storage, "setAlarm"),
+        vi.spyOn(state.storage, "deleteAlarm"),
+      ];
+      await instance.alarm();
+      const calls = storage.map((spy) => spy.mock.calls.length);
+      for (const spy of storage) spy.mockRestore();
+      return calls;
+    });
+    expect(written).toEqual([0, 0, 0, 0]);
+    expect(await indexRow(id)).toMatchObject({ state: "successful", version: 3 });
+    const order = await storedOrder(id);
+    expect(await bookedRow(env, order)).toMatchObject({
+      id,
+      clientId,
+      reference,
+      state: "successful",
+      total: "10",
+      charged: "10",
+      refunded: "0",
+      version: 3,
+      codes: 0,
+      lines: [{ sku: "DEMO-US-RANGE", supplier: "sandbox", quantity: 2, amount: "10", outcome: "delivered" }],
+    });
+    // The object holds the timer's removal in memory: its stored document was not written again for it.
+    expect(await timersOf(id)).toEqual([]);
+    const stored = await runInDurableObject(orderStub(id), (_instance, state) =>
+      new OrderStore(state.storage).timers().map((timer) => timer.kind),
+    );
+    expect(stored).toEqual(["index"]);
+    // An object that restarts runs it once more (when anything arms its alarm): the books take a repeat.
+    await evictDurableObject(orderStub(id));
+    expect(await orderStub(id).writeIndex()).toBe(0);
+    expect(await bookedRow(env, order)).toMatchObject({ version: 3 });
   });
 
   it("writes each later change again, with a newer version", async () => {

@@ -12,7 +12,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
 import { confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { drainTimers, freshClient, rewriteStoredOrder, storedAlarm, storedOrder } from "../order-helpers";
+import { drainTimers, freshClient, liveStore, rewriteStoredOrder, storedAlarm, storedOrder } from "../order-helpers";
 
 beforeAll(seedDemo);
 afterEach(clearFaults);
@@ -20,8 +20,10 @@ afterEach(clearFaults);
 const SETTLE_AFTER_MS = 5_000;
 
 async function timerKinds(orderId: string): Promise<string[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) =>
-    new OrderStore(state.storage).timers().map((timer) => timer.kind),
+  return runInDurableObject(orderStub(orderId), (instance, state) =>
+    liveStore(instance, state)
+      .timers()
+      .map((timer) => timer.kind),
   );
 }
 

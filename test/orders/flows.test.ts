@@ -128,6 +128,9 @@ function fakeHost(
     writeIndexRow: async () => {
       throw new Error("the order index was not expected");
     },
+    writeBooks: async () => {
+      throw new Error("the books were not expected");
+    },
     save: async (saved, _previous, timers = {}) => {
       store.save(saved, timers, null);
       seen.saves.push({ state: saved.state, timers });

@@ -13,10 +13,10 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { TIMER_RETRY_CAP_MS, timerRetryDelayMs } from "../../src/orders/timer-policy";
 import { admin } from "../admin-helpers";
 import { addClient, confirmOrder, createOrder, getOrder, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, drainTimers, runIndexTimer, storedAlarm, storedOrder } from "../order-helpers";
+import { backdateExpiry, drainTimers, liveStore, runIndexTimer, storedAlarm, storedOrder } from "../order-helpers";
 
 async function timersOf(orderId: string): Promise<Timer[]> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).timers());
+  return runInDurableObject(orderStub(orderId), (instance, state) => liveStore(instance, state).timers());
 }
 
 async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {

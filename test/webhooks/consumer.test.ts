@@ -1,5 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { bookedRow } from "../../src/books/books-reader";
+import { writeToBooks } from "../../src/books/books-writer";
+import { bookWriteOf } from "../../src/books/row-rules";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
 import { deliveriesOfEvents, recordDeliveries } from "../../src/webhooks/delivery-store";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
@@ -13,6 +16,7 @@ let dlq: FakeQueue<DeadLetterMessage>;
 function consumerEnv(overrides: Partial<WebhookConsumerEnv> = {}): WebhookConsumerEnv {
   return {
     DB: env.DB,
+    BOOKS: env.BOOKS,
     WEBHOOKS_DLQ: dlq.asQueue(),
     ALLOW_INSECURE_WEBHOOKS: "true",
     WEBHOOK_MAX_ATTEMPTS: "8",
@@ -320,6 +324,43 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
       outcome: "dead_lettered",
       status: null,
       error: "timeout after 10 s",
+    });
+  });
+
+  it("keeps each answer in the order's row in its client's books, the last one winning", async () => {
+    const createdAt = Date.now();
+    const write = bookWriteOf(
+      {
+        id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
+        clientId: "acme",
+        reference: `ref-${crypto.randomUUID()}`,
+        state: "successful",
+        wallet: "USD",
+        charge: "5",
+        createdAt,
+        modifiedAt: createdAt,
+        expiresAt: createdAt + 600_000,
+        lines: [],
+      },
+      3,
+    );
+    await writeToBooks(env.BOOKS, write);
+    const inBooks = async (eventId: string) => (await bookedRow(env, write))?.deliveries[eventId];
+    const message = {
+      ...webhookMessage("acme", {
+        event: { data: { orderId: write.id, state: "successful", reference: write.reference } },
+      }),
+      orderCreatedAt: createdAt,
+    };
+    listen({ failFirst: 1, failWith: 503 });
+    await deliver([{ id: "b", attempts: 1, body: message }]);
+    expect(await inBooks(message.event.id)).toMatchObject({ attempts: 1, outcome: "retrying", status: 503 });
+    await deliver([{ id: "b", attempts: 2, body: message }]);
+    expect(await inBooks(message.event.id)).toMatchObject({
+      attempts: 2,
+      outcome: "delivered",
+      status: 204,
+      error: null,
     });
   });
 
