@@ -194,12 +194,9 @@ for (const [file, imports] of graph) {
 const BUDGET = 70;
 /** Longer than the budget when it came, by file name and function (`Class.method`, `outer.inner`). */
 const LONG_FUNCTIONS = {
-  "openapi.ts buildOpenApi": 209,
-  "orders.ts get": 118,
+  "orders.ts get": 112,
   "attention.ts page": 92,
-  "product.ts page": 75,
-  "wallet-admin-routes.ts walletAdminRoutes": 73,
-  "router.ts createRouter": 72,
+  "product.ts page": 74,
   "consumer.ts deliverWebhooks": 72,
   "order.ts draw": 71,
 };

@@ -21,7 +21,7 @@
  *     catalogue/catalogue-schemas.ts, catalogue/product-schemas.ts, wallets/wallet-schemas.ts), the upstream supplier's
  *     answer (fulfilment/upstream-answer.ts) and every `*-examples.ts`;
  *   - zod itself (node_modules/zod/), which every one of those loads;
- *   - the document's builder (src/http/openapi.ts, src/kernel/failure-details.ts) and src/docs/.
+ *   - the document's builder (src/http/openapi.ts and its openapi-*.ts, src/kernel/failure-details.ts) and src/docs/.
  * `node scripts/check-startup.mjs --list` lists the modules evaluated at start-up and those on first use.
  */
 import { spawnSync } from "node:child_process";
@@ -38,7 +38,7 @@ const NOT_AT_STARTUP = [
   /^src\/(orders\/order-schemas|orders\/order-view-schemas|catalogue\/catalogue-schemas|catalogue\/product-schemas|wallets\/wallet-schemas)\.ts$/,
   /^src\/fulfilment\/upstream-answer\.ts$/,
   /-examples\.ts$/,
-  /^src\/http\/openapi\.ts$/,
+  /^src\/http\/openapi(-\w+)?\.ts$/,
   /^src\/kernel\/failure-details\.ts$/,
   /^src\/docs\//,
 ];

@@ -31,15 +31,23 @@ export class OrderObject extends OrderObjectOf {
 }
 
 /**
- * The cron (every 5 minutes) sweeps reservations and makes a pass of the reconciliation by wallet and day
- * (the days whose books changed, those settling or due their re-verification), storing it for the Needs
- * attention list. The order index needs no pass:
+ * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
+ * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of
+ * the reconciliation by wallet and day (the days whose books changed, those settling or due their
+ * re-verification), storing it for the Needs attention list. The order index needs no pass:
  * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
  * tries again) and does not keep the steps after it from running.
  */
 async function scheduled(controller: ScheduledController, env: Env): Promise<void> {
   const steps: [string, () => Promise<unknown>][] = [
     ["inventory.sweep", () => sweepReservations(env, askOrders(env.ORDERS), controller.scheduledTime)],
+    // Reads one row once the books' backfill has finished (migration 0031).
+    ["books.backfill", async () => (await import("./order-index/order-index-backfill")).runBackfill(env)],
+    // Reads one row while everything is kept, the default (migration 0032).
+    [
+      "books.retention",
+      async () => (await import("./books/books-retention")).dropExpiredDays(env, controller.scheduledTime),
+    ],
     ["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)],
   ];
   for (const [step, run] of steps) {

@@ -5,7 +5,8 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import type { IRequest } from "itty-router";
-import type { RequestContext } from "../src/http/route";
+import type { RequestContext, Route } from "../src/http/route";
+import { handlerOf } from "../src/http/router";
 import { ADMIN_TOKEN } from "./admin-helpers";
 
 /**
@@ -30,11 +31,12 @@ export function racedDb(between: (batch: number) => Promise<unknown>): D1Databas
 }
 
 /**
- * What an operator route's handler throws when called on `db` as the break-glass admin, the way the router
- * calls it once the caller's role allows the route: the error, or null when it answered.
+ * What an operator route throws when called on `db` as the break-glass admin, the way the router calls it
+ * once the caller's role allows the route (its parts read, then its handler): the error, or null when it
+ * answered.
  */
 export async function thrownByAdminRoute(
-  handler: (request: IRequest, context: RequestContext) => Promise<Response>,
+  route: Route,
   { method, path, params, body }: { method: string; path: string; params: Record<string, string>; body: unknown },
   db: D1Database,
 ): Promise<unknown> {
@@ -54,7 +56,7 @@ export async function thrownByAdminRoute(
     // What the router sets once the caller's role allows the route.
     admin: { actor: { kind: "break-glass" as const, label: "admin:race" }, role: "admin" as const, requestId: "race" },
   };
-  return handler(request as unknown as IRequest, context as RequestContext).then(
+  return handlerOf(route)(request as unknown as IRequest, context as RequestContext).then(
     () => null,
     (error: unknown) => error,
   );

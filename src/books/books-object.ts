@@ -97,6 +97,19 @@ export class BooksObject extends DurableObject<Env> {
     return takeAnswers(this.host, address, answers);
   }
 
+  /**
+   * Deletes everything the shard holds, its alarm too (a day past retention: books-retention.ts); this
+   * instance forgets what it held. A shard dropped again deletes nothing more.
+   */
+  async drop(): Promise<void> {
+    await this.ctx.storage.deleteAll();
+    this.store.forget();
+    this.host.waiting.clear();
+    this.host.publishing.published.clear();
+    this.host.publishing.firstWaitingAt = null;
+    this.alarmAt = null;
+  }
+
   /** Publishes the counters now (an operator, a test); answers the D1 rows written. */
   async publishNow(): Promise<number> {
     return publish(this.host);

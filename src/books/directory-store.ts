@@ -1,9 +1,11 @@
 /**
- * The books in D1 (schema/migrations/0030_books.sql): `books_days`, each shard's published figures per
- * wallet, which is also the directory of the days a client has books on; and `books_layouts`, the parts
- * of a client's days. Only this module writes them.
+ * The books in D1 (schema/migrations/0030_books.sql, 0032_books_retention.sql): `books_days`, each
+ * shard's published figures per wallet, which is also the directory of the days a client has books on;
+ * `books_layouts`, the parts of a client's days; and `books_retention`, how long the books are kept. Only
+ * this module writes them.
  */
 import { DAY_BUCKETS, type Counters } from "./counters-rules";
+import { isRetention, MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "./retention-rules";
 import { firstLayoutDay, isPartCount, type Layout, type ShardAddress } from "./shard-rules";
 import type { StoredCounters } from "./shard-store";
 
@@ -163,5 +165,48 @@ export async function setLayout(
          set_by = excluded.set_by`,
     )
     .bind(layout.clientId, layout.fromDay, layout.parts, now, layout.setBy)
+    .run();
+}
+
+// ---- retention (retention-rules.ts)
+
+/** The days the books are kept, or null: everything is kept. */
+export async function retentionOf(db: D1Database): Promise<number | null> {
+  const row = await db.prepare(`SELECT days FROM books_retention WHERE id = 1`).first<{ days: number }>();
+  return row?.days ?? null;
+}
+
+/** Sets how many days the books are kept (null: everything, the default); refused outside its bounds. */
+export async function setRetention(db: D1Database, days: number | null, setBy: string, now: number): Promise<void> {
+  if (!isRetention(days))
+    throw new Error(`a retention of ${days} days: ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`);
+  if (days === null) await db.prepare(`DELETE FROM books_retention WHERE id = 1`).run();
+  else
+    await db
+      .prepare(
+        `INSERT INTO books_retention (id, days, set_at, set_by) VALUES (1, ?1, ?2, ?3)
+         ON CONFLICT (id) DO UPDATE SET days = excluded.days, set_at = excluded.set_at, set_by = excluded.set_by`,
+      )
+      .bind(days, now, setBy)
+      .run();
+}
+
+/** Up to `limit` shards of days before `beforeDay`, oldest first (the directory's day index). */
+export async function shardsBefore(db: D1Database, beforeDay: number, limit: number): Promise<ShardAddress[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT DISTINCT client_id, day, part FROM books_days INDEXED BY books_days_by_day WHERE day < ?1
+        ORDER BY day, client_id, part LIMIT ?2`,
+    )
+    .bind(beforeDay, limit)
+    .all<{ client_id: string; day: number; part: number }>();
+  return results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part }));
+}
+
+/** Removes a dropped shard's rows from the directory. */
+export async function forgetShard(db: D1Database, address: ShardAddress): Promise<void> {
+  await db
+    .prepare(`DELETE FROM books_days WHERE client_id = ?1 AND day = ?2 AND part = ?3`)
+    .bind(address.clientId, address.day, address.part)
     .run();
 }

@@ -12,6 +12,10 @@ export const BOOKS_SEAMS = {
   layout: "books.layout",
   /** alarm: the counters published to D1. */
   publish: "books.publish",
+  /** retention: a shard of a day past it deletes its rows. */
+  drop: "books.drop",
+  /** retention: then the day's directory rows of that shard go. */
+  forget: "books.forget",
 } as const;
 
 export type BooksSeam = (typeof BOOKS_SEAMS)[keyof typeof BOOKS_SEAMS];

@@ -198,6 +198,11 @@ export class ShardStore {
     });
   }
 
+  /** Forgets what this instance read (the shard's storage was deleted under it). */
+  forget(): void {
+    this.meta = undefined;
+  }
+
   /** The stored schema version: 0 for a shard that has stored nothing. */
   schemaVersion(): number {
     return this.readMeta()?.schema ?? 0;

@@ -26,6 +26,28 @@ export function productFields(product: CatalogueProduct) {
   };
 }
 
+/**
+ * A SKU as GET /products shows it to a client: what can be delivered now (an inventory SKU's unsold,
+ * unreserved codes per quote; any other supplier's are unlimited) and the client's deal on it, if any.
+ */
+export function clientProductView(
+  product: CatalogueProduct,
+  stock: readonly { value: string; available: number }[],
+  deal: Deal | null,
+) {
+  const byQuote = stock
+    .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))
+    .sort((a, b) => a.quote - b.quote);
+  return {
+    ...productFields(product),
+    availability:
+      product.supplier === "inventory"
+        ? { type: "stock" as const, count: byQuote.reduce((sum, entry) => sum + entry.count, 0), byQuote }
+        : { type: "unlimited" as const },
+    deal: deal === null ? null : dealView(deal),
+  };
+}
+
 /** A SKU as the operator sees it: as stored, with its code counts by status for an inventory SKU. */
 export function adminProductView(product: CatalogueProduct, updatedAt: number, counts: readonly CodeCountRow[]) {
   const byStatus = { available: 0, reserved: 0, sold: 0 };

@@ -1,10 +1,7 @@
-import type { IRequest } from "itty-router";
-import { ok } from "../http/responses";
-import type { RequestContext, Route } from "../http/route";
+import { route, type Route } from "../http/route";
 import { supplierRefusal } from "../kernel/service-mode";
-import { toAmountNumber } from "../pricing/money";
 import { clientCatalogue, dealFromRow, productFromRow } from "./catalogue-store";
-import { dealView, productFields } from "./catalogue-views";
+import { clientProductView } from "./catalogue-views";
 
 // Only GET /openapi.json reads the answer's schema and the example: they load with the document.
 const views = () => import("./product-schemas");
@@ -15,9 +12,8 @@ const examples = async () => (await import("./catalogue-examples")).catalogueExa
  * delivered now and the client's deal on it. One D1 batch (one round trip). Sorted by SKU; not paginated
  * (a catalogue is hundreds of SKUs, not millions).
  */
-export async function listProducts(_request: IRequest, { env, authenticate }: RequestContext): Promise<Response> {
-  const client = await authenticate();
-  const { products, stock, deals } = await clientCatalogue(env.DB, client.id);
+async function clientProducts(env: Env, clientId: string) {
+  const { products, stock, deals } = await clientCatalogue(env.DB, clientId);
   const stockBySku = new Map<string, { value: string; available: number }[]>();
   for (const row of stock) {
     const list = stockBySku.get(row.sku) ?? [];
@@ -28,38 +24,33 @@ export async function listProducts(_request: IRequest, { env, authenticate }: Re
   // A SKU whose supplier may not serve this environment cannot be ordered here: not offered either.
   const served = products.filter((row) => supplierRefusal(row.supplier, env) === null);
   const view = served.map((row) => {
-    const product = productFromRow(row);
-    const byQuote = (stockBySku.get(product.sku) ?? [])
-      .map((entry) => ({ quote: toAmountNumber(entry.value), count: entry.available }))
-      .sort((a, b) => a.quote - b.quote);
-    const deal = dealBySku.get(product.sku);
-    return {
-      ...productFields(product),
-      availability:
-        product.supplier === "inventory"
-          ? { type: "stock" as const, count: byQuote.reduce((sum, entry) => sum + entry.count, 0), byQuote }
-          : { type: "unlimited" as const },
-      deal: deal === undefined ? null : dealView(dealFromRow(deal)),
-    };
+    const deal = dealBySku.get(row.sku);
+    return clientProductView(
+      productFromRow(row),
+      stockBySku.get(row.sku) ?? [],
+      deal === undefined ? null : dealFromRow(deal),
+    );
   });
-  return ok("Products", { products: view });
+  return { products: view };
 }
 
 /** This file's routes, each with its description in GET /openapi.json. */
 export const productRoutes: Route[] = [
-  {
-    method: "GET",
-    path: "/products",
-    handler: listProducts,
-    operationId: "listProducts",
-    example: async () => (await examples()).listProducts,
-    tag: "Catalogue",
-    summary: "The catalogue the calling client can order",
-    description:
-      "Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.",
-    auth: "apiKey",
-    data: async () => (await views()).ClientProductList,
-    messages: ["Products"],
-    errors: [],
-  },
+  route(
+    {
+      method: "GET",
+      path: "/products",
+      operationId: "listProducts",
+      example: async () => (await examples()).listProducts,
+      tag: "Catalogue",
+      summary: "The catalogue the calling client can order",
+      description:
+        "Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.",
+      auth: "apiKey",
+      data: async () => (await views()).ClientProductList,
+      messages: ["Products"],
+      errors: [],
+    },
+    async ({ client, env, ok }) => ok("Products", await clientProducts(env, client.id)),
+  ),
 ];

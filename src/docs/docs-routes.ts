@@ -7,7 +7,7 @@
  * evaluated when the Worker starts.
  */
 import { API_VERSION, buildOpenApi, OPENAPI_VERSION, type DocumentParts } from "../http/openapi";
-import type { Page, Route } from "../http/route";
+import { route, type Page, type Route } from "../http/route";
 import { getDocs } from "./docs-page";
 
 /**
@@ -18,11 +18,28 @@ export function openApiRoute(routes: readonly Route[], parts: DocumentParts): Ro
   // Built by the first request; concurrent first requests wait for the same build, and a failed one is
   // tried again by the next request.
   let json: Promise<string> | null = null;
-  const build = async () => JSON.stringify(await buildOpenApi([...routes, route], parts));
-  const route: Route = {
-    method: "GET",
-    path: "/openapi.json",
-    handler: async () => {
+  const build = async (): Promise<string> => JSON.stringify(await buildOpenApi([...routes, document], parts));
+  const document: Route = route(
+    {
+      method: "GET",
+      path: "/openapi.json",
+      operationId: "getOpenApi",
+      tag: "Meta",
+      summary: "This document",
+      description:
+        "The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.",
+      auth: "none",
+      data: null,
+      errors: [],
+      example: {
+        data: {
+          openapi: OPENAPI_VERSION,
+          info: { title: "Order service", version: API_VERSION },
+          paths: { "/order/create": { post: { operationId: "createOrder" } } },
+        },
+      },
+    },
+    async () => {
       json ??= build().catch((error: unknown) => {
         json = null;
         throw error;
@@ -31,23 +48,8 @@ export function openApiRoute(routes: readonly Route[], parts: DocumentParts): Ro
         headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=300" },
       });
     },
-    operationId: "getOpenApi",
-    tag: "Meta",
-    summary: "This document",
-    description:
-      "The OpenAPI 3.1 description of every route and webhook, generated from the same zod schemas that validate requests. Public, cached for 5 minutes. The same document is checked in as schema/openapi.json.",
-    auth: "none",
-    data: null,
-    errors: [],
-    example: {
-      data: {
-        openapi: OPENAPI_VERSION,
-        info: { title: "Order service", version: API_VERSION },
-        paths: { "/order/create": { post: { operationId: "createOrder" } } },
-      },
-    },
-  };
-  return route;
+  );
+  return document;
 }
 
 /** The pages for people: routed beside the API, and not described in /openapi.json (they are not the API). */

@@ -12,7 +12,7 @@ export interface SupplierLine {
   sandboxOutcome?: ScriptedOutcome;
 }
 
-/** A line's outcome as Sandbox-Outcome scripts it: issued (sandbox codes), failed, or issued after a wait. */
+/** A line's outcome as Sandbox-Outcome scripts it: issued, failed, or issued after a wait (src/fulfilment/sandbox-outcome.ts). */
 export type ScriptedOutcome = "issue" | "fail" | "slow";
 
 /** What one line asks of its supplier. The same request may be made again after a crash or a retry. */

@@ -26,7 +26,7 @@ export function supplierFor(kind: SupplierKind, env: Env): Supplier {
   const refusal = supplierRefusal(kind, env);
   if (refusal !== null) return { issue: async () => ({ kind: "failed", reason: refusal }) };
   const supplier = supplierOfKind(kind, env);
-  return serviceMode(env) === "sandbox" ? withScriptedOutcomes(supplier) : supplier;
+  return serviceMode(env) === "sandbox" ? withScriptedOutcomes(supplier, kind) : supplier;
 }
 
 function supplierOfKind(kind: SupplierKind, env: Env): Supplier {

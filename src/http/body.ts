@@ -1,4 +1,3 @@
-import type * as z from "zod/v4/core";
 import { fail } from "../kernel/failures";
 
 /** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
@@ -59,11 +58,18 @@ export async function readJson(request: Request, maxBytes: number): Promise<unkn
   }
 }
 
-/** zod's issues in a form a client can read: path and message of each. */
-export function issuesOf(error: z.$ZodError): { issues: { path: string; message: string }[] } {
+/**
+ * zod's issues (of a ZodError, or of a schema's Standard Schema `validate`) in a form a client can read:
+ * path and message of each.
+ */
+export function issuesOf(error: {
+  readonly issues: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined }[];
+}): {
+  issues: { path: string; message: string }[];
+} {
   return {
     issues: error.issues.map((issue) => ({
-      path: issue.path.map(String).join(".") || "(body)",
+      path: (issue.path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join(".") || "(body)",
       message: issue.message,
     })),
   };

@@ -1,33 +1,17 @@
 /** Path, query and body of a request, checked by a zod schema; anything else is a 400 that changes nothing. */
 import type { IRequest } from "itty-router";
 import * as z from "zod";
-import { issuesOf, readJson } from "./body";
-import { fail } from "../kernel/failures";
-
-function decoded(params: Record<string, string> | undefined): Record<string, string> | null {
-  const out: Record<string, string> = {};
-  try {
-    for (const [name, value] of Object.entries(params ?? {})) out[name] = decodeURIComponent(value);
-  } catch {
-    return null;
-  }
-  return out;
-}
+import { readJson } from "./body";
+import { checked, pathParams } from "./inputs";
 
 /** Path parameters (percent-decoded) checked by `schema`; anything else is 400 invalid_parameters. */
 export function parseParams<T extends z.ZodType>(schema: T, request: IRequest): z.output<T> {
-  const params = decoded(request.params);
-  if (params === null) fail("invalid_parameters", { reason: "path is not valid percent-encoding" });
-  const parsed = schema.safeParse(params);
-  if (!parsed.success) fail("invalid_parameters", issuesOf(parsed.error));
-  return parsed.data;
+  return checked(schema, pathParams(request), "invalid_parameters");
 }
 
 /** Query parameters checked by `schema`; a repeated parameter arrives as an array and fails the check. */
 export function parseQuery<T extends z.ZodType>(schema: T, request: IRequest): z.output<T> {
-  const parsed = schema.safeParse({ ...request.query });
-  if (!parsed.success) fail("invalid_parameters", issuesOf(parsed.error));
-  return parsed.data;
+  return checked(schema, { ...request.query }, "invalid_parameters");
 }
 
 /** A JSON body of at most MAX_BODY_BYTES (or `maxBytes`) checked by `schema`; 400 invalid_request_body. */
@@ -37,9 +21,7 @@ export async function parseBody<T extends z.ZodType>(
   env: Env,
   maxBytes = Number(env.MAX_BODY_BYTES),
 ): Promise<z.output<T>> {
-  const parsed = schema.safeParse(await readJson(request, maxBytes));
-  if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
-  return parsed.data;
+  return checked(schema, await readJson(request, maxBytes), "invalid_request_body");
 }
 
 /** The query of a paged list: `after` (the `next` of the previous page) and `limit`. */

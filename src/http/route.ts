@@ -1,7 +1,11 @@
 /**
- * What a route is: the request context it runs with, its handler, and the description GET /openapi.json is
- * built from. A leaf: it imports nothing from the domains, so every domain's routes file can import it and
- * the router never has to know a domain.
+ * What a route is: its declaration (method, path, who may call it, the parts of the request it reads and
+ * the answer it gives, with the description GET /openapi.json is built from) and its handler. The router
+ * reads each declared part with its schema before the handler runs and hands the handler the parts typed
+ * and valid (src/http/inputs.ts); the handler answers through `ok`, typed by the declared answer, so a
+ * handler that reads a part it did not declare, or answers what it did not declare, does not compile.
+ * A leaf: it imports nothing from the domains, so every domain's routes file can import it and the router
+ * never has to know a domain.
  */
 import type { IRequest } from "itty-router";
 import type * as z from "zod/v4/core";
@@ -64,7 +68,7 @@ export type Loadable<T> = T | (() => Promise<T>);
 /** One check of a route, for its description: when it fails, and the errors it answers then. */
 export interface Check {
   when: string;
-  codes: ErrorCode[];
+  codes: readonly ErrorCode[];
 }
 
 /** A route's description in the OpenAPI document. */
@@ -84,14 +88,16 @@ export interface RouteDoc {
   role?: Role;
   /** The success status, when not 200 (201 for a route that creates something with an id of its own). */
   status?: 201;
-  /** A loader for a client's route, as `query`. */
-  params?: Loadable<ObjectSchema>;
-  /** Loaders for a client's route, whose requests are read without zod (src/orders/requests.ts). */
-  query?: Loadable<ObjectSchema>;
-  body?: Loadable<z.$ZodType>;
+  /** The path parameters (percent-decoded), by the names of the path's `:name`s. */
+  params?: Part<ObjectSchema>;
+  /** The query parameters; a parameter given twice arrives as an array, which no schema of ours takes. */
+  query?: Part<ObjectSchema>;
+  /** The body: JSON of at most MAX_BODY_BYTES, unless its `from` reads it otherwise. */
+  body?: Part;
   /**
-   * The route answers an unusable body with an error of its own (listed in `errors`) rather than
-   * malformed_json / invalid_request_body: confirm's "Body has no valid orderId".
+   * A route not yet declared (its handler reads its parts itself) that answers an unusable body with an
+   * error of its own, listed in `errors`, rather than malformed_json / invalid_request_body. A declared
+   * route says so with its body's `refusal`.
    */
   ownBodyErrors?: true;
   /** The body may also be sent as text/csv (described in `description`). */
@@ -109,9 +115,12 @@ export interface RouteDoc {
     json?: true;
   };
   /** Success message(s) of the envelope. */
-  messages?: string[];
-  /** Errors the route itself can answer; those of auth, body and parameter parsing are added. */
-  errors: ErrorCode[];
+  messages?: readonly string[];
+  /**
+   * Errors the route itself can answer, for a route without `checks` (a declared route with checks answers
+   * the codes its checks name); those of auth, body and parameter parsing are added.
+   */
+  errors?: readonly ErrorCode[];
   /**
    * The route's checks in the order they run (the first failure answers), each with the errors it can
    * answer: the document lists them under the description. They must name every code of `errors`, and
@@ -125,12 +134,129 @@ export interface RouteDoc {
   example?: Loadable<RouteExample>;
 }
 
-/** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */
-export interface Route extends RouteDoc {
+/**
+ * A route whose handler reads the request itself: the form every route had before routes were declared
+ * (src/http/inputs.ts), kept for the folders not yet converted. Its parts are described, not read.
+ */
+export interface HandledRoute extends RouteDoc {
   method: Method;
   path: string;
   handler: Handler;
+  serve?: never;
+}
+
+/** A declared route as the router and the document see it, its handler's types erased (see `route`). */
+export interface DeclaredRoute extends RouteDoc {
+  method: Method;
+  path: string;
+  serve: (input: never) => Promise<Response>;
+  handler?: never;
+}
+
+/** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */
+export type Route = HandledRoute | DeclaredRoute;
+
+// Declared routes --------------------------------------------------------------------------------------------
+
+/** A zod schema, classic or mini: what the router parses a part with (its Standard Schema `validate`). */
+export type Schema = z.$ZodType;
+
+/** How a declared part of the request is read, when not simply by a schema given as it is. */
+export interface PartOptions<S extends Schema = Schema> {
+  /**
+   * The part's schema, or a loader of it: a client's route hands over a loader, so that no zod is
+   * evaluated when the Worker starts (scripts/check-startup.mjs). It describes the part in the document,
+   * and decides every value `read` leaves to it (its issues are the 400's details).
+   */
+  schema: S | (() => Promise<S>);
+  /**
+   * Reads the part without zod: the value exactly as the schema would parse it, or null to leave it to the
+   * schema (src/orders/requests.ts; a test holds each reader to its schema).
+   */
+  read?(raw: unknown): z.output<S> | null;
+  /**
+   * A rule the part must also keep, once read, before the next part is read: it refuses with fail() (an
+   * exchange rate's pair of two different currencies, before its body).
+   */
+  check?(value: z.output<S>): void;
+  /**
+   * The code a part the schema refuses is answered with, when not the usual one (invalid_parameters for
+   * params and query, invalid_request_body for a body, whose unreadable JSON is then answered so too):
+   * confirm's invalid_order_id.
+   */
+  refusal?: ErrorCode;
+  /**
+   * For a body: what the schema is given, read off the request, when not JSON of at most MAX_BODY_BYTES
+   * (an upload of codes as JSON or CSV, of up to 1 MiB). It refuses what it cannot read with fail().
+   */
+  from?(request: Request, env: Env): Promise<unknown>;
+}
+
+/** A declared part of the request: its schema as it is, a loader of it, or how it is read. */
+export type Part<S extends Schema = Schema> = S | (() => Promise<S>) | PartOptions<S>;
+
+/** The schema of a part, however it is given. */
+type SchemaOf<P> = P extends PartOptions<infer S> ? S : P extends () => Promise<infer S> ? S : P;
+
+/** What a part is once read: its schema's output. */
+export type Read<P> = SchemaOf<P> extends Schema ? z.output<SchemaOf<P>> : never;
+
+/**
+ * What a route declares, as written in its routes file: its description (RouteDoc), and either the errors
+ * it answers (`errors`) or the checks it runs, whose codes are then the errors it answers (`checks`).
+ * The 400s of its parts, and the errors of its auth, are added from what it declares.
+ */
+export type Declaration = Omit<RouteDoc, "errors" | "checks"> & { method: Method; path: string } & (
+    { errors: readonly ErrorCode[]; checks?: never } | { checks: readonly Check[]; errors?: never }
+  );
+
+declare const answered: unique symbol;
+
+/**
+ * A success answer whose `data` is a T: only `ok` and `okJson` of a handler's input make one, so a handler
+ * whose route declares its answer cannot return any other Response.
+ */
+export type Answer<T> = Response & { readonly [answered]: T };
+
+type DataOf<D> = D extends { data: infer S } ? (S extends null ? null : Read<S>) : never;
+type MessageOf<D> = D extends { messages: readonly (infer M extends string)[] } ? M : string;
+type CallerOf<D> = D extends { auth: "apiKey" }
+  ? { /** The client behind the request's API key, found before the parts were read. */ client: Client }
+  : D extends { auth: "admin" }
+    ? { /** The operator, whose role the router checked against the route's. */ caller: AdminCaller }
+    : unknown;
+type PartsOf<D> = { [K in keyof D & ("params" | "query" | "body")]: Read<D[K]> };
+
+/** What a declared route's handler is given: the parts it declared, read and valid, and its caller. */
+export type Input<D> = PartsOf<D> &
+  CallerOf<D> & {
+    env: Env;
+    exec: ExecutionContext;
+    requestId: string;
+    /** The request's headers, which a route may read beside its parts (Accept, Idempotency-Key). */
+    headers: Headers;
+    /** The success envelope: one of the declared messages around the declared answer. */
+    ok: (message: MessageOf<D>, data: DataOf<D>, headers?: Record<string, string>) => Answer<DataOf<D>>;
+    /** The same, around data that is JSON already (an object's view, not parsed again): trusted to be the answer. */
+    okJson: (message: MessageOf<D>, dataJson: string, headers?: Record<string, string>) => Answer<DataOf<D>>;
+  };
+
+/**
+ * A declared route's handler. It answers the declared envelope, or, for a route whose answer is a file
+ * (`file`) or not an envelope (`data: null`), any Response; it refuses by throwing (fail()).
+ */
+export type Serve<D> = (
+  input: Input<D>,
+) => Promise<D extends { data: null } | { file: object } ? Response : Answer<DataOf<D>>>;
+
+/**
+ * A route: its declaration and its handler, which receives the declared parts read and valid (the router
+ * reads them, src/http/inputs.ts) and whose answer the declaration types. Hono's zod-openapi's
+ * `createRoute` and `app.openapi` in one.
+ */
+export function route<const D extends Declaration>(declaration: D, serve: Serve<D>): Route {
+  return { ...declaration, serve } as unknown as DeclaredRoute;
 }
 
 /** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
-export type Page = Pick<Route, "method" | "path" | "handler" | "summary">;
+export type Page = Pick<HandledRoute, "method" | "path" | "handler" | "summary">;

@@ -6,7 +6,8 @@ import { RefusalWithHeaders } from "./errors";
 import { errorResponse } from "./responses";
 import type { AuthorizeOperator } from "./admin-auth";
 import type { Authenticate } from "./auth";
-import type { Handler, Page, RequestContext, Route } from "./route";
+import { serveDeclared } from "./inputs";
+import type { DeclaredRoute, Handler, Page, RequestContext, Route } from "./route";
 
 /**
  * Query parameters by name, a repeated one as an array of all its values. itty-router's own parsing folds a
@@ -30,7 +31,17 @@ function requestIdOf(request: Request): string {
 export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) => Promise<Response>;
 
 /** What the router needs of a route or a page: where it is, what answers there, and who may call it. */
-export type Routed = Pick<Route | Page, "method" | "path" | "handler"> & Partial<Pick<Route, "auth" | "role">>;
+export type Routed =
+  | (Pick<Page, "method" | "path" | "handler"> & Partial<Pick<Route, "auth" | "role">> & { serve?: never })
+  | DeclaredRoute;
+
+/**
+ * What answers at a route once its caller may call it: a declared route's handler, given its parts read
+ * and valid (src/http/inputs.ts), or the handler of a route that reads its request itself.
+ */
+export function handlerOf(route: Routed): Handler {
+  return route.handler ?? ((request, context) => serveDeclared(route as DeclaredRoute, request, context));
+}
 
 /**
  * Routes loaded on the first request whose path starts with `prefix` (or that another part of the Worker
@@ -70,14 +81,30 @@ export interface RouterParts {
  */
 function strayRoute(prefix: string, list: readonly Routed[]): string | null {
   const outside = prefix.replace(/\/+$/, "");
-  for (const { method, path, handler } of list) {
+  for (const { method, path } of list) {
     const where = `${method} ${path} is loaded with the routes under ${prefix}`;
     if (!path.startsWith(prefix)) return where;
     if (outside === prefix) continue;
-    const [, pattern] = Router().get(path, handler).routes[0]!;
+    const [, pattern] = Router().get(path, () => undefined).routes[0]!;
     if (pattern.test(outside)) return `${where} but also matches ${outside}`;
   }
   return null;
+}
+
+/**
+ * An operator route's handler runs only after its caller's role was checked against the route's, here
+ * for every route at once: no handler can forget it, and the role the document and the role table show
+ * is the one enforced.
+ */
+function guarded(route: Routed, authorizeOperator: AuthorizeOperator): Handler {
+  const handler = handlerOf(route);
+  if (route.auth !== "admin") return handler;
+  const { method, path, role } = route;
+  if (role === undefined) throw new Error(`${method} ${path} is an operator route without a role`);
+  return async (request, context) => {
+    context.admin = await authorizeOperator(request, context.env, context.requestId, role);
+    return handler(request, context);
+  };
 }
 
 /**
@@ -90,21 +117,9 @@ export function createRouter(
   { authenticate, authorizeOperator, afterOperatorWrite, lazy = [] }: RouterParts,
 ): FetchHandler {
   const router: RouterType<IRequest, [RequestContext]> = Router({ before: [withQuery] });
-  /**
-   * An operator route's handler runs only after its caller's role was checked against the route's, here
-   * for every route at once: no handler can forget it, and the role the document and the role table show
-   * is the one enforced.
-   */
-  const guarded = ({ method, path, handler, auth, role }: Routed): Handler => {
-    if (auth !== "admin") return handler;
-    if (role === undefined) throw new Error(`${method} ${path} is an operator route without a role`);
-    return async (request, context) => {
-      context.admin = await authorizeOperator(request, context.env, context.requestId, role);
-      return handler(request, context);
-    };
-  };
   const add = (list: readonly Routed[]) => {
-    for (const route of list) router[route.method.toLowerCase() as "get"](route.path, guarded(route));
+    for (const route of list)
+      router[route.method.toLowerCase() as "get"](route.path, guarded(route, authorizeOperator));
   };
   add(routes);
 

@@ -26,11 +26,24 @@ export type UploadActor = Parameters<typeof auditStatement>[1];
 export type UploadFormat = "application/json" | "text/csv";
 
 /**
- * Adds the codes of `text` (JSON {"codes": [...]} or CSV with a header naming value, pin and link) to the
- * SKU. All or nothing: any invalid row is a 400 and any pin repeated in the upload or already stored a
- * 409 listing every duplicate; the write adds nothing if the SKU's currency, type or supplier changed after
- * the check (409 sku_changed).
+ * An upload's `text` (JSON {"codes": [...]} or CSV with a header naming value, pin and link) as what
+ * UploadCodesRequest checks: a CSV that cannot be read is a 400 naming its rows, JSON that cannot be read
+ * is 400 malformed_json.
  */
+export function uploadedCodes(text: string, format: UploadFormat): unknown {
+  if (format === "text/csv") {
+    const fromCsv = codesFromCsv(text);
+    if (!fromCsv.ok) fail("invalid_request_body", fromCsv.details);
+    return { codes: fromCsv.codes };
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    fail("malformed_json", { reason: (error as Error).message });
+  }
+}
+
+/** Adds the codes of `text` to the SKU, as addCodes does, once read and checked by their schema. */
 export async function uploadCodes(
   db: D1Database,
   actor: UploadActor,
@@ -39,24 +52,30 @@ export async function uploadCodes(
   text: string,
   format: UploadFormat,
 ) {
-  let raw: unknown;
-  if (format === "text/csv") {
-    const fromCsv = codesFromCsv(text);
-    if (!fromCsv.ok) fail("invalid_request_body", fromCsv.details);
-    raw = { codes: fromCsv.codes };
-  } else {
-    try {
-      raw = JSON.parse(text) as unknown;
-    } catch (error) {
-      fail("malformed_json", { reason: (error as Error).message });
-    }
-  }
-  const parsed = UploadCodesRequest.safeParse(raw);
+  const parsed = UploadCodesRequest.safeParse(uploadedCodes(text, format));
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
+  return addCodes(db, { actor, requireProduct, sku, codes: parsed.data.codes, format });
+}
+
+/** An upload read and checked by its schema: its codes as sent, for the SKU, by the actor, in `format`. */
+export interface CodesToAdd {
+  actor: UploadActor;
+  requireProduct: RequireProduct;
+  sku: string;
+  codes: UploadCodesRequest["codes"];
+  format: UploadFormat;
+}
+
+/**
+ * Adds the codes to the SKU. All or nothing: any invalid row is a 400 and any pin repeated in the upload
+ * or already stored a 409 listing every duplicate; the write adds nothing if the SKU's currency, type or
+ * supplier changed after the check (409 sku_changed).
+ */
+export async function addCodes(db: D1Database, { actor, requireProduct, sku, codes: sent, format }: CodesToAdd) {
   const product = await requireProduct(db, sku);
   const refused = uploadRefusal(product);
   if (refused !== null) fail("invalid_request_body", refused.details);
-  const checked = canonicalCodes(product, parsed.data.codes);
+  const checked = canonicalCodes(product, sent);
   if (!checked.ok) fail("invalid_request_body", checked.details);
   const { codes } = checked;
   let duplicates = duplicatesOf(codes, await storedPins(db, sku, codes));

@@ -20,6 +20,7 @@ export const CodeInput = z.strictObject({
  * the columns value, pin and link (in any order), then one code per row.
  */
 export const UploadCodesRequest = z.strictObject({ codes: z.array(CodeInput).min(1).max(10_000) });
+export type UploadCodesRequest = z.infer<typeof UploadCodesRequest>;
 
 export const ValueStock = z.object({
   value: z.number(),

@@ -1,31 +1,26 @@
 /** Operator API: the order index's repair pass. */
-import type { IRequest } from "itty-router";
-import { ok } from "../http/responses";
-import type { RequestContext, Route } from "../http/route";
+import { route, type Route } from "../http/route";
 import { RepairRunData } from "./order-index-admin-schemas";
 import { repairIndex } from "./order-index-repair";
 
-/** POST /admin/orders/index/run. */
-export async function runRepair(_request: IRequest, context: RequestContext): Promise<Response> {
-  return ok("Order index repair pass run", await repairIndex(context.env));
-}
-
 /** This file's routes, each with its description in GET /openapi.json. */
 export const orderIndexRoutes: Route[] = [
-  {
-    method: "POST",
-    path: "/admin/orders/index/run",
-    handler: runRepair,
-    operationId: "adminRunOrderIndexRepair",
-    example: { data: { orders: 3, rowsWritten: 1, rowsRead: 3, open: 2, more: false } },
-    tag: "Admin: orders",
-    role: "operator",
-    summary: "Run the order index's repair pass",
-    description:
-      "Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.",
-    auth: "admin",
-    data: RepairRunData,
-    messages: ["Order index repair pass run"],
-    errors: [],
-  },
+  route(
+    {
+      method: "POST",
+      path: "/admin/orders/index/run",
+      operationId: "adminRunOrderIndexRepair",
+      example: { data: { orders: 3, rowsWritten: 1, rowsRead: 3, open: 2, more: false } },
+      tag: "Admin: orders",
+      role: "operator",
+      summary: "Run the order index's repair pass",
+      description:
+        "Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.",
+      auth: "admin",
+      data: RepairRunData,
+      messages: ["Order index repair pass run"],
+      errors: [],
+    },
+    async ({ env, ok }) => ok("Order index repair pass run", await repairIndex(env)),
+  ),
 ];

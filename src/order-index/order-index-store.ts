@@ -445,23 +445,65 @@ export async function indexRowsCreatedCount(
   return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
 }
 
-/** The references of the client's indexed orders among `orderIds`, by order id (another client's are not found). */
-export async function indexedReferences(
-  db: D1Database | D1DatabaseSession,
-  clientId: string,
-  orderIds: readonly string[],
-): Promise<Map<string, string>> {
-  const found = new Map<string, string>();
-  const unique = [...new Set(orderIds)];
-  // D1 binds at most 100 parameters per statement.
-  for (let start = 0; start < unique.length; start += 90) {
-    const chunk = unique.slice(start, start + 90);
-    const marks = chunk.map((_, at) => `?${at + 2}`).join(", ");
-    const { results } = await db
-      .prepare(`SELECT id, reference FROM order_index WHERE client_id = ?1 AND id IN (${marks})`)
-      .bind(clientId, ...chunk)
-      .all<{ id: string; reference: string }>();
-    for (const row of results) found.set(row.id, row.reference);
-  }
-  return found;
+// ---- the backfill of the client's books (order-index-backfill.ts)
+
+/** An order's place in the index's key. */
+export interface IndexKey {
+  clientId: string;
+  createdAt: number;
+  id: string;
+}
+
+/** Where the backfill stands: after this key; how many orders it has asked; null when there is none. */
+export interface BackfillState {
+  after: IndexKey;
+  orders: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
+export async function backfillState(db: D1Database): Promise<BackfillState | null> {
+  const row = await db.prepare(`SELECT * FROM order_index_backfill WHERE id = 1`).first<{
+    after_client: string;
+    after_created: number;
+    after_id: string;
+    orders: number;
+    started_at: number;
+    finished_at: number | null;
+  }>();
+  if (row === null) return null;
+  return {
+    after: { clientId: row.after_client, createdAt: row.after_created, id: row.after_id },
+    orders: row.orders,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+/** Up to `limit` keys of the index after `after`, in key order: a range of the table's primary key. */
+export async function indexKeysAfter(db: D1Database, after: IndexKey, limit: number): Promise<IndexKey[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT client_id, created_at, id FROM order_index WHERE (client_id, created_at, id) > (?1, ?2, ?3)
+        ORDER BY client_id, created_at, id LIMIT ?4`,
+    )
+    .bind(after.clientId, after.createdAt, after.id, limit)
+    .all<{ client_id: string; created_at: number; id: string }>();
+  return results.map((row) => ({ clientId: row.client_id, createdAt: row.created_at, id: row.id }));
+}
+
+/** Moves the backfill's cursor past what a step asked (and marks it finished when it found nothing more). */
+export async function saveBackfill(
+  db: D1Database,
+  after: IndexKey,
+  orders: number,
+  finishedAt: number | null,
+): Promise<void> {
+  await db
+    .prepare(
+      `UPDATE order_index_backfill SET after_client = ?1, after_created = ?2, after_id = ?3, orders = ?4,
+         finished_at = ?5 WHERE id = 1`,
+    )
+    .bind(after.clientId, after.createdAt, after.id, orders, finishedAt)
+    .run();
 }

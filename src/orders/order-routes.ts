@@ -219,7 +219,7 @@ export const orderRoutes: Route[] = [
     requestHeaders: {
       "Sandbox-Outcome": {
         description:
-          "Sandbox only (400 sandbox_outcome_in_live in live): how processing of this order ends, whatever its SKUs' suppliers. `successful`: every line is issued sandbox codes; `failed`: every line fails and is refunded; `partial`: the last line fails and is refunded, the others are issued (needs two lines or more); `slow`: the order stays `processing` for about 3 seconds (two supplier retries), then succeeds. Stock is still reserved and checked at create; scripted lines hand reserved codes back. Part of the request a replay of `reference` compares.",
+          "Sandbox only (400 sandbox_outcome_in_live in live): how processing of this order ends, whatever its SKUs' suppliers. `successful`: every line is issued (an inventory SKU's line sells the codes it reserved, as in live; any other line gets sandbox codes); `failed`: every line fails and is refunded; `partial`: the last line fails and is refunded, the others are issued (needs two lines or more); `slow`: the order stays `processing` for about 3 seconds (two supplier retries), then succeeds. Stock is still reserved and checked at create; a failed line's reserved codes go back on sale. Part of the request a replay of `reference` compares.",
         schema: { type: "string", enum: ["successful", "partial", "failed", "slow"] },
       },
     },

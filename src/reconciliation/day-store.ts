@@ -183,3 +183,10 @@ export function keepDueStatement(db: D1Database, day: WalletDay, now: number): D
     )
     .bind(day.clientId, day.currency, day.day, now);
 }
+
+/** A sealed day whose books were dropped by their retention: it is not re-verified any more (nothing to compare). */
+export function retiredStatement(db: D1Database, day: WalletDay): D1PreparedStatement {
+  return db
+    .prepare(`UPDATE reconciliation_days SET verify_at = NULL WHERE client_id = ?1 AND currency = ?2 AND day = ?3`)
+    .bind(day.clientId, day.currency, day.day);
+}

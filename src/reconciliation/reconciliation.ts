@@ -9,6 +9,8 @@
  * The scheduled pass (every 5 minutes) and an operator's run from the console store what they find; GET
  * /admin/reconciliation and a viewer's run check the days of a span and write nothing but their rate limit.
  */
+import { retentionOf } from "../books/directory-store";
+import { firstKeptDay } from "../books/retention-rules";
 import { dayOf } from "../books/shard-rules";
 import { codesSoldAfter, type SoldCode, type SoldCursor } from "../inventory/code-store";
 import { log } from "../kernel/log";
@@ -18,7 +20,7 @@ import { handOut } from "./day-queue";
 import { backlogAlert, dayKey, OPEN_DAYS, type WalletDay } from "./day-rules";
 import { checkDays, checkedDayStatements, dayAlerts, sumChecked, type CheckedDay } from "./day-runs";
 import { registryOf, type ReconcileEnv } from "./day-sources";
-import { dueDays, keepDueStatement, knownDays, type DueDay } from "./day-store";
+import { dueDays, keepDueStatement, knownDays, retiredStatement, type DueDay } from "./day-store";
 import { Findings } from "./findings";
 import { inBatches } from "./order-drill";
 import { lastAuditIdBefore, postingAuditsAfter } from "./reconciliation-feeds";
@@ -295,11 +297,15 @@ export async function runAndStore(
   const db = env.DB;
   const checkpoint = await loadCheckpoint(db);
   await markStarted(db, now);
+  // One more than the budget of each kind: a pass knows when it leaves days to the next. A sealed day whose
+  // books their retention dropped has nothing left to compare: its re-verifications end.
+  const kept = firstKeptDay(now, await retentionOf(db)) ?? -Infinity;
+  const due = await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + budget.handOut + 1);
+  const retired = due.filter((day) => day.why === "verify" && day.day < kept);
   const outcome = await check(env, {
     now,
     settledBy: now - graceSeconds * 1000,
-    // One more than the budget of each kind: a pass knows when it leaves days to the next.
-    days: await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + budget.handOut + 1),
+    days: due.filter((day) => !retired.includes(day)),
     budget: env.RECONCILE === undefined ? { ...budget, handOut: 0 } : budget,
     auditId: checkpoint.auditId,
     codes: checkpoint.codes,
@@ -308,7 +314,10 @@ export async function runAndStore(
   });
   const unfinished = unfinishedAlert(checkpoint.startedAt, checkpoint.finishedAt);
   if (unfinished !== null) outcome.alerts.unshift(unfinished);
-  const statements = checkedDayStatements(db, outcome.days, now);
+  const statements = [
+    ...checkedDayStatements(db, outcome.days, now),
+    ...retired.map((day) => retiredStatement(db, day)),
+  ];
   for (const [subject, found] of outcome.feed.bySubject) statements.push(...findingStatements(db, subject, found, now));
   // A day a feed named stays due until a check of it is stored: the feed's checkpoint moves past it.
   for (const day of [...outcome.leftDays, ...outcome.handed])

@@ -1,8 +1,10 @@
 /**
- * The sandbox helpers' pure rules: what a self-serve top-up may be, and which idempotency key it carries.
- * No I/O, so tests call them directly.
+ * The sandbox helpers' pure rules: what a self-serve top-up may be, and which idempotency key it carries;
+ * and what the helpers answer (their views, which their examples are derived through). No I/O, so tests
+ * call them directly.
  */
-import { Money } from "../pricing/money";
+import { Money, toAmountNumber } from "../pricing/money";
+import type { OrderEvent, OrderEventType } from "../webhooks/events";
 import { topUpAmount, type AmountCheck } from "../wallets/wallet-rules";
 
 /**
@@ -37,4 +39,35 @@ export function topUpIdempotencyKey(
         "an Idempotency-Key header (or idempotencyKey in the body) is required: a retry with the same key adds nothing",
     };
   return { ok: true, key };
+}
+
+/** What a top-up answers: the amount the wallet's ledger entry credited and the balance after it. */
+export function topUpView(
+  currency: string,
+  credited: { amount: string; balance: Money; key: string; replayed: boolean },
+) {
+  return {
+    currency,
+    amount: toAmountNumber(credited.amount),
+    balance: toAmountNumber(credited.balance),
+    idempotencyKey: credited.key,
+    replayed: credited.replayed,
+  };
+}
+
+/** An example event of `type`, as an order of the sandbox would send it (its order does not exist). */
+export function exampleEvent(
+  type: OrderEventType,
+  { id, orderId, createdAt }: { id: string; orderId: string; createdAt: number },
+): OrderEvent {
+  const state = type.slice("order.".length) as OrderEvent["data"]["state"];
+  return { id, type, createdAt, data: { orderId, state, reference: "sandbox-test-webhook" }, livemode: false };
+}
+
+/** What a test webhook answers: the event sent, and how its one delivery went. */
+export function testWebhookView(
+  event: OrderEvent,
+  delivery: { delivered: boolean; status: number | null; error: string | null },
+) {
+  return { event, delivered: delivery.delivered, status: delivery.status, error: delivery.error };
 }

@@ -24,7 +24,7 @@ export interface DeadLetter {
   replayedAt: number | null;
 }
 
-interface DeadLetterRow {
+export interface DeadLetterRow {
   id: number;
   event_id: string;
   client_id: string;
@@ -36,7 +36,8 @@ interface DeadLetterRow {
   replayed_at: number | null;
 }
 
-function fromRow(row: DeadLetterRow): DeadLetter {
+/** A dead letter as an operator sees it: its row, its message as the queue will be sent it again. */
+export function deadLetterOf(row: DeadLetterRow): DeadLetter {
   return {
     id: row.id,
     eventId: row.event_id,
@@ -52,14 +53,33 @@ function fromRow(row: DeadLetterRow): DeadLetter {
 
 const log = componentLog("webhooks-dlq");
 
+/**
+ * The row a message the dead-letter queue hands over is kept as, failed at `failedAt` (its id and replay
+ * are the table's), or null when it is not a webhook message and could never be replayed.
+ */
+export function deadLetterRowOf(body: unknown, failedAt: number): Omit<DeadLetterRow, "id" | "replayed_at"> | null {
+  const parsed = DeadLetterMessageSchema.safeParse(body);
+  if (!parsed.success) return null;
+  const { deadLetter, ...message } = parsed.data;
+  return {
+    event_id: message.event.id,
+    client_id: message.clientId,
+    url: message.url,
+    message: JSON.stringify(message),
+    attempts: deadLetter?.attempts ?? null,
+    last_error: deadLetter?.error ?? "retries ran out in the queue",
+    failed_at: failedAt,
+  };
+}
+
 /** The `queue` handler for `order-webhooks-dlq`: stores each message; an event already kept and not yet replayed is kept once. */
 export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<Env, "DB">): Promise<void> {
   const now = Date.now();
   const kept: Message<unknown>[] = [];
   const statements: D1PreparedStatement[] = [];
   for (const raw of batch.messages) {
-    const parsed = DeadLetterMessageSchema.safeParse(raw.body);
-    if (!parsed.success) {
+    const row = deadLetterRowOf(raw.body, now);
+    if (row === null) {
       // Nothing here could be replayed; say so loudly rather than loop on it.
       log("error", "malformed dead letter dropped", {
         messageId: raw.id,
@@ -68,27 +88,17 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<En
       raw.ack();
       continue;
     }
-    const { deadLetter, ...message } = parsed.data;
-    const lastError = deadLetter?.error ?? "retries ran out in the queue";
     log("warn", "webhook kept as dead letter", {
       messageId: raw.id,
-      eventId: message.event.id,
-      clientId: message.clientId,
-      error: lastError,
+      eventId: row.event_id,
+      clientId: row.client_id,
+      error: row.last_error,
     });
     statements.push(
       env.DB.prepare(
         `INSERT OR IGNORE INTO dead_letters (event_id, client_id, url, message, attempts, last_error, failed_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      ).bind(
-        message.event.id,
-        message.clientId,
-        message.url,
-        JSON.stringify(message),
-        deadLetter?.attempts ?? null,
-        lastError,
-        now,
-      ),
+      ).bind(row.event_id, row.client_id, row.url, row.message, row.attempts, row.last_error, row.failed_at),
     );
     kept.push(raw);
   }
@@ -145,7 +155,7 @@ export async function listDeadLetters(db: D1Database, options: ListDeadLettersOp
     .bind(...params)
     .all<DeadLetterRow>();
   const page = pageOf(results, limit, (row) => row.id);
-  return { deadLetters: page.items.map(fromRow), nextBefore: page.next };
+  return { deadLetters: page.items.map(deadLetterOf), nextBefore: page.next };
 }
 
 /** The dead letters of these events (a few: one order's), oldest first. */
@@ -156,13 +166,13 @@ export async function deadLettersOfEvents(db: D1Database, eventIds: readonly str
     .prepare(`SELECT * FROM dead_letters WHERE event_id IN (${marks}) ORDER BY id`)
     .bind(...eventIds)
     .all<DeadLetterRow>();
-  return results.map(fromRow);
+  return results.map(deadLetterOf);
 }
 
 /** One dead letter, or null. */
 export async function getDeadLetter(db: D1Database, id: number): Promise<DeadLetter | null> {
   const row = await db.prepare(`SELECT * FROM dead_letters WHERE id = ?1`).bind(id).first<DeadLetterRow>();
-  return row === null ? null : fromRow(row);
+  return row === null ? null : deadLetterOf(row);
 }
 
 export type ReplayResult =
@@ -184,7 +194,7 @@ export async function replayDeadLetter(env: Pick<Env, "DB" | "WEBHOOKS">, id: nu
     const existing = await getDeadLetter(env.DB, id);
     return { ok: false, reason: existing === null ? "not_found" : "already_replayed" };
   }
-  const deadLetter = fromRow(row);
+  const deadLetter = deadLetterOf(row);
   try {
     // Re-validated, so a replay never sends what the consumer would drop as malformed.
     const message = QueuedWebhookMessageSchema.parse(deadLetter.message);

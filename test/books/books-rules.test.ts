@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { mergeAnswers, waitsForRow, type DeliveryAnswer } from "../../src/books/answer-rules";
+import { firstKeptDay, isRetention } from "../../src/books/retention-rules";
 import { afterWrite, countersOf, emptyCounters, lineKey, withRow } from "../../src/books/counters-rules";
 import { BUSY_CHANGES, MIN_PUBLISH_INTERVAL_MS, QUIET_PUBLISH_MS, publishDue } from "../../src/books/publish-rules";
 import {
@@ -317,5 +318,20 @@ describe("webhook answers", () => {
     expect(waitsForRow({ state: "confirmed" }, "successful")).toBe(true);
     expect(waitsForRow({ state: "successful" }, "confirmed")).toBe(false);
     expect(waitsForRow({ state: "failed" }, "failed")).toBe(false);
+  });
+});
+
+describe("retention", () => {
+  it("keeps everything unless set, and a setting keeps at least a month", () => {
+    expect(isRetention(null)).toBe(true);
+    expect(isRetention(31)).toBe(true);
+    expect(isRetention(365)).toBe(true);
+    expect([30, 0, -1, 31.5, 36_501].some(isRetention)).toBe(false);
+  });
+
+  it("drops the days before the first one kept: today and the days before it, `days` in all", () => {
+    const now = 100 * DAY_MS + 5;
+    expect(firstKeptDay(now, null)).toBeNull();
+    expect(firstKeptDay(now, 31)).toBe(70);
   });
 });

@@ -4,7 +4,7 @@ import { addClient, call, line } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { FIXED_PRODUCT, RANGE_PRODUCT, admin, auditActions, snapshot } from "../admin-helpers";
 import { racedDb, thrownByAdminRoute } from "../route-race";
-import { upsertProduct } from "../../src/catalogue/catalogue-admin-routes";
+import { catalogueRoutes } from "../../src/catalogue/catalogue-admin-routes";
 import { HTTP_STATUS } from "../../src/http/errors";
 import { Refusal } from "../../src/kernel/failures";
 import { addCodes } from "../order-helpers";
@@ -217,7 +217,7 @@ describe("PUT /admin/products/:sku on a SKU with codes", () => {
       if (batch === 2) await addCodes("CAT-RACED-PUT", "10", 1);
     });
     const refused = await thrownByAdminRoute(
-      upsertProduct,
+      catalogueRoutes.find(({ operationId }) => operationId === "adminUpsertProduct")!,
       {
         method: "PUT",
         path: "/admin/products/CAT-RACED-PUT",

@@ -19,6 +19,9 @@ import { bookedRow } from "../../src/books/books-reader";
 import { shardOf } from "../../src/books/books-writer";
 import { countersOf } from "../../src/books/counters-rules";
 import { publishedDays } from "../../src/books/directory-store";
+import { dropExpiredDays } from "../../src/books/books-retention";
+import { writeToBooks } from "../../src/books/books-writer";
+import { setRetention } from "../../src/books/directory-store";
 import { bookWriteOf, hashedRow } from "../../src/books/row-rules";
 import { BOOKS_SEAMS } from "../../src/books/seams";
 import { dayOf, type ShardAddress } from "../../src/books/shard-rules";
@@ -123,9 +126,12 @@ async function expectPublished(clientId: string, orderId: string): Promise<void>
   expect(published?.counters).toEqual({ orders, buckets, total, charged, refunded, lines });
 }
 
+/** The retention's seams: a day's shard dropped, then its directory rows. */
+const RETENTION_SEAMS = [BOOKS_SEAMS.drop, BOOKS_SEAMS.forget];
+
 describe("the books under faults", () => {
   it("has a case for the order's write to its books and for every seam of the books", () => {
-    const covered = new Set(CASES.map((each) => each.seam));
+    const covered = new Set([...CASES.map((each) => each.seam), ...RETENTION_SEAMS]);
     expect([ORDER_SEAMS.booksWrite, ...Object.values(BOOKS_SEAMS)].filter((seam) => !covered.has(seam))).toEqual([]);
   });
 
@@ -148,6 +154,52 @@ describe("the books under faults", () => {
       // The shard's alarm publishes (again, after a failed publish): D1 then has the counters.
       await shard().publishNow();
       await expectPublished(clientId, orderId);
+    },
+  );
+});
+
+describe("retention under faults", () => {
+  const oldDay = (daysAgo: number) => Date.now() - daysAgo * 86_400_000;
+
+  it.each(RETENTION_SEAMS.flatMap((seam) => (["before", "after"] as FaultWhen[]).map((when) => [seam, when] as const)))(
+    "%s fails %s: the next run drops the day past retention, and the days kept stay whole",
+    async (seam, when) => {
+      const { id: clientId } = await freshClient();
+      const row = (createdAt: number) =>
+        bookWriteOf(
+          {
+            id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
+            clientId,
+            reference: uid("ret"),
+            state: "successful",
+            wallet: "USD",
+            charge: "5",
+            createdAt,
+            modifiedAt: createdAt,
+            expiresAt: createdAt + 600_000,
+            lines: [],
+          },
+          1,
+        );
+      const expired = row(oldDay(40));
+      const kept = row(Date.now());
+      for (const each of [expired, kept]) await writeToBooks(env.BOOKS, each);
+      await setRetention(env.DB, 31, "test", Date.now());
+      try {
+        armFault(seam, { when });
+        await dropExpiredDays(env, Date.now()).catch(() => undefined);
+        expect(firedFaults()).toEqual([`${seam}:${when}`]);
+        clearFaults();
+        await dropExpiredDays(env, Date.now());
+      } finally {
+        await setRetention(env.DB, null, "test", Date.now());
+      }
+      const shardOfRow = (each: typeof kept) => shardOf(env.BOOKS, { clientId, day: dayOf(each.createdAt), part: 0 });
+      expect(await shardOfRow(expired).page({ limit: 10 })).toEqual([]);
+      expect(await shardOfRow(expired).counters()).toEqual([]);
+      expect((await shardOfRow(kept).page({ limit: 10 })).map((each) => each.id)).toEqual([kept.id]);
+      const days = await env.DB.prepare(`SELECT day FROM books_days WHERE client_id = ?1`).bind(clientId).all();
+      expect(days.results).toEqual([{ day: dayOf(kept.createdAt) }]);
     },
   );
 });

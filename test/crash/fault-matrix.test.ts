@@ -24,40 +24,50 @@
  *   receiver verifies with the client's secret (the `standardwebhooks` library), and every event handed
  *   to the queue is delivered.
  *
+ * The invariants are checked by test/crash/fault-invariants.ts, the clients, calls, alarms and outside
+ * parties are test/crash/fault-harness.ts; this file is the table of operations and their seams.
+ *
  * The seams are data (src/orders/seams.ts, src/inventory/seams.ts, src/wallets/seams.ts,
- * src/sandbox/seams.ts): a seam
- * without a case here fails the coverage test, so a new I/O call cannot arrive without its fault case.
+ * src/sandbox/seams.ts): a seam without a case here fails the coverage test, so a new I/O call cannot
+ * arrive without its fault case.
  */
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { runInDurableObject } from "cloudflare:test";
 import { ALL_INVENTORY_SEAMS } from "../../src/inventory/seams";
 import { armFault, clearFaults, firedFaults, type Fault, type FaultWhen } from "../../src/kernel/faults";
-import { bookedRow } from "../../src/books/books-reader";
-import { indexRowOf } from "../../src/order-index/order-index-store";
-import type { OrderObject } from "../../src/orders/order-object";
-import type { OrderRecord } from "../../src/orders/order-record";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
-import type { LedgerEntry } from "../../src/wallets/ledger";
-import { chargeKey, refundKey, sandboxTopUpKey, topUpKey, voidKey } from "../../src/wallets/ledger-keys";
+import { sandboxTopUpKey, topUpKey } from "../../src/wallets/ledger-keys";
 import { ALL_SANDBOX_SEAMS } from "../../src/sandbox/seams";
 import { ALL_WALLET_SEAMS, OPERATOR_POSTING_SEAMS, WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
-import { addClient, call, line, orderStub, seedDemo, wallet } from "../helpers";
-import { backdateExpiry, holdsOf, rewriteStoredOrder } from "../order-helpers";
-import { testSecret, verifies } from "../webhooks/receiver";
+import { call, line, orderStub, wallet } from "../helpers";
+import { backdateExpiry, rewriteStoredOrder } from "../order-helpers";
+import {
+  addressOfKey,
+  asClient,
+  confirmAsClient,
+  confirmOrder,
+  createOrder,
+  drain,
+  fireAlarm,
+  freshClient,
+  handedToQueue,
+  hooks,
+  IN_PROGRESS_ASKS,
+  inspect,
+  maybeEvict,
+  objectOrderId,
+  setUpOutsideParties,
+  upstreamAsks,
+  webhookUrlOf,
+} from "./fault-harness";
+import { violations, type Outcome } from "./fault-invariants";
 
-/** Each client's deliveries go to its own path here, checked against its own secret. */
-const HOOKS = "http://127.0.0.1:9/hooks/";
-const webhookUrlOf = (clientId: string): string => `${HOOKS}${clientId}`;
 /** Skips tried per (operation, seam, variant) beyond the first call: calls 1 to MAX_SKIP + 1 fail in turn. */
 const MAX_SKIP = 7;
-/** How many times the platform retries an alarm that threw before it drops it. */
-const PLATFORM_ALARM_RETRIES = 6;
-const AT_REST = new Set(["successful", "partial", "failed", "rejected"]);
-const CONFIRMED_STATES = new Set(["confirmed", "processing", "successful", "partial", "failed"]);
 
 interface Variant {
   when: FaultWhen;
@@ -69,389 +79,6 @@ const VARIANTS: Variant[] = [
   { when: "before", reset: true },
   { when: "after", reset: true },
 ];
-
-/** What a case leaves behind to check: the client and its wallet, and the orders it made or tried. */
-interface Outcome {
-  clientId: string;
-  currency: string;
-  orderIds: string[];
-  /** The order ids whose create was refused (no order stored): they must hold nothing. */
-  refusedOrderIds?: string[];
-  /** The state each order must end in. */
-  expect: Record<string, string>;
-  /** What the wallet must hold at the end, where a case knows it (a move must neither lose nor add). */
-  total?: string;
-}
-
-/** The webhook receiver's view: each client's secret, what was delivered, and what did not verify. */
-const hooks = { secrets: new Map<string, string>(), delivered: new Set<string>(), deliveries: 0, bad: [] as string[] };
-/** Every event id an order object handed to the queue (its outbox entry marked sent). */
-const handedToQueue = new Set<string>();
-
-/**
- * Each client calls from an address of its own (CF-Connecting-IP): a new API key is looked up under the
- * per-address limit on unknown keys (100 per 10 s), which this many clients from one address would pass.
- */
-const addressOfKey = new Map<string, string>();
-
-function createOrder(body: Record<string, unknown>, key: string) {
-  return call("POST", "/order/create", {
-    body: { wallet: "USD", ...body },
-    key,
-    headers: { "cf-connecting-ip": addressOfKey.get(key)! },
-  });
-}
-
-function confirmOrder(orderId: string, key: string) {
-  return call("PUT", "/order/confirm", {
-    body: { orderId },
-    key,
-    headers: { "cf-connecting-ip": addressOfKey.get(key)! },
-  });
-}
-
-let caseNumber = 0;
-async function freshClient(funds = "1000"): Promise<{ clientId: string; key: string }> {
-  caseNumber += 1;
-  const clientId = `crash-${caseNumber}`;
-  const key = await addClient(clientId, { USD: funds });
-  addressOfKey.set(key, `10.${(caseNumber >> 16) & 255}.${(caseNumber >> 8) & 255}.${caseNumber & 255}`);
-  // A Standard Webhooks secret, so that deliveries are signed and the receiver can verify them.
-  const secret = testSecret();
-  await env.DB.prepare(`UPDATE clients SET webhook_secret = ?2 WHERE id = ?1`).bind(clientId, secret).run();
-  hooks.secrets.set(clientId, secret);
-  return { clientId, key };
-}
-
-/** The order object's id for (client, reference), the way the Worker names it. */
-async function objectOrderId(clientId: string, reference: string): Promise<string> {
-  const { orderObjectName } = await import("../../src/orders/order-id");
-  return `ord_${env.ORDERS.idFromName(orderObjectName(clientId, reference)).toString()}`;
-}
-
-/** Calls `attempt` as a client would: again after a 500 (up to 4 times), until it answers anything else. */
-async function asClient(
-  attempt: () => Promise<{ status: number; body: any }>,
-): Promise<{ status: number; body: any; retried: boolean }> {
-  let result = await attempt();
-  let tries = 1;
-  for (; result.status === 500 && tries < 4; tries += 1) result = await attempt();
-  return { ...result, retried: tries > 1 };
-}
-
-/**
- * Confirms as a client would (retrying a 500) and expects it done: 200, or 409 (already confirmed) for
- * a retry after a 500 whose confirm had gone through.
- */
-async function confirmAsClient(orderId: string, key: string): Promise<void> {
-  const confirmed = await asClient(() => confirmOrder(orderId, key));
-  if (confirmed.retried && confirmed.status === 409) return;
-  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
-}
-
-/** After the fault: optionally the object dies (evicted), as a real crash would leave it. */
-async function maybeEvict(orderId: string, fault: Fault): Promise<void> {
-  if (fault.reset) await evictDurableObject(orderStub(orderId));
-}
-
-/** What drains found wrong on the way (a timer with no alarm, an alarm dropped): checked with the case. */
-const drainProblems: string[] = [];
-
-/**
- * The alarm as the platform runs it: an alarm that throws is run again, up to 6 times, and then dropped.
- * (runDurableObjectAlarm deletes the stored alarm and runs the handler once.)
- */
-/** The order's index version, as its storage holds it. */
-async function indexVersionOf(orderId: string): Promise<number> {
-  return runInDurableObject(orderStub(orderId), (_instance, state) => new OrderStore(state.storage).indexVersion());
-}
-
-async function fireAlarm(orderId: string): Promise<boolean> {
-  try {
-    return await runDurableObjectAlarm(orderStub(orderId));
-  } catch (first) {
-    for (let retry = 1; retry <= PLATFORM_ALARM_RETRIES; retry += 1) {
-      try {
-        await runInDurableObject(orderStub(orderId), (instance: OrderObject) => instance.alarm());
-        return true;
-      } catch {
-        // the platform would try again, with backoff
-      }
-    }
-    drainProblems.push(`${orderId}: alarm dropped after ${PLATFORM_ALARM_RETRIES} retries (${String(first)})`);
-    return false;
-  }
-}
-
-/** Runs the order's timers until it is at rest with no timer left (at most 40 alarm runs). */
-async function drain(orderId: string): Promise<void> {
-  for (let run = 0; run < 40; run += 1) {
-    const { state, timers } = await inspect(orderId);
-    if ((state === null || AT_REST.has(state)) && timers.length === 0) return;
-    if (!(await fireAlarm(orderId))) {
-      // No alarm is stored: processing started by confirm may still be running (it arms one at its end).
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const again = await inspect(orderId);
-      const armed = await runInDurableObject(orderStub(orderId), (_instance, state) => state.storage.getAlarm());
-      if (again.timers.length > 0 && armed === null) {
-        drainProblems.push(`${orderId}: timers ${again.timers} stored with no alarm armed`);
-        return;
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
-/**
- * The order as its storage holds it. Its timers leave out an `index` timer whose write is done (its
- * client's books and the order index both have the stored version, and it has not failed): its removal is
- * held in the object's memory, not stored on its own (src/orders/index-flow.ts), and it waits for nothing.
- */
-async function inspect(orderId: string): Promise<{
-  state: string | null;
-  timers: string[];
-  events: { eventId: string; type: string; sent: boolean }[];
-  order: OrderRecord | null;
-}> {
-  const { indexVersion, indexFailures, ...seen } = await runInDurableObject(orderStub(orderId), (_instance, state) => {
-    const store = new OrderStore(state.storage);
-    const order = store.load();
-    const index = store.timers().find((timer) => timer.kind === "index");
-    const timers = store.timers().map((t) => t.kind);
-    return { state: order?.state ?? null, order, timers, events: store.events(), ...indexOf(store, index) };
-  });
-  if (seen.order === null || !seen.timers.includes("index") || indexFailures > 0) return seen;
-  const [books, indexed] = await Promise.all([
-    bookedRow(env, seen.order),
-    env.DB.prepare(`SELECT version FROM order_index WHERE id = ?1`).bind(orderId).first<{ version: number }>(),
-  ]);
-  const done = books?.version === indexVersion && indexed?.version === indexVersion;
-  return done ? { ...seen, timers: seen.timers.filter((kind) => kind !== "index") } : seen;
-}
-
-function indexOf(store: OrderStore, timer: { failures: number } | undefined) {
-  return { indexVersion: store.indexVersion(), indexFailures: timer?.failures ?? 0 };
-}
-
-async function codesHeldBy(orderId: string): Promise<{ sku: string; status: string; pin: string }[]> {
-  const { results } = await env.DB.prepare(`SELECT sku, status, pin FROM codes WHERE order_id = ?1 ORDER BY id`)
-    .bind(orderId)
-    .all<{ sku: string; status: string; pin: string }>();
-  return results;
-}
-
-/** Every object the wallet has been (the registry's earlier ones, its current one, one a move is taking it to). */
-async function walletObjects(clientId: string, currency: string) {
-  const row = await env.DB.prepare(
-    `SELECT region, generation, previous, moving_to FROM wallets WHERE client_id = ?1 AND currency = ?2`,
-  )
-    .bind(clientId, currency)
-    .first<{ region: string | null; generation: number; previous: string; moving_to: string | null }>();
-  if (row === null) return [];
-  const placements: { generation: number; region: string | null }[] = [
-    ...JSON.parse(row.previous),
-    { generation: row.generation, region: row.region },
-  ];
-  if (row.moving_to !== null) placements.push({ generation: row.generation + 1, region: row.moving_to });
-  return placements.map(({ generation, region }) => ({
-    generation,
-    region,
-    stub: wallet(clientId, currency, generation, region),
-  }));
-}
-
-/** Every invariant of crash safety for what one case touched; returns the violations found. */
-async function violations(outcome: Outcome): Promise<string[]> {
-  const found: string[] = drainProblems.splice(0);
-  const check = (ok: boolean, what: string) => {
-    if (!ok) found.push(what);
-  };
-  found.push(...hooks.bad.splice(0).map((bad) => `webhook delivery did not verify: ${bad}`));
-  // Every object the wallet has been, oldest first; the entries of all of them are the wallet's ledger.
-  const objects = await walletObjects(outcome.clientId, outcome.currency);
-  const entries: LedgerEntry[] = [];
-  for (const [index, object] of objects.entries()) {
-    const audit = await object.stub.audit();
-    check(
-      audit.balance === audit.ledgerSum,
-      `generation ${object.generation}: balance ${audit.balance} != ledger sum ${audit.ledgerSum}`,
-    );
-    const own = await object.stub.entries(0, 10_000);
-    check(
-      own.every((entry) => !new Money(entry.balanceAfter).isNegative()),
-      `generation ${object.generation}: a balance went below zero`,
-    );
-    entries.push(...own);
-    const next = objects[index + 1];
-    if (next === undefined) continue;
-    check(audit.balance === "0", `generation ${object.generation} moved on but holds ${audit.balance}`);
-    const arrived = await next.stub.entries(0, 10_000);
-    for (const out of own.filter((entry) => entry.kind === "move_out")) {
-      const taken = arrived.filter((entry) => entry.key === out.key);
-      check(
-        taken.length === 1 &&
-          taken[0]!.kind === "move_in" &&
-          new Money(taken[0]!.amount).equals(new Money(out.amount).negated()),
-        `transfer ${out.key} of ${out.amount} arrived as ${JSON.stringify(taken.map((entry) => entry.amount))}`,
-      );
-    }
-  }
-  if (outcome.total !== undefined) {
-    const total = objects.length === 0 ? new Money(0) : new Money(await objects.at(-1)!.stub.balance());
-    check(total.equals(outcome.total), `the wallet holds ${total.toFixed()}, expected ${outcome.total}`);
-  }
-
-  for (const orderId of outcome.refusedOrderIds ?? []) {
-    const { order, timers } = await inspect(orderId);
-    check(order === null, `${orderId}: a refused create stored an order`);
-    check(timers.length === 0, `${orderId}: a refused create left timers ${timers}`);
-    check((await codesHeldBy(orderId)).length === 0, `${orderId}: a refused create holds codes`);
-    for (const object of objects) {
-      const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
-      check(
-        !holds.includes(orderId),
-        `${orderId}: a refused create still holds balance (generation ${object.generation})`,
-      );
-    }
-    check(!entries.some((entry) => entry.orderId === orderId), `${orderId}: a refused create moved money`);
-  }
-
-  for (const orderId of outcome.orderIds) {
-    const { order, timers, events } = await inspect(orderId);
-    if (order === null) {
-      found.push(`${orderId}: no order stored`);
-      continue;
-    }
-    const want = outcome.expect[orderId];
-    check(want === undefined || order.state === want, `${orderId}: state ${order.state}, expected ${want}`);
-    const mine = entries.filter((entry) => entry.orderId === orderId);
-    const charges = mine.filter((entry) => entry.key === chargeKey(orderId));
-    const voids = mine.filter((entry) => entry.key === voidKey(orderId));
-    if (CONFIRMED_STATES.has(order.state)) {
-      check(
-        charges.length === 1 && new Money(charges[0]!.amount).negated().equals(order.charge),
-        `${orderId}: ${order.state} but charged ${JSON.stringify(charges.map((c) => c.amount))}`,
-      );
-      check(voids.length === 0, `${orderId}: confirmed and voided`);
-    } else if (order.state === "rejected") {
-      // The void is a mark beside the ledger; it is a ledger entry only where it gave back a charge.
-      const purse = wallet(outcome.clientId, outcome.currency, order.walletGeneration ?? 0, order.walletRegion ?? null);
-      check((await purse.chargeStatus(orderId)).status === "voided", `${orderId}: rejected without a void`);
-      check(voids.length === charges.length, `${orderId}: ${charges.length} charges but ${voids.length} void credits`);
-      const net = mine.reduce((sum, entry) => sum.plus(entry.amount), new Money(0));
-      check(net.isZero(), `${orderId}: rejected but owes ${net.toFixed()}`);
-      check(order.invoiceStatus === "void", `${orderId}: rejected with invoice ${order.invoiceStatus}`);
-      // It can never be charged later: the wallet refuses its charge, whatever arrives.
-      const late = await purse.post({ key: chargeKey(orderId), kind: "order_charge", amount: order.charge, orderId });
-      check(
-        !late.ok && late.code === "order_voided",
-        `${orderId}: rejected, but a late charge answered ${JSON.stringify(late)}`,
-      );
-    } else {
-      check(charges.length === 0 || Boolean(order.chargeIntentAt), `${orderId}: created but charged`);
-    }
-    // Refunds: exactly the failed lines, once each.
-    for (const orderLine of order.lines) {
-      const refunds = mine.filter((entry) => entry.key === refundKey(orderId, orderLine.sku));
-      if (orderLine.status === "failed" && AT_REST.has(order.state)) {
-        check(
-          refunds.length === 1 && new Money(refunds[0]!.amount).equals(orderLine.charge),
-          `${orderId}/${orderLine.sku}: failed line refunded ${refunds.length}×`,
-        );
-      } else {
-        check(refunds.length === 0, `${orderId}/${orderLine.sku}: ${orderLine.status} line refunded`);
-      }
-    }
-    // Codes: what the order holds is exactly what its open lines need; sold codes are its redeem.
-    const held = await codesHeldBy(orderId);
-    const lineSkus = new Set(order.lines.filter((l) => l.product.supplier === "inventory").map((l) => l.sku));
-    const foreign = held.filter((code) => !lineSkus.has(code.sku));
-    check(
-      foreign.length === 0,
-      `${orderId}: holds ${foreign.length} codes of SKUs it has no line for (${foreign.map((c) => `${c.sku} ${c.status}`)})`,
-    );
-    for (const orderLine of order.lines.filter((l) => l.product.supplier === "inventory")) {
-      const reserved = held.filter((code) => code.sku === orderLine.sku && code.status === "reserved");
-      const sold = held.filter((code) => code.sku === orderLine.sku && code.status === "sold");
-      const open =
-        orderLine.status === "pending" &&
-        (order.state === "created" || CONFIRMED_STATES.has(order.state)) &&
-        !AT_REST.has(order.state);
-      check(
-        reserved.length === (open ? orderLine.quantity : 0),
-        `${orderId}/${orderLine.sku}: holds ${reserved.length} reserved, line ${orderLine.status}, order ${order.state}`,
-      );
-      const pins = orderLine.status === "fulfilled" ? (orderLine.redeem?.pins ?? []) : [];
-      check(
-        JSON.stringify(sold.map((code) => code.pin).sort()) === JSON.stringify([...pins].sort()),
-        `${orderId}/${orderLine.sku}: sold ${sold.length} codes, redeem has ${pins.length}`,
-      );
-      check(
-        orderLine.status !== "fulfilled" || sold.length === orderLine.quantity,
-        `${orderId}/${orderLine.sku}: fulfilled with ${sold.length} codes`,
-      );
-    }
-    // Holds: an order that is no longer open holds nothing of the balance.
-    if (order.state !== "created") {
-      for (const object of objects) {
-        const holds = await holdsOf(outcome.clientId, outcome.currency, object.generation, object.region);
-        check(
-          !holds.includes(orderId),
-          `${orderId}: ${order.state} but still holds balance (generation ${object.generation})`,
-        );
-      }
-    }
-    // Timers: an order at rest has none; an order that is not has the one that moves it on.
-    if (AT_REST.has(order.state))
-      check(timers.length === 0, `${orderId}: at rest (${order.state}) with timers ${timers}`);
-    if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
-    if (order.state === "confirmed" || order.state === "processing")
-      check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
-    // Index: an order whose `index` timer has run (every order at rest: it has no timer left) has its row,
-    // written by itself, with its state, amounts, lines and the version it is at.
-    if (!timers.includes("index")) {
-      const row = await env.DB.prepare(
-        `SELECT state, total, charged, refunded, lines, version FROM order_index WHERE id = ?1`,
-      )
-        .bind(orderId)
-        .first<{ state: string; total: string; charged: string; refunded: string; lines: string; version: number }>();
-      const want = indexRowOf(order, await indexVersionOf(orderId));
-      check(
-        row !== null &&
-          row.state === want.state &&
-          row.total === want.total &&
-          row.charged === want.charged &&
-          row.refunded === want.refunded &&
-          row.lines === JSON.stringify(want.lines) &&
-          row.version === want.version,
-        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}, version ${want.version}) but indexed as ${JSON.stringify(row)}`,
-      );
-    }
-    // Webhooks: one event per stored transition it announces, each handed to the queue.
-    if (order.webhookUrl !== null) {
-      const wantEvents = [
-        ...(CONFIRMED_STATES.has(order.state) ? ["order.confirmed"] : []),
-        ...(AT_REST.has(order.state) ? [`order.${order.state}`] : []),
-      ];
-      check(
-        JSON.stringify(events.map((e) => e.type)) === JSON.stringify(wantEvents),
-        `${orderId}: events ${events.map((e) => e.type)}, expected ${wantEvents}`,
-      );
-      check(
-        events.every((e) => e.sent),
-        `${orderId}: an event was never handed to the queue`,
-      );
-      for (const event of events) if (event.sent) handedToQueue.add(event.eventId);
-    }
-  }
-  // A code is held by at most one order: order_id is one column, so that holds by construction; what
-  // can go wrong is a code sold to nobody.
-  const strays = await env.DB.prepare(
-    `SELECT COUNT(*) AS n FROM codes WHERE status != 'available' AND order_id IS NULL`,
-  ).first<{ n: number }>();
-  check(strays!.n === 0, `${strays!.n} codes reserved or sold to no order`);
-  return found;
-}
 
 /** One kind of order used by the scenarios. */
 const INVENTORY_LINE = () => line("DEMO-EU-FIXED", 10, 2);
@@ -483,11 +110,6 @@ async function waitForTimerRun(orderId: string): Promise<void> {
   }
   throw new Error(`${orderId}: processing never failed`);
 }
-
-/** The upstream product whose supplier answers 409 "in progress" to the first IN_PROGRESS_ASKS asks of a key. */
-const UNKNOWN_PRODUCT_CODE = "UP-CRASH-SLOW";
-const IN_PROGRESS_ASKS = 3;
-const upstreamAsks = new Map<string, number>();
 
 /** The stuck list's row of the order, if any. */
 async function stuckRow(orderId: string): Promise<{ timer: string; skus: string[] } | undefined> {
@@ -959,59 +581,7 @@ const report = {
   capped: [] as string[],
 };
 
-beforeAll(async () => {
-  await seedDemo();
-  await env.DB.prepare(
-    `INSERT INTO products (sku, name, product_type, currency, country, region, min_quote, max_quote, supplier, supplier_config, updated_at)
-     VALUES ('CRASH-UPSTREAM', 'Upstream card', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', '{"productCode":"UP-CRASH"}', 0),
-            ('CRASH-UPSTREAM-SLOW', 'Upstream card, slow', 'range', 'USD', 'US', 'North America', '1', '200', 'upstream', ?1, 0)`,
-  )
-    .bind(JSON.stringify({ productCode: UNKNOWN_PRODUCT_CODE }))
-    .run();
-  // The two outside parties, on loopback: an upstream supplier that issues codes idempotently per key,
-  // and a webhook receiver that takes every delivery.
-  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    const url = new URL(request.url);
-    if (url.hostname !== "127.0.0.1") throw new TypeError(`refused ${url.origin}`);
-    if (url.pathname.startsWith("/hooks/")) {
-      // A webhook delivery: verified as the client would, with its secret and the standardwebhooks library.
-      const body = await request.text();
-      const clientId = url.pathname.slice("/hooks/".length);
-      const secret = hooks.secrets.get(clientId);
-      hooks.deliveries += 1;
-      if (secret === undefined || !verifies(secret, body, request.headers)) {
-        hooks.bad.push(`${request.headers.get("webhook-id")} to ${url.pathname}`);
-        return new Response("bad signature", { status: 401 });
-      }
-      hooks.delivered.add(String((JSON.parse(body) as { id: unknown }).id));
-      return new Response("ok");
-    }
-    const idempotencyKey = request.headers.get("idempotency-key") ?? "none";
-    const { quantity, productCode } = (await request.json()) as { quantity: number; productCode: string };
-    if (productCode === UNKNOWN_PRODUCT_CODE) {
-      // Still issuing for the first few asks of a key ("in progress"), then the codes.
-      const asked = (upstreamAsks.get(idempotencyKey) ?? 0) + 1;
-      upstreamAsks.set(idempotencyKey, asked);
-      if (asked <= IN_PROGRESS_ASKS) return Response.json({ error: "in progress" }, { status: 409 });
-    }
-    return Response.json({
-      codes: Array.from({ length: quantity }, (_, index) => ({
-        pin: `${idempotencyKey}-${index}`,
-        link: `https://codes.example.com/${index}`,
-      })),
-    });
-  });
-  // Enough stock for every case that sells or holds inventory codes.
-  const values = Array.from(
-    { length: 400 },
-    (_, index) => `('DEMO-EU-FIXED', '10', 'CRASH-${index}', 'https://codes.example.com/c/${index}', 'available', 0)`,
-  );
-  await env.DB.prepare(
-    `INSERT INTO codes (sku, value, pin, link, status, created_at) VALUES ${values.join(", ")}`,
-  ).run();
-});
-
+beforeAll(setUpOutsideParties);
 afterEach(() => clearFaults());
 
 afterAll(() => {

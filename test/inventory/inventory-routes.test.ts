@@ -179,7 +179,7 @@ describe("an upload racing a change of the SKU", () => {
     const auditsBefore = await auditActions();
     // D1 as the upload sees it: the SKU (without codes yet, so the change is allowed) turns JPY right before the write.
     const db = racedDb(() => env.DB.prepare(`UPDATE products SET currency = 'JPY' WHERE sku = 'INV-RELABELLED'`).run());
-    const upload = inventoryRoutes(requireProduct).find((route) => route.method === "POST")!.handler;
+    const upload = inventoryRoutes(requireProduct).find((route) => route.method === "POST")!;
     const refused = await thrownByAdminRoute(
       upload,
       {

@@ -89,6 +89,29 @@ describe("the pass by wallet and day", () => {
     expect((await runAndStore(env, at + 365 * DAY_MS, { graceSeconds: 0 })).checked.days).toBe(0);
   });
 
+  it("ends a sealed day's re-verifications once its books are dropped by their retention", async () => {
+    const { id: clientId, key } = await auditedClient();
+    await order(key, [line("DEMO-US-RANGE", 5, 1)]);
+    const now = Date.now();
+    await runAndStore(env, now, { graceSeconds: 0 });
+    // Kept 31 days (the least), and its next re-verification due 32 days on (held up, say): past retention
+    // by then, its books dropped by the scheduled job.
+    await env.DB.prepare(`INSERT OR REPLACE INTO books_retention (id, days, set_at, set_by) VALUES (1, 31, ?1, 'test')`)
+      .bind(now)
+      .run();
+    await env.DB.prepare(`UPDATE reconciliation_days SET verify_at = ?2 WHERE client_id = ?1`)
+      .bind(clientId, now + 32 * DAY_MS)
+      .run();
+    try {
+      const pass = await runAndStore(env, now + 32 * DAY_MS, { graceSeconds: 0 });
+      expect(pass.checked.days).toBe(0);
+      expect(pass.mismatches).toEqual([]);
+      expect(await dayRow(clientId)).toMatchObject({ state: "sealed", verify_at: null });
+    } finally {
+      await env.DB.prepare(`DELETE FROM books_retention`).run();
+    }
+  });
+
   it("reopens only the day a late change touches", async () => {
     const a = await auditedClient();
     const b = await auditedClient();
