@@ -49,7 +49,7 @@ process.env.WRANGLER_LOG ??= "error";
  * The reconciliation's measurement at this scale (docs/operator-api.md, Reconciliation): called once the
  * store is filled and the books have caught up; answers rows to print. One run over the fill's days (GET
  * /admin/reconciliation: the checks a pass makes of each wallet-day, within its budget of days, storing
- * nothing) and one over a span with no change; from the first, the cost of reconciling one active
+ * nothing) and one over a span with no books (a day to come); from the first, the cost of reconciling one active
  * wallet-day (its object requests and rows read as measured, and the one `reconciliation_days` row a stored
  * pass writes for it), and the projection to 1,000,000 wallets and 100 million orders a day.
  * @type {null | ((context: { target: Target, db: D1Database, adminToken: string, cost: () => Promise<any> }) => Promise<Record<string, number | string> | null>)}
@@ -80,7 +80,8 @@ export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
     `${data.checked.orders} orders drilled, ${data.checked.postingAudits} postings and audit rows; ` +
     `${data.complete ? "complete" : "budget of days reached"}; ${data.mismatches.length} mismatches`;
   const busy = await run(Date.now() - 86_400_000, Date.now());
-  const quiet = Date.now();
+  // A span of a day to come: no books, no postings; what a run costs when nothing is due.
+  const quiet = Date.now() + 2 * 86_400_000;
   const idle = await run(quiet, quiet + 1);
   const days = Math.max(1, busy.data.checked.days);
   // µUSD of one check of one wallet-day: requests at 0.15 per million, rows read at 0.001 per million, and

@@ -1877,6 +1877,8 @@ export interface components {
                         sealedDays: number;
                         /** @description Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes. */
                         orders: number;
+                        /** @description Of those, orders still changing whose day had not settled within an hour: judged all the same. */
+                        ordersPastBound: number;
                         /** @description Wallets whose balances were checked against their ledgers across their objects. */
                         wallets: number;
                         /** @description Wallet objects read: one per region each wallet of a day checked has been in. */
@@ -2180,6 +2182,8 @@ export interface components {
                     sealedDays: number;
                     /** @description Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes. */
                     orders: number;
+                    /** @description Of those, orders still changing whose day had not settled within an hour: judged all the same. */
+                    ordersPastBound: number;
                     /** @description Wallets whose balances were checked against their ledgers across their objects. */
                     wallets: number;
                     /** @description Wallet objects read: one per region each wallet of a day checked has been in. */

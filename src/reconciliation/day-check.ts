@@ -188,6 +188,7 @@ export async function checkDay(
       findings,
     );
   findings.counted.orders = drilled;
+  findings.counted.ordersPastBound = forced;
   const found = findings.all();
   const reasons = [...summaryProblems(summaries), ...changedSinceSeal];
   const whole = large.length === 0;

@@ -40,6 +40,10 @@ export const ReconciliationChecked = z.object({
     .describe(
       "Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes.",
     ),
+  ordersPastBound: z
+    .number()
+    .int()
+    .describe("Of those, orders still changing whose day had not settled within an hour: judged all the same."),
   wallets: z.number().int().describe("Wallets whose balances were checked against their ledgers across their objects."),
   walletObjects: z
     .number()

@@ -14,6 +14,7 @@ export const RECONCILIATION_EXAMPLE = {
     days: 14,
     sealedDays: 13,
     orders: 2,
+    ordersPastBound: 0,
     wallets: 1,
     walletObjects: 13,
     ledgerEntries: 240,

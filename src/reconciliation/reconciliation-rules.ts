@@ -58,6 +58,8 @@ export interface Checked {
   sealedDays: number;
   /** Orders drilled into (record, books row, ledger lines and codes compared). */
   orders: number;
+  /** Of those, orders still changing whose day had not settled within the bound, judged all the same. */
+  ordersPastBound: number;
   /** Wallets whose ledgers and balances were checked, and the wallet objects (one per region) read. */
   wallets: number;
   walletObjects: number;
@@ -80,6 +82,7 @@ export function noneChecked(): Checked {
     days: 0,
     sealedDays: 0,
     orders: 0,
+    ordersPastBound: 0,
     wallets: 0,
     walletObjects: 0,
     ledgerEntries: 0,

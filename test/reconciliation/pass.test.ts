@@ -152,6 +152,7 @@ describe("the pass by wallet and day", () => {
       ["ledger_matches_order", "the ledger refunded 1, the order says 0 (successful)"],
       ["ledger_matches_order", "the order says successful, the ledger kept a charge of 5 and refunded 1"],
     ]);
+    expect(past.checked.ordersPastBound).toBe(1);
     expect(past.alerts).toContainEqual(
       expect.stringMatching(new RegExp(`^client ${clientId}: its USD day .* has not settled for 65 minutes`)),
     );
