@@ -1887,7 +1887,7 @@ export interface components {
                         ledgerEntries: number;
                         /** @description Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other. */
                         postingAudits: number;
-                        /** @description Codes sold to the days' orders, and codes read from the feed of codes sold. */
+                        /** @description Codes the codes table sells to the days' orders, compared with those their books say were delivered. */
                         soldCodes: number;
                         /** @description Move transfers whose other side was read. */
                         transfers: number;
@@ -2192,7 +2192,7 @@ export interface components {
                     ledgerEntries: number;
                     /** @description Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other. */
                     postingAudits: number;
-                    /** @description Codes sold to the days' orders, and codes read from the feed of codes sold. */
+                    /** @description Codes the codes table sells to the days' orders, compared with those their books say were delivered. */
                     soldCodes: number;
                     /** @description Move transfers whose other side was read. */
                     transfers: number;

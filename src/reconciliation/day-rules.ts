@@ -8,7 +8,9 @@
  */
 import { Money } from "../pricing/money";
 import { addHash, amountHash, codesHash, hashOf, hashText, ZERO_HASH } from "../books/set-hash-rules";
+import type { OrderState } from "../orders/order-view-schemas";
 import type { OrderNet } from "../wallets/ledger-day-rules";
+import { stateProblem } from "./reconciliation-rules";
 
 export const DAY_MS = 86_400_000;
 
@@ -177,6 +179,9 @@ export function orderAgrees(order: DayOrder): boolean {
   const refunded = new Money(order.net?.refunded ?? 0);
   const other = new Money(order.net?.other ?? 0);
   const codes = { codes: order.row?.codes ?? 0, codesHash: order.row?.codesHash ?? ZERO_HASH };
+  // An ended row's state must fit what the ledger moved (an open one may lag its money by seconds).
+  const ended = order.row !== null && ["successful", "partial", "failed", "rejected"].includes(order.row.state);
+  if (ended && stateProblem(order.row!.state as OrderState, kept, refunded) !== null) return false;
   return (
     rowCharged.equals(kept) &&
     rowRefunded.equals(refunded) &&

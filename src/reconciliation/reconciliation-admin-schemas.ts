@@ -54,7 +54,10 @@ export const ReconciliationChecked = z.object({
     .number()
     .int()
     .describe("Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other."),
-  soldCodes: z.number().int().describe("Codes sold to the days' orders, and codes read from the feed of codes sold."),
+  soldCodes: z
+    .number()
+    .int()
+    .describe("Codes the codes table sells to the days' orders, compared with those their books say were delivered."),
   transfers: z.number().int().describe("Move transfers whose other side was read."),
   leftToNextRun: z
     .number()

@@ -67,7 +67,7 @@ export interface Checked {
   ledgerEntries: number;
   /** Audit rows of top-ups and adjustments compared with their ledger entries. */
   postingAudits: number;
-  /** Codes sold to the days' orders, and read from the feed of codes sold. */
+  /** Codes the codes table sells to the days' orders, compared with those their books delivered. */
   soldCodes: number;
   /** Move transfers whose other side was read. */
   transfers: number;

@@ -129,7 +129,6 @@ async function readFeeds(env: ReconcileEnv, plan: Plan, feed: Findings) {
 
 /** The day of each order a code was sold to; a code sold to no order of this service is an `unknown_order`. */
 async function daysOfCodes(env: ReconcileEnv, codes: readonly SoldCode[], feed: Findings): Promise<WalletDay[]> {
-  feed.counted.soldCodes += codes.length;
   const orderIds = [...new Set(codes.map((code) => code.orderId))];
   const records = await inBatches(orderIds, (orderId) => orderRecordById(env.ORDERS, orderId));
   const days: WalletDay[] = [];

@@ -187,6 +187,13 @@ describe("each tampering names the order or wallet concerned", () => {
     ]);
   });
 
+  it("a books row's state alone changed, its amounts left as they were", async () => {
+    const { id: clientId, key } = await auditedClient();
+    const done = await order(key, [line("DEMO-US-RANGE", 5, 1)]);
+    await tamperBooks(clientId, `UPDATE orders SET state = 'partial' WHERE id = ?1`, done);
+    expect(await ofOrder(done)).toEqual([["index_matches_order", "the index says partial, the order is successful"]]);
+  });
+
   it("a books row removed", async () => {
     const { id: clientId, key } = await auditedClient();
     const done = await order(key, [line("DEMO-US-RANGE", 5, 1)]);
