@@ -65,6 +65,9 @@ export const HTTP_STATUS = {
   posting_request_not_found: 404,
   posting_request_closed: 409,
   decider_not_allowed: 403,
+  idempotency_key_posted: 409,
+  limit_request_not_found: 404,
+  limit_request_closed: 409,
   operator_revoked: 409,
   unsupported_media_type: 415,
 } as const satisfies Record<FailureCode, number>;

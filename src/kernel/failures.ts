@@ -71,7 +71,13 @@ export const FAILURES = {
   // Dual control (docs/operator-api.md): a posting request, and who may decide it.
   posting_request_not_found: "Posting request not found",
   posting_request_closed: "Posting request is no longer open",
-  decider_not_allowed: "This caller may not decide this posting request",
+  decider_not_allowed: "This caller may not decide this request",
+  // A posting request under an idempotency key the wallet already holds an entry for (posted alone before,
+  // or restored): approving it would approve what was never approved.
+  idempotency_key_posted: "Idempotency key already names a posting in this wallet",
+  // A limit request (raising or removing a currency's approval limit) and who may decide it.
+  limit_request_not_found: "Limit request not found",
+  limit_request_closed: "Limit request is no longer open",
   unsupported_media_type: "Unsupported Media Type",
 } as const satisfies Record<string, string>;
 

@@ -52,6 +52,8 @@ export interface Posting {
   amount: string;
   orderId?: string | null;
   reason?: string | null;
+  /** An operator posting's client-facing note (the reason is never shown to the client). */
+  note?: string | null;
 }
 
 export type PostingResult =
@@ -228,6 +230,7 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
     balanceAfter,
     orderId: posting.orderId ?? null,
     reason: posting.reason ?? null,
+    note: posting.note ?? null,
   });
   // A charged order is no longer open: it holds nothing from here on.
   for (const orderId of orderIds) store.dropHold(orderId);

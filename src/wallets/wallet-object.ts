@@ -25,7 +25,14 @@ import {
   type WalletAudit,
 } from "./postings";
 import { LedgerStore } from "./wallet-store";
-import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
+import {
+  exportLedger,
+  restoreLedger,
+  type ExportedEntry,
+  type LedgerExport,
+  type RestoreResult,
+} from "./ledger-backup";
+import { serviceMode } from "../kernel/service-mode";
 
 export type {
   ChargeStatus,
@@ -154,14 +161,22 @@ export class WalletObject extends DurableObject<Env> {
 
   /** The backup of this wallet: every entry, exact, oldest first (ledger-backup.ts). */
   async exportLedger(clientId: string, currency: string): Promise<LedgerExport> {
-    return exportLedger(this.ledger, { clientId, currency }, Date.now());
+    const deployment = this.env.DEPLOYMENT;
+    return exportLedger(this.ledger, { clientId, currency, deployment, mode: serviceMode(this.env) }, Date.now());
   }
 
   /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
-  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries" | "voids">): Promise<RestoreResult> {
-    const result = restoreLedger(this.ctx.storage, backup);
+  async restoreLedger(
+    backup: Pick<LedgerExport, "balance" | "voids"> & { entries: ExportedEntry[] },
+  ): Promise<RestoreResult> {
+    const result = restoreLedger(this.ctx.storage, backup, Date.now());
     // The store opened before the restore remembers the balance of an empty wallet.
     if (result.ok) this.opened = null;
     return result;
+  }
+
+  /** The last seq a restore wrote into this ledger (0: none did): what the reconciliation takes as restored. */
+  async restoredThrough(): Promise<number> {
+    return this.ledger.restoredThrough();
   }
 }

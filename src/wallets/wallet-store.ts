@@ -76,6 +76,20 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
       sql.exec(`ALTER TABLE holds ADD COLUMN codes INTEGER NOT NULL DEFAULT 0`);
     },
   },
+  {
+    version: 6,
+    description: "a posting's client-facing note beside its reason, and the restores that wrote this ledger",
+    up(sql) {
+      // `note` is what the client's ledger and statement show of an operator's posting; `reason` stays the
+      // operator's. A restore that wrote entries leaves a row in `restores` (through the last seq it
+      // wrote): the reconciliation takes restored entries as audited only where the wallet says a restore
+      // wrote them.
+      sql.exec(`
+        ALTER TABLE ledger ADD COLUMN note TEXT;
+        CREATE TABLE IF NOT EXISTS restores (through_seq INTEGER PRIMARY KEY, entries INTEGER NOT NULL, balance TEXT NOT NULL, restored_at INTEGER NOT NULL);
+      `);
+    },
+  },
 ];
 
 export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);
@@ -116,6 +130,7 @@ interface LedgerRow {
   order_id: string | null;
   reason: string | null;
   created_at: number;
+  note: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -129,6 +144,7 @@ function entryFromRow(row: LedgerRow): LedgerEntry {
     orderId: row.order_id,
     reason: row.reason,
     createdAt: row.created_at,
+    note: row.note ?? null,
   };
 }
 
@@ -165,6 +181,8 @@ export interface NewEntry {
   balanceAfter: Money;
   orderId: string | null;
   reason: string | null;
+  /** The client-facing note of an operator's posting (null: none). */
+  note?: string | null;
 }
 
 /** One wallet's ledger in its object's SQLite. Synchronous, so a read and the append after it cannot interleave. */
@@ -330,8 +348,8 @@ export class LedgerStore {
   append(entry: NewEntry): LedgerEntry {
     const row = this.sql
       .exec<LedgerRow>(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at, note)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         entry.key,
         entry.kind,
         entry.amount.toFixed(),
@@ -339,10 +357,28 @@ export class LedgerStore {
         entry.orderId,
         entry.reason,
         Date.now(),
+        entry.note ?? null,
       )
       .one();
     this.balanceCache = entry.balanceAfter;
     return entryFromRow(row);
+  }
+
+  /** Records that a restore wrote this ledger's entries through `throughSeq` (with its transaction). */
+  markRestored(throughSeq: number, entries: number, balance: string, at: number): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO restores (through_seq, entries, balance, restored_at) VALUES (?, ?, ?, ?)`,
+      throughSeq,
+      entries,
+      balance,
+      at,
+    );
+  }
+
+  /** The last seq a restore wrote here (0: no restore wrote this ledger). */
+  restoredThrough(): number {
+    const row = this.sql.exec<{ seq: number | null }>(`SELECT MAX(through_seq) AS seq FROM restores`).one();
+    return row.seq ?? 0;
   }
 
   /** Movements of money only: the voids of amount 0 that older wallets wrote into the ledger are left out. */
