@@ -1236,6 +1236,7 @@ export interface paths {
          *     - An exchange rate from the wallet's currency to each line's: 500 `exchange_not_supported`
          *     - Stock, for lines whose codes come from inventory: 500 `out_of_stock`
          *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES: 400 `insufficient_funds`, 400 `balance_held`, 400 `held_codes_limit`
+         *     - The client's open orders in the wallet, inventory or not, against MAX_OPEN_ORDERS (halved while its orders keep expiring unconfirmed): 400 `open_orders_limit`
          */
         post: operations["createOrder"];
         delete?: never;
@@ -3771,6 +3772,25 @@ export interface components {
              * @enum {string}
              */
             code: "malformed_json";
+        };
+        /** @description HTTP 400: You have as many open orders as allowed: confirm one or let it expire. */
+        OpenOrdersLimitError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "open_orders_limit";
+            details: {
+                /** @description How many open (created, unconfirmed) orders the client has in this wallet. */
+                open: number;
+                /** @description The most it may have at once now: MAX_OPEN_ORDERS, halved for every EXPIRED_ORDERS_BACKOFF_STEP of its orders in a row that expired unconfirmed, never below 1. */
+                limit: number;
+                /** @description The client's orders in this wallet that expired unconfirmed since its last confirmed one (within a day of each other). */
+                expiredInARow: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "open_orders_limit";
         };
         /** @description HTTP 404: Operator not found. */
         OperatorNotFoundError: components["schemas"]["Error"] & {
@@ -9020,6 +9040,7 @@ export interface operations {
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
              *     - `balance_held`: Your open orders already hold this wallet's balance
              *     - `held_codes_limit`: Your open orders already hold as many codes as allowed
+             *     - `open_orders_limit`: You have as many open orders as allowed: confirm one or let it expire
              *     - `invalid_webhook_url`: webhookUrl is not allowed
              *     - `invalid_sandbox_outcome`: Invalid Sandbox-Outcome header
              *     - `sandbox_outcome_in_live`: The Sandbox-Outcome header is accepted only in the sandbox
@@ -9032,7 +9053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["HeldCodesLimitError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["HeldCodesLimitError"] | components["schemas"]["OpenOrdersLimitError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
             /**

@@ -100,6 +100,25 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     always: true,
     example: { held: 95, limit: 100, requested: 10 },
   },
+  open_orders_limit: {
+    schema: z.object({
+      open: z.number().int().describe("How many open (created, unconfirmed) orders the client has in this wallet."),
+      limit: z
+        .number()
+        .int()
+        .describe(
+          "The most it may have at once now: MAX_OPEN_ORDERS, halved for every EXPIRED_ORDERS_BACKOFF_STEP of its orders in a row that expired unconfirmed, never below 1.",
+        ),
+      expiredInARow: z
+        .number()
+        .int()
+        .describe(
+          "The client's orders in this wallet that expired unconfirmed since its last confirmed one (within a day of each other).",
+        ),
+    }),
+    always: true,
+    example: { open: 50, limit: 50, expiredInARow: 23 },
+  },
   wallet_not_found: {
     schema: z.object({ wallet: z.string() }),
     always: true,

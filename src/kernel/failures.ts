@@ -21,6 +21,9 @@ export const FAILURES = {
   // Not in the interface: the client's open orders already hold as many codes as the operator allows one
   // wallet's open orders to hold (MAX_HELD_CODES), whatever they cost (an order free under a deal counts).
   held_codes_limit: "Your open orders already hold as many codes as allowed",
+  // Not in the interface: the client already has as many open (created, unconfirmed) orders in this wallet
+  // as it may hold at once (MAX_OPEN_ORDERS, halved while its orders keep expiring unconfirmed).
+  open_orders_limit: "You have as many open orders as allowed: confirm one or let it expire",
   // The client API's failure for an order that names a wallet currency the client has no wallet in: a bad
   // request, not a missing resource. The operator API's unknown wallet is wallet_unknown below. Both codes
   // are public and stay as they are.

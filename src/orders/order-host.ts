@@ -15,6 +15,8 @@ import type {
   FundsResult,
   Hold,
   HoldResult,
+  OpenOrder,
+  OpenOrderResult,
   ReleaseResult,
   OrderVoid,
   Placement,
@@ -42,6 +44,7 @@ export type Result<T> = { ok: true; data: T } | Failure;
  */
 export interface OrderWallet {
   funds(): Promise<FundsResult>;
+  openOrder(request: OpenOrder): Promise<OpenOrderResult>;
   hold(request: Hold): Promise<HoldResult>;
   releaseHold(orderId: string): Promise<ReleaseResult>;
   post(posting: Posting): Promise<PostingResult>;

@@ -6,6 +6,7 @@ import {
   funds,
   hold,
   moveIn,
+  openOrder,
   moveOut,
   post,
   releaseHold,
@@ -16,6 +17,8 @@ import {
   type Hold,
   type HoldResult,
   type MoveInResult,
+  type OpenOrder,
+  type OpenOrderResult,
   type OrderVoid,
   type Placement,
   type Posting,
@@ -40,6 +43,9 @@ export type {
   Hold,
   HoldResult,
   MoveInResult,
+  OpenBound,
+  OpenOrder,
+  OpenOrderResult,
   OrderVoid,
   Placement,
   Posting,
@@ -82,6 +88,11 @@ export class WalletObject extends DurableObject<Env> {
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
     return post(this.ledger, posting);
+  }
+
+  /** An open order that reserves no codes: its balance checked, its slot among the client's open orders taken. */
+  async openOrder(request: OpenOrder): Promise<OpenOrderResult> {
+    return openOrder(this.ledger, request, Date.now());
   }
 
   /** Holds an open order's amount and codes before it reserves stock (see postings.ts). */

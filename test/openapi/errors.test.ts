@@ -3,14 +3,17 @@
  * typed `details`) must match the schema the document gives that code for that route: every code with
  * details but two (see the last test).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { openOrder } from "../../src/wallets/postings";
+import { LedgerStore } from "../../src/wallets/wallet-store";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
 import { topUpKey } from "../../src/wallets/ledger-keys";
-import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
+import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
 import type { LedgerExport } from "../../src/wallets/ledger-backup";
 import { addCodes, addProduct, setDeal } from "../order-helpers";
 import { expectConforms } from "./conformance";
@@ -141,6 +144,22 @@ describe("real error answers match the document, details included", () => {
       "/order/create",
       await createOrder({ productList: [line("ERRORS-CAP", 10, 5, "fixed")] }, freeKey),
       "held_codes_limit",
+    );
+
+    // A client whose wallet already counts MAX_OPEN_ORDERS open orders (placed in it directly).
+    const busyId = `errors-busy-${crypto.randomUUID().slice(0, 8)}`;
+    const busyKey = await addClient(busyId, { USD: "100" });
+    await runInDurableObject(wallet(busyId, "USD"), (_instance, state) => {
+      const store = new LedgerStore(state.storage);
+      const open = { maxOpen: Number(env.MAX_OPEN_ORDERS), backoffStep: 20 };
+      for (let at = 0; at < open.maxOpen; at += 1)
+        openOrder(store, { orderId: `ord_busy_${at}`, amount: "0", until: Date.now() + 600_000, open }, Date.now());
+    });
+    await expectError(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, busyKey),
+      "open_orders_limit",
     );
 
     await topUp("demo", "USD", "100");
