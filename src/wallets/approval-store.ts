@@ -88,8 +88,13 @@ export async function insertPostingRequest(
   by: AuditedBy,
   request: AskedPosting,
 ): Promise<PostingRequest> {
-  const r = request;
-  await db.batch([
+  await db.batch(requestStatements(db, by, request));
+  return (await postingRequestByKey(db, request.clientId, request.currency, request.idempotencyKey))!;
+}
+
+/** A pending request's insert (nothing if its key is stored) and its audit row, only if it was stored. */
+function requestStatements(db: D1Database, by: AuditedBy, r: AskedPosting): D1PreparedStatement[] {
+  return [
     db
       .prepare(
         `INSERT INTO posting_requests (client_id, currency, kind, amount, reason, note, idempotency_key, requested_by,
@@ -118,8 +123,7 @@ export async function insertPostingRequest(
       idempotencyKey: r.idempotencyKey,
       expiresAt: r.expiresAt,
     }),
-  ]);
-  return (await postingRequestByKey(db, r.clientId, r.currency, r.idempotencyKey))!;
+  ];
 }
 
 /** What a posting made alone is counted as in its window: its credentials, its amount in minor units, the limit. */
@@ -339,34 +343,7 @@ export async function insertRestoreRequest(
         )
         .bind(r.clientId, r.currency, r.idempotencyKey, part, exported.slice(at, at + EXPORT_PART_CHARS)),
     );
-  await db.batch([
-    db
-      .prepare(
-        `INSERT INTO posting_requests (client_id, currency, kind, amount, reason, note, idempotency_key, requested_by,
-           requested_by_name, requested_at, expires_at, status)
-         VALUES (?1, ?2, 'restore', ?3, ?4, NULL, ?5, ?6, ?7, ?8, ?9, 'pending')
-         ON CONFLICT (client_id, currency, idempotency_key) DO NOTHING`,
-      )
-      .bind(
-        r.clientId,
-        r.currency,
-        r.amount,
-        r.reason,
-        r.idempotencyKey,
-        r.requestedBy,
-        r.requestedByName,
-        r.requestedAt,
-        r.expiresAt,
-      ),
-    auditStatementIfChanged(db, by, "wallet.posting_requested", `wallet:${r.clientId}:${r.currency}`, {
-      kind: "restore",
-      amount: r.amount,
-      reason: r.reason,
-      idempotencyKey: r.idempotencyKey,
-      expiresAt: r.expiresAt,
-    }),
-    ...parts,
-  ]);
+  await db.batch([...requestStatements(db, by, { ...r, kind: "restore", note: null }), ...parts]);
   return (await postingRequestByKey(db, r.clientId, r.currency, r.idempotencyKey))!;
 }
 

@@ -18,7 +18,7 @@ import { html, htmlResponse, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { refusalText } from "../refusals";
-import { notice, when } from "./parts";
+import { decideButton, notice, when } from "./parts";
 
 const NOTICES = {
   lowered: "The limit was changed: it holds from the next posting.",
@@ -48,8 +48,7 @@ function requestsTable(requests: LimitRequest[], ctx: PageContext): Html {
   const rows = requests.map((request) => {
     const own = request.requestedBy === `operator:${ctx.operator.operatorId}`;
     const decide = (action: "approve" | "reject", label: string) =>
-      html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" /><input type="hidden" name="request" value="${request.id}" />
-        <button type="submit" class="${action === "reject" ? "quiet" : ""}" aria-label="${label} limit request ${request.id}">${label}</button></form>`;
+      decideButton(action, request.id, label, "limit request");
     const action = !admin
       ? html`<span class="hint">needs the admin role</span>`
       : own

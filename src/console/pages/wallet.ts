@@ -39,6 +39,7 @@ import {
 import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { walletSection } from "./figure-charts";
+import { decideButton } from "./parts";
 import type { PageContext } from "../page";
 import { formErrorOf, refusalText } from "../refusals";
 
@@ -88,9 +89,7 @@ function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: s
   if (requests.length === 0) return html`${problem}<p>No posting waits for a second operator.</p>`;
   const rows = requests.map((request) => {
     const own = request.requestedBy === `operator:${ctx.operator.operatorId}`;
-    const decide = (action: "approve" | "reject", label: string) =>
-      html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" /><input type="hidden" name="request" value="${request.id}" />
-        <button type="submit" class="${action === "reject" ? "quiet" : ""}" aria-label="${label} request ${request.id}">${label}</button></form>`;
+    const decide = (action: "approve" | "reject", label: string) => decideButton(action, request.id, label, "request");
     const action = !may
       ? html`<span class="hint">needs the operator role</span>`
       : own
