@@ -11,6 +11,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults, type FaultWhen } from "../../src/kernel/faults";
 import { effectiveLimit, limitChange, minorOf, requestStatus } from "../../src/wallets/approval-rules";
 import { setApprovalLimit } from "../../src/wallets/approval-actions";
+import { claimWindow } from "../../src/wallets/approval-store";
 import { DUAL_CONTROL_SEAMS, WALLET_SEAMS } from "../../src/wallets/seams";
 import { adjustmentKey, topUpKey } from "../../src/wallets/ledger-keys";
 import { ADMIN_TOKEN, admin, madeOperator } from "../admin-helpers";
@@ -479,5 +480,54 @@ describe("the approval limits", () => {
       expect(again.body.data).toMatchObject({ request: { status: "approved" }, replayed: when === "after" });
       expect((await auditOf("approval_limit.approved", `limit_request:${id}`)).length).toBe(1);
     }
+  });
+});
+
+describe("what the window costs", () => {
+  it("a posting made alone writes 5 D1 rows: its row, its three index entries and the AUTOINCREMENT counter", async () => {
+    const written: number[] = [];
+    // D1 that keeps the rows_written of each statement run (claimWindow runs one).
+    const counting = new Proxy(env.DB, {
+      get(target, name) {
+        if (name !== "prepare") return Reflect.get(target, name);
+        return (query: string) => {
+          const bound = (...values: unknown[]) => {
+            const statement = target.prepare(query).bind(...values);
+            return Object.assign(Object.create(statement), {
+              run: async () => {
+                const result = await statement.run();
+                written.push(result.meta.rows_written);
+                return result;
+              },
+            });
+          };
+          return { bind: bound };
+        };
+      },
+    }) as D1Database;
+    const now = Date.now();
+    const asked = {
+      clientId: "dual-cost",
+      currency: "USD",
+      kind: "top_up" as const,
+      amount: "10",
+      reason: "cost",
+      note: null,
+      requestedBy: "operator:opr_cost",
+      requestedByName: "Cost",
+      requestedAt: now,
+      expiresAt: now,
+    };
+    const claim = {
+      answerable: ["operator:opr_cost", "break-glass"],
+      minor: "1000",
+      limitMinor: "100000",
+      since: now - 1,
+    };
+    expect(await claimWindow(counting, { ...asked, idempotencyKey: uid("cost") }, claim)).toBe("claimed");
+    expect(await claimWindow(counting, { ...asked, idempotencyKey: uid("cost") }, { ...claim, minor: "100001" })).toBe(
+      "full",
+    );
+    expect(written).toEqual([5, 0]);
   });
 });
