@@ -590,7 +590,7 @@ async function checkEntry(
   const entrySubject = `entry:${name}:${entry.seq}`;
   findings.entriesChecked.add(entrySubject);
   if ((entry.kind === "top_up" || entry.kind === "adjustment") && !entry.key.startsWith(SANDBOX_TOP_UP)) {
-    audited.entries ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placements[at]!));
+    audited.entries ??= await auditedEntries(env.DB, walletTarget(clientId, currency, placements[at]!), object.stub);
     if (entry.seq > audited.entries.restoredThrough && !audited.entries.keys.has(`wallet.${entry.kind}:${entry.seq}`))
       findings.of(
         entrySubject,
