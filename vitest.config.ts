@@ -13,6 +13,8 @@ const bindings = {
   TEST_MIGRATIONS: migrations,
   TEST_DEMO_SEED: demoSeed,
   ADMIN_TOKEN: "test-admin-token",
+  // Signs the wallets' ledger exports: a secret of its own, not derived from ADMIN_TOKEN.
+  LEDGER_EXPORT_KEY: "test-ledger-export-key",
   UPSTREAM_API_KEY: "test-upstream-key",
   // Loopback only: tests stub fetch, and a request the stub misses meets a closed port.
   UPSTREAM_BASE_URL: "http://127.0.0.1:9/supplier",

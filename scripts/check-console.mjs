@@ -510,6 +510,9 @@ try {
       );
     }
 
+    // The approval limits: every role reads them (and what it may still move alone); only an admin changes one.
+    await visit("/console/limits", "approval limits");
+
     // The reconciliation: any role runs it now over the last day, and the page shows what it found.
     await visit("/console/reconciliation", "reconciliation");
     await Promise.all([

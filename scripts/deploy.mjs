@@ -11,9 +11,10 @@
  *   3. remote D1 migrations, before the new code goes live;
  *   4. secrets: those the Worker lacks, uploaded with the deploy itself (`--secrets-file`, a 0600 file that
  *      is removed afterwards, and when the run is interrupted by SIGINT, SIGTERM or SIGHUP), never on a
- *      command line or in the output. A generated ADMIN_TOKEN is "shown once" by writing it to a 0600 file
- *      whose path is printed; a note beside it names the account and Worker it was made for, so that only a
- *      run resuming that same deploy uses it again;
+ *      command line or in the output. A generated ADMIN_TOKEN (and LEDGER_EXPORT_KEY, the ledger exports'
+ *      signing key) is "shown once" by writing it to a 0600 file whose path is printed; a note beside it
+ *      names the account and Worker it was made for, so that only a run resuming that same deploy uses it
+ *      again;
  *   5. `wrangler deploy`;
  *   6. a check of the deployed URL: /health, /openapi.json equals schema/openapi.json, admin auth works.
  *
@@ -173,9 +174,9 @@ function tokenDir() {
   return process.env.DEPLOY_SECRETS_DIR ? resolve(process.env.DEPLOY_SECRETS_DIR) : join(root, ".wrangler", "deploy");
 }
 
-/** Where a generated ADMIN_TOKEN is shown once: a file only its owner can read (.wrangler/ is git-ignored). */
-function tokenFile(worker) {
-  return join(tokenDir(), `${worker}.ADMIN_TOKEN`);
+/** Where a generated secret is shown once: a file only its owner can read (.wrangler/ is git-ignored). */
+function secretFile(worker, name) {
+  return join(tokenDir(), `${worker}.${name}`);
 }
 
 /**
@@ -184,20 +185,20 @@ function tokenFile(worker) {
  * says it was made for this account and Worker and never uploaded (the resume of a deploy that stopped);
  * any other file lingering there is another deploy's break-glass token, which must not become this one's.
  */
-function tokenNoteFile(worker) {
-  return `${tokenFile(worker)}.json`;
+function secretNoteFile(worker, name) {
+  return `${secretFile(worker, name)}.json`;
 }
 
-function readTokenNote(worker) {
+function readSecretNote(worker, name) {
   try {
-    return JSON.parse(readFileSync(tokenNoteFile(worker), "utf8"));
+    return JSON.parse(readFileSync(secretNoteFile(worker, name), "utf8"));
   } catch {
     return null;
   }
 }
 
-function writeTokenNote(worker, note) {
-  writeFileSync(tokenNoteFile(worker), `${JSON.stringify(note)}\n`, { mode: 0o600 });
+function writeSecretNote(worker, name, note) {
+  writeFileSync(secretNoteFile(worker, name), `${JSON.stringify(note)}\n`, { mode: 0o600 });
 }
 
 /** Whether the token file was made for this account and Worker (null: no note, e.g. an older run's file). */
@@ -334,6 +335,62 @@ async function migrate(state, options) {
   }
 }
 
+/**
+ * The secrets this script makes itself when the Worker lacks them, each shown once in a 0600 file of its
+ * own: ADMIN_TOKEN, the break-glass token, and LEDGER_EXPORT_KEY, which signs the wallets' ledger exports
+ * (a secret of its own, so that holding the break-glass token is not holding the means to sign a ledger:
+ * keep the two apart, and the export key wherever the exports are kept, since restoring them into a new
+ * deployment needs it).
+ */
+const GENERATED = new Map([
+  ["ADMIN_TOKEN", { make: newAdminToken, keep: "Store it in your password manager, then delete the file." }],
+  [
+    "LEDGER_EXPORT_KEY",
+    {
+      make: () => randomBytes(32).toString("base64url"),
+      keep: "Store it apart from ADMIN_TOKEN, where the ledger exports' restores can reach it, then delete the file.",
+    },
+  ],
+]);
+
+/**
+ * Generates `name` for a Worker that lacks it, or takes the one a run that stopped before its deploy
+ * generated (its note says so); any other file lingering there is refused, neither reused (two Workers would
+ * share one secret) nor overwritten (it may be the only copy of a secret in use). Answers whether it will
+ * be uploaded (false under --plan).
+ */
+function generateSecret(state, options, name) {
+  const worker = state.resources.worker;
+  const file = secretFile(worker, name);
+  if (options.plan) {
+    say(
+      `  ${name}: would be generated and uploaded with the deploy; shown once in ${relative(root, file) || file} (mode 0600)`,
+    );
+    return false;
+  }
+  let value = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  const note = readSecretNote(worker, name);
+  if (existsSync(file) && !(tokenMadeFor(note, state.account, worker) && note.uploaded === false)) {
+    const made = note === null ? "an earlier deploy" : `account ${note.account}'s Worker ${note.worker}`;
+    throw new StepFailure(
+      `${file} holds ${name === "ADMIN_TOKEN" ? "an" : "a"} ${name} made for ${made}, and ${worker} has none: store that ${name === "ADMIN_TOKEN" ? "token" : "key"}, delete the file (and its .json note), and run again for a new one`,
+    );
+  }
+  if (value.length < 16) {
+    value = GENERATED.get(name).make();
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${value}\n`, { mode: 0o600 });
+    writeSecretNote(worker, name, { account: state.account, worker, uploaded: false });
+  }
+  chmodSync(file, 0o600);
+  secretValues.add(value);
+  state.uploadSecrets[name] = value;
+  if (name === "ADMIN_TOKEN") state.adminToken = value;
+  (state.shownOnce ??= []).push({ name, file });
+  say(`  ${name}: generated; it will be uploaded with the deploy`);
+  return true;
+}
+
 async function prepareSecrets(state, options) {
   const needed = neededSecrets(state.config);
   const listed = await wrangler(["secret", "list", "--format", "json", ...envArgs(options.env)], {
@@ -353,38 +410,8 @@ async function prepareSecrets(state, options) {
   for (const name of needed.filter((n) => present.has(n))) say(`  ${name}: set on the Worker`);
   state.uploadSecrets = {};
   for (const name of missing) {
-    if (name === "ADMIN_TOKEN") {
-      const file = tokenFile(state.resources.worker);
-      if (options.plan) {
-        say(
-          `  ADMIN_TOKEN: would be generated and uploaded with the deploy; shown once in ${relative(root, file) || file} (mode 0600)`,
-        );
-        continue;
-      }
-      // A token generated by a run that stopped before its deploy is used again, not replaced; a token file
-      // left by any other deploy is refused, neither reused (two Workers would share one break-glass token)
-      // nor overwritten (it may be the only copy of a token in use).
-      const worker = state.resources.worker;
-      let token = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
-      const note = readTokenNote(worker);
-      if (existsSync(file) && !(tokenMadeFor(note, state.account, worker) && note.uploaded === false)) {
-        const made = note === null ? "an earlier deploy" : `account ${note.account}'s Worker ${note.worker}`;
-        throw new StepFailure(
-          `${file} holds an ADMIN_TOKEN made for ${made}, and ${worker} has none: store that token, delete the file (and its .json note), and run again for a new one`,
-        );
-      }
-      if (token.length < 16) {
-        token = newAdminToken();
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        writeFileSync(file, `${token}\n`, { mode: 0o600 });
-        writeTokenNote(worker, { account: state.account, worker, uploaded: false });
-      }
-      chmodSync(file, 0o600);
-      secretValues.add(token);
-      state.uploadSecrets.ADMIN_TOKEN = token;
-      state.adminToken = token;
-      state.tokenFile = file;
-      say(`  ADMIN_TOKEN: generated; it will be uploaded with the deploy`);
+    if (GENERATED.has(name)) {
+      if (!generateSecret(state, options, name)) continue;
     } else {
       const value = process.env[name];
       if (!value)
@@ -435,12 +462,11 @@ async function deploy(state, options) {
     for (const signal of signals) process.off(signal, interrupted);
     if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
   }
-  if (state.tokenFile) {
-    writeTokenNote(state.resources.worker, { account: state.account, worker: state.resources.worker, uploaded: true });
-    // The one line about the token: where it is, never what it is.
-    say(
-      `  ADMIN_TOKEN shown once: ${state.tokenFile} (mode 0600). Store it in your password manager, then delete the file.`,
-    );
+  for (const { name, file } of state.shownOnce ?? []) {
+    const worker = state.resources.worker;
+    writeSecretNote(worker, name, { account: state.account, worker, uploaded: true });
+    // The one line about each generated secret: where it is, never what it is.
+    say(`  ${name} shown once: ${file} (mode 0600). ${GENERATED.get(name).keep}`);
   }
 }
 
@@ -501,8 +527,9 @@ async function postDeployCheck(state, options) {
   const token =
     state.adminToken ??
     process.env.ADMIN_TOKEN ??
-    (existsSync(tokenFile(worker)) && tokenMadeFor(readTokenNote(worker), state.account, worker)
-      ? readFileSync(tokenFile(worker), "utf8").trim()
+    (existsSync(secretFile(worker, "ADMIN_TOKEN")) &&
+    tokenMadeFor(readSecretNote(worker, "ADMIN_TOKEN"), state.account, worker)
+      ? readFileSync(secretFile(worker, "ADMIN_TOKEN"), "utf8").trim()
       : "");
   if (token) {
     secretValues.add(token);

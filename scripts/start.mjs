@@ -4,7 +4,7 @@
 // It runs the sandbox (SERVICE_MODE "sandbox": sk_test_ keys, the /sandbox/* helpers, Sandbox-Outcome), so
 // a first run has the helpers. `npm start -- --live` runs live mode instead (docs/sandbox.md): the demo key
 // sk_test_demo is then refused as a sandbox key, and the demo client gets a local live key, sk_live_demo.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -56,6 +56,12 @@ if (
   if (made.status !== 0) process.exit(made.status ?? 1);
 }
 if (!existsSync(`${root}/.dev.vars`)) copyFileSync(`${root}/.dev.vars.example`, `${root}/.dev.vars`);
+// The ledger exports' signing key, a secret of its own: made here once, random, for this machine only.
+if (!/^LEDGER_EXPORT_KEY=/m.test(readFileSync(`${root}/.dev.vars`, "utf8"))) {
+  const vars = readFileSync(`${root}/.dev.vars`, "utf8");
+  const key = `LEDGER_EXPORT_KEY=${randomBytes(32).toString("hex")}\n`;
+  writeFileSync(`${root}/.dev.vars`, `${vars}${vars.endsWith("\n") || vars === "" ? "" : "\n"}${key}`, { mode: 0o600 });
+}
 const adminToken = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(`${root}/.dev.vars`, "utf8"))?.[1]?.trim();
 
 // A --persist-to given for wrangler dev applies to the local database setup too.
@@ -72,6 +78,11 @@ if (live) {
   const hash = createHash("sha256").update(demoKey).digest("hex");
   const insert = `INSERT OR IGNORE INTO api_keys (key_hash, client_id, label, created_at) VALUES ('${hash}', 'demo', 'local live demo', 0)`;
   run(["d1", "execute", "DB", "--local", "--command", insert, ...persist]);
+  // Live fails closed: a currency without an approval limit makes every posting wait for a second person.
+  // The local demo's limits are set here (as the demo data is, never in a deployed database) to what the
+  // demo's opening balances need, so the break-glass token can fund them alone, once.
+  const limits = `INSERT OR IGNORE INTO approval_limits (currency, amount, updated_at) VALUES ('USD', '100000', 0), ('EUR', '1000', 0)`;
+  run(["d1", "execute", "DB", "--local", "--command", limits, ...persist]);
 }
 
 const portIndex = extra.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
@@ -135,6 +146,11 @@ async function fundDemoWallets() {
           body: JSON.stringify({ amount, idempotencyKey: `demo-seed-${currency}`, reason: "demo opening balance" }),
         });
         if (!response.ok) throw new Error(`top-up ${currency}: ${response.status} ${await response.text()}`);
+        const { message } = await response.json();
+        if (message === "Posting awaits approval")
+          console.warn(
+            `The demo's ${currency} top-up waits for a second person (dual control): its wallet is not funded.`,
+          );
       }
       console.log(
         `\nDemo ready on ${base} in ${mode} mode: API key ${demoKey}, wallets USD 100000 and EUR 200 (opening balances).\n` +

@@ -4,6 +4,84 @@
  */
 
 export interface paths {
+    "/admin/approval-limit-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Limit changes waiting for a second admin
+         * @description Raising or removing a currency's approval limit (in live, setting its first) waits here for a second admin, 24 hours at most. Pending ones unless `status` asks for others; oldest first; page with `after`.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminListLimitRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approval-limit-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a limit change, which sets the limit
+         * @description A named operator who is another person than the one who asked, by the rules of docs/operator-api.md (Dual control): not the requester, not an operator the requester made or that made the requester, not one made by the same credential within a day of the requester, not one made less than a day before the request; the break-glass ADMIN_TOKEN names no person and decides nothing (403 decider_not_allowed, `details.reason` says which rule). The decision and the new limit are one write with their audit rows (`approval_limit.approved`, then `approval_limit.set` or `approval_limit.remove`). Approving again answers `replayed: true`; a rejected or expired request is 409 limit_request_closed. Send no body.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The request exists: 404 `limit_request_not_found`
+         *     - The caller is another person than the requester: 403 `decider_not_allowed`
+         *     - The request is pending (or already approved): 409 `limit_request_closed`
+         */
+        post: operations["adminApproveLimitRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approval-limit-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a limit change
+         * @description A named operator who is another person than the one who asked, by the rules of docs/operator-api.md (Dual control): not the requester, not an operator the requester made or that made the requester, not one made by the same credential within a day of the requester, not one made less than a day before the request; the break-glass ADMIN_TOKEN names no person and decides nothing (403 decider_not_allowed, `details.reason` says which rule). The limit stays as it is (audit row `approval_limit.rejected`). Rejecting again answers `replayed: true`; an approved or expired request is 409 limit_request_closed. Send no body.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The request exists: 404 `limit_request_not_found`
+         *     - The caller is another person than the requester: 403 `decider_not_allowed`
+         *     - The request is pending (or already rejected): 409 `limit_request_closed`
+         */
+        post: operations["adminRejectLimitRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/approval-limits": {
         parameters: {
             query?: never;
@@ -12,8 +90,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The approval limit of each currency
-         * @description Per currency: a top-up or adjustment whose amount (its absolute value) is above the limit waits for a second operator. A currency not listed has no limit.
+         * The approval limit of each currency, and what the caller may still move alone
+         * @description Per currency: what one credential (an operator's token, or ADMIN_TOKEN with the operators it made in their first day) may move alone in any 24 hours, top-ups, adjustments (their absolute value) and restores together; beyond it a posting waits for a second person. `left` is what the caller may still move alone now. `withoutLimit` says what a currency not listed does: in live every posting in it waits; in the sandbox none does.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -35,14 +113,14 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set a currency's approval limit
-         * @description `{limit}`: a positive decimal with at most the currency's minor units; postings above it wait for a second operator from the next request on (requests already made are not changed). `null` removes the limit, in the sandbox only: live answers 400. Audited (`approval_limit.set`, `approval_limit.remove`).
+         * Set a currency's approval limit (raising it waits for a second admin)
+         * @description `{limit}`: a positive decimal with at most the currency's minor units, or `null` for none. Lowering takes effect at once, for the next posting (in live, so does `null`: a currency without a limit makes every posting in it wait). Raising it, setting a live currency's first, or removing a sandbox limit does not change it: it answers `Limit change awaits approval` with a limit request (`request`) that a second admin approves within 24 hours (POST /admin/approval-limit-requests/{id}/approve). Asking again for what waits answers it (`replayed: true`). Audited (`approval_limit.set`, `approval_limit.remove`, `approval_limit.requested`).
          *
          *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
-         *     - The limit: positive, at most the currency's minor units; null only in the sandbox: 400 `invalid_request_body`
+         *     - The limit: positive, at most the currency's minor units, or null: 400 `invalid_request_body`
          */
         put: operations["adminSetApprovalLimit"];
         post?: never;
@@ -636,8 +714,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Posting requests waiting for a second operator
-         * @description Top-ups and adjustments above their currency's approval limit, each waiting for a different operator to approve or reject it within 24 hours of being asked for. Pending ones (not yet expired) unless `status` asks for others; oldest first; page with `after` (the `next` of the previous page).
+         * Posting requests waiting for a second person
+         * @description Top-ups, adjustments and restores beyond what their requester may move alone (its 24-hour window under the currency's approval limit), each waiting for another person to approve or reject it within 24 hours of being asked for. Pending ones (not yet expired) unless `status` asks for others; oldest first; page with `after` (the `next` of the previous page). Postings made alone are not requests and are not listed.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -661,16 +739,17 @@ export interface paths {
         put?: never;
         /**
          * Approve a posting request, which posts it
-         * @description A named operator other than the one who asked (403 decider_not_allowed otherwise): the break-glass ADMIN_TOKEN names no person, so it can neither approve nor reject. The decision is recorded (audit row `wallet.posting_approved`, naming the approver and the requester), then the posting is written under the idempotency key it was asked with (audit row `wallet.top_up` or `wallet.adjustment`, naming both). Approving again, after a lost reply or a failure midway, posts nothing more and answers the entry (`replayed: true`). An expired or rejected request is 409 posting_request_closed. Send no body.
+         * @description A named operator who is another person than the one who asked, by the rules of docs/operator-api.md (Dual control): not the requester, not an operator the requester made or that made the requester, not one made by the same credential within a day of the requester, not one made less than a day before the request; the break-glass ADMIN_TOKEN names no person and decides nothing (403 decider_not_allowed, `details.reason` says which rule). A restore request needs an admin (403 forbidden otherwise). The decision is recorded (audit row `wallet.posting_approved`, naming the approver and the requester), then the posting is written under the idempotency key it was asked with (audit row `wallet.top_up`, `wallet.adjustment` or `wallet.restore`, naming both); it counts in no one's window. Approving again, after a lost reply or a failure midway, posts nothing more and answers the entry (`replayed: true`). A posting the wallet refuses for good (a debit below zero, a key it holds for another posting, a restore into a wallet with entries) makes the request `failed` (audit row `wallet.posting_failed`) and answers that refusal. An expired, rejected or failed request is 409 posting_request_closed. Send no body.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The request exists: 404 `posting_request_not_found`
-         *     - The caller is a named operator and not the requester: 403 `decider_not_allowed`
-         *     - The request is pending (or approved: finishing it), not rejected or expired: 409 `posting_request_closed`
-         *     - The posting: an adjustment never takes the balance below zero; the key names no other posting: 400 `adjustment_below_zero`, 409 `idempotency_conflict`
+         *     - A restore request: the caller is an admin: 403 `forbidden`
+         *     - The caller is another person than the requester: 403 `decider_not_allowed`
+         *     - The request is pending (or approved: finishing it), not rejected, failed or expired: 409 `posting_request_closed`
+         *     - The posting: an adjustment never takes the balance below zero; the key names no other posting; a restore's wallet has no entry: 400 `adjustment_below_zero`, 409 `idempotency_conflict`, 409 `wallet_not_empty`, 400 `ledger_chain_broken`
          */
         post: operations["adminApprovePostingRequest"];
         delete?: never;
@@ -690,14 +769,15 @@ export interface paths {
         put?: never;
         /**
          * Reject a posting request
-         * @description A named operator other than the one who asked (403 decider_not_allowed otherwise): the break-glass ADMIN_TOKEN names no person, so it can neither approve nor reject. Nothing is posted, ever, under the request's key and wallet (the audit row `wallet.posting_rejected` names the rejecter and the requester). Rejecting again answers `replayed: true`; an approved or expired request is 409 posting_request_closed. Send no body.
+         * @description A named operator who is another person than the one who asked, by the rules of docs/operator-api.md (Dual control): not the requester, not an operator the requester made or that made the requester, not one made by the same credential within a day of the requester, not one made less than a day before the request; the break-glass ADMIN_TOKEN names no person and decides nothing (403 decider_not_allowed, `details.reason` says which rule). Nothing is posted, ever, under the request's key and wallet (the audit row `wallet.posting_rejected` names the rejecter and the requester). Rejecting again answers `replayed: true`; an approved, failed or expired request is 409 posting_request_closed. Send no body.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The request exists: 404 `posting_request_not_found`
-         *     - The caller is a named operator and not the requester: 403 `decider_not_allowed`
+         *     - A restore request: the caller is an admin: 403 `forbidden`
+         *     - The caller is another person than the requester: 403 `decider_not_allowed`
          *     - The request is pending or already rejected: 409 `posting_request_closed`
          */
         post: operations["adminRejectPostingRequest"];
@@ -915,7 +995,7 @@ export interface paths {
         put?: never;
         /**
          * Correct a wallet by a signed amount, with a reason
-         * @description Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. An amount whose absolute value is above the currency's approval limit waits for a different operator, as a top-up does (`request`, `entry` null).
+         * @description Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. Its absolute value counts in the caller's 24-hour window as a top-up does, and beyond what is left of it the adjustment waits for another person (`request`, `entry` null). `reason` stays inside; the optional `note` is what the client sees.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1003,7 +1083,7 @@ export interface paths {
         put?: never;
         /**
          * Restore a ledger export into a wallet that has no entry
-         * @description Writes every entry of an export (GET …/export of the same client and currency, by this deployment: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`). The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.
+         * @description Writes every entry of an export (GET …/export of the same client and currency, by this deployment in this mode: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. A restore is a posting under dual control: the balance it brings counts in the caller's 24-hour window like a top-up, and beyond what is left of it nothing is written: the answer is `Restore awaits approval` with the restore request in `request`, which a second person approves (POST /admin/posting-requests/{id}/approve, an admin) within 24 hours. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`), only when it wrote entries. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` (or the request as it is) and writes nothing; a wallet that holds the same entries because it wrote them itself is 409 wallet_not_empty. Up to 8 MiB.
          *
          *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1025,7 +1105,7 @@ export interface paths {
         put?: never;
         /**
          * Credit a wallet (opens it if new)
-         * @description One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Above the currency's approval limit (GET /admin/approval-limits) nothing is posted: the answer's `request` is a posting request that a different operator approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null.
+         * @description One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Dual control: what one credential moves alone in a currency in any 24 hours is at most the currency's approval limit (GET /admin/approval-limits; in live, a currency without one makes every posting wait). Beyond what is left of it nothing is posted: the answer's `request` is a posting request that another person approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null; a request under a key the wallet already holds an entry for is 409 idempotency_key_posted. `reason` stays inside (the operators' ledger and the audit log); the optional `note` is what the client's own ledger and statement show.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -1156,6 +1236,7 @@ export interface paths {
          *     - An exchange rate from the wallet's currency to each line's: 500 `exchange_not_supported`
          *     - Stock, for lines whose codes come from inventory: 500 `out_of_stock`
          *     - The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES: 400 `insufficient_funds`, 400 `balance_held`, 400 `held_codes_limit`
+         *     - The client's open orders in the wallet, inventory or not, against MAX_OPEN_ORDERS (halved while its orders keep expiring unconfirmed): 400 `open_orders_limit`
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1513,7 +1594,10 @@ export interface components {
         AdminAdjustWalletRequest: {
             amount: string | number;
             idempotencyKey: string;
+            /** @description Why, for the operators and the audit log: never shown to the client (use `note` for that). */
             reason: string;
+            /** @description Optional: a note for the client, shown beside the movement in its ledger (GET /wallets/{currency}/ledger) and statement. The `reason` never is. */
+            note?: string;
         };
         AdminAdjustWalletResponse: {
             /** @enum {string} */
@@ -1531,18 +1615,26 @@ export interface components {
                     id: number;
                     clientId: string;
                     currency: string;
-                    /** @enum {string} */
-                    kind: "top_up" | "adjustment";
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
                     /** @description As asked: signed for an adjustment. */
                     amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
                     reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
                     /** @description The posting's key, fixed when it was asked for: approving posts under it. */
                     idempotencyKey: string;
                     /**
-                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
                      * @enum {string}
                      */
-                    status: "pending" | "approved" | "rejected" | "expired";
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
                     requestedBy: {
                         /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
                         actor: string;
@@ -1566,6 +1658,45 @@ export interface components {
                 replayed: boolean;
             };
         };
+        AdminApproveLimitRequestResponse: {
+            /** @enum {string} */
+            message: "Limit change approved" | "Limit change already approved";
+            data: {
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    currency: string;
+                    /** @description The limit asked for; null: none. */
+                    limit: number | null;
+                    /** @description The limit when it was asked for; null: none. */
+                    previous: number | null;
+                    /**
+                     * @description `expired`: no second admin decided it within 24 hours of `requestedAt`.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    expiresAt: number;
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                };
+                /** @description The currency's limit now; null: none. */
+                limit: number | null;
+                /** @description True when the request had already been so decided: nothing more was written. */
+                replayed: boolean;
+            };
+        };
         AdminApprovePostingRequestResponse: {
             /** @enum {string} */
             message: "Posting approved" | "Posting already approved";
@@ -1575,18 +1706,26 @@ export interface components {
                     id: number;
                     clientId: string;
                     currency: string;
-                    /** @enum {string} */
-                    kind: "top_up" | "adjustment";
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
                     /** @description As asked: signed for an adjustment. */
                     amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
                     reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
                     /** @description The posting's key, fixed when it was asked for: approving posts under it. */
                     idempotencyKey: string;
                     /**
-                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
                      * @enum {string}
                      */
-                    status: "pending" | "approved" | "rejected" | "expired";
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
                     requestedBy: {
                         /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
                         actor: string;
@@ -1607,10 +1746,10 @@ export interface components {
                     /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
                     entrySeq: number | null;
                 };
-                /** @description The wallet's balance after the posting. */
+                /** @description The wallet's balance after the posting (or the restore). */
                 balance: number;
-                /** @description The ledger entry the approval wrote (or, approved again, had written). */
-                entry: components["schemas"]["LedgerEntry"];
+                /** @description The ledger entry the approval wrote (or, approved again, had written); null for a restore, which wrote the export's entries. */
+                entry: components["schemas"]["LedgerEntry"] | null;
                 /** @description True when the request had already been approved: nothing more was written. */
                 replayed: boolean;
             };
@@ -1637,6 +1776,8 @@ export interface components {
                     createdAt: number;
                     /** @description When the operator was revoked (its token and sessions stopped); null while live. */
                     revokedAt: number | null;
+                    /** @description The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null for an operator made before this was kept. Dual control judges colleagues by it (docs/operator-api.md, Dual control). */
+                    createdBy: string | null;
                 };
                 /** @description false when the operator already was so (no audit row written). */
                 changed: boolean;
@@ -1690,6 +1831,8 @@ export interface components {
                     createdAt: number;
                     /** @description When the operator was revoked (its token and sessions stopped); null while live. */
                     revokedAt: number | null;
+                    /** @description The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null for an operator made before this was kept. Dual control judges colleagues by it (docs/operator-api.md, Dual control). */
+                    createdBy: string | null;
                 };
                 /** @description The operator's token (opt_ and 64 hex digits), in this answer only: the service keeps its SHA-256. */
                 token: string;
@@ -1729,10 +1872,17 @@ export interface components {
             message: "Ledger export";
             data: {
                 /**
-                 * @description The export's format; a restore accepts only this one.
-                 * @constant
+                 * @description The export's format. A restore takes a v1 export (signed under a key derived from ADMIN_TOKEN) only until 2027-03-01 (docs/operations.md, Backups).
+                 * @enum {string}
                  */
-                format: "order-service/wallet-ledger/1";
+                format: "order-service/wallet-ledger/2" | "order-service/wallet-ledger/1";
+                /** @description The deployment the export was made in (its DEPLOYMENT var); absent in a v1 export. */
+                deployment?: string;
+                /**
+                 * @description The mode the export was made in; absent in a v1 export.
+                 * @enum {string}
+                 */
+                mode?: "live" | "sandbox";
                 clientId: string;
                 currency: string;
                 /** @description When the export was made (ms since the epoch). */
@@ -1756,6 +1906,8 @@ export interface components {
                     orderId: string | null;
                     reason: string | null;
                     createdAt: number;
+                    /** @description The client-facing note (absent in a v1 export). */
+                    note?: string | null;
                 }[];
                 /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
                 voids: {
@@ -1763,7 +1915,7 @@ export interface components {
                     voidedAt: number;
                     reason: string | null;
                 }[];
-                /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+                /** @description This deployment's signature of the export (`v2,`: HMAC-SHA256 under a key derived from the secret LEDGER_EXPORT_KEY, over the entries, this deployment's name and its mode): a restore takes only an export this deployment produced, in this mode, unchanged. */
                 signature: string;
                 /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
                 previous?: {
@@ -1784,6 +1936,8 @@ export interface components {
                         orderId: string | null;
                         reason: string | null;
                         createdAt: number;
+                        /** @description The client-facing note (absent in a v1 export). */
+                        note?: string | null;
                     }[];
                     /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
                     voids: {
@@ -1813,6 +1967,16 @@ export interface components {
             /** @enum {string} */
             message: "Needs attention";
             data: {
+                /** @description Live only (empty in the sandbox): operators made in the last 7 days, newest first, at most 50. A new operator is a credential one person could have made to approve its own postings: each is shown to everyone for a week. */
+                newOperators: {
+                    id: string;
+                    name: string;
+                    /** @enum {string} */
+                    role: "viewer" | "operator" | "admin";
+                    createdAt: number;
+                    /** @description The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null when not known. */
+                    createdBy: string | null;
+                }[];
                 stuckOrders: {
                     /** @description The first 50 of GET /admin/orders/stuck. */
                     orders: {
@@ -1996,10 +2160,17 @@ export interface components {
             data: {
                 limits: {
                     currency: string;
-                    /** @description A top-up or adjustment whose amount (its absolute value) is above this waits. */
+                    /** @description What one credential may move alone in this currency in any 24 hours (top-ups, adjustments, restores). */
                     limit: number;
+                    /** @description What the caller may still move alone in this currency now: the limit less its last 24 hours. */
+                    left: number;
                     updatedAt: number;
                 }[];
+                /**
+                 * @description What a posting in a currency not listed does: `waits` (live: it waits for a second person, whatever its amount) or `alone` (the sandbox: it posts).
+                 * @enum {string}
+                 */
+                withoutLimit: "waits" | "alone";
             };
         };
         AdminListAuditResponse: {
@@ -2034,6 +2205,43 @@ export interface components {
                 deals: components["schemas"]["Deal"][];
             };
         };
+        AdminListLimitRequestsResponse: {
+            /** @enum {string} */
+            message: "Limit requests";
+            data: {
+                requests: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    currency: string;
+                    /** @description The limit asked for; null: none. */
+                    limit: number | null;
+                    /** @description The limit when it was asked for; null: none. */
+                    previous: number | null;
+                    /**
+                     * @description `expired`: no second admin decided it within 24 hours of `requestedAt`.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    expiresAt: number;
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                }[];
+                /** @description Pass as `after` for the next page; null on the last page. */
+                next: number | null;
+            };
+        };
         AdminListOperatorsResponse: {
             /** @enum {string} */
             message: "Operators";
@@ -2049,6 +2257,8 @@ export interface components {
                     createdAt: number;
                     /** @description When the operator was revoked (its token and sessions stopped); null while live. */
                     revokedAt: number | null;
+                    /** @description The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null for an operator made before this was kept. Dual control judges colleagues by it (docs/operator-api.md, Dual control). */
+                    createdBy: string | null;
                 }[];
                 next: string | null;
             };
@@ -2062,18 +2272,26 @@ export interface components {
                     id: number;
                     clientId: string;
                     currency: string;
-                    /** @enum {string} */
-                    kind: "top_up" | "adjustment";
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
                     /** @description As asked: signed for an adjustment. */
                     amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
                     reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
                     /** @description The posting's key, fixed when it was asked for: approving posts under it. */
                     idempotencyKey: string;
                     /**
-                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
                      * @enum {string}
                      */
-                    status: "pending" | "approved" | "rejected" | "expired";
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
                     requestedBy: {
                         /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
                         actor: string;
@@ -2219,6 +2437,45 @@ export interface components {
                 alerts: string[];
             };
         };
+        AdminRejectLimitRequestResponse: {
+            /** @enum {string} */
+            message: "Limit change rejected" | "Limit change already rejected";
+            data: {
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    currency: string;
+                    /** @description The limit asked for; null: none. */
+                    limit: number | null;
+                    /** @description The limit when it was asked for; null: none. */
+                    previous: number | null;
+                    /**
+                     * @description `expired`: no second admin decided it within 24 hours of `requestedAt`.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    expiresAt: number;
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                };
+                /** @description The currency's limit now; null: none. */
+                limit: number | null;
+                /** @description True when the request had already been so decided: nothing more was written. */
+                replayed: boolean;
+            };
+        };
         AdminRejectPostingRequestResponse: {
             /** @enum {string} */
             message: "Posting rejected" | "Posting already rejected";
@@ -2228,18 +2485,26 @@ export interface components {
                     id: number;
                     clientId: string;
                     currency: string;
-                    /** @enum {string} */
-                    kind: "top_up" | "adjustment";
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
                     /** @description As asked: signed for an adjustment. */
                     amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
                     reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
                     /** @description The posting's key, fixed when it was asked for: approving posts under it. */
                     idempotencyKey: string;
                     /**
-                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
                      * @enum {string}
                      */
-                    status: "pending" | "approved" | "rejected" | "expired";
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
                     requestedBy: {
                         /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
                         actor: string;
@@ -2273,10 +2538,17 @@ export interface components {
         };
         AdminRestoreLedgerRequest: {
             /**
-             * @description The export's format; a restore accepts only this one.
-             * @constant
+             * @description The export's format. A restore takes a v1 export (signed under a key derived from ADMIN_TOKEN) only until 2027-03-01 (docs/operations.md, Backups).
+             * @enum {string}
              */
-            format: "order-service/wallet-ledger/1";
+            format: "order-service/wallet-ledger/2" | "order-service/wallet-ledger/1";
+            /** @description The deployment the export was made in (its DEPLOYMENT var); absent in a v1 export. */
+            deployment?: string;
+            /**
+             * @description The mode the export was made in; absent in a v1 export.
+             * @enum {string}
+             */
+            mode?: "live" | "sandbox";
             clientId: string;
             currency: string;
             /** @description When the export was made (ms since the epoch). */
@@ -2300,6 +2572,8 @@ export interface components {
                 orderId: string | null;
                 reason: string | null;
                 createdAt: number;
+                /** @description The client-facing note (absent in a v1 export). */
+                note?: string | null;
             }[];
             /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
             voids: {
@@ -2307,7 +2581,7 @@ export interface components {
                 voidedAt: number;
                 reason: string | null;
             }[];
-            /** @description This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged. */
+            /** @description This deployment's signature of the export (`v2,`: HMAC-SHA256 under a key derived from the secret LEDGER_EXPORT_KEY, over the entries, this deployment's name and its mode): a restore takes only an export this deployment produced, in this mode, unchanged. */
             signature: string;
             /** @description A moved wallet's earlier objects, oldest first, each with its whole ledger (ending with the `move_out` of its balance): the history before `entries`, which start with the matching `move_in`. A restore writes only `entries` and `voids`. */
             previous?: {
@@ -2328,6 +2602,8 @@ export interface components {
                     orderId: string | null;
                     reason: string | null;
                     createdAt: number;
+                    /** @description The client-facing note (absent in a v1 export). */
+                    note?: string | null;
                 }[];
                 /** @description Every order voided for good in this wallet: a restored wallet goes on refusing their charges. A void that credited a charge back is also an `order_void` entry. */
                 voids: {
@@ -2339,16 +2615,62 @@ export interface components {
         };
         AdminRestoreLedgerResponse: {
             /** @enum {string} */
-            message: "Ledger restored" | "Ledger already restored";
+            message: "Ledger restored" | "Ledger already restored" | "Restore awaits approval" | "Restore request already made";
             data: {
                 clientId: string;
                 currency: string;
                 /** @description How many entries the wallet now holds from the export. */
                 entries: number;
-                /** @description The wallet's balance after the restore, exact. */
+                /** @description The wallet's balance after the restore (the balance now, for a request), exact. */
                 balance: string;
-                /** @description True when the wallet already held exactly these entries (nothing was written). */
+                /** @description True when a restore had already written exactly these entries (nothing was written now). */
                 replayed: boolean;
+                /** @description The restore request, when the balance it brings is more than the caller may move alone: nothing is written until a second person approves it. Null when restored. */
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    clientId: string;
+                    currency: string;
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
+                    /** @description As asked: signed for an adjustment. */
+                    amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
+                    reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
+                    /** @description The posting's key, fixed when it was asked for: approving posts under it. */
+                    idempotencyKey: string;
+                    /**
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    /** @description Unix ms; a request still pending then expires. */
+                    expiresAt: number;
+                    /** @description Who approved or rejected it; null while pending or expired. */
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                    /** @description The ledger entry the approved posting wrote; null until it is posted (an approval cut off between its decision and its posting: approve again to finish it). */
+                    entrySeq: number | null;
+                } | null;
             };
         };
         AdminRevealOrderCodesResponse: {
@@ -2392,6 +2714,8 @@ export interface components {
                     createdAt: number;
                     /** @description When the operator was revoked (its token and sessions stopped); null while live. */
                     revokedAt: number | null;
+                    /** @description The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null for an operator made before this was kept. Dual control judges colleagues by it (docs/operator-api.md, Dual control). */
+                    createdBy: string | null;
                 };
                 /** @description false when the operator already was so (no audit row written). */
                 changed: boolean;
@@ -2469,16 +2793,48 @@ export interface components {
             };
         };
         AdminSetApprovalLimitRequest: {
-            /** @description The currency's limit: a positive decimal with at most its minor units. `null` removes it: only in the sandbox. */
+            /** @description The currency's limit: a positive decimal with at most its minor units. `null` removes it (in live, a currency without a limit makes every posting wait; in the sandbox, none waits). */
             limit: (string | number) | null;
         };
         AdminSetApprovalLimitResponse: {
             /** @enum {string} */
-            message: "Approval limit set";
+            message: "Approval limit set" | "Limit change awaits approval" | "Limit request already made";
             data: {
                 currency: string;
                 /** @description The limit now; null: none. */
                 limit: number | null;
+                /** @description Raising or removing a limit (in live, setting a currency's first) waits for a second admin: the limit request, the limit unchanged until it is approved. Null when the change took effect. */
+                request: {
+                    /** @description The request's id, for approve and reject. */
+                    id: number;
+                    currency: string;
+                    /** @description The limit asked for; null: none. */
+                    limit: number | null;
+                    /** @description The limit when it was asked for; null: none. */
+                    previous: number | null;
+                    /**
+                     * @description `expired`: no second admin decided it within 24 hours of `requestedAt`.
+                     * @enum {string}
+                     */
+                    status: "pending" | "approved" | "rejected" | "expired";
+                    requestedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    };
+                    requestedAt: number;
+                    expiresAt: number;
+                    decidedBy: {
+                        /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
+                        actor: string;
+                        /** @description The operator's name then; null for the break-glass token. */
+                        name: string | null;
+                    } | null;
+                    decidedAt: number | null;
+                } | null;
+                /** @description True when nothing new was asked for: the limit was already so, or the same request waits. */
+                replayed: boolean;
             };
         };
         AdminSetClientRegionRequest: {
@@ -2555,7 +2911,10 @@ export interface components {
         AdminTopUpWalletRequest: {
             amount: string | number;
             idempotencyKey: string;
+            /** @description Why, for the operators and the audit log: never shown to the client (use `note` for that). */
             reason: string;
+            /** @description Optional: a note for the client, shown beside the movement in its ledger (GET /wallets/{currency}/ledger) and statement. The `reason` never is. */
+            note?: string;
         };
         AdminTopUpWalletResponse: {
             /** @enum {string} */
@@ -2573,18 +2932,26 @@ export interface components {
                     id: number;
                     clientId: string;
                     currency: string;
-                    /** @enum {string} */
-                    kind: "top_up" | "adjustment";
+                    /**
+                     * @description `restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin.
+                     * @enum {string}
+                     */
+                    kind: "top_up" | "adjustment" | "restore";
                     /** @description As asked: signed for an adjustment. */
                     amount: number;
+                    /** @description The requester's internal reason: never shown to the client. */
                     reason: string;
+                    /** @description The client-facing note the posting will carry (null: none). */
+                    note: string | null;
                     /** @description The posting's key, fixed when it was asked for: approving posts under it. */
                     idempotencyKey: string;
                     /**
-                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved.
+                     * @description `expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.
                      * @enum {string}
                      */
-                    status: "pending" | "approved" | "rejected" | "expired";
+                    status: "pending" | "approved" | "rejected" | "failed" | "expired";
+                    /** @description Why the wallet refused the posting of a `failed` request. */
+                    failure: string | null;
                     requestedBy: {
                         /** @description `operator:<id>`, or the break-glass token's `admin:<8 hex>`. */
                         actor: string;
@@ -2905,7 +3272,7 @@ export interface components {
                 sku: string;
             };
         };
-        /** @description HTTP 403: This caller may not decide this posting request. */
+        /** @description HTTP 403: This caller may not decide this request. */
         DeciderNotAllowedError: components["schemas"]["Error"] & {
             /** @constant */
             code: "decider_not_allowed";
@@ -3111,6 +3478,26 @@ export interface components {
              */
             code: "idempotency_conflict";
         };
+        /** @description HTTP 409: Idempotency key already names a posting in this wallet. */
+        IdempotencyKeyPostedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "idempotency_key_posted";
+            details: {
+                idempotencyKey: string;
+                /** @description The entry the wallet holds under the key (a top-up or adjustment's). */
+                entry: {
+                    seq: number;
+                    kind: string;
+                    amount: number;
+                };
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "idempotency_key_posted";
+        };
         /** @description HTTP 400: You have insufficient funds in your wallet to create this order. */
         InsufficientFundsError: components["schemas"]["Error"] & {
             /** @constant */
@@ -3313,13 +3700,37 @@ export interface components {
             amount: number;
             balanceAfter: number;
             orderId: string | null;
+            /** @description The operator's internal reason (or the order's reference): never shown to the client. */
             reason: string | null;
             createdAt: number;
+            /** @description The client-facing note of an operator's posting: what the client's books show. */
+            note: string | null;
             wallet: {
                 /** @description 0 for the wallet's first object, one more for each move. */
                 generation: number;
                 /** @description The Durable Object location hint the object was created with; null: none. */
                 region: string | null;
+            };
+        };
+        /** @description HTTP 409: Limit request is no longer open. */
+        LimitRequestClosedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "limit_request_closed";
+            details: {
+                id: number;
+                /**
+                 * @description The request's state now.
+                 * @enum {string}
+                 */
+                status: "pending" | "approved" | "rejected" | "expired";
+            };
+        };
+        /** @description HTTP 404: Limit request not found. */
+        LimitRequestNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "limit_request_not_found";
+            details: {
+                id: number;
             };
         };
         ListOrdersResponse: {
@@ -3375,6 +3786,25 @@ export interface components {
              * @enum {string}
              */
             code: "malformed_json";
+        };
+        /** @description HTTP 400: You have as many open orders as allowed: confirm one or let it expire. */
+        OpenOrdersLimitError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "open_orders_limit";
+            details: {
+                /** @description How many open (created, unconfirmed) orders the client has in this wallet. */
+                open: number;
+                /** @description The most it may have at once now: MAX_OPEN_ORDERS, halved for every EXPIRED_ORDERS_BACKOFF_STEP of its orders in a row that expired unconfirmed, never below 1. */
+                limit: number;
+                /** @description The client's orders in this wallet that expired unconfirmed since its last confirmed one (within a day of each other). */
+                expiredInARow: number;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "open_orders_limit";
         };
         /** @description HTTP 404: Operator not found. */
         OperatorNotFoundError: components["schemas"]["Error"] & {
@@ -3521,7 +3951,7 @@ export interface components {
                  * @description The request's state now.
                  * @enum {string}
                  */
-                status: "pending" | "approved" | "rejected" | "expired";
+                status: "pending" | "approved" | "rejected" | "failed" | "expired";
             };
         } & {
             /**
@@ -3847,6 +4277,12 @@ export interface components {
                 currency: string;
                 reason: string;
             };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "wallet_not_empty";
         };
         /** @description HTTP 400: No wallet in currency. */
         WalletNotFoundError: components["schemas"]["Error"] & {
@@ -3912,6 +4348,256 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    adminListLimitRequests: {
+        parameters: {
+            query?: {
+                /** @description Default `pending`: the requests waiting for a second admin. */
+                status?: "pending" | "approved" | "rejected" | "expired" | "all";
+                /** @description Cursor: the `next` of the previous page. */
+                after?: number;
+                /** @description Page size, 1..500, default 100. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Limit requests */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListLimitRequestsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminApproveLimitRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Limit change approved | Limit change already approved */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminApproveLimitRequestResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `decider_not_allowed`: This caller may not decide this request
+             *     - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `limit_request_not_found`: Limit request not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitRequestNotFoundError"];
+                };
+            };
+            /** @description - `limit_request_closed`: Limit request is no longer open */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitRequestClosedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminRejectLimitRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 3 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Limit change rejected | Limit change already rejected */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminRejectLimitRequestResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `decider_not_allowed`: This caller may not decide this request
+             *     - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `limit_request_not_found`: Limit request not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitRequestNotFoundError"];
+                };
+            };
+            /** @description - `limit_request_closed`: Limit request is no longer open */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitRequestClosedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     adminListApprovalLimits: {
         parameters: {
             query?: never;
@@ -3981,7 +4667,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Approval limit set */
+            /** @description Approval limit set | Limit change awaits approval | Limit request already made */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6315,7 +7001,7 @@ export interface operations {
                 /** @description Only requests in this currency. */
                 currency?: "AED" | "ARS" | "AUD" | "BHD" | "BRL" | "CAD" | "CHF" | "CLP" | "CNY" | "CZK" | "DKK" | "EGP" | "EUR" | "GBP" | "HKD" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "ISK" | "JOD" | "JPY" | "KRW" | "KWD" | "LYD" | "MXN" | "MYR" | "NOK" | "NZD" | "OMR" | "PHP" | "PLN" | "QAR" | "RON" | "SAR" | "SEK" | "SGD" | "THB" | "TND" | "TRY" | "TWD" | "UAH" | "USD" | "VND" | "ZAR";
                 /** @description Default `pending`: the requests waiting for an operator. */
-                status?: "pending" | "approved" | "rejected" | "expired" | "all";
+                status?: "pending" | "approved" | "rejected" | "failed" | "expired" | "all";
                 /** @description Cursor: the `next` of the previous page. */
                 after?: number;
                 /** @description Page size, 1..500, default 100. */
@@ -6405,6 +7091,7 @@ export interface operations {
             };
             /**
              * @description - `adjustment_below_zero`: Adjustment would take the balance below zero
+             *     - `ledger_chain_broken`: Ledger entries do not chain
              *     - `invalid_parameters`: Invalid path or query parameters
              */
             400: {
@@ -6413,13 +7100,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["AdjustmentBelowZeroError"] | components["schemas"]["InvalidParametersError"];
+                    "application/json": components["schemas"]["AdjustmentBelowZeroError"] | components["schemas"]["LedgerChainBrokenError"] | components["schemas"]["InvalidParametersError"];
                 };
             };
             /**
-             * @description - `decider_not_allowed`: This caller may not decide this posting request
+             * @description - `forbidden`: Your role does not allow this
+             *     - `decider_not_allowed`: This caller may not decide this request
              *     - `unauthenticated`: Authentication credentials are missing or invalid
-             *     - `forbidden`: Your role does not allow this
              */
             403: {
                 headers: {
@@ -6427,7 +7114,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"];
                 };
             };
             /** @description - `posting_request_not_found`: Posting request not found */
@@ -6443,6 +7130,7 @@ export interface operations {
             /**
              * @description - `posting_request_closed`: Posting request is no longer open
              *     - `idempotency_conflict`: Idempotency key already used with another request
+             *     - `wallet_not_empty`: Wallet already has ledger entries
              */
             409: {
                 headers: {
@@ -6450,7 +7138,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["PostingRequestClosedError"] | components["schemas"]["IdempotencyConflictError"];
+                    "application/json": components["schemas"]["PostingRequestClosedError"] | components["schemas"]["IdempotencyConflictError"] | components["schemas"]["WalletNotEmptyError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -6510,9 +7198,9 @@ export interface operations {
                 };
             };
             /**
-             * @description - `decider_not_allowed`: This caller may not decide this posting request
+             * @description - `forbidden`: Your role does not allow this
+             *     - `decider_not_allowed`: This caller may not decide this request
              *     - `unauthenticated`: Authentication credentials are missing or invalid
-             *     - `forbidden`: Your role does not allow this
              */
             403: {
                 headers: {
@@ -6520,7 +7208,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                    "application/json": components["schemas"]["ForbiddenError"] | components["schemas"]["DeciderNotAllowedError"] | components["schemas"]["UnauthenticatedError"];
                 };
             };
             /** @description - `posting_request_not_found`: Posting request not found */
@@ -7480,14 +8168,17 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["WalletUnknownError"];
                 };
             };
-            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
+            /**
+             * @description - `idempotency_conflict`: Idempotency key already used with another request
+             *     - `idempotency_key_posted`: Idempotency key already names a posting in this wallet
+             */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyConflictError"];
+                    "application/json": components["schemas"]["IdempotencyConflictError"] | components["schemas"]["IdempotencyKeyPostedError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -7811,7 +8502,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Ledger restored | Ledger already restored */
+            /** @description Ledger restored | Ledger already restored | Restore awaits approval | Restore request already made */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7859,14 +8550,17 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description - `wallet_not_empty`: Wallet already has ledger entries */
+            /**
+             * @description - `wallet_not_empty`: Wallet already has ledger entries
+             *     - `idempotency_conflict`: Idempotency key already used with another request
+             */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WalletNotEmptyError"];
+                    "application/json": components["schemas"]["WalletNotEmptyError"] | components["schemas"]["IdempotencyConflictError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -7968,14 +8662,17 @@ export interface operations {
                     "application/json": components["schemas"]["ClientNotFoundError"];
                 };
             };
-            /** @description - `idempotency_conflict`: Idempotency key already used with another request */
+            /**
+             * @description - `idempotency_conflict`: Idempotency key already used with another request
+             *     - `idempotency_key_posted`: Idempotency key already names a posting in this wallet
+             */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyConflictError"];
+                    "application/json": components["schemas"]["IdempotencyConflictError"] | components["schemas"]["IdempotencyKeyPostedError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -8357,6 +9054,7 @@ export interface operations {
              *     - `insufficient_funds`: You have insufficient funds in your wallet to create this order
              *     - `balance_held`: Your open orders already hold this wallet's balance
              *     - `held_codes_limit`: Your open orders already hold as many codes as allowed
+             *     - `open_orders_limit`: You have as many open orders as allowed: confirm one or let it expire
              *     - `invalid_webhook_url`: webhookUrl is not allowed
              *     - `invalid_sandbox_outcome`: Invalid Sandbox-Outcome header
              *     - `sandbox_outcome_in_live`: The Sandbox-Outcome header is accepted only in the sandbox
@@ -8369,7 +9067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["HeldCodesLimitError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                    "application/json": components["schemas"]["ProductListMalformedError"] | components["schemas"]["ProductListTooBigError"] | components["schemas"]["QuoteMismatchError"] | components["schemas"]["QuoteOutOfRangeError"] | components["schemas"]["WalletNotFoundError"] | components["schemas"]["InsufficientFundsError"] | components["schemas"]["BalanceHeldError"] | components["schemas"]["HeldCodesLimitError"] | components["schemas"]["OpenOrdersLimitError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["InvalidSandboxOutcomeError"] | components["schemas"]["SandboxOutcomeInLiveError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
                 };
             };
             /**

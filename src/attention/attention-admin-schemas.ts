@@ -58,7 +58,23 @@ export const LowBalanceView = z.object({
   balance: z.number(),
 });
 
+export const NewOperatorView = z.object({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(["viewer", "operator", "admin"]),
+  createdAt: z.number().int(),
+  createdBy: z
+    .string()
+    .nullable()
+    .describe("The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null when not known."),
+});
+
 export const AttentionData = z.object({
+  newOperators: z
+    .array(NewOperatorView)
+    .describe(
+      "Live only (empty in the sandbox): operators made in the last 7 days, newest first, at most 50. A new operator is a credential one person could have made to approve its own postings: each is shown to everyone for a week.",
+    ),
   stuckOrders: z.object({
     orders: z.array(TimerFailureView).describe("The first 50 of GET /admin/orders/stuck."),
     more: z.boolean().describe("Whether GET /admin/orders/stuck lists more."),

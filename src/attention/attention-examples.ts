@@ -8,6 +8,8 @@ import { RECONCILIATION_EXAMPLE } from "../reconciliation/reconciliation-example
 export const attentionExamples = {
   adminGetAttention: {
     data: {
+      // The sandbox's answer (live lists the operators made this week: NewOperatorView).
+      newOperators: [],
       stuckOrders: {
         orders: [
           {

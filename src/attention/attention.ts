@@ -6,6 +6,8 @@
  * hourly job or the console's "run now"): when it ran, and its mismatches.
  */
 import { productSummariesStatement } from "../catalogue/catalogue-store";
+import { serviceMode } from "../kernel/service-mode";
+import { operatorsMadeSince } from "../operators/operator-store";
 import { availableCodesStatement } from "../inventory/code-store";
 import { rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
@@ -43,7 +45,22 @@ export interface LowBalance {
   balance: number;
 }
 
+/** An operator made lately in live: each is a credential that could be one person's second pair of eyes. */
+export interface NewOperator {
+  id: string;
+  name: string;
+  role: string;
+  createdAt: number;
+  /** The credential that made it (`operator:<id>`, `break-glass`); null when not known. */
+  createdBy: string | null;
+}
+
+/** How long an operator made in live stays on the list: long enough for the others to have seen it. */
+export const NEW_OPERATOR_DAYS = 7;
+
 export interface Attention {
+  /** Operators made in live in the last NEW_OPERATOR_DAYS days, newest first (none in the sandbox). */
+  newOperators: NewOperator[];
   stuckOrders: { orders: TimerFailure[]; more: boolean };
   deadLetters: { deadLetters: DeadLetter[]; more: boolean };
   lowStock: LowStock[];
@@ -128,16 +145,35 @@ export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): P
     }));
 }
 
-/** The whole list: its five parts read in parallel. */
-export async function needsAttention(env: Pick<Env, "DB" | "WALLETS">): Promise<Attention> {
-  const [stuck, letters, lowStock, lowBalance, reconciliation] = await Promise.all([
+/**
+ * The operators made in live lately, newest first: creating an operator in live is how one person could
+ * give itself a colleague (dual control's rules hold such an operator to its maker for its first day;
+ * docs/operator-api.md), so every new one is shown to everyone for a week. The sandbox lists none.
+ */
+export async function newOperators(env: Pick<Env, "DB" | "SERVICE_MODE">, now: number): Promise<NewOperator[]> {
+  if (serviceMode(env) !== "live") return [];
+  const rows = await operatorsMadeSince(env.DB, now - NEW_OPERATOR_DAYS * 24 * 60 * 60 * 1000, ATTENTION_PAGE);
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+  }));
+}
+
+/** The whole list: its six parts read in parallel. */
+export async function needsAttention(env: Pick<Env, "DB" | "WALLETS" | "SERVICE_MODE">): Promise<Attention> {
+  const [stuck, letters, lowStock, lowBalance, reconciliation, operators] = await Promise.all([
     listTimerFailures(env.DB, null, rowsToFetch(ATTENTION_PAGE)),
     listDeadLetters(env.DB, { status: "pending", limit: ATTENTION_PAGE }),
     skusBelowThreshold(env.DB),
     walletsBelowThreshold(env),
     lastRun(env.DB),
+    newOperators(env, Date.now()),
   ]);
   return {
+    newOperators: operators,
     stuckOrders: { orders: stuck.slice(0, ATTENTION_PAGE), more: stuck.length > ATTENTION_PAGE },
     deadLetters: { deadLetters: letters.deadLetters, more: letters.nextBefore !== null },
     lowStock,

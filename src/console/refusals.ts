@@ -38,7 +38,17 @@ const REFUSALS: Partial<Record<FailureCode, Shown>> = {
   },
   decider_not_allowed: {
     field: () => "form",
-    text: () => "You asked for this posting: another operator must decide it.",
+    text: (failure) =>
+      `You may not decide this request: ${String(failure.details?.reason ?? "another person must decide it")}.`,
+  },
+  idempotency_key_posted: {
+    field: () => "form",
+    text: () => "The wallet already holds a posting under this form's key; reload the page for a new form.",
+  },
+  limit_request_closed: {
+    field: () => "form",
+    text: (failure) =>
+      `This limit request is ${String(failure.details?.status ?? "closed")} now: nothing more was done.`,
   },
   posting_request_closed: {
     field: () => "form",

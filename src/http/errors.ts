@@ -21,6 +21,7 @@ export const HTTP_STATUS = {
   insufficient_funds: 400,
   balance_held: 400,
   held_codes_limit: 400,
+  open_orders_limit: 400,
   // 400 rather than 404: the client named a wallet it has none in (the operator's wallet_unknown is the 404).
   wallet_not_found: 400,
   invalid_order_id: 400,
@@ -65,6 +66,9 @@ export const HTTP_STATUS = {
   posting_request_not_found: 404,
   posting_request_closed: 409,
   decider_not_allowed: 403,
+  idempotency_key_posted: 409,
+  limit_request_not_found: 404,
+  limit_request_closed: 409,
   operator_revoked: 409,
   unsupported_media_type: 415,
 } as const satisfies Record<FailureCode, number>;

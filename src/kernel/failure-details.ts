@@ -100,6 +100,25 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     always: true,
     example: { held: 95, limit: 100, requested: 10 },
   },
+  open_orders_limit: {
+    schema: z.object({
+      open: z.number().int().describe("How many open (created, unconfirmed) orders the client has in this wallet."),
+      limit: z
+        .number()
+        .int()
+        .describe(
+          "The most it may have at once now: MAX_OPEN_ORDERS, halved for every EXPIRED_ORDERS_BACKOFF_STEP of its orders in a row that expired unconfirmed, never below 1.",
+        ),
+      expiredInARow: z
+        .number()
+        .int()
+        .describe(
+          "The client's orders in this wallet that expired unconfirmed since its last confirmed one (within a day of each other).",
+        ),
+    }),
+    always: true,
+    example: { open: 50, limit: 50, expiredInARow: 23 },
+  },
   wallet_not_found: {
     schema: z.object({ wallet: z.string() }),
     always: true,
@@ -247,7 +266,7 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
   posting_request_closed: {
     schema: z.object({
       id: z.number().int(),
-      status: z.enum(["pending", "approved", "rejected", "expired"]).describe("The request's state now."),
+      status: z.enum(["pending", "approved", "rejected", "failed", "expired"]).describe("The request's state now."),
     }),
     always: true,
     example: { id: 12, status: "expired" },
@@ -255,7 +274,26 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
   decider_not_allowed: {
     schema: z.object({ id: z.number().int(), reason: z.string() }),
     always: true,
-    example: { id: 12, reason: "the operator who asked for a posting cannot decide it" },
+    example: { id: 12, reason: "the operator who asked cannot decide it" },
+  },
+  idempotency_key_posted: {
+    schema: z.object({
+      idempotencyKey: z.string(),
+      entry: z
+        .object({ seq: z.number().int(), kind: z.string(), amount: z.number() })
+        .describe("The entry the wallet holds under the key (a top-up or adjustment's)."),
+    }),
+    always: true,
+    example: { idempotencyKey: "bank-2026-11-26-0042", entry: { seq: 14, kind: "top_up", amount: 800 } },
+  },
+  limit_request_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 3 } },
+  limit_request_closed: {
+    schema: z.object({
+      id: z.number().int(),
+      status: z.enum(["pending", "approved", "rejected", "expired"]).describe("The request's state now."),
+    }),
+    always: true,
+    example: { id: 3, status: "expired" },
   },
   client_exists: { schema: z.object({ clientId: z.string() }), always: true, example: { clientId: "acme" } },
   duplicate_codes: {

@@ -21,6 +21,9 @@ export const FAILURES = {
   // Not in the interface: the client's open orders already hold as many codes as the operator allows one
   // wallet's open orders to hold (MAX_HELD_CODES), whatever they cost (an order free under a deal counts).
   held_codes_limit: "Your open orders already hold as many codes as allowed",
+  // Not in the interface: the client already has as many open (created, unconfirmed) orders in this wallet
+  // as it may hold at once (MAX_OPEN_ORDERS, halved while its orders keep expiring unconfirmed).
+  open_orders_limit: "You have as many open orders as allowed: confirm one or let it expire",
   // The client API's failure for an order that names a wallet currency the client has no wallet in: a bad
   // request, not a missing resource. The operator API's unknown wallet is wallet_unknown below. Both codes
   // are public and stay as they are.
@@ -71,7 +74,13 @@ export const FAILURES = {
   // Dual control (docs/operator-api.md): a posting request, and who may decide it.
   posting_request_not_found: "Posting request not found",
   posting_request_closed: "Posting request is no longer open",
-  decider_not_allowed: "This caller may not decide this posting request",
+  decider_not_allowed: "This caller may not decide this request",
+  // A posting request under an idempotency key the wallet already holds an entry for (posted alone before,
+  // or restored): approving it would approve what was never approved.
+  idempotency_key_posted: "Idempotency key already names a posting in this wallet",
+  // A limit request (raising or removing a currency's approval limit) and who may decide it.
+  limit_request_not_found: "Limit request not found",
+  limit_request_closed: "Limit request is no longer open",
   unsupported_media_type: "Unsupported Media Type",
 } as const satisfies Record<string, string>;
 

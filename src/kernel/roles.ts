@@ -25,3 +25,28 @@ export function isRole(value: unknown): value is Role {
  * (`label` tells its current and previous token apart: "admin:" and 8 hex digits of its SHA-256).
  */
 export type Actor = { kind: "operator"; id: string; name: string } | { kind: "break-glass"; label?: string };
+
+/**
+ * The credential an actor's change is made with, as dual control counts it (docs/operator-api.md, Dual
+ * control): a named operator's token is `operator:<id>`, the audit log's actor column; every value
+ * ADMIN_TOKEN has had (its current and previous labels alike) is one credential, `break-glass`, so that a
+ * rotation starts no new window.
+ */
+export function credentialOf(actor: Actor | { kind: "system"; name: string }): string {
+  switch (actor.kind) {
+    case "operator":
+      return `operator:${actor.id}`;
+    case "break-glass":
+      return BREAK_GLASS;
+    case "system":
+      return `system:${actor.name}`;
+  }
+}
+
+/** The break-glass token's credential: whatever its label, ADMIN_TOKEN is one. */
+export const BREAK_GLASS = "break-glass";
+
+/** The credential of an audit log's actor column (`operator:<id>`, `admin:<8 hex>` or `admin`, `system:…`). */
+export function credentialOfColumn(actor: string): string {
+  return actor === "admin" || actor.startsWith("admin:") ? BREAK_GLASS : actor;
+}

@@ -32,6 +32,12 @@ export const OperatorView = z.object({
     .int()
     .nullable()
     .describe("When the operator was revoked (its token and sessions stopped); null while live."),
+  createdBy: z
+    .string()
+    .nullable()
+    .describe(
+      "The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null for an operator made before this was kept. Dual control judges colleagues by it (docs/operator-api.md, Dual control).",
+    ),
 });
 
 export const CreatedOperator = z.object({

@@ -10,6 +10,7 @@ const dana = {
   role: "operator",
   createdAt: 1795345078741,
   revokedAt: null,
+  createdBy: "break-glass",
 };
 
 export const operatorExamples = {

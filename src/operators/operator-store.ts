@@ -10,17 +10,54 @@ export interface OperatorRow {
   role: Role;
   created_at: number;
   revoked_at: number | null;
+  /** The credential that made it (`operator:<id>`, `break-glass`); null for one made before this was kept. */
+  created_by: string | null;
+  /** Its makers between spaces, nearest first (colleague-rules.ts); null as `created_by`. */
+  makers: string | null;
 }
 
-const COLUMNS = "id, name, role, created_at, revoked_at";
+const COLUMNS = "id, name, role, created_at, revoked_at, created_by, makers";
 
 export function insertOperatorStatement(
   db: D1Database,
-  row: { id: string; name: string; role: Role; tokenHash: string; at: number },
+  row: {
+    id: string;
+    name: string;
+    role: Role;
+    tokenHash: string;
+    at: number;
+    createdBy: string;
+    makers: string | null;
+  },
 ): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO operators (id, name, role, token_hash, created_at) VALUES (?1, ?2, ?3, ?4, ?5)`)
-    .bind(row.id, row.name, row.role, row.tokenHash, row.at);
+    .prepare(
+      `INSERT INTO operators (id, name, role, token_hash, created_at, created_by, makers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+    )
+    .bind(row.id, row.name, row.role, row.tokenHash, row.at, row.createdBy, row.makers);
+}
+
+/** The operators with these ids (any number: read in slices under D1's bound-parameter limit). */
+export async function operatorsByIds(db: D1Database, ids: readonly string[]): Promise<OperatorRow[]> {
+  const rows: OperatorRow[] = [];
+  for (let start = 0; start < ids.length; start += 90) {
+    const slice = ids.slice(start, start + 90);
+    const { results } = await db
+      .prepare(`SELECT ${COLUMNS} FROM operators WHERE id IN (${slice.map((_, at) => `?${at + 1}`).join(", ")})`)
+      .bind(...slice)
+      .all<OperatorRow>();
+    rows.push(...results);
+  }
+  return rows;
+}
+
+/** Operators made at or after `since` (ms), newest first, at most `limit`: the Needs attention list's. */
+export async function operatorsMadeSince(db: D1Database, since: number, limit: number): Promise<OperatorRow[]> {
+  const { results } = await db
+    .prepare(`SELECT ${COLUMNS} FROM operators WHERE created_at >= ?1 ORDER BY created_at DESC, id LIMIT ?2`)
+    .bind(since, limit)
+    .all<OperatorRow>();
+  return results;
 }
 
 /** The operator whose token has this SHA-256, revoked or not, with the stored hash for a constant-time compare. */

@@ -6,12 +6,14 @@
 import { auditStatement, auditStatementIfChanged, type AuditedBy } from "../audit/audit-store";
 import { randomHex, sha256Hex } from "../kernel/crypto";
 import { pageOf, rowsToFetch } from "../kernel/paging";
-import type { Role } from "../kernel/roles";
+import { BREAK_GLASS, credentialOf, type Role } from "../kernel/roles";
+import { BREAK_GLASS_COLLEAGUE, makersColumn, makersOf, makersOfColumn, type Colleague } from "./colleague-rules";
 import {
   endSessionsOfStatement,
   insertOperatorStatement,
   operatorById,
   operatorsAfter,
+  operatorsByIds,
   revokeStatement,
   setRoleStatement,
   type OperatorRow,
@@ -24,13 +26,70 @@ export interface OperatorView {
   role: Role;
   createdAt: number;
   revokedAt: number | null;
+  /** The credential that made it; null for an operator made before this was kept. */
+  createdBy: string | null;
 }
 
 export function operatorView(row: OperatorRow): OperatorView {
-  return { id: row.id, name: row.name, role: row.role, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    createdBy: row.created_by,
+  };
 }
 
-/** A new operator and its token: the token is in this answer only; the table keeps its SHA-256. */
+/**
+ * The credentials as dual control's rules see them (colleague-rules.ts): who made each operator and when,
+ * and when its chain of makers began. Two reads at most: the operators named, then the first operator of
+ * each chain. A credential that names no operator row is absent (an unknown or system actor).
+ */
+export async function colleagues(db: D1Database, credentials: readonly string[]): Promise<Map<string, Colleague>> {
+  const found = new Map<string, Colleague>();
+  if (credentials.includes(BREAK_GLASS)) found.set(BREAK_GLASS, BREAK_GLASS_COLLEAGUE);
+  const idOf = (credential: string) => (credential.startsWith("operator:") ? credential.slice(9) : null);
+  const ids = [...new Set(credentials.map(idOf).filter((id): id is string => id !== null))];
+  if (ids.length === 0) return found;
+  const rows = new Map((await operatorsByIds(db, ids)).map((row) => [row.id, row]));
+  // The chain's first operator is the maker just before its root; its creation is when the chain began.
+  const firstOf = (row: OperatorRow) => {
+    const makers = makersOfColumn(row.makers);
+    return makers.length >= 2 ? idOf(makers.at(-2)!) : null;
+  };
+  const missing = [...rows.values()].map(firstOf).filter((id): id is string => id !== null && !rows.has(id));
+  for (const row of missing.length === 0 ? [] : await operatorsByIds(db, [...new Set(missing)])) rows.set(row.id, row);
+  for (const id of ids) {
+    const row = rows.get(id);
+    if (row === undefined) continue;
+    const makers = makersOfColumn(row.makers);
+    const first = firstOf(row);
+    const mintedAt =
+      makers.length === 0 ? null : first === null ? row.created_at : (rows.get(first)?.created_at ?? null);
+    found.set(`operator:${id}`, { credential: `operator:${id}`, createdAt: row.created_at, makers, mintedAt });
+  }
+  return found;
+}
+
+/** The colleague of the actor of a change (an unknown operator: one made by nobody known, now). */
+export async function colleagueOf(db: D1Database, by: AuditedBy): Promise<Colleague> {
+  const credential = credentialOf(by.actor);
+  return (
+    (await colleagues(db, [credential])).get(credential) ?? {
+      credential,
+      createdAt: null,
+      makers: [],
+      mintedAt: null,
+    }
+  );
+}
+
+/**
+ * A new operator and its token: the token is in this answer only; the table keeps its SHA-256. The
+ * operator remembers its makers (the credential that made it, and that one's own makers while it is in its
+ * first day): dual control's rules judge colleagues by them.
+ */
 export async function createOperator(
   db: D1Database,
   by: AuditedBy,
@@ -39,11 +98,28 @@ export async function createOperator(
   const id = `opr_${randomHex(8)}`;
   const token = newOperatorToken();
   const at = Date.now();
+  const creator = await colleagueOf(db, by);
+  const makers = makersOf(creator, at);
   await db.batch([
-    insertOperatorStatement(db, { id, name: input.name, role: input.role, tokenHash: await sha256Hex(token), at }),
-    auditStatement(db, by, "operator.create", `operator:${id}`, { name: input.name, role: input.role }),
+    insertOperatorStatement(db, {
+      id,
+      name: input.name,
+      role: input.role,
+      tokenHash: await sha256Hex(token),
+      at,
+      createdBy: creator.credential,
+      makers: makersColumn(makers),
+    }),
+    auditStatement(db, by, "operator.create", `operator:${id}`, {
+      name: input.name,
+      role: input.role,
+      makers,
+    }),
   ]);
-  return { operator: { id, name: input.name, role: input.role, createdAt: at, revokedAt: null }, token };
+  return {
+    operator: { id, name: input.name, role: input.role, createdAt: at, revokedAt: null, createdBy: creator.credential },
+    token,
+  };
 }
 
 export type OperatorChange =

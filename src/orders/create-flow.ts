@@ -7,7 +7,7 @@ import { failure, type Failure } from "../kernel/failures";
 import { Money, toAmountNumber } from "../pricing/money";
 import { cancelExpiry, releaseHold } from "./expiry-flow";
 import { placementFields, type OrderHost, type Result, type WalletOf } from "./order-host";
-import type { HoldResult } from "../wallets/postings";
+import type { HoldResult, OpenBound, OpenOrdersRefused } from "../wallets/postings";
 import type { Placement } from "../wallets/wallet-object";
 import type { OrderPlan } from "./order-plan";
 import type { OrderRecord } from "./order-record";
@@ -24,6 +24,8 @@ export interface CreateInput {
   plan: Failure | ({ ok: true } & OrderPlan);
   /** The most codes one wallet's open orders may hold together (MAX_HELD_CODES). */
   maxHeldCodes: number;
+  /** The bound of one client's open orders in one wallet (MAX_OPEN_ORDERS, EXPIRED_ORDERS_BACKOFF_STEP). */
+  open: OpenBound;
 }
 
 export type CreateHost = Pick<
@@ -46,7 +48,7 @@ export type CreateAnswer = Result<{ order: string; replayed: boolean }>;
  */
 export async function create(
   host: CreateHost,
-  { clientId, request, requestHash, plan, maxHeldCodes }: CreateInput,
+  { clientId, request, requestHash, plan, maxHeldCodes, open }: CreateInput,
 ): Promise<CreateAnswer> {
   const existing = host.store.load();
   if (existing !== null) {
@@ -79,11 +81,11 @@ export async function create(
     .filter((line) => line.product.supplier === "inventory")
     .map((line) => ({ sku: line.sku, value: line.quote, quantity: line.quantity }));
   // An earlier attempt of this reference that stored no order, cut off or refused, left timers.
-  const earlier = host.store.nextDue() !== null;
+  const holding = { planned, charge: plan.charge, expiresAt, earlier: host.store.nextDue() !== null, open };
   const taken =
     reservations.length > 0
-      ? await holdAndReserve(host, { planned, reservations, charge: plan.charge, expiresAt, earlier, maxHeldCodes })
-      : await checkBalance(host, planned, plan.charge, earlier);
+      ? await holdAndReserve(host, { ...holding, reservations, maxHeldCodes })
+      : await openAtWallet(host, holding);
   if (!taken.ok) return taken;
   const at = taken.at;
   // Every field of the request but its product list (the plan's lines replace it) is stored as sent, so
@@ -121,6 +123,7 @@ interface Holding {
   /** An earlier attempt of this reference stored no order and left timers. */
   earlier: boolean;
   maxHeldCodes: number;
+  open: OpenBound;
 }
 
 /**
@@ -129,7 +132,7 @@ interface Holding {
  */
 async function holdAndReserve(
   host: CreateHost,
-  { planned, reservations, charge, expiresAt, earlier, maxHeldCodes }: Holding,
+  { planned, reservations, charge, expiresAt, earlier, maxHeldCodes, open }: Holding,
 ): Promise<{ ok: true; at: Placement } | Failure> {
   const id = host.orderId;
   // It held in another wallet (another body's currency): let go of that hold first.
@@ -141,7 +144,7 @@ async function holdAndReserve(
   await host.armAlarm();
   const codes = reservations.reduce((sum, line) => sum + line.quantity, 0);
   const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>
-    wallet.hold({ orderId: id, amount: charge, until: expiresAt, codes, maxCodes: maxHeldCodes }),
+    wallet.hold({ orderId: id, amount: charge, until: expiresAt, codes, maxCodes: maxHeldCodes, open }),
   );
   const held = holding.answer;
   if (!held.ok) {
@@ -166,12 +169,22 @@ async function holdAndReserve(
   return { ok: true, at: holding.placement };
 }
 
+/** The client's open orders reach their bound, as the create's failure. */
+function openOrdersRefusal(refused: OpenOrdersRefused): Failure {
+  return failure("open_orders_limit", {
+    open: refused.open,
+    limit: refused.limit,
+    expiredInARow: refused.expiredInARow,
+  });
+}
+
 /** The wallet's refusal of a hold, as the create's failure. */
 function holdRefusal(
-  held: Extract<HoldResult, { code: "insufficient_funds" | "balance_held" | "held_codes_limit" }>,
+  held: Extract<HoldResult, { code: "insufficient_funds" | "balance_held" | "held_codes_limit" | "open_orders_limit" }>,
   charge: string,
   codes: number,
 ): Failure {
+  if (held.code === "open_orders_limit") return openOrdersRefusal(held);
   if (held.code === "insufficient_funds")
     return failure("insufficient_funds", { balance: toAmountNumber(held.balance), required: toAmountNumber(charge) });
   if (held.code === "balance_held")
@@ -183,12 +196,14 @@ function holdRefusal(
   return failure("held_codes_limit", { held: held.heldCodes, limit: held.limit, requested: codes });
 }
 
-/** A create that holds no codes checks the balance only; answers where the wallet is, or the refusal. */
-async function checkBalance(
+/**
+ * A create that holds no codes: the wallet checks the balance and counts the order among the client's open
+ * ones (open_orders_limit past their bound), in the one call the create made anyway, and takes the
+ * order's slot until its expiry. Answers where the wallet is, or the refusal.
+ */
+async function openAtWallet(
   host: CreateHost,
-  planned: WalletOf,
-  charge: string,
-  earlier: boolean,
+  { planned, charge, expiresAt, earlier, open }: Omit<Holding, "reservations" | "maxHeldCodes">,
 ): Promise<{ ok: true; at: Placement } | Failure> {
   // An earlier attempt with another body may have reserved codes and held at the wallet for them: give
   // them back (only on such a retry).
@@ -197,11 +212,14 @@ async function checkBalance(
     const heldBefore = host.store.pendingHold();
     if (heldBefore != null) await releaseHold(host, heldBefore);
   }
-  const funds = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) => wallet.funds());
-  const balance = new Money(funds.answer.balance);
-  if (balance.lessThan(charge))
-    return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(charge) });
-  return { ok: true, at: funds.placement };
+  const opened = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) =>
+    wallet.openOrder({ orderId: host.orderId, amount: charge, until: expiresAt, open }),
+  );
+  const answer = opened.answer;
+  if (answer.ok) return { ok: true, at: opened.placement };
+  if (answer.code === "open_orders_limit") return openOrdersRefusal(answer);
+  const balance = new Money(answer.balance);
+  return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(charge) });
 }
 
 function outOfStock(short: { sku: string; value: string; requested: number }): Failure {

@@ -17,6 +17,8 @@ import type {
   FundsResult,
   Hold,
   HoldResult,
+  OpenOrder,
+  OpenOrderResult,
   ReleaseResult,
   OrderVoid,
   Placement,
@@ -44,6 +46,7 @@ export type Result<T> = { ok: true; data: T } | Failure;
  */
 export interface OrderWallet {
   funds(): Promise<FundsResult>;
+  openOrder(request: OpenOrder): Promise<OpenOrderResult>;
   hold(request: Hold): Promise<HoldResult>;
   releaseHold(orderId: string): Promise<ReleaseResult>;
   post(posting: Posting): Promise<PostingResult>;

@@ -98,6 +98,7 @@ export async function createOrder(request: IRequest, { env, authenticate }: Requ
     requestHash,
     plan,
     maxHeldCodes: Number(env.MAX_HELD_CODES),
+    open: { maxOpen: Number(env.MAX_OPEN_ORDERS), backoffStep: Number(env.EXPIRED_ORDERS_BACKOFF_STEP) },
   });
   return answer<{ order: string; replayed: boolean }>(created, ({ order, replayed }) =>
     replayed
@@ -181,6 +182,7 @@ export const orderRoutes: Route[] = [
       "insufficient_funds",
       "balance_held",
       "held_codes_limit",
+      "open_orders_limit",
       "invalid_webhook_url",
       "product_not_found",
       "reference_already_used",
@@ -214,6 +216,10 @@ export const orderRoutes: Route[] = [
       {
         when: "The balance; for an order that reserves codes, also net of what the client's other open orders hold, and their codes against MAX_HELD_CODES",
         codes: ["insufficient_funds", "balance_held", "held_codes_limit"],
+      },
+      {
+        when: "The client's open orders in the wallet, inventory or not, against MAX_OPEN_ORDERS (halved while its orders keep expiring unconfirmed)",
+        codes: ["open_orders_limit"],
       },
     ],
     requestHeaders: {

@@ -57,6 +57,26 @@ export interface BookedOrder {
   codesHash: string;
   modifiedAt: number;
   createdAt: number;
+  /** Its lines the books show delivered. */
+  delivered: number;
+}
+
+/** What the reconciliation reads of a books row. */
+export function bookedOrderOf(
+  row: Omit<BookedOrder, "delivered"> & { lines: readonly { outcome: string }[] },
+): BookedOrder {
+  return {
+    id: row.id,
+    state: row.state,
+    total: row.total,
+    charged: row.charged,
+    refunded: row.refunded,
+    codes: row.codes,
+    codesHash: row.codesHash,
+    modifiedAt: row.modifiedAt,
+    createdAt: row.createdAt,
+    delivered: row.lines.filter((line) => line.outcome === "delivered").length,
+  };
 }
 
 /** The books' money of the day, from its rows. */
@@ -182,6 +202,8 @@ export function orderAgrees(order: DayOrder): boolean {
   // An ended row's state must fit what the ledger moved (an open one may lag its money by seconds).
   const ended = order.row !== null && ["successful", "partial", "failed", "rejected"].includes(order.row.state);
   if (ended && stateProblem(order.row!.state as OrderState, kept, refunded) !== null) return false;
+  // Delivered and not paid, as the books alone show it (whatever the state says).
+  if ((order.row?.delivered ?? 0) > 0 && !kept.greaterThan(0)) return false;
   return (
     rowCharged.equals(kept) &&
     rowRefunded.equals(refunded) &&

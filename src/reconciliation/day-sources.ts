@@ -21,7 +21,7 @@ import {
   registeredWalletsStatement,
   type RegisteredWallet,
 } from "../wallets/wallet-registry-store";
-import type { BookedOrder, WalletDay } from "./day-rules";
+import { bookedOrderOf, type BookedOrder, type WalletDay } from "./day-rules";
 import { auditedEntries } from "./reconciliation-feeds";
 
 export type ReconcileEnv = Pick<Env, "DB" | "WALLETS" | "ORDERS" | "BOOKS">;
@@ -107,19 +107,7 @@ async function bookedRows(env: ReconcileEnv, day: WalletDay, large: string[]): P
       limit: DAY_ROWS + 1,
     });
     if (found.length > DAY_ROWS) large.push(`more than ${DAY_ROWS} rows in part ${part}`);
-    rows.push(
-      ...found.slice(0, DAY_ROWS).map((row) => ({
-        id: row.id,
-        state: row.state,
-        total: row.total,
-        charged: row.charged,
-        refunded: row.refunded,
-        codes: row.codes,
-        codesHash: row.codesHash,
-        modifiedAt: row.modifiedAt,
-        createdAt: row.createdAt,
-      })),
-    );
+    rows.push(...found.slice(0, DAY_ROWS).map(bookedOrderOf));
   }
   return rows;
 }
@@ -155,7 +143,7 @@ export async function daySources(
       if (page.postings.length > 0)
         audited.set(
           object.name,
-          await auditedEntries(env.DB, walletTarget(day.clientId, day.currency, object.placements[at]!)),
+          await auditedEntries(env.DB, walletTarget(day.clientId, day.currency, object.placements[at]!), object.stub),
         );
     }
   const orderIds = new Set(rows.map((row) => row.id));

@@ -13,7 +13,7 @@ import { orderRecordById } from "../orders/order-lookup";
 import type { OrderRecord } from "../orders/order-record";
 import type { LedgerEntry } from "../wallets/ledger";
 import { historyOf, placedWallet, type RegisteredWallet } from "../wallets/wallet-registry-store";
-import type { BookedOrder } from "./day-rules";
+import { bookedOrderOf, type BookedOrder } from "./day-rules";
 import type { ReconcileEnv } from "./day-sources";
 import type { Findings } from "./findings";
 import {
@@ -140,7 +140,7 @@ async function rowsElsewhere(
   );
   const found = new Map<string, BookedOrder>();
   (await inBatches(elsewhere, (record) => bookedRow(env, record))).forEach((row) => {
-    if (row !== null) found.set(row.id, row);
+    if (row !== null) found.set(row.id, bookedOrderOf(row));
   });
   return found;
 }

@@ -3,56 +3,22 @@
  * (POST …/restore). The money lives in the wallet objects, which D1's backups do not cover; the runbook
  * (docs/operations.md, "Backups") exports every wallet and restores into a new deployment.
  */
-import { auditLedgerEntryOnce } from "../audit/audit-store";
-import { adminCaller, previousTokenOpen } from "../http/admin-auth";
+import { adminCaller } from "../http/admin-auth";
 import { fail } from "../kernel/failures";
 import { parseBody, parseParams } from "../http/params";
 import { ok } from "../http/responses";
 import type { Handler, Route } from "../http/route";
-import { io } from "../kernel/faults";
-import { logFailure } from "../kernel/log";
-import { Money } from "../pricing/money";
-import type { LedgerEntry } from "./ledger";
 import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
-import { exportSignedBy, signExport, type LedgerExport, type RestoreResult } from "./ledger-backup";
-import {
-  findWallet,
-  historyOf,
-  openWallet,
-  placedWallet,
-  placementOf,
-  type ClientStatement,
-} from "./wallet-registry-store";
+import { signExport, type LedgerExport } from "./ledger-backup";
+import { askRestore, exportKey, signer, type RestoreBody } from "./ledger-restore";
+import { postingRequestView } from "./approval-views";
+import { findWallet, historyOf, placedWallet, type ClientStatement } from "./wallet-registry-store";
 import { walletExamples } from "./wallet-examples";
+
+export { LEDGER_BACKUP_SEAMS } from "./ledger-restore";
 
 /** A restore carries the whole ledger: larger than other bodies (about 30,000 entries in 8 MiB). */
 export const LEDGER_RESTORE_MAX_BYTES = 8 * 1024 * 1024;
-
-/** The I/O calls of a restore between its writes, as fault seams (src/kernel/faults.ts). */
-export const LEDGER_BACKUP_SEAMS = {
-  /** The D1 registration of the wallet (a new deployment's D1 may not have it). */
-  register: "wallet.restore.register",
-  /** The RPC call that writes the entries into the wallet object. */
-  restore: "wallet.restore.write",
-  /** The D1 audit row of the restore, written once. */
-  audit: "wallet.restore.audit",
-} as const;
-
-/** The deployment's ADMIN_TOKEN, the root of the exports' signing key. */
-function adminSecret(env: Env): string {
-  if (typeof env.ADMIN_TOKEN !== "string" || env.ADMIN_TOKEN.length < 16)
-    throw new Error("ADMIN_TOKEN is not set: ledger exports cannot be signed");
-  return env.ADMIN_TOKEN;
-}
-
-/** The sum of the entries' amounts that `which` selects, exact. */
-function total(entries: readonly LedgerEntry[], which: (amount: Money) => boolean): string {
-  return entries
-    .map((entry) => new Money(entry.amount))
-    .filter(which)
-    .reduce((sum, amount) => sum.plus(amount), new Money(0))
-    .toFixed();
-}
 
 /** GET /admin/wallets/:clientId/:currency/export: every entry, exact, oldest first. */
 const exportWallet =
@@ -74,7 +40,7 @@ const exportWallet =
       })),
     );
     const { wallet, exported } = exports.at(-1)!;
-    const signature = await signExport(exported, adminSecret(context.env));
+    const signature = await signExport(exported, exportKey(context.env), signer(context.env));
     const previous = exports.slice(0, -1).map((earlier) => ({
       wallet: earlier.wallet,
       balance: earlier.exported.balance,
@@ -91,9 +57,10 @@ const exportWallet =
 
 /**
  * POST /admin/wallets/:clientId/:currency/restore: writes an export verbatim into the wallet, which must
- * have no entry (409 wallet_not_empty), after checking that the entries chain (400 ledger_chain_broken).
- * Safe to send again: a wallet holding exactly these entries answers as the restore did, and the audit
- * row is written once (keyed by the last entry's seq).
+ * have no entry (409 wallet_not_empty), after checking its signature and that the entries chain (400
+ * ledger_chain_broken); or, beyond what its requester may move alone, stores it as a restore request
+ * (ledger-restore.ts). Safe to send again: a wallet a restore wrote with exactly these entries answers as
+ * the restore did, and the audit row is written once (keyed by the last entry's seq).
  */
 const restoreWallet =
   (clientStatement: ClientStatement): Handler =>
@@ -101,61 +68,24 @@ const restoreWallet =
     const actor = adminCaller(context);
     const { env } = context;
     const { clientId, currency } = parseParams(WalletPathParams, request);
-    const body = await parseBody(LedgerExportData, request, env, LEDGER_RESTORE_MAX_BYTES);
-    if (body.clientId !== clientId || body.currency !== currency) {
-      fail("invalid_request_body", {
-        reason: `the export is of wallet ${body.clientId}/${body.currency}, not ${clientId}/${currency}`,
+    const body = (await parseBody(LedgerExportData, request, env, LEDGER_RESTORE_MAX_BYTES)) as RestoreBody;
+    const answer = await askRestore(env, clientStatement, actor, { clientId, currency }, body);
+    if (answer.held)
+      return ok(answer.replayed ? "Restore request already made" : "Restore awaits approval", {
+        clientId,
+        currency,
+        entries: 0,
+        balance: answer.balance.toFixed(),
+        replayed: answer.replayed,
+        request: postingRequestView(answer.request, Date.now()),
       });
-    }
-    // Only an export this deployment produced, unchanged: its signature under ADMIN_TOKEN (or the token a
-    // rotation replaced, in its window).
-    const secrets = [adminSecret(env), ...(previousTokenOpen(env, Date.now()) ? [env.ADMIN_TOKEN_PREVIOUS!] : [])];
-    if (!(await exportSignedBy(body, body.signature, secrets)))
-      fail("invalid_request_body", {
-        reason: "the export's signature does not hold: only an export this deployment produced, unchanged, is restored",
-      });
-    const found = await findWallet(env.DB, clientStatement, clientId, currency);
-    if (!found.client) fail("client_not_found", { clientId });
-    const retry = { reason: "the restore may or may not have been written; send the same export again" };
-    let result: RestoreResult;
-    try {
-      const registered = await io(LEDGER_BACKUP_SEAMS.register, () =>
-        openWallet(env.DB, clientId, currency, found.region, Date.now()),
-      );
-      const wallet = placedWallet(env, clientId, currency, placementOf(registered));
-      result = await io(LEDGER_BACKUP_SEAMS.restore, async () => (await wallet.restoreLedger(body)) as RestoreResult);
-    } catch (error) {
-      logFailure(error, { step: "wallet.restore", requestId: actor.requestId, clientId });
-      fail("server_error", retry);
-    }
-    if (!result.ok) {
-      if (result.code === "wallet_not_empty") fail("wallet_not_empty", { clientId, currency, reason: result.reason });
-      fail("ledger_chain_broken", { reason: result.reason });
-    }
-    try {
-      await io(LEDGER_BACKUP_SEAMS.audit, () =>
-        auditLedgerEntryOnce(env.DB, actor, "wallet.restore", `wallet:${clientId}:${currency}`, {
-          seq: body.entries.at(-1)?.seq ?? 0,
-          entries: result.entries,
-          // A money movement: the restore brings the wallet from nothing to `amount` (its entries' total),
-          // as credits and debits.
-          amount: result.balance,
-          credits: total(body.entries, (amount) => amount.isPositive()),
-          debits: total(body.entries, (amount) => amount.isNegative()),
-          balance: result.balance,
-          exportedAt: body.exportedAt,
-        }),
-      );
-    } catch (error) {
-      logFailure(error, { step: LEDGER_BACKUP_SEAMS.audit, requestId: actor.requestId, clientId });
-      fail("server_error", retry);
-    }
-    return ok(result.replayed ? "Ledger already restored" : "Ledger restored", {
+    return ok(answer.replayed ? "Ledger already restored" : "Ledger restored", {
       clientId,
       currency,
-      entries: result.entries,
-      balance: result.balance,
-      replayed: result.replayed,
+      entries: answer.entries,
+      balance: answer.balance,
+      replayed: answer.replayed,
+      request: null,
     });
   };
 
@@ -186,13 +116,13 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
     tag: "Admin: wallets",
     summary: "Restore a ledger export into a wallet that has no entry",
     description:
-      "Writes every entry of an export (GET …/export of the same client and currency, by this deployment: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`). The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` and writes nothing. Up to 8 MiB.",
+      "Writes every entry of an export (GET …/export of the same client and currency, by this deployment in this mode: its `signature` must hold, or the answer is 400 invalid_request_body) verbatim, all or nothing, into a wallet with no entry, and registers the wallet if needed. A restore is a posting under dual control: the balance it brings counts in the caller's 24-hour window like a top-up, and beyond what is left of it nothing is written: the answer is `Restore awaits approval` with the restore request in `request`, which a second person approves (POST /admin/posting-requests/{id}/approve, an admin) within 24 hours. Audited as `wallet.restore` with the total it brings in (`amount`, `credits`, `debits`), only when it wrote entries. The entries must chain from zero to the export's `balance`. Sending the same export again answers `Ledger already restored` (or the request as it is) and writes nothing; a wallet that holds the same entries because it wrote them itself is 409 wallet_not_empty. Up to 8 MiB.",
     auth: "admin",
     role: "admin",
     params: WalletPathParams,
     body: LedgerExportData,
     data: LedgerRestoreData,
-    messages: ["Ledger restored", "Ledger already restored"],
-    errors: ["client_not_found", "wallet_not_empty", "ledger_chain_broken"],
+    messages: ["Ledger restored", "Ledger already restored", "Restore awaits approval", "Restore request already made"],
+    errors: ["client_not_found", "wallet_not_empty", "ledger_chain_broken", "idempotency_conflict"],
   },
 ];

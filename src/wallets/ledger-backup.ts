@@ -13,10 +13,16 @@ import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
 import { LedgerStore, type VoidMark } from "./wallet-store";
 
-export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/1";
+/** The export's format: v2 carries each entry's client-facing note, and the deployment and mode it is of. */
+export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/2";
+/** The format of exports made before v2, restored during the overlap only (see V1_EXPORTS_UNTIL). */
+export const LEDGER_EXPORT_FORMAT_V1 = "order-service/wallet-ledger/1";
 
 export interface LedgerExport {
-  format: typeof LEDGER_EXPORT_FORMAT;
+  format: typeof LEDGER_EXPORT_FORMAT | typeof LEDGER_EXPORT_FORMAT_V1;
+  /** The deployment (its DEPLOYMENT var) and mode the export was made in; absent in a v1 export. */
+  deployment?: string;
+  mode?: "live" | "sandbox";
   clientId: string;
   currency: string;
   exportedAt: number;
@@ -43,7 +49,7 @@ const EXPORT_PAGE = 1000;
 
 export function exportLedger(
   store: LedgerStore,
-  wallet: { clientId: string; currency: string },
+  wallet: { clientId: string; currency: string; deployment: string; mode: "live" | "sandbox" },
   now: number,
 ): LedgerExport {
   const entries: LedgerEntry[] = [];
@@ -56,6 +62,8 @@ export function exportLedger(
   }
   return {
     format: LEDGER_EXPORT_FORMAT,
+    deployment: wallet.deployment,
+    mode: wallet.mode,
     clientId: wallet.clientId,
     currency: wallet.currency,
     exportedAt: now,
@@ -66,7 +74,7 @@ export function exportLedger(
 }
 
 /** Why these entries are not a ledger a wallet could have written, or null when they are. */
-export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): string | null {
+export function brokenChain(backup: Pick<LedgerExport, "balance"> & { entries: ExportedEntry[] }): string | null {
   let balance = new Money(0);
   let lastSeq = 0;
   const keys = new Set<string>();
@@ -100,11 +108,15 @@ export function brokenChain(backup: Pick<LedgerExport, "balance" | "entries">): 
   return null;
 }
 
+/** What a restore did: `wrote` is false when it wrote no entry (a replay, or an export of none). */
 export type RestoreResult =
-  | { ok: true; entries: number; balance: string; replayed: boolean }
+  | { ok: true; entries: number; balance: string; replayed: boolean; wrote: boolean }
   | { ok: false; code: "wallet_not_empty" | "ledger_chain_broken"; reason: string };
 
-function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
+/** An exported entry: a v1 export's have no note. */
+export type ExportedEntry = Omit<LedgerEntry, "note"> & { note?: string | null };
+
+function sameEntry(a: LedgerEntry, b: ExportedEntry): boolean {
   return (
     a.seq === b.seq &&
     a.key === b.key &&
@@ -113,18 +125,22 @@ function sameEntry(a: LedgerEntry, b: LedgerEntry): boolean {
     new Money(a.balanceAfter).equals(b.balanceAfter) &&
     a.orderId === b.orderId &&
     a.reason === b.reason &&
+    (a.note ?? null) === (b.note ?? null) &&
     a.createdAt === b.createdAt
   );
 }
 
 /**
- * Writes the export's entries verbatim into this wallet's ledger, in one transaction: all or none. Only
- * into a wallet with no entry; the chain is checked first. A wallet that holds exactly these entries
- * already (a restore whose answer was lost, sent again) answers as the restore did, and writes nothing.
+ * Writes the export's entries verbatim into this wallet's ledger, in one transaction with the wallet's own
+ * record that a restore wrote them (`restores`): all or none. Only into a wallet with no entry; the chain is
+ * checked first. A wallet that a restore wrote with exactly these entries (a restore whose answer was lost,
+ * sent again) answers as the restore did, and writes nothing; a wallet that wrote the same entries itself
+ * is not empty (409), whatever it holds, so that posting a wallet's own export back proves nothing.
  */
 export function restoreLedger(
   storage: DurableObjectStorage,
-  backup: Pick<LedgerExport, "balance" | "entries" | "voids">,
+  backup: Pick<LedgerExport, "balance" | "voids"> & { entries: ExportedEntry[] },
+  now: number,
 ): RestoreResult {
   const store = new LedgerStore(storage);
   const broken = brokenChain(backup);
@@ -141,15 +157,17 @@ export function restoreLedger(
     for (const mark of marks) store.markVoided(mark.orderId, mark.reason, mark.voidedAt);
   };
   const existing = store.sum();
+  const lastSeq = backup.entries.at(-1)?.seq ?? 0;
   if (existing.count > 0) {
     const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
     if (
+      store.restoredThrough() === lastSeq &&
       stored.length === backup.entries.length &&
       stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))
     ) {
       // A restore whose answer was lost: its marks went with it, in its transaction (this writes nothing).
       storage.transactionSync(markAll);
-      return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true };
+      return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true, wrote: true };
     }
     return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
   }
@@ -157,7 +175,7 @@ export function restoreLedger(
     markAll();
     for (const entry of backup.entries) {
       storage.sql.exec(
-        `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         entry.seq,
         entry.key,
         entry.kind,
@@ -166,25 +184,80 @@ export function restoreLedger(
         entry.orderId,
         entry.reason,
         entry.createdAt,
+        entry.note ?? null,
       );
     }
+    if (backup.entries.length > 0)
+      store.markRestored(lastSeq, backup.entries.length, new Money(backup.balance).toFixed(), now);
   });
-  return { ok: true, entries: backup.entries.length, balance: new Money(backup.balance).toFixed(), replayed: false };
+  const wrote = backup.entries.length > 0;
+  return {
+    ok: true,
+    entries: backup.entries.length,
+    balance: new Money(backup.balance).toFixed(),
+    replayed: false,
+    wrote,
+  };
 }
 
 /**
- * An export's signature: HMAC-SHA256 over what a restore writes and checks (format, wallet, time, balance,
- * every entry, every void), under a key derived (HKDF, a label of its own) from the deployment's
- * ADMIN_TOKEN. So a restore takes only an export this deployment produced, unchanged: a made-up or edited
- * ledger has no valid signature. Derived rather than a secret of its own, as console sessions are; an
- * export made before a rotation of ADMIN_TOKEN verifies under ADMIN_TOKEN_PREVIOUS in its window, and a
- * new deployment restores another's exports once it is given that deployment's ADMIN_TOKEN.
+ * An export's signature: HMAC-SHA256 over what a restore writes and checks (format, deployment and mode,
+ * wallet, time, balance, every entry with its note, every void), under a key derived (HKDF, a label of its
+ * own) from LEDGER_EXPORT_KEY, a secret of its own: not ADMIN_TOKEN, so that holding the break-glass token
+ * is not holding the means to sign a made-up ledger. The deployment and mode signed are the restoring
+ * deployment's own, so an export of another deployment or of the other mode never verifies. A new
+ * deployment restores a lost one's exports once given that one's LEDGER_EXPORT_KEY (as its own, or as
+ * LEDGER_EXPORT_KEY_PREVIOUS).
  */
-export const EXPORT_SIGNATURE_PREFIX = "v1,";
+export const EXPORT_SIGNATURE_PREFIX = "v2,";
+/** The signature of exports made before LEDGER_EXPORT_KEY: under a key derived from ADMIN_TOKEN. */
+export const EXPORT_SIGNATURE_PREFIX_V1 = "v1,";
 
-type Signed = Pick<LedgerExport, "format" | "clientId" | "currency" | "exportedAt" | "balance" | "entries" | "voids">;
+/**
+ * Until when a v1 export (signed under a key derived from ADMIN_TOKEN, naming no deployment and no mode)
+ * is still restored: 90 days after this format came, the notice the versioning policy gives a breaking
+ * change (CHANGELOG.md). From then on only v2 exports are: export every wallet again before it.
+ */
+export const V1_EXPORTS_UNTIL = Date.parse("2027-03-01T00:00:00Z");
 
-function signedBytes(backup: Signed): Uint8Array {
+type Signed = Pick<LedgerExport, "format" | "clientId" | "currency" | "exportedAt" | "balance" | "voids"> & {
+  entries: ExportedEntry[];
+};
+
+/** Where an export is signed and checked: this deployment's name and mode. */
+export interface Signer {
+  deployment: string;
+  mode: "live" | "sandbox";
+}
+
+function signedBytes(backup: Signed, signer: Signer): Uint8Array {
+  return new TextEncoder().encode(
+    JSON.stringify([
+      backup.format,
+      signer.deployment,
+      signer.mode,
+      backup.clientId,
+      backup.currency,
+      backup.exportedAt,
+      backup.balance,
+      backup.entries.map((e) => [
+        e.seq,
+        e.key,
+        e.kind,
+        e.amount,
+        e.balanceAfter,
+        e.orderId,
+        e.reason,
+        e.note ?? null,
+        e.createdAt,
+      ]),
+      backup.voids.map((v) => [v.orderId, v.voidedAt, v.reason]),
+    ]),
+  );
+}
+
+/** The bytes a v1 signature covered: no deployment, no mode, no note. */
+function signedBytesV1(backup: Signed): Uint8Array {
   return new TextEncoder().encode(
     JSON.stringify([
       backup.format,
@@ -199,20 +272,47 @@ function signedBytes(backup: Signed): Uint8Array {
 }
 
 function exportKey(secret: string): Promise<CryptoKey> {
-  return derivedHmacKey(secret, "ledger-export-v1");
+  return derivedHmacKey(secret, "ledger-export-v2");
 }
 
-export async function signExport(backup: Signed, secret: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", await exportKey(secret), signedBytes(backup));
+export async function signExport(backup: Signed, secret: string, signer: Signer): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", await exportKey(secret), signedBytes(backup, signer));
   return `${EXPORT_SIGNATURE_PREFIX}${toBase64(new Uint8Array(mac))}`;
 }
 
-/** Whether `signature` holds for the export under one of `secrets` (compared in constant time). */
-export async function exportSignedBy(backup: Signed, signature: string, secrets: readonly string[]): Promise<boolean> {
-  if (!signature.startsWith(EXPORT_SIGNATURE_PREFIX)) return false;
-  const mac = fromBase64(signature.slice(EXPORT_SIGNATURE_PREFIX.length));
+async function macHolds(key: Promise<CryptoKey>, mac: Uint8Array, bytes: Uint8Array): Promise<boolean> {
+  return crypto.subtle.verify("HMAC", await key, mac, bytes);
+}
+
+/** Who may have signed an export: the export keys (v2), and the ADMIN_TOKENs a v1 export may be under. */
+export interface ExportKeys {
+  exportKeys: readonly string[];
+  /** Empty once the v1 overlap is over. */
+  adminTokens: readonly string[];
+}
+
+/**
+ * Whether `signature` holds for the export, as this deployment (`signer`) would have signed it: a v2
+ * signature under one of the export keys, or, during the overlap, a v1 export's under one of the admin
+ * tokens. Compared in constant time (crypto.subtle.verify).
+ */
+export async function exportSignedBy(
+  backup: Signed,
+  signature: string,
+  keys: ExportKeys,
+  signer: Signer,
+): Promise<boolean> {
+  const v1 = backup.format === LEDGER_EXPORT_FORMAT_V1;
+  const prefix = v1 ? EXPORT_SIGNATURE_PREFIX_V1 : EXPORT_SIGNATURE_PREFIX;
+  if (!signature.startsWith(prefix)) return false;
+  const mac = fromBase64(signature.slice(prefix.length));
   if (mac === null) return false;
-  for (const secret of secrets)
-    if (await crypto.subtle.verify("HMAC", await exportKey(secret), mac, signedBytes(backup))) return true;
+  if (v1) {
+    for (const token of keys.adminTokens)
+      if (await macHolds(derivedHmacKey(token, "ledger-export-v1"), mac, signedBytesV1(backup))) return true;
+    return false;
+  }
+  for (const secret of keys.exportKeys)
+    if (await macHolds(exportKey(secret), mac, signedBytes(backup, signer))) return true;
   return false;
 }

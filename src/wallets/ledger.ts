@@ -12,8 +12,11 @@ export interface LedgerEntry {
   amount: string;
   balanceAfter: string;
   orderId: string | null;
+  /** The operator's internal reason (a posting), or what the service wrote (an order's reference). */
   reason: string | null;
   createdAt: number;
+  /** The client-facing note of an operator's posting: what the client's books show (null: none). */
+  note: string | null;
 }
 
 /** An entry as the operator's API shows it: amounts as JSON numbers (an export keeps the decimal strings). */

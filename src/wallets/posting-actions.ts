@@ -8,7 +8,7 @@
  * is, and the ledger is its whole history, each entry with the wallet object it is in.
  */
 import { actorColumns, auditLedgerEntryOnce } from "../audit/audit-store";
-import { fail } from "../kernel/failures";
+import { fail, Refusal } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
@@ -19,20 +19,44 @@ import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
 import { historyEntries, type PlacedEntry } from "./wallet-history";
 import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
 import type { Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
-import { findWallet, openWallet, type ClientStatement, type RegisteredWallet } from "./wallet-registry-store";
+import {
+  findWallet,
+  historyOf,
+  openWallet,
+  placedWallet,
+  type ClientStatement,
+  type RegisteredWallet,
+} from "./wallet-registry-store";
 import { adjustmentAmount, topUpAmount } from "./wallet-rules";
-import { needsApproval, POSTING_REQUEST_TTL_MS } from "./approval-rules";
-import { approvalLimitOf, insertPostingRequest, postingRequestByKey, type PostingRequest } from "./approval-store";
+import { effectiveLimit, minorOf, POSTING_REQUEST_TTL_MS, WINDOW_MS } from "./approval-rules";
+import {
+  approvalLimitOf,
+  claimWindow,
+  insertPostingRequest,
+  markPostingFailed,
+  postingRequestByKey,
+  type AskedPosting,
+  type PostingRequest,
+} from "./approval-store";
+import { DUAL_CONTROL_SEAMS } from "./seams";
+import { serviceMode } from "../kernel/service-mode";
+import { answerableFor } from "../operators/colleague-rules";
+import { colleagueOf } from "../operators/operators";
 
 /** Who a posting's audit row names, and the request it came in: as the audit log takes it. */
 export type PostingActor = Parameters<typeof auditLedgerEntryOnce>[1];
 
-/** A top-up or an adjustment as asked: the amount as given (checked here), a reason and an idempotency key. */
+/**
+ * A top-up or an adjustment as asked: the amount as given (checked here), the internal reason (the audit
+ * log's and the operator's, never shown to the client), the client-facing note if any, and an idempotency
+ * key.
+ */
 export interface PostingRequestInput {
   clientId: string;
   currency: string;
   amount: string | number;
   reason: string;
+  note?: string | null;
   idempotencyKey: string;
 }
 
@@ -157,6 +181,7 @@ async function post(
         idempotencyKey,
         amount: posting.amount,
         reason: posting.reason,
+        ...(posting.note ? { note: posting.note } : {}),
         seq: entry.seq,
         ...approvalColumns(approval),
       }),
@@ -176,47 +201,122 @@ async function post(
 }
 
 /**
- * The request a posting with this key already is (the same posting asked again: 409 if its kind or amount
- * differ), or, for a new key above the currency's approval limit, the request it now becomes; null when
- * the posting may go ahead. The key is the request's from here on: approving it posts under that key, so
- * a posting is written once however often it is asked for or approved.
+ * Whether the wallet holds an entry under any of `keys` in any object it has been: a key posted before
+ * postings made alone were recorded (or restored with a ledger), which no request may take on.
  */
-async function heldForApproval(
+async function walletHolds(
+  env: Env,
+  clientId: string,
+  currency: string,
+  registered: RegisteredWallet | null,
+  keys: readonly string[],
+): Promise<LedgerEntry | null> {
+  if (registered === null) return null;
+  for (const placement of historyOf(registered))
+    for (const key of keys) {
+      const entry = (await placedWallet(env, clientId, currency, placement).entry(key)) as LedgerEntry | null;
+      if (entry !== null) return entry;
+    }
+  return null;
+}
+
+/** What a posting is, for the window and for its request if it has to wait. */
+export interface Asking {
+  kind: PostingRequest["kind"];
+  /** The canonical amount (signed for an adjustment; a restore's balance). */
+  amount: string;
+  /** The wallet's keys this posting's idempotency key names. */
+  keys: readonly string[];
+  /** Stores the request it becomes when it has to wait (a restore keeps its export with it). */
+  hold?: (asked: AskedPosting) => Promise<PostingRequest>;
+}
+
+/**
+ * Where a posting asked for alone goes (docs/operator-api.md, Dual control). Its idempotency key already
+ * stored: a posting made alone is posted again (a retry: the wallet writes it once), a request is answered
+ * as it is (409 if the kind or amount differ). Otherwise, without a limit (the sandbox's currencies
+ * without one) it is posted; with one, it is posted if every credential it counts against (its
+ * requester's, and the requester's makers in the requester's first day) has moved no more than the limit
+ * alone in the last 24 hours with it, which is recorded in the same statement as it is checked
+ * (approval-store.ts, claimWindow), and otherwise it becomes a request for a second person. A request
+ * under a key the wallet already holds (posted before postings were recorded, or restored) is refused
+ * (409 idempotency_key_posted): approving it would approve what was posted alone.
+ */
+export async function throughWindow(
   env: Env,
   actor: PostingActor,
-  request: PostingRequestInput,
-  kind: "top_up" | "adjustment",
-  amount: string,
+  request: Omit<PostingRequestInput, "amount">,
+  asking: Asking,
   registered: RegisteredWallet | null,
-): Promise<HeldPosting | null> {
+): Promise<{ held: HeldPosting } | { claim: PostingRequest | null }> {
   const { clientId, currency, idempotencyKey } = request;
-  const same = (stored: PostingRequest) => stored.kind === kind && new Money(stored.amount).equals(amount);
+  const same = (stored: PostingRequest) =>
+    stored.kind === asking.kind && new Money(stored.amount).equals(asking.amount);
   const balance = async () =>
     registered === null ? new Money(0) : new Money(await currentBalance(env, clientId, registered));
+  const answerStored = async (stored: PostingRequest, replayed: boolean) => {
+    if (!same(stored)) fail("idempotency_conflict", { idempotencyKey });
+    if (stored.status === "posted") return { claim: stored };
+    return { held: { held: true as const, clientId, currency, balance: await balance(), request: stored, replayed } };
+  };
   const existing = await postingRequestByKey(env.DB, clientId, currency, idempotencyKey);
-  if (existing !== null) {
-    if (!same(existing)) fail("idempotency_conflict", { idempotencyKey });
-    return { held: true, clientId, currency, balance: await balance(), request: existing, replayed: true };
-  }
-  if (!needsApproval(amount, await approvalLimitOf(env.DB, currency))) return null;
+  if (existing !== null) return answerStored(existing, true);
+  const limit = effectiveLimit(await approvalLimitOf(env.DB, currency), serviceMode(env) === "live");
+  if (limit === null) return { claim: null };
   const now = Date.now();
   const requester = actorColumns(actor.actor);
-  const stored = await insertPostingRequest(env.DB, actor, {
+  const asked: AskedPosting = {
     clientId,
     currency,
-    kind,
-    amount,
+    kind: asking.kind,
+    amount: asking.amount,
     reason: request.reason,
+    note: request.note ?? null,
     idempotencyKey,
     requestedBy: requester.actor,
     requestedByName: requester.name,
     requestedAt: now,
     expiresAt: now + POSTING_REQUEST_TTL_MS,
-  });
-  // Two asks with one key at once: the first stored wins, and the other is its replay (or a 409).
-  if (!same(stored)) fail("idempotency_conflict", { idempotencyKey });
+  };
+  const mover = await colleagueOf(env.DB, actor);
+  const claim = { answerable: answerableFor(mover, now), since: now - WINDOW_MS };
+  const claimed = await io(DUAL_CONTROL_SEAMS.claim, () =>
+    claimWindow(env.DB, asked, {
+      ...claim,
+      minor: minorOf(asking.amount, currency),
+      limitMinor: minorOf(limit, currency),
+    }),
+  );
+  // Two asks with one key at once: the first stored wins, and the other is its retry (or a 409).
+  if (claimed !== "full")
+    return answerStored((await postingRequestByKey(env.DB, clientId, currency, idempotencyKey))!, false);
+  const held = await walletHolds(env, clientId, currency, registered, asking.keys);
+  if (held !== null)
+    fail("idempotency_key_posted", {
+      idempotencyKey,
+      entry: { seq: held.seq, kind: held.kind, amount: toAmountNumber(held.amount) },
+    });
+  const stored = await (asking.hold ?? ((ask: AskedPosting) => insertPostingRequest(env.DB, actor, ask)))(asked);
   const replayed = stored.requestedAt !== now || stored.requestedBy !== requester.actor;
-  return { held: true, clientId, currency, balance: await balance(), request: stored, replayed };
+  return answerStored(stored, replayed);
+}
+
+/** Posts a posting made alone (or approved); a posting the wallet refuses for good no longer counts in a window. */
+async function postClaimed(
+  env: Env,
+  actor: PostingActor,
+  claim: PostingRequest | null,
+  posting: () => Promise<PostingOutcome>,
+): Promise<PostingOutcome> {
+  try {
+    return await posting();
+  } catch (error) {
+    if (claim !== null && error instanceof Refusal && error.failure.code === "idempotency_conflict")
+      await io(DUAL_CONTROL_SEAMS.failed, () =>
+        markPostingFailed(env.DB, actor, claim, "the wallet holds another posting under this key"),
+      );
+    throw error;
+  }
 }
 
 /**
@@ -235,9 +335,18 @@ export async function topUpWallet(
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   const found = await findWallet(env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
+  const keys = [topUpKey(idempotencyKey), adjustmentKey(idempotencyKey)];
+  let claim: PostingRequest | null = null;
   if (approval === null) {
-    const held = await heldForApproval(env, actor, request, "top_up", amount.amount, found.wallet);
-    if (held !== null) return held;
+    const routed = await throughWindow(
+      env,
+      actor,
+      request,
+      { kind: "top_up", amount: amount.amount, keys },
+      found.wallet,
+    );
+    if ("held" in routed) return routed.held;
+    claim = routed.claim;
   }
   // A new wallet is placed in the client's region; a registered one stays where its object is.
   const registered = found.wallet ?? (await openWallet(env.DB, clientId, currency, found.region, Date.now()));
@@ -247,10 +356,13 @@ export async function topUpWallet(
     kind: "top_up" as const,
     amount: amount.amount,
     reason: request.reason,
+    note: request.note ?? null,
   };
   return {
     held: false,
-    ...(await post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval)),
+    ...(await postClaimed(env, actor, claim, () =>
+      post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval),
+    )),
   };
 }
 
@@ -269,9 +381,18 @@ export async function adjustWallet(
   const amount = adjustmentAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const keys = [adjustmentKey(idempotencyKey), topUpKey(idempotencyKey)];
+  let claim: PostingRequest | null = null;
   if (approval === null) {
-    const held = await heldForApproval(env, actor, request, "adjustment", amount.amount, registered);
-    if (held !== null) return held;
+    const routed = await throughWindow(
+      env,
+      actor,
+      request,
+      { kind: "adjustment", amount: amount.amount, keys },
+      registered,
+    );
+    if ("held" in routed) return routed.held;
+    claim = routed.claim;
   }
   const posting = {
     key: adjustmentKey(idempotencyKey),
@@ -279,10 +400,13 @@ export async function adjustWallet(
     kind: "adjustment" as const,
     amount: amount.amount,
     reason: request.reason,
+    note: request.note ?? null,
   };
   return {
     held: false,
-    ...(await post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval)),
+    ...(await postClaimed(env, actor, claim, () =>
+      post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval),
+    )),
   };
 }
 

@@ -8,6 +8,7 @@ import { Money, type Money as MoneyT } from "../pricing/money";
 import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
 import { chargeKey, forwardKey, orderIdOfChargeKey, voidKey } from "./ledger-keys";
 import type { LedgerStore, StoredHold, Successor } from "./wallet-store";
+import { expiriesInARow, openOrderLimit } from "./open-order-rules";
 
 /** Where a wallet's object is: its generation (0: its first object) and the region it was placed with. */
 export interface Placement {
@@ -52,6 +53,8 @@ export interface Posting {
   amount: string;
   orderId?: string | null;
   reason?: string | null;
+  /** An operator posting's client-facing note (the reason is never shown to the client). */
+  note?: string | null;
   /** The UTC day the order was created on, for an order's charge or refund: the reconciliation's day of it. */
   orderDay?: number | null;
 }
@@ -98,7 +101,40 @@ export interface Hold {
   codes: number;
   /** The most codes the client's open orders in this wallet may hold together (the operator's cap). */
   maxCodes: number;
+  /** The bound of the client's open orders in this wallet (absent: none; open-order-rules.ts). */
+  open?: OpenBound;
 }
+
+/** MAX_OPEN_ORDERS and EXPIRED_ORDERS_BACKOFF_STEP, as the create hands them to the wallet. */
+export interface OpenBound {
+  maxOpen: number;
+  backoffStep: number;
+}
+
+/** An open order that reserves no codes: it takes a slot, and its balance is checked. */
+export interface OpenOrder {
+  orderId: string;
+  /** What the order will cost: the balance must cover it (it is not held). */
+  amount: string;
+  /** The order's expiresAt: its slot is free again then, if it was not charged or voided before. */
+  until: number;
+  open: OpenBound;
+}
+
+/** The client's open orders already reach their bound (halved while its orders keep expiring). */
+export interface OpenOrdersRefused {
+  ok: false;
+  code: "open_orders_limit";
+  open: number;
+  limit: number;
+  expiredInARow: number;
+}
+
+export type OpenOrderResult =
+  | { ok: true; balance: string }
+  | { ok: false; code: "insufficient_funds"; balance: string }
+  | OpenOrdersRefused
+  | WalletMoved;
 
 export type HoldResult =
   | { ok: true; balance: string; held: string }
@@ -107,6 +143,7 @@ export type HoldResult =
   | { ok: false; code: "balance_held"; balance: string; held: string }
   /** The client's other open orders already hold so many codes that this order's would pass the cap. */
   | { ok: false; code: "held_codes_limit"; heldCodes: number; limit: number }
+  | OpenOrdersRefused
   | WalletMoved;
 
 /** What letting go of a hold answers: done (there may have been none), or where the wallet moved. */
@@ -230,10 +267,13 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
     balanceAfter,
     orderId: posting.orderId ?? null,
     reason: posting.reason ?? null,
+    note: posting.note ?? null,
     orderDay: posting.orderId == null ? null : (posting.orderDay ?? null),
   });
-  // A charged order is no longer open: it holds nothing from here on.
+  // A charged order is no longer open: it holds nothing from here on, and the client's run of expired
+  // orders is over.
   for (const orderId of orderIds) store.dropHold(orderId);
+  if (orderIds.length > 0) store.endExpiryRun();
   const forward = successor === null ? null : forwardCredit(store, posting.key, signed, [], posting.reason ?? null);
   return { ok: true, entry, replayed: false, ...forwarded(forward) };
 }
@@ -275,6 +315,8 @@ export function voidOrder(store: LedgerStore, orderId: string, reason: string, n
   }
   store.markVoided(orderId, reason, now);
   store.dropHold(orderId);
+  // An order voided uncharged expired unconfirmed (a void is its expiry's): one more in the client's run.
+  if (charge === null) store.noteExpired(expiriesInARow(store.expiryStreak(), now) + 1, now);
   return { orderId, voidedAt: now, credit, ...moves(forward) };
 }
 
@@ -365,7 +407,7 @@ export function transfers(store: LedgerStore): Transfer[] {
  * this order's would pass `maxCodes` (held_codes_limit: an order that costs nothing still counts). A
  * retried create replaces its own hold.
  */
-export function hold(store: LedgerStore, { orderId, amount, until, codes, maxCodes }: Hold): HoldResult {
+export function hold(store: LedgerStore, { orderId, amount, until, codes, maxCodes, open }: Hold): HoldResult {
   const wanted = new Money(amount);
   if (!wanted.isFinite() || wanted.isNegative()) throw new Error("hold amount must be a non-negative decimal");
   if (!Number.isInteger(codes) || codes < 0) throw new Error("hold codes must be a non-negative integer");
@@ -378,8 +420,44 @@ export function hold(store: LedgerStore, { orderId, amount, until, codes, maxCod
     return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.amount.toFixed() };
   if (held.codes + codes > maxCodes)
     return { ok: false, code: "held_codes_limit", heldCodes: held.codes, limit: maxCodes };
+  const refused = open === undefined ? null : openOrdersRefused(store, orderId, open, Date.now());
+  if (refused !== null) return refused;
   store.placeHold(orderId, wanted, until, codes);
   return { ok: true, balance: balance.toFixed(), held: held.amount.plus(wanted).toFixed() };
+}
+
+/** Why the client may not open one more order now (its open orders reach their bound), or null. */
+function openOrdersRefused(
+  store: LedgerStore,
+  orderId: string,
+  bound: OpenBound,
+  now: number,
+): OpenOrdersRefused | null {
+  const expiredInARow = expiriesInARow(store.expiryStreak(), now);
+  const limit = openOrderLimit(bound.maxOpen, expiredInARow, bound.backoffStep);
+  const open = store.openOrders(orderId, now);
+  return open < limit ? null : { ok: false, code: "open_orders_limit", open, limit, expiredInARow };
+}
+
+/**
+ * An order that reserves no codes, at its create: refused when the balance is short of it
+ * (insufficient_funds) or when the client's open orders reach their bound (open_orders_limit); otherwise
+ * it takes a slot (one row, reused: open-order-rules.ts) and holds no money. A retried create finds its
+ * own slot.
+ */
+export function openOrder(
+  store: LedgerStore,
+  { orderId, amount, until, open }: OpenOrder,
+  now: number,
+): OpenOrderResult {
+  const successor = store.successor();
+  if (successor !== null) return moved(store, successor);
+  const balance = store.balance();
+  if (balance.lessThan(amount)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
+  const refused = openOrdersRefused(store, orderId, open, now);
+  if (refused !== null) return refused;
+  store.takeSlot(orderId, until, now);
+  return { ok: true, balance: balance.toFixed() };
 }
 
 /** A create that stores no order lets go of its hold (idempotent); a moved wallet's successor has it. */

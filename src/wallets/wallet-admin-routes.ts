@@ -147,14 +147,14 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     tag: "Admin: wallets",
     summary: "Credit a wallet (opens it if new)",
     description:
-      "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Above the currency's approval limit (GET /admin/approval-limits) nothing is posted: the answer's `request` is a posting request that a different operator approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null.",
+      "One ledger entry per idempotency key, ever: a replay adds nothing and answers the first entry (`replayed: true`); the same key with another amount is 409. Dual control: what one credential moves alone in a currency in any 24 hours is at most the currency's approval limit (GET /admin/approval-limits; in live, a currency without one makes every posting wait). Beyond what is left of it nothing is posted: the answer's `request` is a posting request that another person approves (POST /admin/posting-requests/{id}/approve) within 24 hours, and `entry` is null; a request under a key the wallet already holds an entry for is 409 idempotency_key_posted. `reason` stays inside (the operators' ledger and the audit log); the optional `note` is what the client's own ledger and statement show.",
     auth: "admin",
     role: "operator",
     params: WalletPathParams,
     body: TopUpRequest,
     data: WalletPostingData,
     messages: ["Wallet topped up", "Top-up already applied", "Posting awaits approval", "Posting request already made"],
-    errors: ["client_not_found", "idempotency_conflict"],
+    errors: ["client_not_found", "idempotency_conflict", "idempotency_key_posted"],
   },
   {
     method: "POST",
@@ -165,7 +165,7 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
     tag: "Admin: wallets",
     summary: "Correct a wallet by a signed amount, with a reason",
     description:
-      "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. An amount whose absolute value is above the currency's approval limit waits for a different operator, as a top-up does (`request`, `entry` null).",
+      "Positive credits, negative debits; a debit never takes the balance below zero (400 adjustment_below_zero). One ledger entry per idempotency key, ever. Its absolute value counts in the caller's 24-hour window as a top-up does, and beyond what is left of it the adjustment waits for another person (`request`, `entry` null). `reason` stays inside; the optional `note` is what the client sees.",
     auth: "admin",
     role: "operator",
     params: WalletPathParams,
@@ -177,7 +177,13 @@ export const walletAdminRoutes = (clientStatement: ClientStatement): Route[] => 
       "Posting awaits approval",
       "Posting request already made",
     ],
-    errors: ["adjustment_below_zero", "client_not_found", "wallet_unknown", "idempotency_conflict"],
+    errors: [
+      "adjustment_below_zero",
+      "client_not_found",
+      "wallet_unknown",
+      "idempotency_conflict",
+      "idempotency_key_posted",
+    ],
   },
   ...readRoutes(clientStatement),
 ];

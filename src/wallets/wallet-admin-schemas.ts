@@ -6,7 +6,7 @@ import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
 import { ClientIdPath } from "../kernel/primitives";
 import { LedgerKindSchema } from "./wallet-schemas";
-import { LEDGER_EXPORT_FORMAT } from "./ledger-backup";
+import { LEDGER_EXPORT_FORMAT, LEDGER_EXPORT_FORMAT_V1 } from "./ledger-backup";
 
 /** A positive decimal amount, given as a string (exact) or a JSON number. */
 export const AmountInput = z.union([
@@ -14,10 +14,28 @@ export const AmountInput = z.union([
   z.number().positive().max(1e15),
 ]);
 
+/** The operator's internal reason: the audit log's and the operator's ledger's, never shown to the client. */
+const Reason = z
+  .string()
+  .min(1)
+  .max(500)
+  .describe("Why, for the operators and the audit log: never shown to the client (use `note` for that).");
+
+/** What the client's own ledger and statement show beside the movement; none when absent. */
+const Note = z
+  .string()
+  .min(1)
+  .max(200)
+  .optional()
+  .describe(
+    "Optional: a note for the client, shown beside the movement in its ledger (GET /wallets/{currency}/ledger) and statement. The `reason` never is.",
+  );
+
 export const TopUpRequest = z.strictObject({
   amount: AmountInput,
   idempotencyKey: z.string().min(1).max(128),
-  reason: z.string().min(1).max(500),
+  reason: Reason,
+  note: Note,
 });
 export type TopUpRequest = z.infer<typeof TopUpRequest>;
 
@@ -34,8 +52,15 @@ export const LedgerEntryView = z.object({
   amount: z.number(),
   balanceAfter: z.number(),
   orderId: z.string().nullable(),
-  reason: z.string().nullable(),
+  reason: z
+    .string()
+    .nullable()
+    .describe("The operator's internal reason (or the order's reference): never shown to the client."),
   createdAt: z.number().int(),
+  note: z
+    .string()
+    .nullable()
+    .describe("The client-facing note of an operator's posting: what the client's books show."),
   wallet: WalletPlacementView,
 });
 
@@ -49,7 +74,8 @@ export const SignedAmountInput = z.union([
 export const AdjustmentRequest = z.strictObject({
   amount: SignedAmountInput,
   idempotencyKey: z.string().min(1).max(128),
-  reason: z.string().min(1).max(500),
+  reason: Reason,
+  note: Note,
 });
 export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
 
@@ -65,13 +91,19 @@ export const PostingRequestView = z.object({
   id: z.number().int().describe("The request's id, for approve and reject."),
   clientId: z.string(),
   currency: CurrencyCode,
-  kind: z.enum(["top_up", "adjustment"]),
+  kind: z
+    .enum(["top_up", "adjustment", "restore"])
+    .describe("`restore`: a ledger restore, `amount` the balance it brings; approving it needs an admin."),
   amount: z.number().describe("As asked: signed for an adjustment."),
-  reason: z.string(),
+  reason: z.string().describe("The requester's internal reason: never shown to the client."),
+  note: z.string().nullable().describe("The client-facing note the posting will carry (null: none)."),
   idempotencyKey: z.string().describe("The posting's key, fixed when it was asked for: approving posts under it."),
   status: z
-    .enum(["pending", "approved", "rejected", "expired"])
-    .describe("`expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved."),
+    .enum(["pending", "approved", "rejected", "failed", "expired"])
+    .describe(
+      "`expired`: nobody decided it within 24 hours of `requestedAt`; it can no longer be approved. `failed`: approved, but the wallet refused its posting (`failure` says why): nothing was posted.",
+    ),
+  failure: z.string().nullable().describe("Why the wallet refused the posting of a `failed` request."),
   requestedBy: ActorView,
   requestedAt: z.number().int(),
   expiresAt: z.number().int().describe("Unix ms; a request still pending then expires."),
@@ -136,6 +168,7 @@ const ExportedEntries = z
       orderId: z.string().nullable(),
       reason: z.string().nullable(),
       createdAt: z.number().int(),
+      note: z.string().nullable().optional().describe("The client-facing note (absent in a v1 export)."),
     }),
   )
   .describe("Every entry, oldest first.");
@@ -156,7 +189,17 @@ const ExportedPlacement = z.strictObject({ generation: z.number().int().min(0), 
 
 /** GET …/export's answer and POST …/restore's body: a wallet's whole ledger, exact. */
 export const LedgerExportData = z.strictObject({
-  format: z.literal(LEDGER_EXPORT_FORMAT).describe("The export's format; a restore accepts only this one."),
+  format: z
+    .enum([LEDGER_EXPORT_FORMAT, LEDGER_EXPORT_FORMAT_V1])
+    .describe(
+      "The export's format. A restore takes a v1 export (signed under a key derived from ADMIN_TOKEN) only until 2027-03-01 (docs/operations.md, Backups).",
+    ),
+  deployment: z
+    .string()
+    .max(100)
+    .optional()
+    .describe("The deployment the export was made in (its DEPLOYMENT var); absent in a v1 export."),
+  mode: z.enum(["live", "sandbox"]).optional().describe("The mode the export was made in; absent in a v1 export."),
   clientId: z.string().min(1).max(128),
   currency: CurrencyCode,
   exportedAt: z.number().int().describe("When the export was made (ms since the epoch)."),
@@ -170,7 +213,7 @@ export const LedgerExportData = z.strictObject({
     .string()
     .max(200)
     .describe(
-      "This deployment's signature of the export (HMAC-SHA256 under a key derived from ADMIN_TOKEN): a restore takes only an export this deployment produced, unchanged.",
+      "This deployment's signature of the export (`v2,`: HMAC-SHA256 under a key derived from the secret LEDGER_EXPORT_KEY, over the entries, this deployment's name and its mode): a restore takes only an export this deployment produced, in this mode, unchanged.",
     ),
   previous: z
     .array(
@@ -192,6 +235,11 @@ export const LedgerRestoreData = z.object({
   clientId: z.string(),
   currency: CurrencyCode,
   entries: z.number().int().describe("How many entries the wallet now holds from the export."),
-  balance: z.string().describe("The wallet's balance after the restore, exact."),
-  replayed: z.boolean().describe("True when the wallet already held exactly these entries (nothing was written)."),
+  balance: z.string().describe("The wallet's balance after the restore (the balance now, for a request), exact."),
+  replayed: z
+    .boolean()
+    .describe("True when a restore had already written exactly these entries (nothing was written now)."),
+  request: PostingRequestView.nullable().describe(
+    "The restore request, when the balance it brings is more than the caller may move alone: nothing is written until a second person approves it. Null when restored.",
+  ),
 });

@@ -20,7 +20,8 @@ const placement = { generation: 0, region: "apac" as const };
 const topUp: TopUpRequest = {
   amount: "500.00",
   idempotencyKey: "acme-topup-2026-11-22",
-  reason: "Bank transfer 2026-11-22",
+  reason: "Bank transfer 2026-11-22, ref 88120, matched by Rita",
+  note: "Bank transfer 2026-11-22",
 };
 const adjustment: AdjustmentRequest = {
   amount: "-12.50",
@@ -46,6 +47,7 @@ for (const [index, { key, kind, request, createdAt }] of postings.entries()) {
     orderId: null,
     reason: request.reason,
     createdAt,
+    note: request.note ?? null,
   });
 }
 const [topUpEntry, adjustmentEntry] = entries as [LedgerEntry, LedgerEntry];
@@ -54,14 +56,16 @@ const balance = adjustmentEntry.balanceAfter;
 /** A wallet's ledger as GET …/export answers it, and as POST …/restore takes it back. */
 const ledgerExport: LedgerExport = {
   format: LEDGER_EXPORT_FORMAT,
+  deployment: "order-service",
+  mode: "live",
   ...wallet,
   exportedAt: adjustmentEntry.createdAt + 50,
   wallet: placement,
   balance,
   entries,
   voids: [],
-  // The shape of a signature (its value depends on the deployment's ADMIN_TOKEN).
-  signature: "v1,3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+  // The shape of a signature (its value depends on the deployment's LEDGER_EXPORT_KEY).
+  signature: "v2,3q2+7wAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
 };
 
 /** An entry as the operator routes show it: with the wallet object it is in. */
@@ -100,7 +104,8 @@ const clientMovements: Movement[] = entries.map((entry) => ({
   orderId: null,
   reference: null,
   sku: null,
-  note: entry.reason,
+  // The client sees the note written for it, never the operator's reason.
+  note: entry.note,
 }));
 for (const { kind, amount, sku, createdAt } of orderMovements) {
   const before = clientMovements.at(-1)!;
@@ -157,6 +162,6 @@ export const walletExamples = {
   adminExportLedger: { data: ledgerExport },
   adminRestoreLedger: {
     request: ledgerExport,
-    data: { ...wallet, entries: entries.length, balance, replayed: false },
+    data: { ...wallet, entries: entries.length, balance, replayed: false, request: null },
   },
 } satisfies Record<string, RouteExample>;

@@ -73,7 +73,7 @@ export interface Movement {
   reference: string | null;
   /** For a refund: the SKU of the line that could not be fulfilled. */
   sku: string | null;
-  /** For a top-up or an adjustment: the reason given with it. */
+  /** For a top-up or an adjustment: the note the operator wrote for the client (never its internal reason). */
   note: string | null;
 }
 
@@ -109,7 +109,8 @@ function movementOf(entry: LedgerEntry, placement: Placement, movedAt: number | 
     }
     case "top_up":
     case "adjustment":
-      return { ...shown, kind: entry.kind, orderId: null, sku: null, note: entry.reason };
+      // The operator's reason stays inside: the client is shown only the note written for it.
+      return { ...shown, kind: entry.kind, orderId: null, sku: null, note: entry.note ?? null };
     case "order_refund":
       return { ...shown, kind: entry.kind, orderId: entry.orderId, sku: orderSku(entry.key), note: null };
     case "order_charge":

@@ -6,6 +6,7 @@ import {
   funds,
   hold,
   moveIn,
+  openOrder,
   moveOut,
   post,
   releaseHold,
@@ -16,6 +17,8 @@ import {
   type Hold,
   type HoldResult,
   type MoveInResult,
+  type OpenOrder,
+  type OpenOrderResult,
   type OrderVoid,
   type Placement,
   type Posting,
@@ -25,7 +28,14 @@ import {
   type WalletAudit,
 } from "./postings";
 import { LedgerStore } from "./wallet-store";
-import { exportLedger, restoreLedger, type LedgerExport, type RestoreResult } from "./ledger-backup";
+import {
+  exportLedger,
+  restoreLedger,
+  type ExportedEntry,
+  type LedgerExport,
+  type RestoreResult,
+} from "./ledger-backup";
+import { serviceMode } from "../kernel/service-mode";
 import { LEDGER_DAY_PAGE, ledgerDay } from "./ledger-day-flow";
 import type { LedgerDayPage } from "./ledger-day-rules";
 
@@ -35,6 +45,9 @@ export type {
   Hold,
   HoldResult,
   MoveInResult,
+  OpenBound,
+  OpenOrder,
+  OpenOrderResult,
   OrderVoid,
   Placement,
   Posting,
@@ -78,6 +91,11 @@ export class WalletObject extends DurableObject<Env> {
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
     return post(this.ledger, posting);
+  }
+
+  /** An open order that reserves no codes: its balance checked, its slot among the client's open orders taken. */
+  async openOrder(request: OpenOrder): Promise<OpenOrderResult> {
+    return openOrder(this.ledger, request, Date.now());
   }
 
   /** Holds an open order's amount and codes before it reserves stock (see postings.ts). */
@@ -165,14 +183,22 @@ export class WalletObject extends DurableObject<Env> {
 
   /** The backup of this wallet: every entry, exact, oldest first (ledger-backup.ts). */
   async exportLedger(clientId: string, currency: string): Promise<LedgerExport> {
-    return exportLedger(this.ledger, { clientId, currency }, Date.now());
+    const deployment = this.env.DEPLOYMENT;
+    return exportLedger(this.ledger, { clientId, currency, deployment, mode: serviceMode(this.env) }, Date.now());
   }
 
   /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
-  async restoreLedger(backup: Pick<LedgerExport, "balance" | "entries" | "voids">): Promise<RestoreResult> {
-    const result = restoreLedger(this.ctx.storage, backup);
+  async restoreLedger(
+    backup: Pick<LedgerExport, "balance" | "voids"> & { entries: ExportedEntry[] },
+  ): Promise<RestoreResult> {
+    const result = restoreLedger(this.ctx.storage, backup, Date.now());
     // The store opened before the restore remembers the balance of an empty wallet.
     if (result.ok) this.opened = null;
     return result;
+  }
+
+  /** The last seq a restore wrote into this ledger (0: none did): what the reconciliation takes as restored. */
+  async restoredThrough(): Promise<number> {
+    return this.ledger.restoredThrough();
   }
 }

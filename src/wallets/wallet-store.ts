@@ -78,6 +78,35 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
   },
   {
     version: 6,
+    description: "a posting's client-facing note beside its reason, and the restores that wrote this ledger",
+    up(sql) {
+      // `note` is what the client's ledger and statement show of an operator's posting; `reason` stays the
+      // operator's. A restore that wrote entries leaves a row in `restores` (through the last seq it
+      // wrote): the reconciliation takes restored entries as audited only where the wallet says a restore
+      // wrote them.
+      sql.exec(`
+        ALTER TABLE ledger ADD COLUMN note TEXT;
+        CREATE TABLE IF NOT EXISTS restores (through_seq INTEGER PRIMARY KEY, entries INTEGER NOT NULL, balance TEXT NOT NULL, restored_at INTEGER NOT NULL);
+      `);
+    },
+  },
+  {
+    version: 7,
+    description: "the open orders that hold no codes, in reused slots, and the client's expiries in a row",
+    up(sql) {
+      // An order that reserves no codes takes a slot until its expiresAt; a slot is free again once its
+      // order is charged or voided (read from the ledger and the void marks, so a confirm writes nothing
+      // here) or its time has passed, and the next create writes over it: the table holds no more rows
+      // than the client's open orders ever were at once. `expiry_streak` counts the client's orders in a
+      // row that expired unconfirmed (one row, written by an expiry and by the first charge after one).
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS open_slots (slot INTEGER PRIMARY KEY, order_id TEXT NOT NULL, until INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS expiry_streak (id INTEGER PRIMARY KEY CHECK (id = 1), count INTEGER NOT NULL, last_at INTEGER NOT NULL);
+      `);
+    },
+  },
+  {
+    version: 8,
     description: "an order's movements carry the order's creation day (the reconciliation's day of them)",
     up(sql) {
       // A column of the entry's own row: no row more written. Entries written before it hold NULL and are
@@ -125,6 +154,7 @@ interface LedgerRow {
   order_id: string | null;
   reason: string | null;
   created_at: number;
+  note: string | null;
   [key: string]: SqlStorageValue;
 }
 
@@ -138,6 +168,7 @@ function entryFromRow(row: LedgerRow): LedgerEntry {
     orderId: row.order_id,
     reason: row.reason,
     createdAt: row.created_at,
+    note: row.note ?? null,
   };
 }
 
@@ -174,6 +205,8 @@ export interface NewEntry {
   balanceAfter: Money;
   orderId: string | null;
   reason: string | null;
+  /** The client-facing note of an operator's posting (null: none). */
+  note?: string | null;
   /** The UTC day its order was created on (an order's movement), else absent. */
   orderDay?: number | null;
 }
@@ -189,6 +222,14 @@ export interface DayRow {
   orderDay: number | null;
   createdAt: number;
 }
+
+/**
+ * A slot (`s`) whose order is still open at ?2: its time not passed, its order neither charged (its charge's
+ * key in the ledger: ledger-keys.ts, chargeKey) nor voided. Read through the ledger's key index and the
+ * voids' primary key.
+ */
+const OPEN_SLOT = `s.until > ?2 AND NOT EXISTS (SELECT 1 FROM ledger WHERE entry_key = 'order:' || s.order_id || ':charge')
+  AND NOT EXISTS (SELECT 1 FROM order_voids v WHERE v.order_id = s.order_id)`;
 
 /** One wallet's ledger in its object's SQLite. Synchronous, so a read and the append after it cannot interleave. */
 export class LedgerStore {
@@ -353,8 +394,8 @@ export class LedgerStore {
   append(entry: NewEntry): LedgerEntry {
     const row = this.sql
       .exec<LedgerRow>(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at, order_day)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at, note, order_day)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         entry.key,
         entry.kind,
         entry.amount.toFixed(),
@@ -362,11 +403,83 @@ export class LedgerStore {
         entry.orderId,
         entry.reason,
         Date.now(),
+        entry.note ?? null,
         entry.orderDay ?? null,
       )
       .one();
     this.balanceCache = entry.balanceAfter;
     return entryFromRow(row);
+  }
+
+  /**
+   * How many of the client's orders are open besides `orderId`: those holding codes (their holds stand
+   * until they are charged or voided), and those in a slot until its time, not charged and not voided.
+   */
+  openOrders(orderId: string, now: number): number {
+    const row = this.sql
+      .exec<{ held: number; slotted: number }>(
+        `SELECT (SELECT COUNT(*) FROM holds WHERE order_id <> ?1 AND codes > 0) AS held,
+                (SELECT COUNT(*) FROM open_slots s WHERE s.order_id <> ?1 AND ${OPEN_SLOT}) AS slotted`,
+        orderId,
+        now,
+      )
+      .one();
+    return row.held + row.slotted;
+  }
+
+  /**
+   * Takes a slot for an open order that holds no codes, until `until`: its own if a retried create took one
+   * (nothing written), else the first free slot, else a new one. One row written at most.
+   */
+  takeSlot(orderId: string, until: number, now: number): void {
+    const own = this.sql.exec<{ slot: number }>(`SELECT slot FROM open_slots WHERE order_id = ?`, orderId).toArray()[0];
+    if (own !== undefined) return;
+    const free = this.sql
+      .exec<{ slot: number }>(`SELECT slot FROM open_slots s WHERE NOT (${OPEN_SLOT}) ORDER BY slot LIMIT 1`, "", now)
+      .toArray()[0];
+    if (free !== undefined)
+      this.sql.exec(`UPDATE open_slots SET order_id = ?, until = ? WHERE slot = ?`, orderId, until, free.slot);
+    else this.sql.exec(`INSERT INTO open_slots (order_id, until) VALUES (?, ?)`, orderId, until);
+  }
+
+  /** The client's orders in a row that expired unconfirmed, as stored (null: none yet). */
+  expiryStreak(): { count: number; lastAt: number } | null {
+    const row = this.sql
+      .exec<{ count: number; last_at: number }>(`SELECT count, last_at FROM expiry_streak WHERE id = 1`)
+      .toArray()[0];
+    return row === undefined ? null : { count: row.count, lastAt: row.last_at };
+  }
+
+  /** One more order expired unconfirmed, at `now`: `count` is the run's length with it. */
+  noteExpired(count: number, now: number): void {
+    this.sql.exec(
+      `INSERT INTO expiry_streak (id, count, last_at) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET count = excluded.count, last_at = excluded.last_at`,
+      count,
+      now,
+    );
+  }
+
+  /** An order was confirmed (charged): the run of expiries is over. Writes nothing when there is none. */
+  endExpiryRun(): void {
+    this.sql.exec(`UPDATE expiry_streak SET count = 0 WHERE id = 1 AND count > 0`);
+  }
+
+  /** Records that a restore wrote this ledger's entries through `throughSeq` (with its transaction). */
+  markRestored(throughSeq: number, entries: number, balance: string, at: number): void {
+    this.sql.exec(
+      `INSERT OR IGNORE INTO restores (through_seq, entries, balance, restored_at) VALUES (?, ?, ?, ?)`,
+      throughSeq,
+      entries,
+      balance,
+      at,
+    );
+  }
+
+  /** The last seq a restore wrote here (0: no restore wrote this ledger). */
+  restoredThrough(): number {
+    const row = this.sql.exec<{ seq: number | null }>(`SELECT MAX(through_seq) AS seq FROM restores`).one();
+    return row.seq ?? 0;
   }
 
   /** Movements of money only: the voids of amount 0 that older wallets wrote into the ledger are left out. */

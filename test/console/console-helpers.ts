@@ -4,7 +4,7 @@
  * them).
  */
 import { exports } from "cloudflare:workers";
-import { admin } from "../admin-helpers";
+import { madeOperator } from "../admin-helpers";
 import { BASE } from "../helpers";
 
 export const ORIGIN = BASE;
@@ -37,14 +37,16 @@ export async function fetchConsole(
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
-/** A new operator of that role (made through the operator API with the break-glass token) and its token. */
+/**
+ * A new operator of that role (made through the operator API with the break-glass token), made `daysAgo`
+ * days back (dual control judges colleagues by when they were made: admin-helpers.ts), and its token.
+ */
 export async function newOperator(
   role: "viewer" | "operator" | "admin",
   name = `${role} ${crypto.randomUUID().slice(0, 8)}`,
+  daysAgo = 0,
 ): Promise<string> {
-  const made = await admin("POST", "/admin/operators", { name, role });
-  if (made.status !== 201) throw new Error(`operator not made: ${made.status} ${JSON.stringify(made.body)}`);
-  return made.body.data.token as string;
+  return (await madeOperator(name, role, daysAgo)).token;
 }
 
 /** Signs in with the token and answers the session cookie to send back (`name=value`). */
@@ -55,8 +57,8 @@ export async function signIn(token: string): Promise<string> {
   return setCookie.split(";")[0]!;
 }
 
-export async function signedIn(role: "viewer" | "operator" | "admin", name?: string): Promise<string> {
-  return signIn(await newOperator(role, name));
+export async function signedIn(role: "viewer" | "operator" | "admin", name?: string, daysAgo = 0): Promise<string> {
+  return signIn(await newOperator(role, name, daysAgo));
 }
 
 /** The hidden form key of the form whose action field is `action` (wallet forms). */

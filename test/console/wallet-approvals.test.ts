@@ -1,7 +1,9 @@
 /**
- * Dual control on the console's wallet page: a posting above the approval limit waits; the page shows the
- * request to every role, escaped, with Approve and Reject only for an operator who did not ask for it;
- * deciding is a POST under the Origin check, and the requester's own approval is refused.
+ * Dual control on the console's wallet page: a posting beyond what its operator may move alone waits; the
+ * page shows the request to every role, escaped, with Approve and Reject only for an operator who did not
+ * ask for it; deciding is a POST under the Origin check, and the requester's own approval is refused. The
+ * posting form says which text is the internal reason and which the note the client sees. Requesters are
+ * made ten days back and approvers five (colleagues of long standing, made days apart).
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -25,7 +27,7 @@ async function askOnPage(cookie: string, amount: string): Promise<number> {
   const page = await fetchConsole("GET", PAGE, { cookie });
   const posted = await fetchConsole("POST", PAGE, {
     cookie,
-    form: { action: "top-up", formKey: formKeyOf(page.text, "top-up"), amount, reason: PROBE },
+    form: { action: "top-up", formKey: formKeyOf(page.text, "top-up"), amount, reason: PROBE, note: "" },
   });
   expect(posted.status).toBe(303);
   expect(posted.headers.get("location")).toBe(`${PAGE}?notice=held`);
@@ -37,12 +39,16 @@ async function askOnPage(cookie: string, amount: string): Promise<number> {
 
 describe("the wallet page's posting requests", () => {
   it("holds a posting above the limit, and lets only another operator approve it", async () => {
-    const rita = await signedIn("operator", "Rita Console");
+    const rita = await signedIn("operator", "Rita Console", 10);
     const id = await askOnPage(rita, "5000");
     expect(await balance()).toBe(0);
 
     const own = await fetchConsole("GET", PAGE, { cookie: rita });
     expect(own.text).toContain("yours: another operator decides it");
+    // The form says which text stays inside and which the client sees.
+    expect(own.text).toContain("Internal reason");
+    expect(own.text).toContain("the client never sees it");
+    expect(own.text).toContain("Note to the client (optional)");
     expect(own.text).toContain(PROBE_ESCAPED);
     expect(own.text).not.toContain(PROBE);
     expect(own.text).not.toContain(`aria-label="Approve request ${id}"`);
@@ -51,14 +57,22 @@ describe("the wallet page's posting requests", () => {
       form: { action: "approve", request: String(id) },
     });
     expect(refused.status).toBe(403);
-    expect(refused.text).toContain("another operator must decide it");
+    expect(refused.text).toContain("You may not decide this request: the operator who asked cannot decide it.");
     expect(await balance()).toBe(0);
 
     const viewer = await fetchConsole("GET", PAGE, { cookie: await signedIn("viewer") });
     expect(viewer.text).toContain("needs the operator role");
     expect(viewer.text).not.toContain(`aria-label="Approve request ${id}"`);
 
-    const sam = await signedIn("operator", "Sam Console");
+    // Made today: it could be Rita's own, so it may not decide what she asked before it existed.
+    const fresh = await signedIn("operator", "Fresh Console");
+    const tooNew = await fetchConsole("POST", PAGE, {
+      cookie: fresh,
+      form: { action: "approve", request: String(id) },
+    });
+    expect(tooNew.status).toBe(403);
+    expect(tooNew.text).toContain("made less than a day before the request");
+    const sam = await signedIn("operator", "Sam Console", 5);
     const page = await fetchConsole("GET", PAGE, { cookie: sam });
     expect(page.text).toContain(`aria-label="Approve request ${id}"`);
     expect(page.text).toContain(`aria-label="Reject request ${id}"`);
@@ -91,8 +105,8 @@ describe("the wallet page's posting requests", () => {
   });
 
   it("shows an approval cut off before its posting, and Finish posting posts it once", async () => {
-    const id = await askOnPage(await signedIn("operator"), "1500");
-    const sam = await signedIn("operator");
+    const id = await askOnPage(await signedIn("operator", undefined, 10), "1500");
+    const sam = await signedIn("operator", undefined, 5);
     const before = await balance();
     armFault(WALLET_SEAMS.operatorPost, { when: "after" });
     try {
@@ -114,9 +128,9 @@ describe("the wallet page's posting requests", () => {
   });
 
   it("rejects one, and refuses to decide a request of another wallet from this page", async () => {
-    const rita = await signedIn("operator");
+    const rita = await signedIn("operator", undefined, 10);
     const id = await askOnPage(rita, "2500");
-    const sam = await signedIn("operator");
+    const sam = await signedIn("operator", undefined, 5);
     const elsewhere = await fetchConsole("POST", `/console/wallets/${CLIENT}/EUR`, {
       cookie: sam,
       form: { action: "approve", request: String(id) },

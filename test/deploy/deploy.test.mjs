@@ -57,13 +57,13 @@ function writeState(changes = {}) {
           worker: "order-service",
           database: "order-service",
           queues: ["order-webhooks", "order-webhooks-dlq"],
-          requiredSecrets: ["ADMIN_TOKEN"],
+          requiredSecrets: ["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"],
         },
         sandbox: {
           worker: "order-service-sandbox",
           database: "order-service-sandbox",
           queues: ["order-webhooks-sandbox", "order-webhooks-sandbox-dlq"],
-          requiredSecrets: ["ADMIN_TOKEN"],
+          requiredSecrets: ["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"],
         },
       },
       ...changes,
@@ -164,7 +164,7 @@ describe("npm run deploy", () => {
     const state = readState();
     expect(state.databases).toEqual([{ name: "order-service", uuid: "uuid-order-service", applied: MIGRATIONS }]);
     expect(state.queues).toEqual(["order-webhooks", "order-webhooks-dlq"]);
-    expect(Object.keys(state.workers["order-service"].secrets)).toEqual(["ADMIN_TOKEN"]);
+    expect(Object.keys(state.workers["order-service"].secrets)).toEqual(["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"]);
     // The steps are printed in order, and the check reached the deployed URL.
     const steps = [...result.stdout.matchAll(/^\[(\d)\/6\] (.+)$/gm)].map((m) => m[2]);
     expect(steps).toEqual(["preflight", "resources", "D1 migrations", "secrets", "deploy", "post-deploy check"]);
@@ -193,6 +193,28 @@ describe("npm run deploy", () => {
       .find((call) => call.argv[0] === "deploy")
       .argv.at(-1);
     expect(existsSync(secretsFile)).toBe(false);
+  });
+
+  it("generates LEDGER_EXPORT_KEY, a secret of its own, shown once in a 0600 file and never printed; an upgrade adds only it", async () => {
+    // A Worker deployed before the export key existed: it has ADMIN_TOKEN and nothing else.
+    writeState({
+      workers: { "order-service": { secrets: { ADMIN_TOKEN: "adm_already-set-before-the-upgrade" }, deploys: 1 } },
+    });
+    const result = await runDeploy();
+    expect(result.code, result.stderr).toBe(0);
+    const secrets = readState().workers["order-service"].secrets;
+    expect(secrets.ADMIN_TOKEN).toBe("adm_already-set-before-the-upgrade");
+    expect(secrets.LEDGER_EXPORT_KEY).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const keyFile = join(dir, "secrets", "order-service.LEDGER_EXPORT_KEY");
+    expect(readFileSync(keyFile, "utf8").trim()).toBe(secrets.LEDGER_EXPORT_KEY);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(dir, "secrets", "order-service.ADMIN_TOKEN"))).toBe(false);
+    expect(result.stdout + result.stderr).not.toContain(secrets.LEDGER_EXPORT_KEY);
+    expect(readFileSync(logPath(), "utf8")).not.toContain(secrets.LEDGER_EXPORT_KEY);
+    expect(result.stdout).toContain("ADMIN_TOKEN: set on the Worker");
+    expect(result.stdout.split("\n").filter((line) => line.includes(keyFile))).toEqual([
+      `  LEDGER_EXPORT_KEY shown once: ${keyFile} (mode 0600). Store it apart from ADMIN_TOKEN, where the ledger exports' restores can reach it, then delete the file.`,
+    ]);
   });
 
   it("a second run creates nothing, applies no migration and uploads no secret", async () => {
@@ -364,6 +386,14 @@ describe("npm run deploy", () => {
     const unknown = await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" });
     expect(unknown.stderr).toContain(`${tokenFile} holds an ADMIN_TOKEN made for an earlier deploy`);
     rmSync(tokenFile);
+    // The export key made for acc123's Worker is refused the same way; once removed, a new one is made too.
+    const keyFile = join(dir, "secrets", "order-service.LEDGER_EXPORT_KEY");
+    const refusedKey = await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" });
+    expect(refusedKey.stderr).toContain(
+      `${keyFile} holds a LEDGER_EXPORT_KEY made for account acc123's Worker order-service, and order-service has none`,
+    );
+    rmSync(keyFile);
+    rmSync(`${keyFile}.json`);
     expect((await runDeploy([], { CLOUDFLARE_ACCOUNT_ID: "acc456" })).code).toBe(0);
     expect(readFileSync(tokenFile, "utf8")).not.toBe(first);
   });

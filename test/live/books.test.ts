@@ -3,11 +3,20 @@
  * and another client's order, reference and wallet answered as unknown ones.
  */
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
 import { expectBooks, placedOrder } from "../books-check";
 import { call, line, seedDemo } from "../helpers";
 import { expectError } from "../order-helpers";
+
+// Live fails closed: a currency without an approval limit makes every posting wait for a second person.
+// These clients are funded alone by the break-glass token, within limits set for it (dual control itself
+// is tried in test/live/dual-control-scenarios.test.ts).
+beforeAll(async () => {
+  await env.DB.prepare(
+    `INSERT INTO approval_limits (currency, amount, updated_at) VALUES ('USD', '1000000', 0), ('EUR', '1000000', 0)`,
+  ).run();
+});
 
 async function liveClient(id: string, currency = "USD"): Promise<string> {
   const created = await admin("POST", "/admin/clients", { id, name: id });

@@ -3,14 +3,18 @@
  * typed `details`) must match the schema the document gives that code for that route: every code with
  * details but two (see the last test).
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { openOrder } from "../../src/wallets/postings";
+import { LedgerStore } from "../../src/wallets/wallet-store";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
-import { ADMIN_TOKEN } from "../admin-helpers";
-import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, type ApiCall } from "../helpers";
-import { signExport, type LedgerExport } from "../../src/wallets/ledger-backup";
+import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
+import { topUpKey } from "../../src/wallets/ledger-keys";
+import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
+import type { LedgerExport } from "../../src/wallets/ledger-backup";
 import { addCodes, addProduct, setDeal } from "../order-helpers";
 import { expectConforms } from "./conformance";
 
@@ -142,6 +146,22 @@ describe("real error answers match the document, details included", () => {
       "held_codes_limit",
     );
 
+    // A client whose wallet already counts MAX_OPEN_ORDERS open orders (placed in it directly).
+    const busyId = `errors-busy-${crypto.randomUUID().slice(0, 8)}`;
+    const busyKey = await addClient(busyId, { USD: "100" });
+    await runInDurableObject(wallet(busyId, "USD"), (_instance, state) => {
+      const store = new LedgerStore(state.storage);
+      const open = { maxOpen: Number(env.MAX_OPEN_ORDERS), backoffStep: 20 };
+      for (let at = 0; at < open.maxOpen; at += 1)
+        openOrder(store, { orderId: `ord_busy_${at}`, amount: "0", until: Date.now() + 600_000, open }, Date.now());
+    });
+    await expectError(
+      "POST",
+      "/order/create",
+      await createOrder({ productList: [line("DEMO-US-RANGE", 10)] }, busyKey),
+      "open_orders_limit",
+    );
+
     await topUp("demo", "USD", "100");
     const body = { productList: [line("DEMO-US-RANGE", 10)], wallet: "USD", reference: "errors-ref" };
     const created = await call("POST", "/order/create", { body });
@@ -225,7 +245,7 @@ describe("real error answers match the document, details included", () => {
     );
     // The wallet has entries: a restore of other entries (here: only its first) is refused. Each export is
     // signed as this deployment signs one (GET …/export), so that the check after the signature answers.
-    const signed = async (backup: LedgerExport) => ({ ...backup, signature: await signExport(backup, ADMIN_TOKEN) });
+    const signed = async (backup: LedgerExport) => ({ ...backup, signature: await exportSignature(backup) });
     const ledger = (await admin("GET", "/admin/wallets/demo/USD/export")).body.data;
     expect(ledger.entries.length).toBeGreaterThan(0);
     await expectError(
@@ -377,12 +397,43 @@ describe("real error answers match the document, details included", () => {
       "decider_not_allowed",
     );
     await env.DB.prepare(`UPDATE posting_requests SET expires_at = 1 WHERE id = ?1`).bind(requestId).run();
-    const second = (await admin("POST", "/admin/operators", { name: "Second Pair", role: "operator" })).body.data;
+    // Another person than the break-glass token: an admin made by an admin it made days ago, itself days old.
+    const maker = await madeOperator("Errors Maker", "admin", 10);
+    const second = await madeOperator("Second Pair", "admin", 5, maker.token);
     await expectError(
       "POST",
       "/admin/posting-requests/{id}/reject",
       await call("POST", `/admin/posting-requests/${requestId}/reject`, { key: second.token }),
       "posting_request_closed",
+    );
+    // A request under a key the wallet already holds an entry for (posted before postings were recorded).
+    expect((await admin("PUT", "/admin/approval-limits/EUR", { limit: "10" })).status).toBe(200);
+    await topUp("demo", "EUR", "5", topUpKey("errors-held"));
+    await expectError(
+      "POST",
+      "/admin/wallets/{clientId}/{currency}/top-ups",
+      await admin("POST", "/admin/wallets/demo/EUR/top-ups", {
+        amount: "11",
+        idempotencyKey: "errors-held",
+        reason: "above the limit",
+      }),
+      "idempotency_key_posted",
+    );
+    // A limit raise: decided by nobody, then expired.
+    await expectError(
+      "POST",
+      "/admin/approval-limit-requests/{id}/approve",
+      await call("POST", "/admin/approval-limit-requests/999999/approve", { key: second.token }),
+      "limit_request_not_found",
+    );
+    const raise = await admin("PUT", "/admin/approval-limits/CHF", { limit: "20" });
+    const limitRequest = raise.body.data.request.id as number;
+    await env.DB.prepare(`UPDATE approval_limit_requests SET expires_at = 1 WHERE id = ?1`).bind(limitRequest).run();
+    await expectError(
+      "POST",
+      "/admin/approval-limit-requests/{id}/reject",
+      await call("POST", `/admin/approval-limit-requests/${limitRequest}/reject`, { key: second.token }),
+      "limit_request_closed",
     );
   });
 

@@ -16,10 +16,9 @@ import { EXAMPLE_DEAD_LETTER_MESSAGE } from "../../src/webhooks/dead-letter-exam
 import { EXAMPLE_BALANCE_BEFORE, EXAMPLE_EXPIRED_CREATE, EXAMPLE_TOP_UP } from "../../src/sandbox/sandbox-examples";
 import { EXAMPLE_SECRET } from "../../src/webhooks/webhook-docs";
 import { call, DEMO_KEY, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
-import { ADMIN_TOKEN } from "../admin-helpers";
+import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
 import { drainTimers, indexNow } from "../order-helpers";
 import { servedDocument } from "./conformance";
-import { signExport } from "../../src/wallets/ledger-backup";
 import { Money } from "../../src/pricing/money";
 
 const ROUTES = await allRoutes();
@@ -250,6 +249,8 @@ describe("success examples have the shape of real answers", () => {
   for (const key of ["createdDate", "modifiedDate", "exportedAt", "updatedAt", "signature"]) VOLATILE.add(key);
   // When a dead letter failed, and was replayed.
   for (const key of ["failedAt", "replayedAt"]) VOLATILE.add(key);
+  // An export names the deployment and the mode it was made in: the example's live one, the tests' sandbox.
+  for (const key of ["deployment", "mode"]) VOLATILE.add(key);
   const ISSUED = new Set(["redeemPin", "redeemLink", "redeemLinks", "pins", "links"]);
   function settled(value: unknown): unknown {
     if (Array.isArray(value)) return value.map(settled);
@@ -492,7 +493,7 @@ describe("success examples have the shape of real answers", () => {
     await admin("POST", "/admin/clients", { id: "acme-restored", name: "Acme Gifts Ltd (restored)" });
     // Another client stands in for a new deployment's: the export as that deployment would have signed it.
     const relabelled = { ...exported.body.data, clientId: "acme-restored" };
-    const restore = { ...relabelled, signature: await signExport(relabelled, ADMIN_TOKEN) };
+    const restore = { ...relabelled, signature: await exportSignature(relabelled) };
     await expectLikeExample(
       "adminRestoreLedger",
       await admin("POST", "/admin/wallets/acme-restored/USD/restore", restore),
@@ -618,16 +619,16 @@ describe("success examples have the shape of real answers", () => {
 
     // Dual control, last: a GBP limit, a top-up above it asked by one operator, decided by another.
     const limit = { limit: "10000" };
-    await expectLikeExample("adminSetApprovalLimit", await admin("PUT", "/admin/approval-limits/GBP", limit), limit);
+    expect((await admin("PUT", "/admin/approval-limits/GBP", limit)).body.message).toBe("Approval limit set");
     await expectLikeExample("adminListApprovalLimits", await admin("GET", "/admin/approval-limits"));
-    const asker = (await admin("POST", "/admin/operators", { name: "Rita Ops", role: "operator" })).body.data.token;
-    const decider = (await admin("POST", "/admin/operators", { name: "Sam Finance", role: "operator" })).body.data
-      .token;
+    // Colleagues of long standing, made days apart (dual control takes newer ones to be one person's).
+    const asker = (await madeOperator("Rita Ops", "operator", 10)).token;
+    const decider = (await madeOperator("Sam Finance", "operator", 5)).token;
     const ask = async (key: string) =>
       (
         await call("POST", "/admin/wallets/acme/GBP/top-ups", {
           key: asker,
-          body: { amount: "25000", idempotencyKey: key, reason: "Bank transfer" },
+          body: { amount: "25000", idempotencyKey: key, reason: "Bank transfer", note: "Payment received, thank you" },
         })
       ).body.data.request.id as number;
     const [toApprove, toReject] = [await ask("dual-1"), await ask("dual-2")];
@@ -639,6 +640,22 @@ describe("success examples have the shape of real answers", () => {
     await expectLikeExample(
       "adminRejectPostingRequest",
       await call("POST", `/admin/posting-requests/${toReject}/reject`, { key: decider }),
+    );
+    // Raising the limit waits for a second admin.
+    const raiser = (await madeOperator("Sam Admin Raiser", "admin", 10)).token;
+    const second = (await madeOperator("Ada Admin", "admin", 5)).token;
+    const raise = { limit: "25000" };
+    const raised = await call("PUT", "/admin/approval-limits/GBP", { key: raiser, body: raise });
+    await expectLikeExample("adminSetApprovalLimit", raised, raise);
+    await expectLikeExample("adminListLimitRequests", await admin("GET", "/admin/approval-limit-requests"));
+    await expectLikeExample(
+      "adminApproveLimitRequest",
+      await call("POST", `/admin/approval-limit-requests/${raised.body.data.request.id}/approve`, { key: second }),
+    );
+    const again = await call("PUT", "/admin/approval-limits/GBP", { key: raiser, body: { limit: "50000" } });
+    await expectLikeExample(
+      "adminRejectLimitRequest",
+      await call("POST", `/admin/approval-limit-requests/${again.body.data.request.id}/reject`, { key: second }),
     );
   });
 

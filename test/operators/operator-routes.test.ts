@@ -23,6 +23,7 @@ describe("/admin/operators", () => {
       role: "operator",
       createdAt: expect.any(Number),
       revokedAt: null,
+      createdBy: "break-glass",
     });
     expect(token).toMatch(/^opt_[0-9a-f]{64}$/);
     const row = await env.DB.prepare(`SELECT * FROM operators WHERE id = ?1`)
@@ -37,7 +38,7 @@ describe("/admin/operators", () => {
     expect(listed.body.data.operators).toContainEqual(operator);
     expect((await call("GET", "/admin/clients", { key: token })).status).toBe(200);
     expect(await auditOf(operator.id)).toEqual([
-      { action: "operator.create", details: { name: "Dana Support", role: "operator" } },
+      { action: "operator.create", details: { name: "Dana Support", role: "operator", makers: ["break-glass"] } },
     ]);
   });
 
@@ -89,7 +90,7 @@ describe("/admin/operators", () => {
     const again = await admin("POST", `/admin/operators/${operator.id}/role`, { role: "operator" });
     expect(again.body.data.changed).toBe(false);
     expect(await auditOf(operator.id)).toEqual([
-      { action: "operator.create", details: { name: "Rita", role: "viewer" } },
+      { action: "operator.create", details: { name: "Rita", role: "viewer", makers: ["break-glass"] } },
       { action: "operator.role", details: { from: "viewer", to: "operator" } },
     ]);
   });

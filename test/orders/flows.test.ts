@@ -106,6 +106,7 @@ function fakeHost(
   };
   const played: OrderWallet = {
     funds: wallet.funds ?? unplayed("funds"),
+    openOrder: wallet.openOrder ?? unplayed("openOrder"),
     hold: wallet.hold ?? unplayed("hold"),
     releaseHold: wallet.releaseHold ?? unplayed("releaseHold"),
     post: wallet.post ?? unplayed("post"),
@@ -169,13 +170,14 @@ function createInput(request: CreateOrderRequest, lines = [line("SKU-A", "sandbo
     requestHash: "hash",
     plan: { ok: true, lines, rates: [], charge: "10", retailCharge: "10", walletRegion: null, walletGeneration: 0 },
     maxHeldCodes: 100,
+    open: { maxOpen: 100, backoffStep: 20 },
   };
 }
 
 describe("the create flow", () => {
   it("stores every field of the request but its product list as the record's own, one added later too", async () => {
     await withStorage(async (storage) => {
-      const { host, store } = fakeHost(storage, { funds: async () => ({ ok: true, balance: "100" }) });
+      const { host, store } = fakeHost(storage, { openOrder: async () => ({ ok: true, balance: "100" }) });
       // A field the request does not have yet stands for one added later: it reaches the record untouched.
       const request = {
         productList: [{ sku: "SKU-A", productType: "range", quote: 10, quantity: 1 }],
@@ -201,7 +203,9 @@ describe("the create flow", () => {
 
   it("refuses an order its balance does not cover and stores nothing", async () => {
     await withStorage(async (storage) => {
-      const { host, store, seen } = fakeHost(storage, { funds: async () => ({ ok: true, balance: "9.99" }) });
+      const { host, store, seen } = fakeHost(storage, {
+        openOrder: async () => ({ ok: false, code: "insufficient_funds", balance: "9.99" }),
+      });
       const refused = await create(host, createInput({ productList: [], wallet: "USD", reference: "ref-1" }));
       expect(refused).toMatchObject({
         ok: false,

@@ -9,7 +9,7 @@ import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { dayOf } from "../../src/books/shard-rules";
+import { dayOf, shardName } from "../../src/books/shard-rules";
 import { DAY_MS, nextVerification, SETTLE_BOUND_MS, SETTLE_RECHECK_MS } from "../../src/reconciliation/day-rules";
 import { BUDGET, runAndStore, type Mismatch } from "../../src/reconciliation/reconciliation";
 import { lastRun, markStarted } from "../../src/reconciliation/reconciliation-store";
@@ -347,9 +347,13 @@ describe("what a pass costs", () => {
     // which the audit row's feed reads), and no order drilled into.
     expect(run.checked.days).toBe(1);
     const calls = (kind: string) => opened.filter((call) => call.startsWith(`${kind}:`)).length;
+    // Only the changed day's objects (an order's own timer running meanwhile may open its shard too).
+    const busyShard = env.BOOKS.idFromName(
+      shardName({ clientId: busy.id, day: dayOf(Date.now()), part: 0 }),
+    ).toString();
+    const busyWallet = env.WALLETS.idFromName(walletName(busy.id, "USD")).toString();
+    expect([...new Set(opened)].sort()).toEqual([`books:${busyShard}`, `wallet:${busyWallet}`].sort());
     expect(calls("order")).toBe(0);
-    expect(calls("books")).toBe(1);
-    expect(calls("wallet")).toBe(2);
     console.log(
       `reconciliation pass over 1 wallet-day of ${changed} orders: ${calls("books")} books, ${calls("wallet")} wallet ` +
         `and ${calls("order")} order calls, ${statements} D1 statements, ${took.toFixed(0)} ms`,

@@ -35,17 +35,26 @@ beforeAll(async () => {
 afterEach(() => clearFaults());
 
 /** A client made through the operator API (its key is what it has), with a USD wallet holding `funds`. */
-async function newClient(funds = "1000", reason = "opening"): Promise<{ clientId: string; key: string }> {
+async function newClient(funds = "1000", note = "opening"): Promise<{ clientId: string; key: string }> {
   const clientId = uid("bk");
   const created = await admin("POST", "/admin/clients", { id: clientId, name: clientId });
   expect(created.status).toBe(200);
-  const topUp = await operatorTopUp(clientId, funds, reason);
+  const topUp = await operatorTopUp(clientId, funds, note);
   expect(topUp.status).toBe(200);
   return { clientId, key: created.body.data.apiKey as string };
 }
 
-const operatorTopUp = (clientId: string, amount: string, reason: string, currency = "USD") =>
-  admin("POST", `/admin/wallets/${clientId}/${currency}/top-ups`, { amount, idempotencyKey: uid("k"), reason });
+/** An operator's top-up whose client-facing note is `note`; its internal reason is never shown to the client. */
+const operatorTopUp = (clientId: string, amount: string, note: string, currency = "USD") =>
+  admin("POST", `/admin/wallets/${clientId}/${currency}/top-ups`, {
+    amount,
+    idempotencyKey: uid("k"),
+    reason: `${INTERNAL} ${note}`,
+    note,
+  });
+
+/** What every operator reason here starts with: the client's books never show it. */
+const INTERNAL = "internal: matched by Rita against the bank statement";
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 

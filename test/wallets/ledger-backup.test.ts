@@ -10,7 +10,17 @@ import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-admin-route
 import { admin, auditActions } from "../admin-helpers";
 import { addClient } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
-import { brokenChain, LEDGER_EXPORT_FORMAT, signExport, type LedgerExport } from "../../src/wallets/ledger-backup";
+import {
+  brokenChain,
+  exportSignedBy,
+  LEDGER_EXPORT_FORMAT,
+  LEDGER_EXPORT_FORMAT_V1,
+  signExport,
+  V1_EXPORTS_UNTIL,
+  type LedgerExport,
+} from "../../src/wallets/ledger-backup";
+import { v1Tokens } from "../../src/wallets/ledger-restore";
+import { derivedHmacKey, toBase64 } from "../../src/kernel/crypto";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { chargeKey, refundKey, topUpKey, adjustmentKey } from "../../src/wallets/ledger-keys";
 
@@ -52,9 +62,29 @@ describe("wallet ledger export and restore", () => {
     const target = walletNamed("backup-target:USD");
     // Read once first, so that the object holds an empty wallet's balance when the restore lands.
     expect(await target.balance()).toBe("0");
-    expect(await target.restoreLedger(kept)).toEqual({ ok: true, entries: 5, balance: "78.02", replayed: false });
+    expect(await target.restoreLedger(kept)).toEqual({
+      ok: true,
+      entries: 5,
+      balance: "78.02",
+      replayed: false,
+      wrote: true,
+    });
     // Sent again (its answer lost): the same answer, nothing written twice.
-    expect(await target.restoreLedger(kept)).toEqual({ ok: true, entries: 5, balance: "78.02", replayed: true });
+    expect(await target.restoreLedger(kept)).toEqual({
+      ok: true,
+      entries: 5,
+      balance: "78.02",
+      replayed: true,
+      wrote: true,
+    });
+    expect(await target.restoredThrough()).toBe(exported.entries.at(-1)!.seq);
+    // The wallet it came from holds the same entries, but no restore wrote them: it is not empty.
+    expect(await source.restoreLedger(kept)).toEqual({
+      ok: false,
+      code: "wallet_not_empty",
+      reason: "the wallet has 5 entries",
+    });
+    expect(await source.restoredThrough()).toBe(0);
     expect(await target.balance()).toBe(await source.balance());
     expect(await target.audit()).toEqual({ balance: "78.02", ledgerSum: "78.02", entries: 5 });
     expect(await target.chargeStatus("ord_b")).toEqual(await source.chargeStatus("ord_b"));
@@ -79,12 +109,15 @@ describe("wallet ledger export and restore", () => {
   it("exports and restores an empty wallet as zero", async () => {
     const exported = (await walletNamed("backup-empty:EUR").exportLedger("backup-empty", "EUR")) as LedgerExport;
     expect(exported).toMatchObject({ balance: "0", entries: [] });
+    // It writes nothing: no entry, and no record of a restore.
     expect(await walletNamed("backup-empty-target:EUR").restoreLedger(exported)).toEqual({
       ok: true,
       entries: 0,
       balance: "0",
       replayed: false,
+      wrote: false,
     });
+    expect(await walletNamed("backup-empty-target:EUR").restoredThrough()).toBe(0);
   });
 
   it("refuses a wallet that has entries, and writes nothing", async () => {
@@ -138,9 +171,31 @@ describe("wallet ledger export and restore", () => {
   });
 });
 
+/** This deployment as a signature names it (vitest.config.ts: the sandbox, with wrangler.toml's DEPLOYMENT). */
+const HERE = { deployment: "order-service", mode: "sandbox" as const };
+/** The LEDGER_EXPORT_KEY binding of vitest.config.ts. */
+const EXPORT_KEY = "test-ledger-export-key";
+
 /** The export as this deployment signs it (GET …/export adds the signature). */
 async function signed<T extends LedgerExport>(backup: T): Promise<T & { signature: string }> {
-  return { ...backup, signature: await signExport(backup, ADMIN_TOKEN) };
+  return { ...backup, signature: await signExport(backup, EXPORT_KEY, HERE) };
+}
+
+/** A v1 signature: what exports carried before LEDGER_EXPORT_KEY (a key derived from ADMIN_TOKEN). */
+async function signedV1(backup: LedgerExport, token = ADMIN_TOKEN): Promise<string> {
+  const bytes = new TextEncoder().encode(
+    JSON.stringify([
+      backup.format,
+      backup.clientId,
+      backup.currency,
+      backup.exportedAt,
+      backup.balance,
+      backup.entries.map((e) => [e.seq, e.key, e.kind, e.amount, e.balanceAfter, e.orderId, e.reason, e.createdAt]),
+      backup.voids.map((v) => [v.orderId, v.voidedAt, v.reason]),
+    ]),
+  );
+  const mac = await crypto.subtle.sign("HMAC", await derivedHmacKey(token, "ledger-export-v1"), bytes);
+  return `v1,${toBase64(new Uint8Array(mac))}`;
 }
 
 describe("GET …/export and POST …/restore (operator API)", () => {
@@ -157,9 +212,12 @@ describe("GET …/export and POST …/restore (operator API)", () => {
       orderId: null,
       reason: "made up",
       createdAt: Date.now(),
+      note: null,
     };
     const madeUp: LedgerExport = {
       format: LEDGER_EXPORT_FORMAT,
+      deployment: HERE.deployment,
+      mode: HERE.mode,
       clientId: "bk-forged",
       currency: "USD",
       exportedAt: Date.now(),
@@ -168,11 +226,20 @@ describe("GET …/export and POST …/restore (operator API)", () => {
       voids: [],
     };
     const reason =
-      "the export's signature does not hold: only an export this deployment produced, unchanged, is restored";
+      "the export's signature does not hold: only an export this deployment produced, in this mode, unchanged, is restored";
+    const v2Under = async (secret: string, signer = HERE) => ({
+      ...madeUp,
+      signature: await signExport(madeUp, secret, signer),
+    });
     for (const [what, body] of [
       ["no signature", madeUp],
-      ["a signature of nothing", { ...madeUp, signature: "v1,AAAA" }],
-      ["signed under another key", { ...madeUp, signature: await signExport(madeUp, "another-deployment-token") }],
+      ["a signature of nothing", { ...madeUp, signature: "v2,AAAA" }],
+      ["signed under another key", await v2Under("another-deployment-export-key")],
+      // Holding the break-glass token is not holding the export key.
+      ["signed under ADMIN_TOKEN", await v2Under(ADMIN_TOKEN)],
+      ["signed by another deployment", await v2Under(EXPORT_KEY, { ...HERE, deployment: "order-service-copy" })],
+      ["signed in the other mode", await v2Under(EXPORT_KEY, { ...HERE, mode: "live" as never })],
+      ["a v2 export with a v1 signature", { ...madeUp, signature: await signedV1(madeUp) }],
       [
         "a signed export edited after",
         {
@@ -189,6 +256,43 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     }
     expect(await walletNamed("bk-forged:USD").audit()).toEqual({ balance: "0", ledgerSum: "0", entries: 0 });
     expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual([]);
+  });
+
+  it("takes a v1 export (signed under ADMIN_TOKEN) until the overlap ends, and no other v1 signature", async () => {
+    await addClient("bk-v1", {});
+    const v1: LedgerExport = {
+      format: LEDGER_EXPORT_FORMAT_V1,
+      clientId: "bk-v1",
+      currency: "USD",
+      exportedAt: Date.now(),
+      balance: "12.5",
+      entries: [
+        {
+          seq: 1,
+          key: topUpKey("v1-opening"),
+          kind: "top_up",
+          amount: "12.5",
+          balanceAfter: "12.5",
+          orderId: null,
+          reason: "bank",
+          createdAt: Date.now() - 1000,
+          note: null,
+        },
+      ],
+      voids: [],
+    };
+    const keys = { exportKeys: [EXPORT_KEY], adminTokens: [ADMIN_TOKEN] };
+    expect(await exportSignedBy(v1, await signedV1(v1), keys, HERE)).toBe(true);
+    expect(await exportSignedBy(v1, await signedV1(v1, "another-admin-token"), keys, HERE)).toBe(false);
+    // The overlap: ADMIN_TOKEN (and a rotation's previous one in its window) until V1_EXPORTS_UNTIL, then none.
+    const tokens = { ADMIN_TOKEN, ADMIN_TOKEN_PREVIOUS: undefined, ADMIN_TOKEN_PREVIOUS_UNTIL: undefined };
+    expect(v1Tokens(tokens, V1_EXPORTS_UNTIL - 1)).toEqual([ADMIN_TOKEN]);
+    expect(v1Tokens(tokens, V1_EXPORTS_UNTIL)).toEqual([]);
+    expect(await exportSignedBy(v1, await signedV1(v1), { ...keys, adminTokens: [] }, HERE)).toBe(false);
+    expect(Date.now()).toBeLessThan(V1_EXPORTS_UNTIL);
+    const restored = await admin("POST", "/admin/wallets/bk-v1/USD/restore", { ...v1, signature: await signedV1(v1) });
+    expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+    expect(restored.body.data).toMatchObject({ entries: 1, balance: "12.5", replayed: false });
   });
 
   it("exports a wallet and restores it into the same wallet of a client in an empty deployment, with the same balance", async () => {
@@ -220,15 +324,29 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     await expectConforms("POST", "/admin/wallets/{clientId}/{currency}/restore", restored);
     expect(restored.body).toEqual({
       message: "Ledger restored",
-      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: false },
+      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: false, request: null },
     });
     expect((await admin("GET", "/admin/wallets/bk-new/USD")).body.data.balance).toBe(100.03);
     const again = await admin("POST", "/admin/wallets/bk-new/USD/restore", data);
     expect(again.body).toEqual({
       message: "Ledger already restored",
-      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: true },
+      data: { clientId: "bk-new", currency: "USD", entries: 2, balance: "100.03", replayed: true, request: null },
     });
-    expect((await auditActions()).filter((action) => action === "wallet.restore")).toEqual(["wallet.restore"]);
+    const restoreRows = async () =>
+      (
+        await env.DB.prepare(
+          `SELECT target FROM audit_log WHERE action = 'wallet.restore' AND target LIKE 'wallet:bk-%'`,
+        ).all<{
+          target: string;
+        }>()
+      ).results.map((row) => row.target);
+    expect(await restoreRows()).toEqual(["wallet:bk-v1:USD", "wallet:bk-new:USD"]);
+    // The wallet's own export posted back into it: it wrote those entries itself, so nothing is restored and
+    // nothing audited.
+    const own = await admin("POST", "/admin/wallets/bk-live/USD/restore", exported.body.data);
+    expect(own.status).toBe(409);
+    expect(own.body.code).toBe("wallet_not_empty");
+    expect(await restoreRows()).toEqual(["wallet:bk-v1:USD", "wallet:bk-new:USD"]);
 
     const occupied = await admin(
       "POST",
@@ -248,10 +366,8 @@ describe("GET …/export and POST …/restore (operator API)", () => {
     );
     expect(broken.status).toBe(400);
     expect(broken.body.code).toBe("ledger_chain_broken");
-    expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.data).toMatchObject({
-      balance: "0",
-      entries: [],
-    });
+    // Refused before anything is written: the wallet is not even registered.
+    expect((await admin("GET", "/admin/wallets/bk-new/EUR/export")).body.code).toBe("wallet_unknown");
   });
 
   for (const seam of Object.values(LEDGER_BACKUP_SEAMS)) {

@@ -13,8 +13,7 @@ import { Money } from "../../src/pricing/money";
 import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
-import { signExport } from "../../src/wallets/ledger-backup";
-import { ADMIN_TOKEN, admin, auditActions } from "../admin-helpers";
+import { ADMIN_TOKEN, admin, auditActions, exportSignature } from "../admin-helpers";
 import { call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { watchWalletOpenings } from "./wallet-openings";
@@ -290,7 +289,7 @@ describe("moving a client's wallets to another region", () => {
     const relabelled = { ...data, clientId: target };
     const restored = await admin("POST", `/admin/wallets/${target}/USD/restore`, {
       ...relabelled,
-      signature: await signExport(relabelled, ADMIN_TOKEN),
+      signature: await exportSignature(relabelled),
     });
     expect(restored.status, JSON.stringify(restored.body)).toBe(200);
     expect(restored.body.data.balance).toBe("30");

@@ -5,7 +5,7 @@
  * wallet's low-balance threshold (an operator's; a SKU's is on its catalogue page); and the mismatches of
  * the last reconciliation run, with when it ran and a link to run it now.
  */
-import { needsAttention } from "../../attention/attention";
+import { needsAttention, type NewOperator } from "../../attention/attention";
 import { setWalletThreshold } from "../../attention/threshold-actions";
 import { WalletThresholdRequest } from "../../attention/attention-admin-schemas";
 import { Refusal } from "../../kernel/failures";
@@ -25,10 +25,50 @@ const orderPage = (orderId: string) => path("/console/orders", orderId);
 const walletPage = (clientId: string, currency: string) => path("/console/wallets", clientId, currency);
 const skuPage = (sku: string) => path("/console/catalogue", sku);
 
-async function page(
-  ctx: PageContext,
-  form: { error?: string; clientId?: string; currency?: string; threshold?: string } = {},
-) {
+/** What the threshold form was refused with, drawn again with the values sent. */
+interface ThresholdForm {
+  error?: string;
+  clientId?: string;
+  currency?: string;
+  threshold?: string;
+}
+
+function thresholdForm(ctx: PageContext, form: ThresholdForm): Html {
+  if (!roleAllows(ctx.operator.role, "operator")) return html``;
+  return html`<form method="post" action="/console" class="card" aria-labelledby="threshold-heading">
+      <h3 id="threshold-heading">Set a wallet's low-balance threshold</h3>
+      ${form.error !== undefined ? notice("bad", form.error) : ""}
+      ${input({ id: "threshold-client", name: "clientId", label: "Client id", value: form.clientId, required: true })}
+      ${input({ id: "threshold-currency", name: "currency", label: "Currency", value: form.currency, required: true, hint: "Three letters, e.g. USD" })}
+      ${input({
+        id: "threshold-amount",
+        name: "threshold",
+        label: "Threshold",
+        value: form.threshold,
+        hint: "Listed above while the balance is below this. Leave empty to remove the threshold.",
+        error: form.error,
+      })}
+      <button type="submit">Save threshold</button>
+    </form>`;
+}
+
+/**
+ * Operators made in live this week (none in the sandbox): a new operator is a credential one person could
+ * have made to approve their own postings, so everyone sees each one and who made it.
+ */
+function newOperatorsSection(operators: NewOperator[]): Html {
+  if (operators.length === 0) return html``;
+  const rows = operators.map(
+    (row) => html`<tr><td>${row.name}</td><td class="mono">${row.id}</td><td>${row.role}</td>
+      <td>${row.createdBy ?? "unknown"}</td><td>${when(row.createdAt)}</td></tr>`,
+  );
+  return html`<section aria-labelledby="operators-heading"><h2 id="operators-heading">Operators created this week (${operators.length})</h2>
+    <table><caption class="hint">Each is another credential: check that it is a person you know, made by someone who may. The audit log has each as <span class="mono">operator.create</span>.</caption>
+      <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Role</th><th scope="col">Made by</th><th scope="col">When</th></tr></thead>
+      <tbody>${rows}</tbody></table></section>`;
+}
+
+async function page(ctx: PageContext, form: ThresholdForm = {}) {
   const { operator, url } = ctx;
   const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
   const done = url.searchParams.get("done");
@@ -90,30 +130,13 @@ async function page(
     ${shown.length === 0 ? nothing("reconciliation mismatches") : mismatchTable(shown)}
     <p><a href="/console/reconciliation">${run !== null && run.mismatchCount > shown.length ? "Every stored mismatch, and run it now" : "Run the reconciliation now"}</a></p>`;
 
-  const thresholdForm: Html = roleAllows(operator.role, "operator")
-    ? html`<form method="post" action="/console" class="card" aria-labelledby="threshold-heading">
-        <h3 id="threshold-heading">Set a wallet's low-balance threshold</h3>
-        ${form.error !== undefined ? notice("bad", form.error) : ""}
-        ${input({ id: "threshold-client", name: "clientId", label: "Client id", value: form.clientId, required: true })}
-        ${input({ id: "threshold-currency", name: "currency", label: "Currency", value: form.currency, required: true, hint: "Three letters, e.g. USD" })}
-        ${input({
-          id: "threshold-amount",
-          name: "threshold",
-          label: "Threshold",
-          value: form.threshold,
-          hint: "Listed above while the balance is below this. Leave empty to remove the threshold.",
-          error: form.error,
-        })}
-        <button type="submit">Save threshold</button>
-      </form>`
-    : html``;
-
   const body = html`
     ${done === "threshold" ? notice("good", "Threshold saved.") : ""}
     <section aria-labelledby="stuck-heading"><h2 id="stuck-heading">Stuck orders (${data.stuckOrders.orders.length}${data.stuckOrders.more ? "+" : ""})</h2>${stuck}</section>
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
     <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
-    <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm}</section>
+    <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm(ctx, form)}</section>
+    ${newOperatorsSection(data.newOperators)}
     <section aria-labelledby="reconciliation-heading"><h2 id="reconciliation-heading">Reconciliation mismatches (${run?.mismatchCount ?? 0})</h2>${reconciliation}</section>${charts}`;
   return layout({ title: "Needs attention", operator, current: "/console", body });
 }

@@ -52,6 +52,13 @@ export const PAGES: readonly PageEntry[] = [
     load: () => import("./wallet"),
   },
   {
+    path: "/console/limits",
+    minRole: "viewer",
+    postRole: "admin",
+    nav: "Approval limits",
+    load: () => import("./limits"),
+  },
+  {
     path: "/console/catalogue",
     minRole: "viewer",
     postRole: "admin",

@@ -87,3 +87,12 @@ export function refusedByRole(ctx: PageContext, needed: string): Response {
   const body = html`${notice("bad", `This change needs the ${needed} role; you are signed in as ${ctx.operator.role}. Nothing was changed.`)}`;
   return htmlResponse(layout({ title: "Not allowed", operator: ctx.operator, body }), 403);
 }
+
+/**
+ * A one-button form that decides a request (a posting's on its wallet page, a limit's on the limits page):
+ * approve or reject it, named for screen readers as `${label} ${what} ${id}`.
+ */
+export function decideButton(action: "approve" | "reject", id: number, label: string, what: string): Html {
+  return html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" /><input type="hidden" name="request" value="${id}" />
+    <button type="submit" class="${action === "reject" ? "quiet" : ""}" aria-label="${label} ${what} ${id}">${label}</button></form>`;
+}

@@ -3,9 +3,10 @@
  * and adjustment forms. Each form carries a form key made when it is drawn, posted as the change's
  * idempotency key: a double submit or a re-sent form writes one ledger entry, and the second answer says
  * it was already applied. A change is answered by a 303 back to this page, so a reload does not post.
- * A posting above the currency's approval limit becomes a posting request: the page lists the wallet's
- * requests waiting for a second operator, with Approve and Reject for an operator who did not ask for it
- * (dual control, wallets/approval-actions.ts).
+ * A posting beyond what its operator may move alone (the currency's approval limit over 24 hours) becomes a
+ * posting request: the page lists the wallet's requests waiting for a second person, with Approve and
+ * Reject for an operator who did not ask for it (dual control, wallets/approval-actions.ts). The forms say
+ * which text is the internal reason (operators and the audit log) and which the note the client sees.
  */
 import { clientStatement, findClient } from "../../clients/client-store";
 import { Refusal } from "../../kernel/failures";
@@ -38,6 +39,7 @@ import {
 import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { walletSection } from "./figure-charts";
+import { decideButton } from "./parts";
 import type { PageContext } from "../page";
 import { formErrorOf, refusalText } from "../refusals";
 
@@ -45,7 +47,7 @@ const NOTICES = {
   "top-up": "The top-up was posted.",
   adjustment: "The adjustment was posted.",
   replayed: "That form was already posted: nothing more was written.",
-  held: "The amount is above the currency's approval limit: the posting waits for a second operator (below).",
+  held: "That is more than you may move alone in this currency today (its approval limit, over 24 hours): the posting waits for a second person (below).",
   approved: "The posting request was approved and posted.",
   rejected: "The posting request was rejected: nothing was posted.",
 };
@@ -74,7 +76,8 @@ function postingForm(kind: "top-up" | "adjustment", currency: string, refused: R
       <input type="hidden" name="action" value="${kind}" />
       <input type="hidden" name="formKey" value="${key}" />
       ${input("amount", "Amount", { value: value("amount"), error, hint, attributes: html`inputmode="decimal" autocomplete="off"` })}
-      ${input("reason", "Reason", { value: value("reason"), error, hint: "Shown in the ledger and the audit log." })}
+      ${input("reason", "Internal reason", { value: value("reason"), error, hint: "For operators and the audit log only: the client never sees it." })}
+      ${input("note", "Note to the client (optional)", { value: value("note"), error, required: false, hint: "Shown to the client beside this movement in its ledger and statement. Leave empty to show none." })}
       <button type="submit">${title}</button>
     </form>`;
 }
@@ -86,9 +89,7 @@ function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: s
   if (requests.length === 0) return html`${problem}<p>No posting waits for a second operator.</p>`;
   const rows = requests.map((request) => {
     const own = request.requestedBy === `operator:${ctx.operator.operatorId}`;
-    const decide = (action: "approve" | "reject", label: string) =>
-      html`<form method="post" class="inline"><input type="hidden" name="action" value="${action}" /><input type="hidden" name="request" value="${request.id}" />
-        <button type="submit" class="${action === "reject" ? "quiet" : ""}" aria-label="${label} request ${request.id}">${label}</button></form>`;
+    const decide = (action: "approve" | "reject", label: string) => decideButton(action, request.id, label, "request");
     const action = !may
       ? html`<span class="hint">needs the operator role</span>`
       : own
@@ -99,11 +100,11 @@ function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: s
     const state =
       request.status === "approved" ? "approved, posting not finished" : `waiting until ${when(request.expiresAt)}`;
     return html`<tr><td class="num">${request.id}</td><td>${request.kind}</td><td class="num">${amount(request.amount, currency)}</td>
-      <td>${request.reason}</td><td>${request.requestedByName ?? request.requestedBy}, ${when(request.requestedAt)}</td><td>${state}</td><td>${action}</td></tr>`;
+      <td>${request.reason}</td><td>${request.note ?? html`<span class="hint">none</span>`}</td><td>${request.requestedByName ?? request.requestedBy}, ${when(request.requestedAt)}</td><td>${state}</td><td>${action}</td></tr>`;
   });
-  return html`${problem}<table><caption>Postings above the approval limit, waiting for a second operator</caption>
-    <thead><tr><th scope="col" class="num">#</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th><th scope="col">Reason</th>
-    <th scope="col">Asked by</th><th scope="col">State</th><th scope="col">Decide</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return html`${problem}<table><caption>Postings beyond what their requester may move alone, waiting for a second person</caption>
+    <thead><tr><th scope="col" class="num">#</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th><th scope="col">Internal reason</th>
+    <th scope="col">Note to the client</th><th scope="col">Asked by</th><th scope="col">State</th><th scope="col">Decide</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** The wallet's open requests: pending (not expired), and approved ones without their entry yet. */
@@ -123,12 +124,12 @@ function ledgerTable(entries: LedgerEntry[], currency: string): Html {
       <td class="num">${entry.seq}</td><td>${when(entry.createdAt)}</td><td>${entry.kind}</td>
       <td class="num">${amount(entry.amount)}</td><td class="num">${amount(entry.balanceAfter)}</td>
       <td>${entry.orderId !== null ? html`<a href="${path("/console/orders", entry.orderId)}">${entry.orderId}</a>` : ""}</td>
-      <td>${entry.reason ?? ""}</td>
+      <td>${entry.reason ?? ""}</td><td>${entry.note ?? ""}</td>
     </tr>`,
   );
   return html`<table><caption>Ledger (${currency}), oldest first</caption>
     <thead><tr><th scope="col" class="num">#</th><th scope="col">At</th><th scope="col">Kind</th><th scope="col" class="num">Amount</th>
-    <th scope="col" class="num">Balance after</th><th scope="col">Order</th><th scope="col">Reason</th></tr></thead>
+    <th scope="col" class="num">Balance after</th><th scope="col">Order</th><th scope="col">Internal reason</th><th scope="col">Note to the client</th></tr></thead>
     <tbody>${rows}</tbody></table>`;
 }
 
@@ -195,25 +196,37 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     const idempotencyKey = formKey(values);
     const amount = field(values, "amount", { max: 40 });
     const reason = field(values, "reason", { max: 500 });
+    const note = field(values, "note", { required: false, max: 200 });
     // Read as POST /admin/wallets/:clientId/:currency/top-ups (or /adjustments) reads its body.
     const read = formRequest(
       kind(values) === "adjustment" ? AdjustmentRequest : TopUpRequest,
-      { amount, reason, idempotencyKey },
+      { amount, reason, idempotencyKey, ...(note === "" ? {} : { note }) },
       { amount: "A decimal amount like 100 or 12.50." },
     );
     if (read instanceof FormError) throw read;
-    const posting = { clientId, currency, amount, reason, idempotencyKey };
+    const posting = { clientId, currency, amount, reason, note: note === "" ? null : note, idempotencyKey };
     const post = kind(values) === "adjustment" ? adjustWallet : topUpWallet;
     const outcome = await post(env, clientStatement, auditedBy(ctx), posting);
     const said = outcome.held ? "held" : outcome.replayed ? "replayed" : kind(values);
     return seeOther(withQuery(path("/console/wallets", clientId, currency), { notice: said }));
   } catch (error) {
     // A refusal without a path (the amount's rules: its minor units) is about the amount.
-    const refusal = formErrorOf(error, ["amount", "reason"], "amount");
+    const refusal = formErrorOf(error, ["amount", "reason", "note"], "amount");
     if (refusal === null) throw error;
     return htmlResponse(await draw(ctx, { form: kind(values), values, error: refusal }), 400);
   }
 }
+
+/** What deciding a request may be refused for, drawn on the page as why. */
+const DECISION_REFUSALS = new Set([
+  "decider_not_allowed",
+  "forbidden",
+  "posting_request_closed",
+  "adjustment_below_zero",
+  "idempotency_conflict",
+  "wallet_not_empty",
+  "ledger_chain_broken",
+]);
 
 /**
  * Approve or reject one of this wallet's posting requests. A refusal (the operator asked for it, it was
@@ -228,14 +241,17 @@ async function decide(ctx: PageContext, action: "approve" | "reject", given: str
   if (request === null || request.clientId !== clientId || request.currency !== currency)
     return htmlResponse(await draw(ctx, null, "No such posting request on this wallet."), 404);
   try {
-    if (action === "approve") await approvePostingRequest(env, clientStatement, auditedBy(ctx), id);
-    else await rejectPostingRequest(env.DB, auditedBy(ctx), id);
+    const by = { ...auditedBy(ctx), role: ctx.operator.role };
+    if (action === "approve") await approvePostingRequest(env, clientStatement, by, id);
+    else await rejectPostingRequest(env.DB, by, id);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     const { code } = error.failure;
-    if (code !== "decider_not_allowed" && code !== "posting_request_closed" && code !== "adjustment_below_zero")
-      throw error;
-    return htmlResponse(await draw(ctx, null, refusalText(error)), code === "decider_not_allowed" ? 403 : 409);
+    if (!DECISION_REFUSALS.has(code)) throw error;
+    return htmlResponse(
+      await draw(ctx, null, refusalText(error)),
+      code === "decider_not_allowed" || code === "forbidden" ? 403 : 409,
+    );
   }
   return seeOther(
     withQuery(path("/console/wallets", clientId, currency), { notice: action === "approve" ? "approved" : "rejected" }),
