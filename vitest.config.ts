@@ -28,6 +28,9 @@ const bindings = {
   // Tests change the catalogue in D1 directly and expect the next order to see it; the cache
   // itself is tested with its own settings (test/catalogue).
   CATALOGUE_CACHE_SECONDS: "0",
+  // The reconciliation's storm test (test/reconciliation/storm.test.ts): 30 s in npm test, 10 minutes in
+  // npm run bench:storm.
+  STORM_SECONDS: process.env.STORM_SECONDS ?? "30",
 };
 
 const shared = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000 };

@@ -16,8 +16,9 @@
 //     is said on each line), and the projection to 1,000,000 wallets and 100 million orders a day;
 //   - the idle repair pass (POST /admin/orders/index/run with nothing open): D1 rows read, orders asked,
 //     wall time, before and after 2,000 more idle wallets are added;
-//   - RECONCILIATION_HOOK below: one reconciliation run over the fill (GET /admin/reconciliation, within its
-//     budgets) and one over a span with no change, each with its wall time, object calls and D1 reads.
+//   - RECONCILIATION_HOOK below: one reconciliation run over the fill's wallet-days (GET /admin/reconciliation,
+//     within its budget of days) and one over a span with no change, each with its wall time, object calls
+//     and rows read; the cost of one wallet-day's check and its projection.
 // Settings: INDEX_WALLETS (10000), INDEX_ORDERS (100000), INDEX_MINUTES (10: the fill stops there and the
 // report says how many it made), INDEX_CONCURRENCY (16), INDEX_SAMPLE (every Nth order's lag, 50),
 // INDEX_SHARD_ORDERS (20000) and INDEX_SHARD_CONCURRENCY (32) for one shard's rate.
@@ -45,13 +46,15 @@ process.env.UPSTREAM_API_KEY ??= "bench-upstream-key";
 process.env.WRANGLER_LOG ??= "error";
 
 /**
- * The reconciliation's measurement of one run at this scale (the reconciliation's helper adds it): called
- * once the store is filled and the index has caught up, with what it needs; answers rows to print, or null.
+ * The reconciliation's measurement at this scale (docs/operator-api.md, Reconciliation): called once the
+ * store is filled and the books have caught up; answers rows to print. One run over the fill's days (GET
+ * /admin/reconciliation: the checks a pass makes of each wallet-day, within its budget of days, storing
+ * nothing) and one over a span with no books (a day to come); from the first, the cost of reconciling one active
+ * wallet-day (its object requests and rows read as measured, and the one `reconciliation_days` row a stored
+ * pass writes for it), and the projection to 1,000,000 wallets and 100 million orders a day.
  * @type {null | ((context: { target: Target, db: D1Database, adminToken: string, cost: () => Promise<any> }) => Promise<Record<string, number | string> | null>)}
  */
 export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
-  // One on-demand run over the fill (the same checks and budgets as the hourly run, which also stores its
-  // result), then one over a span with no change: what a run costs when the wallets are idle.
   const run = async (from, to) => {
     const before = await cost();
     const t0 = performance.now();
@@ -63,24 +66,40 @@ export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
     if (answer.status !== 200) throw new Error(`reconciliation: ${answer.status} ${JSON.stringify(answer.json)}`);
     const after = await cost();
     const calls = (counts) => Object.values(counts ?? {}).reduce((sum, n) => sum + n, 0);
-    const data = answer.json.data;
     return {
       ms,
-      data,
-      rowsRead: after.d1.rowsRead - before.d1.rowsRead,
+      data: answer.json.data,
+      rowsRead: after.d1.rowsRead - before.d1.rowsRead + (after.sqlite.rowsRead - before.sqlite.rowsRead),
       statements: after.d1.statements - before.d1.statements,
       doCalls: calls(after.doCalls) - calls(before.doCalls),
     };
   };
   const line = ({ ms, data, rowsRead, statements, doCalls }) =>
-    `${ms.toFixed(0)} ms, ${doCalls} object calls, ${statements} D1 statements (${rowsRead} rows read); ` +
-    `checked ${data.checked.orders} orders, ${data.checked.wallets} wallets, ${data.checked.ledgerEntries} ledger entries, ` +
-    `${data.checked.postingAudits} audit rows, ${data.checked.soldCodes} codes; ${data.complete ? "complete" : "budget reached"}; ` +
-    `${data.mismatches.length} mismatches`;
+    `${ms.toFixed(0)} ms, ${doCalls} object calls, ${statements} D1 statements (${rowsRead} rows read, D1 and objects); ` +
+    `checked ${data.checked.days} wallet-days (${data.checked.sealedDays} sealed), ${data.checked.ledgerEntries} ledger entries, ` +
+    `${data.checked.orders} orders drilled, ${data.checked.postingAudits} postings and audit rows; ` +
+    `${data.complete ? "complete" : "budget of days reached"}; ${data.mismatches.length} mismatches`;
   const busy = await run(Date.now() - 86_400_000, Date.now());
-  const quiet = Date.now();
+  // A span of a day to come: no books, no postings; what a run costs when nothing is due.
+  const quiet = Date.now() + 2 * 86_400_000;
   const idle = await run(quiet, quiet + 1);
-  return { "reconciliation run": line(busy), "reconciliation, idle": line(idle) };
+  const days = Math.max(1, busy.data.checked.days);
+  // µUSD of one check of one wallet-day: requests at 0.15 per million, rows read at 0.001 per million, and
+  // the stored pass's one row at 1.00 per million (a day sealed again keeps its index entries).
+  const perDay = (busy.doCalls / days) * 0.15 + (busy.rowsRead / days) * 0.001 + 1.0;
+  const checksPerDay = 27; // at most 24 publishes of a quiet day, and 3 re-verifications
+  const perMillion = (orders) => (perDay * checksPerDay) / orders;
+  return {
+    "reconciliation run": line(busy),
+    "reconciliation, idle": line(idle),
+    "a wallet-day's check":
+      `${(busy.doCalls / days).toFixed(2)} object requests, ${(busy.rowsRead / days).toFixed(0)} rows read, 1 row written: ` +
+      `${perDay.toFixed(2)} µUSD (USD ${(perDay / 1e6).toFixed(8)}); ≤ ${checksPerDay} a day: ${(perDay * checksPerDay).toFixed(1)} µUSD a wallet-day`,
+    "reconciliation, projected":
+      `1,000,000 wallet-days of 100 orders: USD ${perMillion(100).toFixed(2)} per million orders (budget 0.50); ` +
+      `about ${Math.round((1_000_000 * checksPerDay) / 86_400)} checks/s; one check: ${(busy.doCalls / days).toFixed(1)} object requests, ` +
+      `one wallet object: one ledgerDay page a check; D1: one row a check`,
+  };
 };
 
 const tmp = mkdtempSync(path.join(existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir(), "order-index-bench-"));

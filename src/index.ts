@@ -2,7 +2,6 @@ import { handleRequest } from "./app";
 import { sweepReservations } from "./inventory/sweep";
 import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
-import { isHourlyRun } from "./reconciliation/reconciliation-rules";
 import { askOrders } from "./orders/reservation-verdict";
 
 import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
@@ -14,6 +13,9 @@ export { BooksObject } from "./books/books-object";
  * batch, not when the Worker starts: no client request runs them, and a batch waits on no client.
  */
 const queueHandler = once(async () => (await import("./webhooks/queue-handler")).queue);
+/** The reconciliation's queue: the wallet-days a pass hands out (src/reconciliation/day-queue.ts). */
+const RECONCILIATION_QUEUES = new Set(["order-reconciliation", "order-reconciliation-sandbox"]);
+const reconciliationConsumer = once(async () => (await import("./reconciliation/day-queue")).checkHandedOut);
 /**
  * The order index's writer, which the order object calls from its `index` timer after the client has its
  * answer (orders cannot import the index, which sits below them); loaded with the first write.
@@ -30,8 +32,9 @@ export class OrderObject extends OrderObjectOf {
 
 /**
  * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
- * client's books while its backfill runs, drops the books' days past their retention, and, once an hour, reconciles the last day and stores the run
- * for the Needs attention list; the reconciliation and the backfill are loaded only then. The order index needs no pass:
+ * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of
+ * the reconciliation by wallet and day (the days whose books changed, those settling or due their
+ * re-verification), storing it for the Needs attention list. The order index needs no pass:
  * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
  * tries again) and does not keep the steps after it from running.
  */
@@ -45,9 +48,8 @@ async function scheduled(controller: ScheduledController, env: Env): Promise<voi
       "books.retention",
       async () => (await import("./books/books-retention")).dropExpiredDays(env, controller.scheduledTime),
     ],
+    ["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)],
   ];
-  if (isHourlyRun(controller.scheduledTime))
-    steps.push(["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)]);
   for (const [step, run] of steps) {
     try {
       await run();
@@ -59,6 +61,9 @@ async function scheduled(controller: ScheduledController, env: Env): Promise<voi
 
 export default {
   fetch: handleRequest,
-  queue: async (batch, env, ctx) => (await queueHandler())(batch, env, ctx),
+  queue: async (batch, env, ctx) =>
+    RECONCILIATION_QUEUES.has(batch.queue)
+      ? (await reconciliationConsumer())(batch, env)
+      : (await queueHandler())(batch, env, ctx),
   scheduled,
 } satisfies ExportedHandler<Env>;

@@ -948,8 +948,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Reconcile orders, the index, wallet ledgers, codes and the audit log over a period
-         * @description The reconciliation's checks over what happened in a period (orders created, codes sold, top-ups and adjustments audited, wallets moved from `createdFrom` to `createdTo`): every order charged or delivered has its charge in the ledger; its index row, its ledger lines and its codes agree with the order; every sold code is in exactly its order's redeem; every top-up and adjustment of the wallets that moved money has its audit row and every audit row its entry; every move transfer is paired; every balance equals its ledgers. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not compared on amounts. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the hourly run stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.
+         * Reconcile the books, wallet ledgers, codes and the audit log by wallet and day over a period
+         * @description The reconciliation by wallet and day over a period: each client's wallet (currency) on each UTC day from `createdFrom`'s to `createdTo`'s that has books, and the days the top-ups and adjustments audited, codes sold and wallets moved in the period fall on. For each, the ledger's summary (charges, refunds, the hash of its (order, amount) pairs), the books', the codes table's (codes sold to the day's orders, the hash of their (code, order) pairs) and the audit log's (each posting with its audit row) are compared; where they differ, each order is checked against the order object: charged or delivered with its charge in the ledger, its books row, its ledger lines and its codes agreeing with it. Every move transfer is paired and every balance follows its ledger. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not judged. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the scheduled pass stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          */
@@ -2035,24 +2035,30 @@ export interface components {
                     createdFrom: number;
                     createdTo: number;
                     checked: {
-                        /** @description Orders checked: the order object, its index row, its ledger lines and its codes. */
+                        /** @description Wallet-days checked: a client's wallet (currency) on one UTC day. */
+                        days: number;
+                        /** @description Of those, days sealed: their summaries agreed, or every order drilled into did. */
+                        sealedDays: number;
+                        /** @description Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes. */
                         orders: number;
-                        /** @description Of those, orders still changing that had been left over for longer than an hour: checked all the same. */
+                        /** @description Of those, orders still changing whose day had not settled within an hour: judged all the same. */
                         ordersPastBound: number;
-                        /** @description Wallets that moved money in the span, whose ledgers and balances were checked. */
+                        /** @description Wallets whose balances were checked against their ledgers across their objects. */
                         wallets: number;
-                        /** @description Wallet objects read: one per region each of those wallets has been in. */
+                        /** @description Wallet objects read: one per region each wallet of a day checked has been in. */
                         walletObjects: number;
-                        /** @description Ledger entries read past the checkpoint (or from the span's start). */
+                        /** @description Ledger entries of the days checked. */
                         ledgerEntries: number;
-                        /** @description Audit rows of top-ups and adjustments compared with their ledger entries. */
+                        /** @description Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other. */
                         postingAudits: number;
-                        /** @description Codes sold in the span. */
+                        /** @description Codes the codes table sells to the days' orders, compared with those their books say were delivered. */
                         soldCodes: number;
                         /** @description Move transfers whose other side was read. */
                         transfers: number;
-                        /** @description Orders still changing, left to the next run, and (a stored run) changes beyond its budget. */
+                        /** @description Orders still changing (their day left settling), and wallet-days due beyond this pass's budget. */
                         leftToNextRun: number;
+                        /** @description Wallet-days a stored pass handed to the reconciliation's queue, whose consumer checks them (0 here). */
+                        handedOut: number;
                     };
                     /** @description Every mismatch standing after the run (found and not since found gone). */
                     mismatchCount: number;
@@ -2385,27 +2391,33 @@ export interface components {
                 createdFrom: number;
                 /** @description End of the span, unix milliseconds. */
                 createdTo: number;
-                /** @description False when a budget stopped the run before the span's end. */
+                /** @description False when a budget stopped the run: days left to the next pass, or a day larger than one check reads. */
                 complete: boolean;
                 checked: {
-                    /** @description Orders checked: the order object, its index row, its ledger lines and its codes. */
+                    /** @description Wallet-days checked: a client's wallet (currency) on one UTC day. */
+                    days: number;
+                    /** @description Of those, days sealed: their summaries agreed, or every order drilled into did. */
+                    sealedDays: number;
+                    /** @description Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes. */
                     orders: number;
-                    /** @description Of those, orders still changing that had been left over for longer than an hour: checked all the same. */
+                    /** @description Of those, orders still changing whose day had not settled within an hour: judged all the same. */
                     ordersPastBound: number;
-                    /** @description Wallets that moved money in the span, whose ledgers and balances were checked. */
+                    /** @description Wallets whose balances were checked against their ledgers across their objects. */
                     wallets: number;
-                    /** @description Wallet objects read: one per region each of those wallets has been in. */
+                    /** @description Wallet objects read: one per region each wallet of a day checked has been in. */
                     walletObjects: number;
-                    /** @description Ledger entries read past the checkpoint (or from the span's start). */
+                    /** @description Ledger entries of the days checked. */
                     ledgerEntries: number;
-                    /** @description Audit rows of top-ups and adjustments compared with their ledger entries. */
+                    /** @description Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other. */
                     postingAudits: number;
-                    /** @description Codes sold in the span. */
+                    /** @description Codes the codes table sells to the days' orders, compared with those their books say were delivered. */
                     soldCodes: number;
                     /** @description Move transfers whose other side was read. */
                     transfers: number;
-                    /** @description Orders still changing, left to the next run, and (a stored run) changes beyond its budget. */
+                    /** @description Orders still changing (their day left settling), and wallet-days due beyond this pass's budget. */
                     leftToNextRun: number;
+                    /** @description Wallet-days a stored pass handed to the reconciliation's queue, whose consumer checks them (0 here). */
+                    handedOut: number;
                 };
                 mismatches: {
                     /**
@@ -2421,7 +2433,7 @@ export interface components {
                     /** @description The operator routes that show it: the order, the wallet's ledger. */
                     lookAt: string[];
                 }[];
-                /** @description A stored run's alert lines: a run that did not finish, a rising count left over. */
+                /** @description Alert lines: a run that did not finish, days left to the next pass, a client's day too large for one check or not settling (each names the client). */
                 alerts: string[];
             };
         };

@@ -2,6 +2,7 @@
  * The confirm flow: the order's charge is posted to its wallet and the order confirmed; a confirm cut off
  * between its intent and the wallet's answer is settled by the `settle` timer, which asks the wallet.
  */
+import { dayOf } from "../books/shard-rules";
 import { failure } from "../kernel/failures";
 import { toAmountNumber } from "../pricing/money";
 import { chargeKey, chargeReason } from "../wallets/ledger-keys";
@@ -46,6 +47,8 @@ export async function confirm(
       amount: order.charge,
       orderId: order.id,
       reason: chargeReason(order.reference),
+      // The books' day of the order: the reconciliation pairs its ledger and its books by it.
+      orderDay: dayOf(order.createdAt),
     }),
   );
   const posted = charged.answer;

@@ -2,6 +2,7 @@
  * The processing flow: a confirmed order is fulfilled line by line by each line's supplier, its failed
  * lines refunded, and it ends `successful`, `partial` or `failed`.
  */
+import { dayOf } from "../books/shard-rules";
 import { lineIdempotencyKey } from "../fulfilment/supplier";
 import { releaseCodes } from "../inventory/reservation-store";
 import { Money } from "../pricing/money";
@@ -66,6 +67,7 @@ export async function processOrder(host: ProcessingHost): Promise<void> {
       amount: line.charge,
       orderId: current.id,
       reason: `${line.sku} could not be fulfilled`,
+      orderDay: dayOf(current.createdAt),
     });
     if (!refund.ok) throw new Error(`refund of ${order.id} ${line.sku} refused: ${refund.code}`);
     order = {

@@ -1,4 +1,4 @@
-/** Operator API: the reconciliation of orders, ledgers and codes. */
+/** Operator API: the reconciliation of the books, the ledgers, the codes and the audit log by wallet and day. */
 import type { IRequest } from "itty-router";
 import { actorColumns } from "../audit/audit-store";
 import { adminCaller } from "../http/admin-auth";
@@ -29,9 +29,9 @@ export const reconciliationRoutes: Route[] = [
     operationId: "adminReconcile",
     example: reconciliationExamples.adminReconcile,
     tag: "Admin: orders",
-    summary: "Reconcile orders, the index, wallet ledgers, codes and the audit log over a period",
+    summary: "Reconcile the books, wallet ledgers, codes and the audit log by wallet and day over a period",
     description:
-      "The reconciliation's checks over what happened in a period (orders created, codes sold, top-ups and adjustments audited, wallets moved from `createdFrom` to `createdTo`): every order charged or delivered has its charge in the ledger; its index row, its ledger lines and its codes agree with the order; every sold code is in exactly its order's redeem; every top-up and adjustment of the wallets that moved money has its audit row and every audit row its entry; every move transfer is paired; every balance equals its ledgers. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not compared on amounts. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the hourly run stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.",
+      "The reconciliation by wallet and day over a period: each client's wallet (currency) on each UTC day from `createdFrom`'s to `createdTo`'s that has books, and the days the top-ups and adjustments audited, codes sold and wallets moved in the period fall on. For each, the ledger's summary (charges, refunds, the hash of its (order, amount) pairs), the books', the codes table's (codes sold to the day's orders, the hash of their (code, order) pairs) and the audit log's (each posting with its audit row) are compared; where they differ, each order is checked against the order object: charged or delivered with its charge in the ledger, its books row, its ledger lines and its codes agreeing with it. Every move transfer is paired and every balance follows its ledger. Orders still changing within `grace` seconds are counted in `leftToNextRun`, not judged. Work is bounded (`complete` false when a budget stopped it). Reads only and stores nothing (the scheduled pass stores what the home page shows); at most 3 runs a minute per operator (429 `rate_limited`). docs/operator-api.md, Reconciliation, says what each check means.",
     auth: "admin",
     role: "viewer",
     query: ReconciliationQuery,

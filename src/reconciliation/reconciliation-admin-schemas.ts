@@ -29,21 +29,44 @@ export const ReconciliationQuery = z
   });
 
 export const ReconciliationChecked = z.object({
-  orders: z.number().int().describe("Orders checked: the order object, its index row, its ledger lines and its codes."),
+  days: z.number().int().describe("Wallet-days checked: a client's wallet (currency) on one UTC day."),
+  sealedDays: z
+    .number()
+    .int()
+    .describe("Of those, days sealed: their summaries agreed, or every order drilled into did."),
+  orders: z
+    .number()
+    .int()
+    .describe(
+      "Orders drilled into (days that disagreed): the order object, its books row, its ledger lines and its codes.",
+    ),
   ordersPastBound: z
     .number()
     .int()
-    .describe("Of those, orders still changing that had been left over for longer than an hour: checked all the same."),
-  wallets: z.number().int().describe("Wallets that moved money in the span, whose ledgers and balances were checked."),
-  walletObjects: z.number().int().describe("Wallet objects read: one per region each of those wallets has been in."),
-  ledgerEntries: z.number().int().describe("Ledger entries read past the checkpoint (or from the span's start)."),
-  postingAudits: z.number().int().describe("Audit rows of top-ups and adjustments compared with their ledger entries."),
-  soldCodes: z.number().int().describe("Codes sold in the span."),
+    .describe("Of those, orders still changing whose day had not settled within an hour: judged all the same."),
+  wallets: z.number().int().describe("Wallets whose balances were checked against their ledgers across their objects."),
+  walletObjects: z
+    .number()
+    .int()
+    .describe("Wallet objects read: one per region each wallet of a day checked has been in."),
+  ledgerEntries: z.number().int().describe("Ledger entries of the days checked."),
+  postingAudits: z
+    .number()
+    .int()
+    .describe("Top-ups and adjustments of the days checked, and audit rows of the feed, compared with each other."),
+  soldCodes: z
+    .number()
+    .int()
+    .describe("Codes the codes table sells to the days' orders, compared with those their books say were delivered."),
   transfers: z.number().int().describe("Move transfers whose other side was read."),
   leftToNextRun: z
     .number()
     .int()
-    .describe("Orders still changing, left to the next run, and (a stored run) changes beyond its budget."),
+    .describe("Orders still changing (their day left settling), and wallet-days due beyond this pass's budget."),
+  handedOut: z
+    .number()
+    .int()
+    .describe("Wallet-days a stored pass handed to the reconciliation's queue, whose consumer checks them (0 here)."),
 });
 
 export const MismatchView = z.object({
@@ -60,12 +83,16 @@ export const MismatchView = z.object({
 export const ReconciliationData = z.object({
   createdFrom: z.number().int().describe("Start of the span of changes read, unix milliseconds."),
   createdTo: z.number().int().describe("End of the span, unix milliseconds."),
-  complete: z.boolean().describe("False when a budget stopped the run before the span's end."),
+  complete: z
+    .boolean()
+    .describe("False when a budget stopped the run: days left to the next pass, or a day larger than one check reads."),
   checked: ReconciliationChecked,
   mismatches: z.array(MismatchView),
   alerts: z
     .array(z.string())
-    .describe("A stored run's alert lines: a run that did not finish, a rising count left over."),
+    .describe(
+      "Alert lines: a run that did not finish, days left to the next pass, a client's day too large for one check or not settling (each names the client).",
+    ),
 });
 
 /** The last stored run, as the Needs attention list shows it. */

@@ -11,15 +11,18 @@ export const RECONCILIATION_EXAMPLE = {
   createdTo: 1795345079774,
   complete: true,
   checked: {
-    orders: 180,
+    days: 14,
+    sealedDays: 13,
+    orders: 2,
     ordersPastBound: 0,
-    wallets: 12,
+    wallets: 1,
     walletObjects: 13,
     ledgerEntries: 240,
     postingAudits: 4,
     soldCodes: 96,
     transfers: 0,
     leftToNextRun: 3,
+    handedOut: 0,
   },
   mismatches: [
     {

@@ -1,13 +1,14 @@
 /**
- * The reconciliation's pure rules (src/orders/reconciliation.ts runs them): when the scheduled job runs it,
- * how an order's ledger lines must agree with its index row, and what a mismatch says to look at.
+ * The reconciliation's pure rules (reconciliation.ts runs them; those of a wallet-day are in day-rules.ts):
+ * what each check is called, how an order's ledger lines must agree with its books row, and what a mismatch
+ * says to look at.
  */
 import { Money, type Money as MoneyT } from "../pricing/money";
 import type { OrderState } from "../orders/order-view-schemas";
 
 /**
- * Orders and ledger entries changed this recently are left to the next run: their order may still be
- * under way (a refund posted before the order stores it), and the index row may lag its order by seconds.
+ * Orders and ledger entries changed this recently are left to the next pass: their order may still be
+ * under way (a refund posted before the order stores it), and the books row may lag its order by seconds.
  */
 export const DEFAULT_GRACE_SECONDS = 600;
 
@@ -16,18 +17,6 @@ export const MAX_PERIOD_MS = 31 * 86_400_000;
 
 /** A viewer's run from the console: the changes of the last day. */
 export const ON_DEMAND_PERIOD_MS = 86_400_000;
-
-/** The cron's interval (wrangler.toml, every 5 minutes). */
-const CRON_INTERVAL_MS = 5 * 60_000;
-
-/**
- * Whether the cron firing scheduled for `scheduledTime` runs the hourly reconciliation: the one in the
- * first 5 minutes of each hour. scheduledTime is when the firing was due, not when it ran, so a late
- * firing still counts for its own hour and exactly one firing an hour is chosen.
- */
-export function isHourlyRun(scheduledTime: number): boolean {
-  return scheduledTime % 3_600_000 < CRON_INTERVAL_MS;
-}
 
 /** What each check compares; docs/operator-api.md, Reconciliation, says what each means. */
 export const CHECK_NAMES = [
@@ -64,27 +53,34 @@ export function lookAt(orderId: string | null, clientId: string | null, currency
 
 /** What a run counted. */
 export interface Checked {
-  /** Orders checked (record, index row, ledger lines and codes compared). */
+  /** Wallet-days checked, and of them those sealed (their summaries agreed, or every order did). */
+  days: number;
+  sealedDays: number;
+  /** Orders drilled into (record, books row, ledger lines and codes compared). */
   orders: number;
-  /** Of those, orders still changing that had waited longer than the bound, checked all the same. */
+  /** Of those, orders still changing whose day had not settled within the bound, judged all the same. */
   ordersPastBound: number;
   /** Wallets whose ledgers and balances were checked, and the wallet objects (one per region) read. */
   wallets: number;
   walletObjects: number;
-  /** Ledger entries read past the checkpoint. */
+  /** Ledger entries of the days checked. */
   ledgerEntries: number;
   /** Audit rows of top-ups and adjustments compared with their ledger entries. */
   postingAudits: number;
-  /** Codes sold in the run's span. */
+  /** Codes the codes table sells to the days' orders, compared with those their books delivered. */
   soldCodes: number;
   /** Move transfers whose other side was read. */
   transfers: number;
-  /** Orders still changing, left to the next run, and changes beyond this run's budget. */
+  /** Orders still changing (their day left settling), and wallet-days due beyond this pass's budget. */
   leftToNextRun: number;
+  /** Wallet-days handed to the reconciliation's queue, whose consumer checks them. */
+  handedOut: number;
 }
 
 export function noneChecked(): Checked {
   return {
+    days: 0,
+    sealedDays: 0,
     orders: 0,
     ordersPastBound: 0,
     wallets: 0,
@@ -94,6 +90,7 @@ export function noneChecked(): Checked {
     soldCodes: 0,
     transfers: 0,
     leftToNextRun: 0,
+    handedOut: 0,
   };
 }
 
@@ -107,48 +104,6 @@ export interface Reconciliation {
   mismatches: Mismatch[];
   /** What needs an operator beside the mismatches: a run that did not finish, a rising backlog. */
   alerts: string[];
-}
-
-/**
- * How long an order may keep changing (an upstream line retried every few minutes) before it is checked
- * whatever it is doing: no order stays out of every check for longer than this.
- */
-export const DEFERRAL_BOUND_MS = 3_600_000;
-
-/**
- * How much earlier than the bound an order left over is due its check in full: the hourly run fires from a
- * cron every 5 minutes and takes its time when it starts, so two runs are a little more or less than an hour
- * apart; without this slack an order due at one run would wait for the next.
- */
-export const RUN_SLACK_MS = 5 * 60_000;
-
-/** Whether an order left over since `since` is due its check in full at `now`. */
-export function pastBound(since: number, now: number): boolean {
-  return now - since >= DEFERRAL_BOUND_MS - RUN_SLACK_MS;
-}
-
-/** The alert of a run after which `overdue` orders left over have waited longer than the bound unchecked. */
-export function overdueAlert(overdue: number): string | null {
-  return overdue > 0
-    ? `${overdue} orders left over have not been checked in full for more than an hour; the runs are not keeping up`
-    : null;
-}
-
-/**
- * An order writes its index row within seconds of its create (its `index` timer; the bound is 10 s). A run
- * reads the orders created at least this long before it, so that a row still on its way is not passed over
- * by the feed's checkpoint.
- */
-export const INDEX_SETTLED_MS = 60_000;
-
-/** Runs in a row whose count left to the next run grew, after which each run says so. */
-export const RISING_RUNS = 3;
-
-/** The alert of a run whose count left to the next run has grown `rising` runs in a row; null below the bar. */
-export function risingAlert(rising: number, left: number): string | null {
-  return rising >= RISING_RUNS
-    ? `the count left to the next run has grown ${rising} runs in a row: ${left} now; the runs are not keeping up`
-    : null;
 }
 
 /** The alert of a run that started (at `startedAt`) and never finished; null when the last run finished. */

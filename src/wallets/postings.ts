@@ -55,6 +55,8 @@ export interface Posting {
   reason?: string | null;
   /** An operator posting's client-facing note (the reason is never shown to the client). */
   note?: string | null;
+  /** The UTC day the order was created on, for an order's charge or refund: the reconciliation's day of it. */
+  orderDay?: number | null;
 }
 
 export type PostingResult =
@@ -266,6 +268,7 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
     orderId: posting.orderId ?? null,
     reason: posting.reason ?? null,
     note: posting.note ?? null,
+    orderDay: posting.orderId == null ? null : (posting.orderDay ?? null),
   });
   // A charged order is no longer open: it holds nothing from here on, and the client's run of expired
   // orders is over.
@@ -305,6 +308,8 @@ export function voidOrder(store: LedgerStore, orderId: string, reason: string, n
       balanceAfter: store.balance().plus(amount),
       orderId,
       reason,
+      // The void gives back the charge: it is of the charge's day.
+      orderDay: store.orderDayOf(charge.key),
     });
     if (successor !== null) forward = forwardCredit(store, voidKey(orderId), amount, [], reason);
   }

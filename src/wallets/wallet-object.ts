@@ -36,6 +36,8 @@ import {
   type RestoreResult,
 } from "./ledger-backup";
 import { serviceMode } from "../kernel/service-mode";
+import { LEDGER_DAY_PAGE, ledgerDay } from "./ledger-day-flow";
+import type { LedgerDayPage } from "./ledger-day-rules";
 
 export type {
   ChargeStatus,
@@ -56,6 +58,7 @@ export type {
   WalletMoved,
 } from "./postings";
 export type { LedgerExport, RestoreResult } from "./ledger-backup";
+export type { LedgerDayPage } from "./ledger-day-rules";
 
 /**
  * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-store.ts
@@ -163,6 +166,14 @@ export class WalletObject extends DurableObject<Env> {
 
   async entry(key: string): Promise<LedgerEntry | null> {
     return this.ledger.byKey(key);
+  }
+
+  /**
+   * A page of what day `day` moved in this wallet (ledger-day-flow.ts): the reconciliation's summary of the
+   * ledger by wallet and day. Reads only; `next` says where the following page starts.
+   */
+  async ledgerDay(day: number, afterSeq: number | null = null, limit = LEDGER_DAY_PAGE): Promise<LedgerDayPage> {
+    return ledgerDay(this.ledger, day, afterSeq, limit);
   }
 
   /** The invariant check: the balance, the decimal sum of every entry, and how many entries there are. */

@@ -105,6 +105,15 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
       `);
     },
   },
+  {
+    version: 8,
+    description: "an order's movements carry the order's creation day (the reconciliation's day of them)",
+    up(sql) {
+      // A column of the entry's own row: no row more written. Entries written before it hold NULL and are
+      // attributed to the day of their own time (docs/operator-api.md, Reconciliation).
+      sql.exec(`ALTER TABLE ledger ADD COLUMN order_day INTEGER`);
+    },
+  },
 ];
 
 export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);
@@ -198,6 +207,20 @@ export interface NewEntry {
   reason: string | null;
   /** The client-facing note of an operator's posting (null: none). */
   note?: string | null;
+  /** The UTC day its order was created on (an order's movement), else absent. */
+  orderDay?: number | null;
+}
+
+/** An entry as the reconciliation's day summary reads it (ledger-day-rules.ts). */
+export interface DayRow {
+  seq: number;
+  key: string;
+  kind: LedgerKind;
+  amount: string;
+  balanceAfter: string;
+  orderId: string | null;
+  orderDay: number | null;
+  createdAt: number;
 }
 
 /**
@@ -371,8 +394,8 @@ export class LedgerStore {
   append(entry: NewEntry): LedgerEntry {
     const row = this.sql
       .exec<LedgerRow>(
-        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at, note)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+        `INSERT INTO ledger (entry_key, kind, amount, balance_after, order_id, reason, created_at, note, order_day)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
         entry.key,
         entry.kind,
         entry.amount.toFixed(),
@@ -381,6 +404,7 @@ export class LedgerStore {
         entry.reason,
         Date.now(),
         entry.note ?? null,
+        entry.orderDay ?? null,
       )
       .one();
     this.balanceCache = entry.balanceAfter;
@@ -542,6 +566,65 @@ export class LedgerStore {
       }
       return found;
     });
+  }
+
+  /** The order day stored with the entry under `key` (null: none, or written before the column). */
+  orderDayOf(key: string): number | null {
+    const row = this.sql
+      .exec<{ order_day: number | null }>(`SELECT order_day FROM ledger WHERE entry_key = ?`, key)
+      .toArray()[0];
+    return row?.order_day ?? null;
+  }
+
+  /**
+   * The first seq written at or after `time` (null: none yet): a binary search over seq, as `created_at`
+   * grows with it, about 2 log2(entries) rows read.
+   */
+  firstSeqFrom(time: number): number | null {
+    const bounds = this.sql
+      .exec<{ low: number | null; high: number | null }>(`SELECT MIN(seq) AS low, MAX(seq) AS high FROM ledger`)
+      .one();
+    if (bounds.low === null || bounds.high === null) return null;
+    let low = bounds.low;
+    let high = bounds.high;
+    let found: number | null = null;
+    while (low <= high) {
+      const middle = Math.floor((low + high) / 2);
+      const entry = this.sql
+        .exec<{ seq: number; created_at: number }>(
+          `SELECT seq, created_at FROM ledger WHERE seq >= ? ORDER BY seq LIMIT 1`,
+          middle,
+        )
+        .toArray()[0]!;
+      if (entry.created_at >= time) {
+        found = entry.seq;
+        high = middle - 1;
+      } else low = entry.seq + 1;
+    }
+    return found;
+  }
+
+  /** The balance after the last entry at or before `seq` (null: no entry there). */
+  balanceThrough(seq: number): string | null {
+    const row = this.sql
+      .exec<{ balance_after: string }>(`SELECT balance_after FROM ledger WHERE seq <= ? ORDER BY seq DESC LIMIT 1`, seq)
+      .toArray()[0];
+    return row?.balance_after ?? null;
+  }
+
+  /** Up to `limit` entries after `afterSeq`, written before `before`, for a day's summary (voids of 0 left out). */
+  dayRows(afterSeq: number, before: number, limit: number): DayRow[] {
+    return this.sql
+      .exec<LedgerRow & { order_day: number | null }>(
+        `SELECT * FROM ledger WHERE seq > ? AND created_at < ? AND NOT (kind = 'order_void' AND amount = '0')
+          ORDER BY seq LIMIT ?`,
+        afterSeq,
+        before,
+        limit,
+      )
+      .toArray()
+      .map((row) => ({ ...entryFromRow(row), orderDay: row.order_day ?? null }))
+      .map(({ reason: _, ...row }) => row);
   }
 
   /** Every amount summed in decimal (SQLite's SUM would go through floating point), and how many there are. */

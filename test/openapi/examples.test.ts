@@ -570,10 +570,32 @@ describe("success examples have the shape of real answers", () => {
       "GET",
       `/admin/reconciliation?createdFrom=${walletsFrom}&createdTo=${Date.now()}&grace=0`,
     );
-    expect(reconciled.body.data.mismatches).toHaveLength(1);
-    await expectLikeExample("adminReconcile", reconciled);
-    await runAndStore(env);
-    await expectLikeExample("adminGetAttention", await admin("GET", "/admin/attention"));
+    // The days of the span are checked whole: the demo wallet's top-ups made by the tests' helper (no
+    // operator, so no audit row) are mismatches of their own, left out of the example's shape.
+    const ofAcme = reconciled.body.data.mismatches.filter(
+      (mismatch: { clientId: string }) => mismatch.clientId === "acme",
+    );
+    expect(ofAcme).toHaveLength(1);
+    await expectLikeExample("adminReconcile", {
+      ...reconciled,
+      body: { ...reconciled.body, data: { ...reconciled.body.data, mismatches: ofAcme } },
+    });
+    await runAndStore(env, Date.now(), { graceSeconds: 0 });
+    const attention = await admin("GET", "/admin/attention");
+    const stored = attention.body.data.reconciliation;
+    await expectLikeExample("adminGetAttention", {
+      ...attention,
+      body: {
+        ...attention.body,
+        data: {
+          ...attention.body.data,
+          reconciliation: {
+            ...stored,
+            mismatches: stored.mismatches.filter((mismatch: { clientId: string }) => mismatch.clientId === "acme"),
+          },
+        },
+      },
+    });
     await clearTimerFailure(env.DB, stuckOrderId);
     const replayed = await admin("POST", `/admin/webhooks/dead-letters/${listed.body.data.deadLetters[0].id}/replay`);
     await expectLikeExample("adminReplayDeadLetter", replayed);

@@ -277,7 +277,15 @@ describe("the confirm flow", () => {
       store.save(order(), { expire: NOW + TTL_MS }, null);
       expect(await confirm(host, "unit-client")).toEqual({ ok: true, data: { id: "ord_unit", state: "confirmed" } });
       expect(posted).toEqual([
-        { key: chargeKey("ord_unit"), kind: "order_charge", amount: "10", orderId: "ord_unit", reason: "order ref-1" },
+        // The order's creation day goes with its charge: the reconciliation pairs its ledger and its books by it.
+        {
+          key: chargeKey("ord_unit"),
+          kind: "order_charge",
+          amount: "10",
+          orderId: "ord_unit",
+          reason: "order ref-1",
+          orderDay: Math.floor(NOW / 86_400_000),
+        },
       ]);
       expect(seen.saves).toEqual([
         { state: "created", timers: { settle: NOW + SETTLE_AFTER_MS } },
@@ -384,6 +392,7 @@ describe("the processing flow", () => {
           amount: "10",
           orderId: "ord_unit",
           reason: "SKU-B could not be fulfilled",
+          orderDay: Math.floor(NOW / 86_400_000),
         },
       ]);
       expect(seen.calls).toEqual([ORDER_SEAMS.supplierSandbox, ORDER_SEAMS.supplierSandbox, ORDER_SEAMS.walletRefund]);

@@ -1,5 +1,5 @@
 /**
- * GET /console/reconciliation: the last stored reconciliation run (the hourly job's, or an operator's from
+ * GET /console/reconciliation: the last stored reconciliation pass (the scheduled one's, or an operator's from
  * this page) with its alerts, counts and the mismatches standing, each linking to its order's page. POST
  * runs it now, at most 3 times a minute per operator: the operator role and above run it from the
  * checkpoint and store it (what the home page shows); a viewer's run checks the changes of the last day,
@@ -16,7 +16,7 @@ import { notice, seeOther, when } from "./parts";
 /** The mismatches as a table, each order linking to its page; shared with the home page. */
 export function mismatchTable(mismatches: readonly Mismatch[]): Html {
   return html`<table>
-    <caption class="hint">What the order index, the wallet ledgers and the codes table disagree on.</caption>
+    <caption class="hint">What the books, the wallet ledgers, the codes table and the audit log disagree on.</caption>
     <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Check</th><th scope="col">Problem</th></tr></thead>
     <tbody>${mismatches.map(
       (row) => html`<tr>
@@ -27,7 +27,7 @@ export function mismatchTable(mismatches: readonly Mismatch[]): Html {
 
 /** When the last run was and what it covered, in a sentence, and its alert lines. */
 export function runSummary(run: StoredRun | null): Html {
-  if (run === null) return html`<p>No reconciliation has run yet: the hourly job runs at the start of each hour.</p>`;
+  if (run === null) return html`<p>No reconciliation has run yet: the scheduled pass runs every 5 minutes.</p>`;
   return html`<p>Last run ${when(run.ranAt)}, over changes from ${when(run.createdFrom)} to ${when(run.createdTo)}:
     ${run.mismatchCount} mismatch${run.mismatchCount === 1 ? "" : "es"} standing.</p>
     ${run.alerts.map((alert) => notice("bad", alert))}`;
