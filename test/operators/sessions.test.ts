@@ -114,7 +114,7 @@ describe("console sessions", () => {
     const overlapping = {
       ...rotated,
       ADMIN_TOKEN_PREVIOUS: env.ADMIN_TOKEN,
-      ADMIN_TOKEN_PREVIOUS_UNTIL: new Date(Date.now() + 3_600_000).toISOString(),
+      ADMIN_TOKEN_PREVIOUS_UNTIL: new Date(T0 + 3_600_000).toISOString(),
     } as Env;
     expect(await readSession(withCookie(setCookie), overlapping, T0 + 1000)).not.toBeNull();
     // The genuine cookie still works: none of the forgeries ended it.
