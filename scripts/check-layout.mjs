@@ -22,7 +22,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
-import { folderOf, importGraph, name, root, tableWriters } from "./source-facts.mjs";
+import { folderOf, importGraph, name, objectTables, root, tableWriters } from "./source-facts.mjs";
 
 const architecture = readFileSync(join(root, "ARCHITECTURE.md"), "utf8");
 const section = /^## Layout\n+```\n([\s\S]*?)\n```/m.exec(architecture);
@@ -149,6 +149,20 @@ for (const [file, tables] of tableWriting) {
       `src/${name(file)} writes the D1 tables [${tables.join(", ")}], so its name ends in -store.ts (ARCHITECTURE.md, Names)`,
     );
 }
+// A Durable Object's table has one writer: the store that creates it (the ledger is written by the wallet's
+// store alone, a restore included), so whatever that store caches of it stays true.
+let objectTableCount = 0;
+for (const [table, { creators, writers }] of objectTables()) {
+  objectTableCount += 1;
+  for (const writer of writers)
+    if (!creators.has(writer))
+      problems.push(
+        `src/${name(writer)} writes the Durable Object table ${table}, which only ${[...creators].map((file) => `src/${name(file)}`).join(" or ")} (its store) may write (ARCHITECTURE.md, Names)`,
+      );
+  for (const creator of creators)
+    if (!creator.endsWith("-store.ts"))
+      problems.push(`src/${name(creator)} creates the Durable Object table ${table}, so its name ends in -store.ts`);
+}
 let actions = 0;
 for (const [file, imports] of graph) {
   const by = importers.get(file) ?? [];
@@ -236,7 +250,7 @@ if (problems.length > 0) {
 }
 console.log(
   `layout: ARCHITECTURE.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names; ` +
-    `names: /admin-only routes files end in -admin-routes.ts and only they, schema files in -schemas.ts, the ${tableWriting.size} modules that write D1 tables in -store.ts, ` +
+    `names: /admin-only routes files end in -admin-routes.ts and only they, schema files in -schemas.ts, the ${tableWriting.size} modules that write D1 tables in -store.ts, the ${objectTableCount} Durable Object tables each written by the store that creates it, ` +
     `the ${actions} operator actions (imported by /admin routes and the console, audited) in -actions.ts, and each -flow.ts is imported by the Durable Object beside it; ` +
     `of the ${functions} functions, none runs over ${BUDGET} lines but the ${Object.keys(LONG_FUNCTIONS).length} listed, none longer than listed`,
 );

@@ -69,21 +69,46 @@ const WRITE = /\b(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_
 export function tableWriters() {
   const tables = d1Tables();
   const writers = new Map([...tables].map((table) => [table, new Set()]));
+  for (const [file, text] of sqlTexts())
+    for (const [, table] of text.matchAll(WRITE)) if (tables.has(table)) writers.get(table).add(file);
+  return writers;
+}
+
+/** Each file of src/ with the text of its string literals and template parts: where its SQL is. */
+function sqlTexts() {
+  const texts = new Map();
   for (const file of filesUnder(src)) {
     if (file.includes(GENERATED)) continue;
     const source = ts.createSourceFile(file, readFileSync(file, "utf8"), ts.ScriptTarget.Latest, false);
+    const parts = [];
     const visit = (node) => {
       if (
         ts.isStringLiteralLike(node) ||
         ts.isTemplateHead(node) ||
         ts.isTemplateMiddle(node) ||
         ts.isTemplateTail(node)
-      ) {
-        for (const [, table] of node.text.matchAll(WRITE)) if (tables.has(table)) writers.get(table).add(file);
-      }
+      )
+        parts.push(node.text);
       ts.forEachChild(node, visit);
     };
     visit(source);
+    texts.set(file, parts.join("\n"));
   }
-  return writers;
+  return texts;
+}
+
+/**
+ * The Durable Objects' SQLite tables: those a module of src/ creates (not D1's, which the migrations
+ * create), each with the modules that create it and the modules that write it.
+ */
+export function objectTables() {
+  const texts = sqlTexts();
+  const tables = new Map();
+  for (const [file, text] of texts)
+    for (const [, table] of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?([a-z_]+)/gi)) {
+      if (!tables.has(table)) tables.set(table, { creators: new Set(), writers: new Set() });
+      tables.get(table).creators.add(file);
+    }
+  for (const [file, text] of texts) for (const [, table] of text.matchAll(WRITE)) tables.get(table)?.writers.add(file);
+  return tables;
 }

@@ -11,7 +11,7 @@
 import { derivedHmacKey, fromBase64, toBase64 } from "../kernel/crypto";
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
-import { LedgerStore, type VoidMark } from "./wallet-store";
+import { LedgerStore, type RestoredEntry, type VoidMark } from "./wallet-store";
 
 /** The export's format: v2 carries each entry's client-facing note, and the deployment and mode it is of. */
 export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/2";
@@ -114,7 +114,7 @@ export type RestoreResult =
   | { ok: false; code: "wallet_not_empty" | "ledger_chain_broken"; reason: string };
 
 /** An exported entry: a v1 export's have no note. */
-export type ExportedEntry = Omit<LedgerEntry, "note"> & { note?: string | null };
+export type ExportedEntry = RestoredEntry;
 
 function sameEntry(a: LedgerEntry, b: ExportedEntry): boolean {
   return (
@@ -173,22 +173,7 @@ export function restoreLedger(
   }
   storage.transactionSync(() => {
     markAll();
-    for (const entry of backup.entries) {
-      storage.sql.exec(
-        `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        entry.seq,
-        entry.key,
-        entry.kind,
-        new Money(entry.amount).toFixed(),
-        new Money(entry.balanceAfter).toFixed(),
-        entry.orderId,
-        entry.reason,
-        entry.createdAt,
-        entry.note ?? null,
-      );
-    }
-    if (backup.entries.length > 0)
-      store.markRestored(lastSeq, backup.entries.length, new Money(backup.balance).toFixed(), now);
+    store.writeRestored(backup.entries, backup.balance, now);
   });
   const wrote = backup.entries.length > 0;
   return {

@@ -212,6 +212,9 @@ export interface NewEntry {
 }
 
 /** An entry as the reconciliation's day summary reads it (ledger-day-rules.ts). */
+/** An entry as an export carries it: a ledger entry whose note older exports left out. */
+export type RestoredEntry = Omit<LedgerEntry, "note"> & { note?: string | null };
+
 export interface DayRow {
   seq: number;
   key: string;
@@ -474,6 +477,30 @@ export class LedgerStore {
       balance,
       at,
     );
+  }
+
+  /**
+   * Writes an export's entries verbatim (their seq, time and running balance) into this ledger, with the
+   * record that a restore wrote them: the ledger's one writer besides `append`, so that whatever holds the
+   * balance in memory hears of it. The restore's own transaction encloses the call.
+   */
+  writeRestored(entries: readonly RestoredEntry[], balance: string, at: number): void {
+    for (const entry of entries) {
+      this.sql.exec(
+        `INSERT INTO ledger (seq, entry_key, kind, amount, balance_after, order_id, reason, created_at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        entry.seq,
+        entry.key,
+        entry.kind,
+        new Money(entry.amount).toFixed(),
+        new Money(entry.balanceAfter).toFixed(),
+        entry.orderId,
+        entry.reason,
+        entry.createdAt,
+        entry.note ?? null,
+      );
+    }
+    if (entries.length > 0) this.markRestored(entries.at(-1)!.seq, entries.length, new Money(balance).toFixed(), at);
+    this.balanceCache = null;
   }
 
   /** The last seq a restore wrote here (0: no restore wrote this ledger). */
