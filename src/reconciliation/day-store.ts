@@ -56,8 +56,9 @@ export interface DuePage {
 /**
  * The next page (at most `limit`) of the days from `fromDay` on whose books changed since their last check
  * (or that were never checked), after `after` and up to `until` (both keys, in the order of the books' day
- * index: day, client, currency), read through that index. Keyset paging: each page starts after the last
- * key of the one before, so a day is on one page only, and no page re-reads the rows before it.
+ * index: day, client, currency). Keyset paging: each page is one range of that index from the last key of
+ * the page before, read in the index's order and grouped as it goes, so it stops at its `limit`th day
+ * and no page re-reads the rows before it (no OFFSET, no sort).
  */
 export async function changedPage(
   db: D1Database,
@@ -66,23 +67,24 @@ export async function changedPage(
   until: WalletDay | null,
   limit: number,
 ): Promise<DuePage> {
+  // Every client id and currency is longer than '': (fromDay, '', '') comes before each key of fromDay.
+  const from = after !== null && after.day >= fromDay ? after : { day: fromDay, clientId: "", currency: "" };
   const { results } = await db
     .prepare(
-      `WITH d AS (SELECT client_id, currency, day, SUM(changes) AS changes FROM books_days
-                   WHERE day >= ?1 AND (day, client_id, currency) > (?2, ?3, ?4)
-                     AND (?5 IS NULL OR (day, client_id, currency) <= (?5, ?6, ?7))
-                   GROUP BY day, client_id, currency)
-       SELECT d.client_id, d.currency, d.day, d.changes, r.state, r.books_changes, r.seal, r.first_seen_at, r.verified
-         FROM d LEFT JOIN reconciliation_days r
-           ON r.client_id = d.client_id AND r.currency = d.currency AND r.day = d.day
-        WHERE r.client_id IS NULL OR d.changes > r.books_changes
-        ORDER BY d.day, d.client_id, d.currency LIMIT ?8`,
+      `SELECT b.client_id, b.currency, b.day, SUM(b.changes) AS changes,
+              r.state, r.books_changes, r.seal, r.first_seen_at, r.verified
+         FROM books_days b LEFT JOIN reconciliation_days r
+           ON r.client_id = b.client_id AND r.currency = b.currency AND r.day = b.day
+        WHERE (b.day, b.client_id, b.currency) > (?1, ?2, ?3)
+              ${until === null ? "" : "AND (b.day, b.client_id, b.currency) <= (?4, ?5, ?6)"}
+        GROUP BY b.day, b.client_id, b.currency
+       HAVING r.client_id IS NULL OR SUM(b.changes) > r.books_changes
+        ORDER BY b.day, b.client_id, b.currency LIMIT ?7`,
     )
     .bind(
-      fromDay,
-      after?.day ?? fromDay - 1,
-      after?.clientId ?? "",
-      after?.currency ?? "",
+      from.day,
+      from.clientId,
+      from.currency,
       until?.day ?? null,
       until?.clientId ?? null,
       until?.currency ?? null,
