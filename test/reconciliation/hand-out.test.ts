@@ -198,6 +198,30 @@ describe("the hand-out in pages", () => {
     expect(await stored()).toEqual(before);
   });
 
+  it("retries a message whose check could not be stored, and stores it when delivered again", async () => {
+    const { id: clientId, key } = await auditedClient();
+    await drainTimers(await order(key, [line("DEMO-US-RANGE", 5, 1)]));
+    const lost = lostQueue();
+    const now = Date.now();
+    await runAndStore({ ...env, RECONCILE: lost.queue }, now, { budget: handOnly(10, 10), graceSeconds: 0 });
+    const mine = lost.sent.filter((message) => message.days.some((day) => day.clientId === clientId));
+    expect(mine).toHaveLength(1);
+    const stored = () =>
+      env.DB.prepare(`SELECT state FROM reconciliation_days WHERE client_id = ?1`).bind(clientId).first();
+    // D1 fails as the consumer stores its decisions (the invocation dies there): the message is retried.
+    const failing = new Proxy(env.DB, {
+      get(target, name) {
+        if (name === "batch") return () => Promise.reject(new Error("D1 is unavailable"));
+        const value = Reflect.get(target, name) as unknown;
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    await deliver(mine, { ...env, DB: failing }, "retry");
+    expect(await stored()).toBeNull();
+    await deliver(mine);
+    expect(await stored()).toEqual({ state: "sealed" });
+  });
+
   it("caps one client's days a pass, takes the others', and names the client left behind", async () => {
     const storm = uid("storm");
     const stormDays = await timedDays(storm, 30, "due_at");
@@ -272,8 +296,12 @@ describe("the hand-out's bounds", () => {
   });
 });
 
-/** Delivers `messages` to the queue's consumer as one batch, each acked or retried. */
-async function deliver(messages: readonly DaysMessage[]): Promise<void> {
+/** Delivers `messages` to the queue's consumer as one batch; each is acked (or as `expected` says). */
+async function deliver(
+  messages: readonly DaysMessage[],
+  consumerEnv: typeof env = env,
+  expected: "ack" | "retry" = "ack",
+): Promise<void> {
   const outcomes: string[] = [];
   const batch = {
     queue: "order-reconciliation",
@@ -288,6 +316,6 @@ async function deliver(messages: readonly DaysMessage[]): Promise<void> {
     ackAll: () => undefined,
     retryAll: () => undefined,
   } as unknown as MessageBatch;
-  await checkHandedOut(batch, env);
-  expect(outcomes).toEqual(messages.map(() => "ack"));
+  await checkHandedOut(batch, consumerEnv);
+  expect(outcomes).toEqual(messages.map(() => expected));
 }
