@@ -252,8 +252,3 @@ export function unsettledAlert(day: WalletDay, since: number, now: number): stri
   const minutes = Math.round((now - since) / 60_000);
   return `client ${day.clientId}: its ${day.currency} day ${dayText(day.day)} has not settled for ${minutes} minutes; its orders are drilled as they are`;
 }
-
-/** The alert of a pass that left days due to the next (more due than one pass checks). */
-export function backlogAlert(left: number, clients: readonly string[]): string {
-  return `${left} wallet-days due were left to the next pass (clients ${clients.slice(0, 5).join(", ")}${clients.length > 5 ? ", …" : ""})`;
-}

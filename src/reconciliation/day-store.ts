@@ -2,7 +2,8 @@
  * The reconciliation's days (schema/migrations/0045): which wallet-days a pass checks, and what each check
  * decided. A wallet-day is due when its books changed since its last check (the books' published changes,
  * `books_days`, moved past what the check saw), when it was left settling or disagreeing, or when a sealed
- * day's re-verification comes. Nothing here reads a day that did none of these.
+ * day's re-verification comes; a pass reads each kind in pages (keyset, through an index). Nothing here
+ * reads a day that did none of these.
  */
 import type { DaySummaries, WalletDay } from "./day-rules";
 import type { Finding } from "./reconciliation-store";
@@ -43,48 +44,92 @@ const dueOf = (row: DayRow, why: DueDay["why"]): DueDay => ({
   why,
 });
 
-/**
- * Up to `limit` wallet-days of each kind due at `now`: the days from `fromDay` on whose books changed since
- * their last check (or that were never checked), those whose `due_at` came (left settling, disagreeing),
- * and sealed days whose re-verification came. Each read through an index: the books' days by day, the
- * reconciliation's by `due_at` and by `verify_at`.
- */
-export async function dueDays(db: D1Database, now: number, fromDay: number, limit: number): Promise<DueDay[]> {
-  const [changed, due, verify] = await db.batch<DayRow>([
-    db
-      .prepare(
-        `WITH d AS (SELECT client_id, currency, day, SUM(changes) AS changes, MAX(published_at) AS at FROM books_days
-                     WHERE day >= ?1 GROUP BY client_id, day, currency)
-         SELECT d.client_id, d.currency, d.day, d.changes, r.state, r.books_changes, r.seal, r.first_seen_at, r.verified
-           FROM d LEFT JOIN reconciliation_days r
-             ON r.client_id = d.client_id AND r.currency = d.currency AND r.day = d.day
-          WHERE r.client_id IS NULL OR d.changes > r.books_changes
-          ORDER BY d.at LIMIT ?2`,
-      )
-      .bind(fromDay, limit),
-    db
-      .prepare(
-        `SELECT client_id, currency, day, NULL AS changes, state, books_changes, seal, first_seen_at, verified
-           FROM reconciliation_days WHERE due_at <= ?1 ORDER BY due_at LIMIT ?2`,
-      )
-      .bind(now, limit),
-    db
-      .prepare(
-        `SELECT client_id, currency, day, NULL AS changes, state, books_changes, seal, first_seen_at, verified
-           FROM reconciliation_days WHERE verify_at <= ?1 ORDER BY verify_at LIMIT ?2`,
-      )
-      .bind(now, limit),
-  ]);
-  return [
-    ...changed!.results.map((row) => dueOf(row, "changed")),
-    ...due!.results.map((row) => dueOf(row, "due")),
-    ...verify!.results.map((row) => dueOf(row, "verify")),
-  ];
+/** Where a page of due days ends: the key of its last day in the order its source is read in. */
+export type DueCursor = { at: number; day: WalletDay } | null;
+
+/** One page of one source of due days, and where the next page starts (null: the source is read to its end). */
+export interface DuePage {
+  days: DueDay[];
+  next: DueCursor;
 }
 
+/**
+ * The next page (at most `limit`) of the days from `fromDay` on whose books changed since their last check
+ * (or that were never checked), after `after` and up to `until` (both keys, in the order of the books' day
+ * index: day, client, currency). Keyset paging: each page is one range of that index from the last key of
+ * the page before, read in the index's order and grouped as it goes, so it stops at its `limit`th day
+ * and no page re-reads the rows before it (no OFFSET, no sort).
+ */
+export async function changedPage(
+  db: D1Database,
+  fromDay: number,
+  after: WalletDay | null,
+  until: WalletDay | null,
+  limit: number,
+): Promise<DuePage> {
+  // Every client id and currency is longer than '': (fromDay, '', '') comes before each key of fromDay.
+  const from = after !== null && after.day >= fromDay ? after : { day: fromDay, clientId: "", currency: "" };
+  const { results } = await db
+    .prepare(
+      `SELECT b.client_id, b.currency, b.day, SUM(b.changes) AS changes,
+              r.state, r.books_changes, r.seal, r.first_seen_at, r.verified
+         FROM books_days b LEFT JOIN reconciliation_days r
+           ON r.client_id = b.client_id AND r.currency = b.currency AND r.day = b.day
+        WHERE (b.day, b.client_id, b.currency) > (?1, ?2, ?3)
+              ${until === null ? "" : "AND (b.day, b.client_id, b.currency) <= (?4, ?5, ?6)"}
+        GROUP BY b.day, b.client_id, b.currency
+       HAVING r.client_id IS NULL OR SUM(b.changes) > r.books_changes
+        ORDER BY b.day, b.client_id, b.currency LIMIT ?7`,
+    )
+    .bind(
+      from.day,
+      from.clientId,
+      from.currency,
+      until?.day ?? null,
+      until?.clientId ?? null,
+      until?.currency ?? null,
+      limit,
+    )
+    .all<DayRow>();
+  const days = results.map((row) => dueOf(row, "changed"));
+  const last = days[days.length - 1];
+  return { days, next: days.length < limit || last === undefined ? null : { at: 0, day: last } };
+}
+
+/**
+ * The next page (at most `limit`) of the days whose `due_at` (left settling or disagreeing) or `verify_at`
+ * (a sealed day's re-verification) came by `now`, the longest waiting first, after `after`; read through
+ * the partial index of that column.
+ */
+export async function timedPage(
+  db: D1Database,
+  column: "due_at" | "verify_at",
+  now: number,
+  after: DueCursor,
+  limit: number,
+): Promise<DuePage> {
+  const { results } = await db
+    .prepare(
+      `SELECT client_id, currency, day, NULL AS changes, state, books_changes, seal, first_seen_at, verified, ${column} AS at
+         FROM reconciliation_days WHERE ${column} <= ?1 AND (${column}, client_id, currency, day) > (?2, ?3, ?4, ?5)
+        ORDER BY ${column}, client_id, currency, day LIMIT ?6`,
+    )
+    .bind(now, after?.at ?? -1, after?.day.clientId ?? "", after?.day.currency ?? "", after?.day.day ?? 0, limit)
+    .all<DayRow & { at: number }>();
+  const days = results.map((row) => dueOf(row, column === "due_at" ? "due" : "verify"));
+  const last = results[results.length - 1];
+  return {
+    days,
+    next: results.length < limit || last === undefined ? null : { at: last.at, day: days[days.length - 1]! },
+  };
+}
+
+/** A wallet-day as stored, with when it was last checked. */
+export type StoredDay = DueDay & { checkedAt: number };
+
 /** What the reconciliation knows of these wallet-days (those it has never checked are absent). */
-export async function knownDays(db: D1Database, days: readonly WalletDay[]): Promise<Map<string, DueDay>> {
-  const found = new Map<string, DueDay>();
+export async function knownDays(db: D1Database, days: readonly WalletDay[]): Promise<Map<string, StoredDay>> {
+  const found = new Map<string, StoredDay>();
   for (let start = 0; start < days.length; start += 30) {
     const chunk = days.slice(start, start + 30);
     const triples = chunk.map((_, at) => `(?${3 * at + 1}, ?${3 * at + 2}, ?${3 * at + 3})`).join(", ");
@@ -92,12 +137,16 @@ export async function knownDays(db: D1Database, days: readonly WalletDay[]): Pro
       .prepare(
         `SELECT client_id, currency, day, (SELECT SUM(changes) FROM books_days b WHERE b.client_id = r.client_id
                  AND b.day = r.day AND b.currency = r.currency) AS changes,
-                state, books_changes, seal, first_seen_at, verified
+                state, books_changes, seal, first_seen_at, verified, checked_at
            FROM reconciliation_days r WHERE (client_id, currency, day) IN (VALUES ${triples})`,
       )
       .bind(...chunk.flatMap((day) => [day.clientId, day.currency, day.day]))
-      .all<DayRow>();
-    for (const row of results) found.set(`${row.client_id}\u0000${row.currency}\u0000${row.day}`, dueOf(row, "named"));
+      .all<DayRow & { checked_at: number }>();
+    for (const row of results)
+      found.set(`${row.client_id}\u0000${row.currency}\u0000${row.day}`, {
+        ...dueOf(row, "named"),
+        checkedAt: row.checked_at,
+      });
   }
   return found;
 }

@@ -1,9 +1,10 @@
 /**
- * The reconciliation's own tables (schema/migrations/0013, 0018 and 0045): the checkpoint of its feeds (the
+ * The reconciliation's own tables (schema/migrations/0013, 0018, 0045 and 0080): the checkpoint of its feeds (the
  * audit log's postings, codes sold, wallets moved), the mismatches still standing, the on-demand runs' rate
  * limit, and the last run the Needs attention list shows; its days are in day-store.ts. Only the scheduled
  * pass (and an operator's run from the console) writes them, but for a demand's row.
  */
+import type { WalletDay } from "./day-rules";
 import type { Checked, CheckName, Mismatch, Reconciliation } from "./reconciliation-rules";
 
 /** How many of the standing mismatches the stored run keeps: more than the attention list shows. */
@@ -30,12 +31,14 @@ export interface Checkpoint {
   finishedAt: number;
   leftToNext: number;
   leftRising: number;
+  /** The last wallet-day of changed books a pass offered: the next reads those after it first. */
+  changedAfter: WalletDay | null;
 }
 
 export async function loadCheckpoint(db: D1Database): Promise<Checkpoint> {
   const row = await db
     .prepare(
-      `SELECT codes_at, codes_id, audit_id, moves_at, started_at, finished_at, left_to_next, left_rising
+      `SELECT codes_at, codes_id, audit_id, moves_at, started_at, finished_at, left_to_next, left_rising, changed_after
          FROM reconciliation_checkpoint WHERE id = 1`,
     )
     .first<Record<string, number | string>>();
@@ -48,7 +51,16 @@ export async function loadCheckpoint(db: D1Database): Promise<Checkpoint> {
     finishedAt: number("finished_at"),
     leftToNext: number("left_to_next"),
     leftRising: number("left_rising"),
+    changedAfter: changedAfterOf(row?.changed_after),
   };
+}
+
+function changedAfterOf(text: unknown): WalletDay | null {
+  if (typeof text !== "string" || text === "") return null;
+  const day = JSON.parse(text) as Partial<WalletDay>;
+  return typeof day.clientId === "string" && typeof day.currency === "string" && typeof day.day === "number"
+    ? { clientId: day.clientId, currency: day.currency, day: day.day }
+    : null;
 }
 
 /** Marks a run started (a run that dies leaves it later than `finished_at`: the next run says so). */
@@ -68,7 +80,7 @@ export function checkpointStatement(db: D1Database, next: Checkpoint): D1Prepare
     .prepare(
       `UPDATE reconciliation_checkpoint SET
          codes_at = ?1, codes_id = ?2, audit_id = max(audit_id, ?3), moves_at = max(moves_at, ?4),
-         finished_at = ?5, left_to_next = ?6, left_rising = ?7
+         finished_at = ?5, left_to_next = ?6, left_rising = ?7, changed_after = ?8
        WHERE id = 1 AND (codes_at, codes_id) <= (?1, ?2)`,
     )
     .bind(
@@ -79,6 +91,7 @@ export function checkpointStatement(db: D1Database, next: Checkpoint): D1Prepare
       next.finishedAt,
       next.leftToNext,
       next.leftRising,
+      next.changedAfter === null ? "" : JSON.stringify(next.changedAfter),
     );
 }
 

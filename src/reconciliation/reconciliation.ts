@@ -17,10 +17,12 @@ import { log } from "../kernel/log";
 import { orderRecordById } from "../orders/order-lookup";
 import { movedWalletsBetween } from "../wallets/wallet-registry-store";
 import { handOut } from "./day-queue";
-import { backlogAlert, dayKey, OPEN_DAYS, type WalletDay } from "./day-rules";
+import { dayKey, OPEN_DAYS, type WalletDay } from "./day-rules";
 import { checkDays, checkedDayStatements, dayAlerts, sumChecked, type CheckedDay } from "./day-runs";
+import { backlogAlert } from "./day-share-rules";
 import { registryOf, type ReconcileEnv } from "./day-sources";
-import { dueDays, keepDueStatement, knownDays, retiredStatement, type DueDay } from "./day-store";
+import { keepDueStatement, knownDays, retiredStatement, type DueDay } from "./day-store";
+import { duePager, listPager, takeDays, type DuePager } from "./due-pages";
 import { Findings } from "./findings";
 import { inBatches } from "./order-drill";
 import { lastAuditIdBefore, postingAuditsAfter } from "./reconciliation-feeds";
@@ -42,11 +44,13 @@ export type { ReconcileEnv } from "./day-sources";
 
 /** What one pass (or one read-only run) reads at most; the rest is the next pass's. */
 export interface Budget {
-  /** Wallet-days checked by the pass itself, and of them at most `perClient` of one client. */
+  /** Wallet-days checked by the pass itself, and at most `perClient` of one client in all. */
   days: number;
   perClient: number;
   /** Wallet-days beyond those handed to the queue's consumers (a stored pass only; 0: none). */
   handOut: number;
+  /** Due wallet-days read from D1 in one statement (a page of one kind). */
+  page: number;
   /** Audit rows of postings, codes sold and wallets moved read from the feeds. */
   audits: number;
   codes: number;
@@ -57,15 +61,31 @@ export interface Budget {
  * A check asks one object per part of the day (its rows), one per object of the wallet (its day) and one
  * per order it drills into; a pass of 300 days of small clients makes about 700 calls, and the drills
  * (DRILL_LIMIT a day) and the feeds' order look-ups (one per order a code was sold to) stay under the 10,000
- * subrequests one invocation may make.
+ * subrequests one invocation may make. The hand-out is sized to the projection (docs/benchmarks.md): about
+ * 94,000 checks are due a pass of 5 minutes at 1,000,000 wallets, so a pass hands out up to 100,000, read
+ * in pages of 10,000 (some 33 D1 statements) and sent as 1,000 messages of 100 days.
  */
-export const BUDGET: Budget = { days: 300, perClient: 8, handOut: 10_000, audits: 300, codes: 1_000, moves: 50 };
+export const BUDGET: Budget = {
+  days: 300,
+  perClient: 8,
+  handOut: 100_000,
+  page: 10_000,
+  audits: 300,
+  codes: 1_000,
+  moves: 50,
+};
+
+/** The most pages of due days a pass reads: enough for its budget from each of the three kinds, and one more each. */
+export function maxPages(budget: Budget): number {
+  return 3 * (Math.ceil((budget.days + budget.handOut) / budget.page) + 1);
+}
 
 /** What a pass or a run reads and finds. */
 interface Plan {
   now: number;
   settledBy: number;
-  days: DueDay[];
+  /** The days due, in pages. */
+  due: DuePager;
   budget: Budget;
   /** The feeds' span: audit rows after this id, codes sold after this cursor, moves after this time, all by `to`. */
   auditId: number;
@@ -87,6 +107,8 @@ interface Outcome {
   /** Days due that this pass left to the next. */
   leftDays: DueDay[];
   left: number;
+  /** The last day of changed books it offered: where the next pass starts reading them. */
+  lastChanged: WalletDay | null;
 }
 
 const key = (day: WalletDay) => dayKey(day);
@@ -150,34 +172,6 @@ async function daysOfCodes(env: ReconcileEnv, codes: readonly SoldCode[], feed: 
   return days;
 }
 
-/**
- * The days a pass checks itself (at most `days`), and those it hands out (at most `handOut` more), at most
- * `perClient` of one client in all; the rest are left to the next pass.
- */
-function fairShare(days: readonly DueDay[], budget: Budget): { chosen: DueDay[]; handed: DueDay[]; left: DueDay[] } {
-  const seen = new Set<string>();
-  const perClient = new Map<string, number>();
-  const chosen: DueDay[] = [];
-  const handed: DueDay[] = [];
-  const left: DueDay[] = [];
-  for (const day of days) {
-    if (seen.has(key(day))) continue;
-    seen.add(key(day));
-    const taken = perClient.get(day.clientId) ?? 0;
-    const into =
-      taken >= budget.perClient
-        ? left
-        : chosen.length < budget.days
-          ? chosen
-          : handed.length < budget.handOut
-            ? handed
-            : left;
-    if (into !== left) perClient.set(day.clientId, taken + 1);
-    into.push(day);
-  }
-  return { chosen, handed, left };
-}
-
 /** One pass over `plan`: the feeds, then each day due or named, nothing written. */
 async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
   const feed = new Findings();
@@ -195,17 +189,19 @@ async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
         why: "named",
       },
   );
-  const { chosen, handed, left } = fairShare([...plan.days, ...named], plan.budget);
+  const { share, stopped } = await takeDays(plan.due, named, plan.budget);
+  const { chosen, handed, left } = share;
   const days = await checkDays(env, chosen, { now: plan.now, settledBy: plan.settledBy });
   const checked = sumChecked([feed.counted, ...days.map(({ outcome }) => outcome.findings.counted)]);
   checked.days = days.length;
   checked.sealedDays = days.filter(({ outcome }) => outcome.state === "sealed").length;
   checked.leftToNextRun = left.length + days.reduce((sum, { outcome }) => sum + outcome.settling, 0);
   const alerts = dayAlerts(days, plan.now);
-  if (left.length > 0) alerts.push(backlogAlert(left.length, [...new Set(left.map((day) => day.clientId))]));
+  const took = plan.budget.days + plan.budget.handOut;
+  if (left.length > 0 || stopped) alerts.push(backlogAlert(left.length, share.behind(), stopped ? took : null));
   return {
     checked,
-    complete: feeds.complete && left.length === 0 && days.every(({ outcome }) => outcome.whole),
+    complete: feeds.complete && left.length === 0 && !stopped && days.every(({ outcome }) => outcome.whole),
     days,
     handed,
     feed,
@@ -213,6 +209,7 @@ async function check(env: ReconcileEnv, plan: Plan): Promise<Outcome> {
     next: feeds.next,
     leftDays: left,
     left: left.length,
+    lastChanged: share.lastChanged,
   };
 }
 
@@ -269,7 +266,7 @@ export async function reconcile(
   const outcome = await check(env, {
     now,
     settledBy: now - (period.grace ?? DEFAULT_GRACE_SECONDS) * 1000,
-    days,
+    due: listPager(days),
     // Read-only: nothing is handed to the queue, whose consumer stores what it finds.
     budget: { ...budget, handOut: 0 },
     auditId: await lastAuditIdBefore(env.DB, createdFrom),
@@ -296,16 +293,21 @@ export async function runAndStore(
   const db = env.DB;
   const checkpoint = await loadCheckpoint(db);
   await markStarted(db, now);
-  // One more than the budget of each kind: a pass knows when it leaves days to the next. A sealed day whose
-  // books their retention dropped has nothing left to compare: its re-verifications end.
-  const kept = firstKeptDay(now, await retentionOf(db)) ?? -Infinity;
-  const due = await dueDays(db, now, dayOf(now) - OPEN_DAYS, budget.days + budget.handOut + 1);
-  const retired = due.filter((day) => day.why === "verify" && day.day < kept);
+  const taking = env.RECONCILE === undefined ? { ...budget, handOut: 0 } : budget;
+  // A sealed day whose books their retention dropped has nothing left to compare: its re-verifications end.
+  const due = duePager(db, {
+    now,
+    fromDay: dayOf(now) - OPEN_DAYS,
+    keptFrom: firstKeptDay(now, await retentionOf(db)) ?? -Infinity,
+    pageSize: taking.page,
+    maxPages: maxPages(taking),
+    changedAfter: checkpoint.changedAfter,
+  });
   const outcome = await check(env, {
     now,
     settledBy: now - graceSeconds * 1000,
-    days: due.filter((day) => !retired.includes(day)),
-    budget: env.RECONCILE === undefined ? { ...budget, handOut: 0 } : budget,
+    due,
+    budget: taking,
     auditId: checkpoint.auditId,
     codes: checkpoint.codes,
     movesAt: checkpoint.movesAt,
@@ -315,7 +317,7 @@ export async function runAndStore(
   if (unfinished !== null) outcome.alerts.unshift(unfinished);
   const statements = [
     ...checkedDayStatements(db, outcome.days, now),
-    ...retired.map((day) => retiredStatement(db, day)),
+    ...due.retired.map((day) => retiredStatement(db, day)),
   ];
   for (const [subject, found] of outcome.feed.bySubject) statements.push(...findingStatements(db, subject, found, now));
   // A day a feed named stays due until a check of it is stored: the feed's checkpoint moves past it.
@@ -336,6 +338,7 @@ export async function runAndStore(
       finishedAt: now,
       leftToNext: outcome.left,
       leftRising: rising,
+      changedAfter: outcome.lastChanged ?? checkpoint.changedAfter,
     }),
     saveRunStatement(db, now, run, standing),
   ]);

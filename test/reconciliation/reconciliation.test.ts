@@ -131,6 +131,17 @@ describe("each tampering names the order or wallet concerned", () => {
     ]);
   });
 
+  it("a balance changed at rest, unequal to its ledger's sum", async () => {
+    const { id: clientId, key } = await auditedClient();
+    await order(key, [line("DEMO-US-RANGE", 5, 1)]);
+    const last = await tamperLastBalance(clientId, "1995");
+    const problems = await ofClient(clientId);
+    expect(problems).toContainEqual([
+      "balance_matches_ledger",
+      `${walletName(clientId, "USD")}: entry #${last} leaves a balance of 1995, its amount and the balance before it make 995`,
+    ]);
+  });
+
   it("an order's only code moved to another order, or to no order", async () => {
     const { key } = await auditedClient({ EUR: "1000" });
     const first = await order(key, [line("DEMO-EU-FIXED", 25, 1)], { wallet: "EUR" });
@@ -306,6 +317,14 @@ describe("each tampering names the order or wallet concerned", () => {
     ]);
   });
 });
+
+/** Sets the balance the wallet's last entry leaves (the wallet's balance) at rest; answers that entry's seq. */
+async function tamperLastBalance(clientId: string, balance: string): Promise<number> {
+  const entries = await wallet(clientId, "USD").entries(0, 1_000);
+  const last = entries[entries.length - 1]!.seq;
+  await tamperWallet(wallet(clientId, "USD"), `UPDATE ledger SET balance_after = ?1 WHERE seq = ?2`, balance, last);
+  return last;
+}
 
 describe("GET /admin/reconciliation", () => {
   it("refuses a bad period with 400, changing nothing", async () => {
