@@ -59,14 +59,15 @@ export interface Budget {
 
 /**
  * A check asks one object per part of the day (its rows), one per object of the wallet (its day) and one
- * per order it drills into; a pass of 300 days of small clients makes about 700 calls, and the drills
+ * per order it drills into; a pass of 200 days of small clients makes about 600 object calls and 630 D1
+ * queries, within the 1,000 queries D1 allows one invocation besides the pass's own reads, and the drills
  * (DRILL_LIMIT a day) and the feeds' order look-ups (one per order a code was sold to) stay under the 10,000
  * subrequests one invocation may make. The hand-out is sized to the projection (docs/benchmarks.md): about
  * 94,000 checks are due a pass of 5 minutes at 1,000,000 wallets, so a pass hands out up to 100,000, read
  * in pages of 10,000 (some 33 D1 statements) and sent as 1,000 messages of 100 days.
  */
 export const BUDGET: Budget = {
-  days: 300,
+  days: 200,
   perClient: 8,
   handOut: 100_000,
   page: 10_000,
