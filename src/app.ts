@@ -17,6 +17,7 @@ import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
 import { clientOfKey, clientStatement } from "./clients/client-store";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
+import type { Scope } from "./kernel/key-access";
 import { once } from "./kernel/once";
 import { serviceMode } from "./kernel/service-mode";
 import { orderListRoutes } from "./order-index/order-list-routes";
@@ -28,13 +29,38 @@ import type { OrderReferences } from "./wallets/wallet-statement";
 const orderReferences: OrderReferences = async (env, clientId, orderIds) =>
   (await import("./order-index/order-references")).orderReferences(env, clientId, orderIds);
 
+/**
+ * The scope of each client route whose own declaration does not name one (docs/api.md, Keys and scopes):
+ * `method path` → scope. A route declares its scope where it is handled (`scope` in src/http/route.ts); the
+ * routes here are given theirs at composition. An entry naming no route, or a route that already declares
+ * its own, is an error when the Worker starts, so the table cannot drift from the routes.
+ */
+const SCOPES_OF_ROUTES: Readonly<Record<string, Scope | null>> = {
+  "GET /orders": "orders:read",
+  // A balance is the books' figure: the finance team's key reads it; a buying backend is given books:read too.
+  "GET /wallets": "books:read",
+  "GET /wallets/:currency/ledger": "books:read",
+  "GET /wallets/:currency/statement": "books:read",
+};
+
+function withScopes(routes: readonly Route[], scopes: Readonly<Record<string, Scope | null>>): Route[] {
+  const unused = new Set(Object.keys(scopes));
+  const scoped = routes.map((route) => {
+    const name = `${route.method} ${route.path}`;
+    if (!Object.hasOwn(scopes, name)) return route;
+    unused.delete(name);
+    if (route.scope !== undefined) throw new Error(`${name} declares its scope: drop it from SCOPES_OF_ROUTES`);
+    return { ...route, scope: scopes[name] } as Route;
+  });
+  if (unused.size > 0) throw new Error(`SCOPES_OF_ROUTES names no route: ${[...unused].join(", ")}`);
+  return scoped;
+}
+
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
-const CLIENT_ROUTES: readonly Route[] = [
-  ...orderRoutes,
-  ...orderListRoutes,
-  ...productRoutes,
-  ...walletRoutes(orderReferences),
-];
+const CLIENT_ROUTES: readonly Route[] = withScopes(
+  [...orderRoutes, ...orderListRoutes, ...productRoutes, ...walletRoutes(orderReferences)],
+  SCOPES_OF_ROUTES,
+);
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */
 const operatorRoutes = once(async (): Promise<readonly Route[]> => {

@@ -329,11 +329,33 @@ export interface paths {
         put?: never;
         /**
          * Issue another API key (rotation without downtime: issue, deploy, revoke the old one)
-         * @description Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.
+         * @description Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored. `scopes` and `allowedIps` say what the key may do and from where (absent: every scope, from anywhere); a finance team's key is `{"scopes": ["books:read"]}`.
          *
          *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
         post: operations["adminIssueKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/clients/{clientId}/keys/{keyId}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an API key's scopes and IP allow-list
+         * @description Replaces both the key's `scopes` and its `allowedIps` (send `"all"` and `null` for a key that may do everything from anywhere). The key itself stays the same, so nothing needs redeploying: the change takes effect at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere, and is audited (`client.keys.access`, with the access before and after). Setting what the key already has changes nothing. A revoked key is 409 `api_key_revoked`.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         */
+        put: operations["adminSetKeyAccess"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1194,6 +1216,8 @@ export interface paths {
          *
          *     Exactly one of any number of concurrent confirms of an order succeeds.
          *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The body has a valid `orderId` (an empty or unreadable body has none): 400 `invalid_order_id`
@@ -1223,6 +1247,8 @@ export interface paths {
          * @description Prices the order in the wallet's currency and reserves its codes; nothing is charged until PUT /order/confirm, and an order not confirmed before `expiresAt` is rejected.
          *
          *     A create that repeats the `reference` of an existing order of the same client with the same body returns that order (header `Idempotent-Replayed: true`), so a create is safe to retry.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
@@ -1258,6 +1284,8 @@ export interface paths {
          *
          *     Name the order by `orderId`, or by the `reference` you gave it at create (without `orderId`): both read the order itself, so the answer is always current.
          *
+         *     **Scope:** `orders:read`. A key without it is 403 `insufficient_scope`.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The query has a valid `orderId`, or, without one, a valid `reference`: 400 `invalid_order_query`
@@ -1283,6 +1311,8 @@ export interface paths {
          * Your orders, newest first
          * @description Every order of the calling client in any state (`created` and expired, `rejected`, ones included), newest first (by `createdAt`, then `id`), filtered by `state`, creation time (`createdFrom`, `createdTo`, both inclusive) and a `reference` prefix. Page with `limit` and `after` (the `next` of the previous page): paging is stable, so a walk of the pages while orders are being created neither repeats nor skips an order that existed when it began (newer orders come before its first page). The list is read from the order index, which the service keeps current within seconds of each change of an order; GET /order/get (by `orderId` or `reference`) reads the order itself and is always current.
          *
+         *     **Scope:** `orders:read`. A key without it is 403 `insufficient_scope`.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The query: each filter's form, `after` a cursor this list gave: 400 `invalid_parameters`
@@ -1306,6 +1336,8 @@ export interface paths {
         /**
          * The catalogue the calling client can order
          * @description Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.
+         *
+         *     **Scope:** none: any key of the client may call it.
          */
         get: operations["listProducts"];
         put?: never;
@@ -1330,6 +1362,8 @@ export interface paths {
          * @description Sandbox only: in live every path under /sandbox/ is 404. Does to a `created` order of the calling client what its expiry does at `expiresAt`, now: its reserved codes go back on sale, its wallet voids it for good (a later confirm is 419 Expired), it becomes `rejected` and its order.rejected webhook is sent.
          *
          *     Answers the order as GET /order/get does. Asked again, a rejected order answers as it is.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
@@ -1359,6 +1393,8 @@ export interface paths {
          *
          *     Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): a retry with the same key and amount adds nothing and answers "Top-up already applied".
          *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - `currency`: 400 `invalid_parameters`
@@ -1387,6 +1423,8 @@ export interface paths {
          *
          *     Not retried and not dead-lettered: send it again to try again.
          *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
          *     Checks, in the order they run (the first that fails answers):
          *
          *     - The body: 400 `malformed_json`, 400 `invalid_request_body`
@@ -1409,6 +1447,8 @@ export interface paths {
         /**
          * The calling client's wallets and balances
          * @description Every wallet of the calling client with its balance, by currency. Pay an order from one of them with `wallet` in POST /order/create.
+         *
+         *     **Scope:** `books:read`. A key without it is 403 `insufficient_scope`.
          */
         get: operations["listWallets"];
         put?: never;
@@ -1429,6 +1469,8 @@ export interface paths {
         /**
          * The movements of one of your wallets, oldest first
          * @description Every movement of the calling client's wallet in `currency`, oldest first, each with the balance right after it. Read from the wallet itself, so always current. A movement is money in or out of the wallet: a top-up, an adjustment, an order's charge, a refund of a line that could not be fulfilled, the charge of a voided order paid back. Each names its order's `orderId` and your `reference`. A wallet moved to another region by the operator shows no movement for the move, and a marker that keeps a voided order from ever being charged moves no money and is not shown. Page with `limit` and `after` (the `next` of the previous page).
+         *
+         *     **Scope:** `books:read`. A key without it is 403 `insufficient_scope`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
@@ -1454,6 +1496,8 @@ export interface paths {
         /**
          * A statement of one of your wallets for a period, as CSV
          * @description The statement of the calling client's wallet in `currency` from `from` to `to` (ms since the epoch, both inclusive), as a CSV download (RFC 4180, CRLF): a header row, the opening balance (the balance just before `from`), one row per movement oldest first, and the closing balance, which is the opening balance plus the movements to the minor unit. A movement is money in or out of the wallet: a top-up, an adjustment, an order's charge, a refund of a line that could not be fulfilled, the charge of a voided order paid back. Each names its order's `orderId` and your `reference`. A wallet moved to another region by the operator shows no movement for the move, and a marker that keeps a voided order from ever being charged moves no money and is not shown. A text cell that a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage return, after any leading spaces) gets a leading apostrophe, so that it shows as text. With `Accept: application/json` the same statement comes as JSON. The rows are streamed as they are read; a download that breaks off midway ends without its closing balance.
+         *
+         *     **Scope:** `books:read`. A key without it is 403 `insufficient_scope`.
          *
          *     Checks, in the order they run (the first that fails answers):
          *
@@ -2141,6 +2185,10 @@ export interface components {
         };
         AdminIssueKeyRequest: {
             label?: string;
+            /** @description The key's scopes; absent: `all`, as every key issued before scopes. */
+            scopes?: "all" | ("orders:write" | "orders:read" | "books:read")[];
+            /** @description The key's IP allow-list; absent or null: none (any address). */
+            allowedIps?: string[] | null;
         };
         AdminIssueKeyResponse: {
             /** @enum {string} */
@@ -2723,6 +2771,10 @@ export interface components {
         };
         AdminRotateKeysRequest: {
             label?: string;
+            /** @description The key's scopes; absent: `all`, as every key issued before scopes. */
+            scopes?: "all" | ("orders:write" | "orders:read" | "books:read")[];
+            /** @description The key's IP allow-list; absent or null: none (any address). */
+            allowedIps?: string[] | null;
         };
         AdminRotateKeysResponse: {
             /** @enum {string} */
@@ -2869,6 +2921,20 @@ export interface components {
                     /** @description The balance transferred, as the `move_out` and `move_in` entries record it. */
                     amount: number;
                 }[];
+            };
+        };
+        AdminSetKeyAccessRequest: {
+            /** @description `all` (every scope, and any added later), or the scopes the key holds: `orders:write` (create and confirm), `orders:read` (get and list orders), `books:read` (wallet balances, ledger, statement). A route needing a scope the key lacks answers 403 `insufficient_scope`; see docs/api.md, Keys and scopes. */
+            scopes: "all" | ("orders:write" | "orders:read" | "books:read")[];
+            /** @description null: the key works from any address. Else 1 to 32 IPv4 or IPv6 addresses and CIDR ranges (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), each once: a request whose CF-Connecting-IP is in none of them, or that has none, answers 403 `ip_not_allowed`. */
+            allowedIps: string[] | null;
+        };
+        AdminSetKeyAccessResponse: {
+            /** @enum {string} */
+            message: "API key access set" | "API key access unchanged";
+            data: {
+                clientId: string;
+                key: components["schemas"]["ApiKey"];
             };
         };
         AdminSetRateRequest: {
@@ -3064,6 +3130,10 @@ export interface components {
             label: string;
             createdAt: number;
             revokedAt: number | null;
+            /** @description `all` (every scope, and any added later), or the scopes the key holds: `orders:write` (create and confirm), `orders:read` (get and list orders), `books:read` (wallet balances, ledger, statement). A route needing a scope the key lacks answers 403 `insufficient_scope`; see docs/api.md, Keys and scopes. */
+            scopes: "all" | ("orders:write" | "orders:read" | "books:read")[];
+            /** @description null: the key works from any address. Else 1 to 32 IPv4 or IPv6 addresses and CIDR ranges (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), each once: a request whose CF-Connecting-IP is in none of them, or that has none, answers 403 `ip_not_allowed`. */
+            allowedIps: string[] | null;
         };
         /** @description HTTP 404: API key not found. */
         ApiKeyNotFoundError: components["schemas"]["Error"] & {
@@ -3079,6 +3149,15 @@ export interface components {
              * @enum {string}
              */
             code: "api_key_not_found";
+        };
+        /** @description HTTP 409: API key is revoked. */
+        ApiKeyRevokedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "api_key_revoked";
+            details: {
+                clientId: string;
+                keyId: string;
+            };
         };
         AuditEntry: {
             id: number;
@@ -3515,6 +3594,26 @@ export interface components {
              */
             code: "insufficient_funds";
         };
+        /** @description HTTP 403: This API key does not have the scope this route needs. */
+        InsufficientScopeError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "insufficient_scope";
+            details: {
+                /**
+                 * @description The scope the route needs.
+                 * @enum {string}
+                 */
+                needed: "orders:write" | "orders:read" | "books:read";
+                /** @description The scopes the key holds (every one for a key issued with all scopes). */
+                scopes: ("orders:write" | "orders:read" | "books:read")[];
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "insufficient_scope";
+        };
         /** @description HTTP 400: Body has no valid orderId. */
         InvalidOrderIdError: components["schemas"]["Error"] & {
             /** @constant */
@@ -3676,6 +3775,21 @@ export interface components {
         InvoiceItemType: "main-product" | "customer-fee" | "customer-discount" | "exchange-target-currency" | "exchange-base-currency" | "refund";
         /** @enum {string} */
         InvoiceStatus: "unpaid" | "paid" | "void" | "partially_refunded" | "refunded";
+        /** @description HTTP 403: This API key may not be used from this address. */
+        IpNotAllowedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "ip_not_allowed";
+            details: {
+                /** @description The request's address as Cloudflare saw it (CF-Connecting-IP); null when the request had none. */
+                address: string | null;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "ip_not_allowed";
+        };
         /** @description HTTP 400: Ledger entries do not chain. */
         LedgerChainBrokenError: components["schemas"]["Error"] & {
             /** @constant */
@@ -5576,6 +5690,118 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ClientNotFoundError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSetKeyAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example acme */
+                clientId: string;
+                /** @example key_328bd1c026147932 */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetKeyAccessRequest"];
+            };
+        };
+        responses: {
+            /** @description API key access set | API key access unchanged */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetKeyAccessResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             *     - `invalid_parameters`: Invalid path or query parameters
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"] | components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /**
+             * @description - `client_not_found`: Client not found
+             *     - `api_key_not_found`: API key not found
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientNotFoundError"] | components["schemas"]["ApiKeyNotFoundError"];
+                };
+            };
+            /** @description - `api_key_revoked`: API key is revoked */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRevokedError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -8943,6 +9169,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -8950,7 +9178,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -9073,6 +9301,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9080,7 +9310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `product_not_found`: One or more product in the sent list are not found. */
@@ -9184,6 +9414,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9191,7 +9423,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -9276,6 +9508,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9283,7 +9517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -9332,6 +9566,7 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
              */
             403: {
                 headers: {
@@ -9339,7 +9574,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -9404,6 +9639,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9411,7 +9648,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `order_not_found`: Not Found */
@@ -9504,6 +9741,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9511,7 +9750,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `idempotency_conflict`: Idempotency key already used with another request */
@@ -9598,6 +9837,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9605,7 +9846,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `payload_too_large`: Request body is too large */
@@ -9664,6 +9905,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9671,7 +9914,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -9741,6 +9984,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9748,7 +9993,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `wallet_unknown`: Wallet not found */
@@ -9831,6 +10076,8 @@ export interface operations {
             /**
              * @description - `unauthenticated`: Authentication credentials are missing or invalid
              *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
              */
             403: {
                 headers: {
@@ -9838,7 +10085,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
                 };
             };
             /** @description - `wallet_unknown`: Wallet not found */

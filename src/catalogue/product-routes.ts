@@ -47,6 +47,7 @@ export const productRoutes: Route[] = [
       description:
         "Every active SKU: a fixed SKU lists its `quotes`, a range SKU gives `minQuote`..`maxQuote` (inclusive). `availability` counts the unsold, unreserved codes of inventory SKUs per quote; other SKUs are unlimited. `deal` is the caller's fee and discount on the SKU. Sorted by SKU, not paginated.",
       auth: "apiKey",
+      scope: null,
       data: async () => (await views()).ClientProductList,
       messages: ["Products"],
       errors: [],

@@ -15,6 +15,7 @@ import { WALLET_MOVE_SEAMS } from "../wallets/seams";
 import { finishMoves, type MoveSeams, type WalletMove } from "../wallets/wallet-moves";
 import { regionOf, startMovesStatement, walletCurrencies, type Region } from "../wallets/wallet-registry-store";
 import { keyIdOf, newApiKey, newWebhookSecret } from "./client-secrets";
+import { accessOf, FULL_ACCESS, storedAccess, type KeyAccess } from "./key-access-rules";
 import {
   findKey,
   insertClientStatement,
@@ -23,6 +24,7 @@ import {
   revokeAllKeysStatement,
   revokeKeyStatement,
   rotateWebhookSecretStatement,
+  setKeyAccessStatement,
   setClientDisabledStatement,
   setClientRegionStatement,
   type ClientRow,
@@ -37,6 +39,7 @@ export interface IssuedKey {
   keyId: string;
   label: string;
   createdAt: number;
+  access: KeyAccess;
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -59,7 +62,13 @@ export async function createClient(
   try {
     await db.batch([
       insertClientStatement(db, { id, name: request.name, webhookSecret, region, now }),
-      insertKeyStatement(db, { keyHash: key.keyHash, clientId: id, label, now }),
+      insertKeyStatement(db, {
+        keyHash: key.keyHash,
+        clientId: id,
+        label,
+        now,
+        access: storedAccess(FULL_ACCESS),
+      }),
       auditStatement(db, actor, "client.create", `client:${id}`, {
         name: request.name,
         keyId: key.keyId,
@@ -73,32 +82,39 @@ export async function createClient(
   }
   return {
     client: { id, name: request.name, created_at: now, disabled_at: null, region },
-    key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now },
+    key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now, access: FULL_ACCESS },
     webhookSecret,
   };
 }
 
-/** One more key for the client, or (rotate) a new key with every other key of the client revoked. */
+/**
+ * One more key for the client, or (rotate) a new key with every other key of the client revoked. The key
+ * gets `access` (its scopes and allow-list, validated by the caller's schema), all scopes from anywhere
+ * when not given; the audit row names them.
+ */
 export async function issueKey(
   env: Env,
   actor: ClientActor,
   clientId: string,
   label: string,
   rotate: boolean,
+  access: KeyAccess = FULL_ACCESS,
 ): Promise<{ key: IssuedKey; revokedKeyIds: string[] }> {
   const db = env.DB;
   await requireClient(db, clientId);
   const key = await newApiKey(serviceMode(env));
   const now = Date.now();
+  const stored = storedAccess(access);
   const statements: D1PreparedStatement[] = [];
   // Revoke first, then insert: the new key is never among the revoked ones.
   if (rotate) statements.push(revokeAllKeysStatement(db, clientId, now));
-  statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now }));
+  statements.push(insertKeyStatement(db, { keyHash: key.keyHash, clientId, label, now, access: stored }));
   const results = await db.batch([
     ...statements,
     auditStatement(db, actor, rotate ? "client.keys.rotate" : "client.keys.issue", `client:${clientId}`, {
       keyId: key.keyId,
       label,
+      ...accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps }),
     }),
   ]);
   const revokedKeyIds = rotate
@@ -106,7 +122,44 @@ export async function issueKey(
     : [];
   // Other isolates keep a revoked key for at most API_KEY_CACHE_SECONDS; this one forgets it now.
   if (rotate) forgetCachedKeys();
-  return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now }, revokedKeyIds };
+  const shown = accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps });
+  return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now, access: shown }, revokedKeyIds };
+}
+
+/**
+ * Replaces a live key's scopes and allow-list (404 api_key_not_found, 409 api_key_revoked), audited with
+ * both before and after. Takes effect at once in this isolate and within API_KEY_CACHE_SECONDS everywhere,
+ * as a revocation does; the key itself is unchanged, so nothing needs redeploying. Setting what the key
+ * already has changes nothing and writes no audit row. Answers the key as it is now and whether it changed.
+ */
+export async function setKeyAccess(
+  env: Env,
+  actor: ClientActor,
+  clientId: string,
+  keyId: string,
+  access: KeyAccess,
+): Promise<{ key: KeyRow; changed: boolean }> {
+  const db = env.DB;
+  await requireClient(db, clientId);
+  const prefix = keyId.slice("key_".length);
+  const existing = await findKey(db, clientId, prefix);
+  if (existing === null) fail("api_key_not_found", { clientId, keyId });
+  if (existing.revoked_at !== null) fail("api_key_revoked", { clientId, keyId });
+  const stored = storedAccess(access);
+  if (stored.scopes === existing.scopes && stored.allowedIps === existing.allowed_ips)
+    return { key: existing, changed: false };
+  const [updated] = await db.batch([
+    setKeyAccessStatement(db, existing.key_hash, stored),
+    auditStatement(db, actor, "client.keys.access", `client:${clientId}`, {
+      keyId,
+      before: accessOf(existing),
+      after: accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps }),
+    }),
+  ]);
+  // Revoked between the read and the write: the batch changed no key (its audit row says what was asked).
+  if (updated!.results.length === 0) fail("api_key_revoked", { clientId, keyId });
+  forgetCachedKeys();
+  return { key: (await findKey(db, clientId, prefix))!, changed: true };
 }
 
 /**

@@ -20,12 +20,15 @@ import {
   CreateClientRequest,
   IssueKeyRequest,
   IssuedKeyData,
+  KeyAccessData,
+  KeyAccessRequest,
   KeyParams,
   RevokedKeyData,
   SetRegionRequest,
   WebhookSecretData,
 } from "./client-admin-schemas";
 import { keyIdOf } from "./client-secrets";
+import { accessOf, FULL_ACCESS, type KeyAccess } from "./key-access-rules";
 import { clientExamples } from "./client-examples";
 
 function clientView(row: ClientRow) {
@@ -39,7 +42,18 @@ function clientView(row: ClientRow) {
 }
 
 function keyView(row: KeyRow) {
-  return { keyId: keyIdOf(row.key_hash), label: row.label, createdAt: row.created_at, revokedAt: row.revoked_at };
+  return {
+    keyId: keyIdOf(row.key_hash),
+    label: row.label,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    ...accessOf(row),
+  };
+}
+
+/** A new key as answered: its id, label and access, not revoked. */
+function issuedView(key: { keyId: string; label: string; createdAt: number; access: KeyAccess }) {
+  return { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null, ...key.access };
 }
 
 /** POST /admin/clients: a client, its first API key and its webhook secret, both shown only in this answer. */
@@ -50,7 +64,7 @@ export async function createClient(request: IRequest, context: RequestContext): 
   return ok("Client created", {
     client: clientView(client),
     apiKey: key.apiKey,
-    key: { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null },
+    key: issuedView(key),
     webhookSecret,
   });
 }
@@ -76,13 +90,29 @@ async function issueOrRotateKey(request: IRequest, context: RequestContext, rota
   const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const body = await parseBody(IssueKeyRequest, request, context.env);
-  const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate);
+  const access: KeyAccess = {
+    scopes: body.scopes ?? FULL_ACCESS.scopes,
+    allowedIps: body.allowedIps ?? FULL_ACCESS.allowedIps,
+  };
+  const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate, access);
   return ok(rotate ? "API keys rotated" : "API key issued", {
     clientId,
     apiKey: key.apiKey,
-    key: { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null },
+    key: issuedView(key),
     revokedKeyIds,
   });
+}
+
+/**
+ * PUT /admin/clients/:clientId/keys/:keyId/access: the key's scopes and allow-list, both replaced. The key
+ * stays the same (nothing to redeploy); in effect at once here and within API_KEY_CACHE_SECONDS everywhere.
+ */
+export async function setKeyAccess(request: IRequest, context: RequestContext): Promise<Response> {
+  const actor = adminCaller(context);
+  const { clientId, keyId } = parseParams(KeyParams, request);
+  const access = await parseBody(KeyAccessRequest, request, context.env);
+  const { key, changed } = await actions.setKeyAccess(context.env, actor, clientId, keyId, access);
+  return ok(changed ? "API key access set" : "API key access unchanged", { clientId, key: keyView(key) });
 }
 
 /**
@@ -239,7 +269,7 @@ export const clientRoutes: Route[] = [
     tag: "Admin: clients",
     summary: "Issue another API key (rotation without downtime: issue, deploy, revoke the old one)",
     description:
-      "Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored.",
+      'Adds an API key without revoking any: issue the new key, deploy it, then revoke the old one (POST .../keys/{keyId}/revoke). The key is in this answer only; only its SHA-256 is stored. `scopes` and `allowedIps` say what the key may do and from where (absent: every scope, from anywhere); a finance team\'s key is `{"scopes": ["books:read"]}`.',
     auth: "admin",
     role: "admin",
     params: ClientParams,
@@ -265,6 +295,24 @@ export const clientRoutes: Route[] = [
     data: IssuedKeyData,
     messages: ["API keys rotated"],
     errors: ["client_not_found"],
+  },
+  {
+    method: "PUT",
+    path: "/admin/clients/:clientId/keys/:keyId/access",
+    handler: setKeyAccess,
+    operationId: "adminSetKeyAccess",
+    example: clientExamples.adminSetKeyAccess,
+    tag: "Admin: clients",
+    summary: "Set an API key's scopes and IP allow-list",
+    description:
+      'Replaces both the key\'s `scopes` and its `allowedIps` (send `"all"` and `null` for a key that may do everything from anywhere). The key itself stays the same, so nothing needs redeploying: the change takes effect at once in the isolate that served this call and within API_KEY_CACHE_SECONDS (30 s) everywhere, and is audited (`client.keys.access`, with the access before and after). Setting what the key already has changes nothing. A revoked key is 409 `api_key_revoked`.',
+    auth: "admin",
+    role: "admin",
+    params: KeyParams,
+    body: KeyAccessRequest,
+    data: KeyAccessData,
+    messages: ["API key access set", "API key access unchanged"],
+    errors: ["client_not_found", "api_key_not_found", "api_key_revoked"],
   },
   {
     method: "POST",

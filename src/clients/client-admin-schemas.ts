@@ -7,6 +7,8 @@ import { ClientIdParam, ClientIdPath } from "../kernel/primitives";
 import { WalletView } from "../wallets/wallet-schemas";
 import { WalletPlacementView } from "../wallets/wallet-admin-schemas";
 import { REGIONS } from "../wallets/wallet-registry-store";
+import { ALL_SCOPES, MAX_ALLOWED_IPS, SCOPES } from "../kernel/key-access";
+import { allowListProblem, scopesProblem } from "./key-access-rules";
 
 const Label = z.string().max(100);
 
@@ -42,6 +44,37 @@ export const ClientView = z.object({
     .describe("Where the client's new wallets are created (a Durable Object location hint); null: no hint."),
 });
 
+/** A key's scopes as given and shown: `all` (every scope, those added later too), or a list of them. */
+const Scopes = z
+  .union([
+    z.literal(ALL_SCOPES),
+    z.array(z.enum(SCOPES)).superRefine((scopes, context) => {
+      const problem = scopesProblem(scopes);
+      if (problem !== null) context.addIssue({ code: "custom", message: problem });
+    }),
+  ])
+  .describe(
+    "`all` (every scope, and any added later), or the scopes the key holds: `orders:write` (create and confirm), `orders:read` (get and list orders), `books:read` (wallet balances, ledger, statement). A route needing a scope the key lacks answers 403 `insufficient_scope`; see docs/api.md, Keys and scopes.",
+  );
+
+/** A key's IP allow-list as given and shown: null for none, or addresses and CIDR ranges. */
+const AllowedIps = z
+  .array(z.string().max(64))
+  .max(MAX_ALLOWED_IPS)
+  .superRefine((entries, context) => {
+    const problem = allowListProblem(entries);
+    if (problem !== null)
+      context.addIssue({
+        code: "custom",
+        message: problem.reason,
+        ...(problem.index !== undefined ? { path: [problem.index] } : {}),
+      });
+  })
+  .nullable()
+  .describe(
+    `null: the key works from any address. Else 1 to ${MAX_ALLOWED_IPS} IPv4 or IPv6 addresses and CIDR ranges (\`203.0.113.7\`, \`198.51.100.0/24\`, \`2001:db8::/32\`), each once: a request whose CF-Connecting-IP is in none of them, or that has none, answers 403 \`ip_not_allowed\`.`,
+  );
+
 export const ApiKeyView = z.object({
   keyId: z
     .string()
@@ -49,6 +82,8 @@ export const ApiKeyView = z.object({
   label: z.string(),
   createdAt: z.number().int(),
   revokedAt: z.number().int().nullable(),
+  scopes: Scopes,
+  allowedIps: AllowedIps,
 });
 
 export const CreateClientData = z.object({
@@ -97,7 +132,14 @@ export const ClientRegionData = z.object({
     .describe("Empty when every wallet was already there."),
 });
 
-export const IssueKeyRequest = z.strictObject({ label: Label.optional() });
+export const IssueKeyRequest = z.strictObject({
+  label: Label.optional(),
+  scopes: Scopes.optional().describe("The key's scopes; absent: `all`, as every key issued before scopes."),
+  allowedIps: AllowedIps.optional().describe("The key's IP allow-list; absent or null: none (any address)."),
+});
+
+/** PUT /admin/clients/:clientId/keys/:keyId/access: the key's scopes and allow-list, both replaced. */
+export const KeyAccessRequest = z.strictObject({ scopes: Scopes, allowedIps: AllowedIps });
 
 export const IssuedKeyData = z.object({
   clientId: z.string(),
@@ -107,6 +149,8 @@ export const IssuedKeyData = z.object({
 });
 
 export const RevokedKeyData = z.object({ clientId: z.string(), key: ApiKeyView });
+
+export const KeyAccessData = z.object({ clientId: z.string(), key: ApiKeyView });
 
 export const WebhookSecretData = z.object({
   clientId: z.string(),

@@ -17,10 +17,14 @@ export interface KeyRow {
   label: string;
   created_at: number;
   revoked_at: number | null;
+  /** `all`, or the key's scopes separated by spaces (src/kernel/key-access.ts). */
+  scopes: string;
+  /** The key's IP allow-list as a JSON array, or null for none. */
+  allowed_ips: string | null;
 }
 
 const CLIENT_COLUMNS = `id, name, created_at, disabled_at, region`;
-const KEY_COLUMNS = `key_hash, label, created_at, revoked_at`;
+const KEY_COLUMNS = `key_hash, label, created_at, revoked_at, scopes, allowed_ips`;
 
 /** The client's row (rows: ClientRow, none when it does not exist): a statement for the caller's batch. */
 export function clientStatement(db: D1Database, clientId: string): D1PreparedStatement {
@@ -109,13 +113,30 @@ export function webhookSecretsStatement(db: D1Database, clientIds: readonly stri
     .bind(JSON.stringify(clientIds));
 }
 
+/** What a key may do and from where, as stored: `scopes` (`all` or a list), `allowedIps` (JSON, or null). */
+export interface StoredAccess {
+  scopes: string;
+  allowedIps: string | null;
+}
+
 export function insertKeyStatement(
   db: D1Database,
-  key: { keyHash: string; clientId: string; label: string; now: number },
+  key: { keyHash: string; clientId: string; label: string; now: number; access: StoredAccess },
 ): D1PreparedStatement {
   return db
-    .prepare(`INSERT INTO api_keys (key_hash, client_id, label, created_at) VALUES (?1, ?2, ?3, ?4)`)
-    .bind(key.keyHash, key.clientId, key.label, key.now);
+    .prepare(
+      `INSERT INTO api_keys (key_hash, client_id, label, created_at, scopes, allowed_ips) VALUES (?1, ?2, ?3, ?4, ?5, ?6)`,
+    )
+    .bind(key.keyHash, key.clientId, key.label, key.now, key.access.scopes, key.access.allowedIps);
+}
+
+/** Sets a live key's scopes and allow-list; its results name the key when it was live (RETURNING key_hash). */
+export function setKeyAccessStatement(db: D1Database, keyHash: string, access: StoredAccess): D1PreparedStatement {
+  return db
+    .prepare(
+      `UPDATE api_keys SET scopes = ?2, allowed_ips = ?3 WHERE key_hash = ?1 AND revoked_at IS NULL RETURNING key_hash`,
+    )
+    .bind(keyHash, access.scopes, access.allowedIps);
 }
 
 /** Revokes every live key of the client; its results are the revoked keys' hashes. */
@@ -147,28 +168,37 @@ export function findKey(db: D1Database, clientId: string, hashPrefix: string): P
     .first<KeyRow>();
 }
 
+/** What authentication learns of a live key: its client, and what the key may do and from where. */
+export interface KeyGrant {
+  clientId: string;
+  scopes: string;
+  allowedIps: string | null;
+}
+
 /**
- * The id of the enabled client whose live key has this SHA-256 (hex), or null, with the time the database
- * was at least that new: the lookup behind API-key authentication (src/http/auth.ts), which keeps a found
- * key until `asOf` plus API_KEY_CACHE_SECONDS. The answer is at most `maxAgeMs` old (src/kernel/replica-reads.ts):
- * a replica that has caught up with the isolate's last primary bookmark may answer, never one that lags
- * further, so a revoked key or a disabled client is never found again from a stale copy. Only the primary
- * may say a key is unknown (it may be newer than the bookmark).
+ * The enabled client whose live key has this SHA-256 (hex), with the key's scopes and allow-list, or null,
+ * with the time the database was at least that new: the lookup behind API-key authentication
+ * (src/http/auth.ts), which keeps a found key, scopes and allow-list with it, until `asOf` plus
+ * API_KEY_CACHE_SECONDS: one query, as before scopes. The answer is at most `maxAgeMs` old
+ * (src/kernel/replica-reads.ts): a replica that has caught up with the isolate's last primary bookmark may
+ * answer, never one that lags further, so a revoked key or a disabled client is never found again from a
+ * stale copy. Only the primary may say a key is unknown (it may be newer than the bookmark).
  */
-export function clientOfKey(db: D1Database, keyHash: string, maxAgeMs: number): Promise<DatedAnswer<string | null>> {
+export function clientOfKey(db: D1Database, keyHash: string, maxAgeMs: number): Promise<DatedAnswer<KeyGrant | null>> {
   return readNoOlderThan(
     db,
     maxAgeMs,
-    async (session) =>
-      (
-        await session
-          .prepare(
-            `SELECT k.client_id AS client_id FROM api_keys k JOIN clients c ON c.id = k.client_id
-              WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
-          )
-          .bind(keyHash)
-          .first<{ client_id: string }>()
-      )?.client_id ?? null,
+    async (session) => {
+      const row = await session
+        .prepare(
+          `SELECT k.client_id AS client_id, k.scopes AS scopes, k.allowed_ips AS allowed_ips
+             FROM api_keys k JOIN clients c ON c.id = k.client_id
+            WHERE k.key_hash = ?1 AND k.revoked_at IS NULL AND c.disabled_at IS NULL`,
+        )
+        .bind(keyHash)
+        .first<{ client_id: string; scopes: string; allowed_ips: string | null }>();
+      return row === null ? null : { clientId: row.client_id, scopes: row.scopes, allowedIps: row.allowed_ips };
+    },
     (found) => found !== null,
   );
 }

@@ -9,23 +9,28 @@ import { ERRORS, RefusalWithHeaders } from "./errors";
 import { sha256Hex } from "../kernel/crypto";
 import { forgetPrimaryMark } from "../kernel/replica-reads";
 import { API_KEY_PREFIX, modeOfKey, serviceMode, type ServiceMode } from "../kernel/service-mode";
+import { addressAllowed, allowListOf, scopesOf, type IpRange, type Scope } from "../kernel/key-access";
 
-/** The client a request acts for. */
+/** The client a request acts for, and what its key may do and from where (docs/api.md, Keys and scopes). */
 export interface Client {
   id: string;
   keyHash: string;
+  /** The key's scopes (every one for a key that holds `all`). */
+  scopes: readonly Scope[];
+  /** The key's IP allow-list, or null: any address. */
+  allowList: readonly IpRange[] | null;
 }
 
 /**
- * The id of the client whose live key has this SHA-256 (hex), or null for an unknown or revoked key, and the
- * time (`asOf`, this isolate's clock) at which the database was at least as new as that answer; the answer
- * is at most `maxAgeMs` old.
+ * The client whose live key has this SHA-256 (hex), with the key's scopes and allow-list as stored, or null
+ * for an unknown or revoked key, and the time (`asOf`, this isolate's clock) at which the database was at
+ * least as new as that answer; the answer is at most `maxAgeMs` old.
  */
 export type KeyLookup = (
   db: D1Database,
   keyHash: string,
   maxAgeMs: number,
-) => Promise<{ answer: string | null; asOf: number }>;
+) => Promise<{ answer: { clientId: string; scopes: string; allowedIps: string | null } | null; asOf: number }>;
 
 /** The client behind a request's API key, or a Refusal (403 unauthenticated, 429 rate_limited). */
 export type Authenticate = (request: Request, env: Env) => Promise<Client>;
@@ -107,13 +112,32 @@ function checkEnvironment(key: string, env: Env): void {
   );
 }
 
+/**
+ * 403 ip_not_allowed when the key has an allow-list and the request's CF-Connecting-IP is not in it. Fail
+ * closed: a request without the header (which Cloudflare's edge always sets) is outside every list.
+ */
+function checkAddress(request: Request, client: Client): void {
+  if (client.allowList === null) return;
+  const address = request.headers.get("cf-connecting-ip");
+  if (address === null || !addressAllowed(address, client.allowList))
+    fail("ip_not_allowed", { address: address === null ? null : address.slice(0, 64) });
+}
+
+/** 403 insufficient_scope when the key lacks the scope the route needs (null: any key may call it). */
+export function requireScope(client: Client, needed: Scope | null): void {
+  if (needed !== null && !client.scopes.includes(needed))
+    fail("insufficient_scope", { needed, scopes: [...client.scopes] });
+}
+
 export function rateLimited(): never {
   throw new RefusalWithHeaders(failure("rate_limited"), { "retry-after": "10" });
 }
 
 /**
- * The client behind the request's API key, or 403 for a missing, unknown or revoked key (unauthenticated)
- * or a key of the other environment (wrong_environment, decided by its prefix before anything else).
+ * The client behind the request's API key, or 403 for a missing, unknown or revoked key (unauthenticated),
+ * a key of the other environment (wrong_environment, decided by its prefix before anything else) or a
+ * request from outside the key's allow-list (ip_not_allowed). The route's scope is the router's to check
+ * (requireScope).
  *
  * A key this isolate does not know yet costs a SHA-256 and a D1 query, so before either it is counted
  * against the sender's address (UNKNOWN_KEY_LIMITER, far below the per-key limit): a flood of made-up keys
@@ -139,14 +163,18 @@ async function authenticate(request: Request, env: Env, lookup: KeyLookup): Prom
     const keyHash = await sha256Hex(key);
     const cacheMs = Number(env.API_KEY_CACHE_SECONDS) * 1000;
     // An answer at most half the cache time old, so a found key stays cached for at least the other half.
-    const { answer: clientId, asOf } = await io(AUTH_SEAMS.keyLookup, () => lookup(env.DB, keyHash, cacheMs / 2));
-    if (clientId === null) {
+    const { answer: grant, asOf } = await io(AUTH_SEAMS.keyLookup, () => lookup(env.DB, keyHash, cacheMs / 2));
+    if (grant === null) {
       remember(unknownKeys, UNKNOWN_KEY_LIMIT, key, now + cacheMs);
       fail("unauthenticated");
     }
-    client = { id: clientId, keyHash };
+    // The scopes and allow-list are read once, with the key, and cached with it: checking them costs no query.
+    const { scopes } = scopesOf(grant.scopes);
+    client = { id: grant.clientId, keyHash, scopes, allowList: allowListOf(grant.allowedIps) };
     remember(knownKeys, KNOWN_KEY_LIMIT, key, { client, until: asOf + cacheMs });
   }
+  // Before the key's rate limit: a leaked key used from outside its list cannot spend the client's budget.
+  checkAddress(request, client);
   const { success } = await env.RATE_LIMITER.limit({ key: client.keyHash });
   if (!success) rateLimited();
   return client;

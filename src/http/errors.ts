@@ -31,6 +31,8 @@ export const HTTP_STATUS = {
   // An operator token whose role does not reach the route's (docs/operator-api.md, the role table).
   forbidden: 403,
   wrong_environment: 403,
+  insufficient_scope: 403,
+  ip_not_allowed: 403,
   invalid_sandbox_outcome: 400,
   sandbox_outcome_in_live: 400,
   product_not_found: 404,
@@ -70,6 +72,7 @@ export const HTTP_STATUS = {
   limit_request_not_found: 404,
   limit_request_closed: 409,
   operator_revoked: 409,
+  api_key_revoked: 409,
   unsupported_media_type: 415,
 } as const satisfies Record<FailureCode, number>;
 

@@ -47,7 +47,8 @@ export async function loadDoc({ data, example, body, query, params, handler, ser
  */
 function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
-  if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "rate_limited");
+  if (doc.auth === "apiKey") codes.push("unauthenticated", "wrong_environment", "ip_not_allowed", "rate_limited");
+  if (doc.auth === "apiKey" && doc.scope !== null && doc.scope !== undefined) codes.push("insufficient_scope");
   if (doc.auth === "admin") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin" && doc.role !== "viewer") codes.push("forbidden");
   const parts = doc.declared || doc.auth === "admin" ? doc.parts : { body: doc.parts.body };
@@ -65,6 +66,13 @@ function ownErrors(doc: LoadedDoc): readonly ErrorCode[] {
   const ofBody = partErrors({ body: doc.parts.body, ...(doc.ownBodyErrors === true ? { ownBodyErrors: true } : {}) });
   const named = (doc.checks ?? []).flatMap((check) => check.codes);
   return [...new Set(named.filter((code) => !ofBody.includes(code)))];
+}
+
+/** What a client route's description says of the scope its key needs (docs/api.md, Keys and scopes). */
+function scopeSentence(doc: Pick<RouteDoc, "auth" | "scope">): string | undefined {
+  if (doc.auth !== "apiKey" || doc.scope === undefined) return undefined;
+  if (doc.scope === null) return "**Scope:** none: any key of the client may call it.";
+  return `**Scope:** \`${doc.scope}\`. A key without it is 403 \`insufficient_scope\`.`;
 }
 
 /** What an operator route's description says of who may call it. */
@@ -243,7 +251,7 @@ export function operationOf(
     headers: { ...REQUEST_ID, ...(doc.headers ?? {}) },
     content: successContent(doc, enveloped ? { $ref: uri(`${name}Response`) } : null),
   };
-  const lead = [doc.description, roleSentence(doc.role)].filter(Boolean).join("\n\n");
+  const lead = [doc.description, roleSentence(doc.role), scopeSentence(doc)].filter(Boolean).join("\n\n");
   const description = describeRoute({ ...doc, description: lead === "" ? undefined : lead }, codes);
   const params = parameters(doc, itty);
   const operation: Record<string, unknown> = {
@@ -251,7 +259,10 @@ export function operationOf(
     summary: doc.summary,
     ...(description !== undefined ? { description } : {}),
     tags: [doc.tag],
-    security: doc.auth === "none" ? [] : [{ [doc.auth === "admin" ? "adminToken" : "apiKey"]: [] }],
+    security:
+      doc.auth === "none"
+        ? []
+        : [{ [doc.auth === "admin" ? "adminToken" : "apiKey"]: doc.scope != null ? [doc.scope] : [] }],
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(doc.body !== undefined ? { requestBody: requestBody(doc, { $ref: uri(`${name}Request`) }) } : {}),
     responses: { [String(doc.status ?? 200)]: success, ...errorResponses(codes, uri) },

@@ -116,7 +116,7 @@ export const SHARED_COMPONENTS = {
       type: "http",
       scheme: "bearer",
       description:
-        "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment.",
+        "A client API key: sk_live_... in live, sk_test_... in the sandbox (locally, sk_test_demo). A key of the other environment is 403 wrong_environment. A key may be limited to scopes (orders:write, orders:read, books:read; each operation's security requirement names the one it needs, and a key without it is 403 insufficient_scope) and to an IP allow-list (a request from outside it is 403 ip_not_allowed).",
     },
     adminToken: {
       type: "http",

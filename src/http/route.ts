@@ -9,6 +9,7 @@
  */
 import type { IRequest } from "itty-router";
 import type * as z from "zod/v4/core";
+import type { Scope } from "../kernel/key-access";
 import type { Actor, Role } from "../kernel/roles";
 import type { Client } from "./auth";
 import type { ErrorCode } from "./errors";
@@ -31,7 +32,10 @@ export interface RequestContext {
   env: Env;
   exec: ExecutionContext;
   requestId: string;
-  /** The client behind the request's API key, or 403 unauthenticated (429 rate_limited): for `auth: "apiKey"` routes. */
+  /**
+   * The client behind the request's API key, or 403 unauthenticated (ip_not_allowed, 429 rate_limited): for
+   * `auth: "apiKey"` routes, whose scope the router has checked by then (403 insufficient_scope).
+   */
   authenticate(): Promise<Client>;
   /** For `auth: "admin"` routes: the caller, set by the router once its role allows the route. */
   admin?: AdminCaller;
@@ -86,6 +90,13 @@ export interface RouteDoc {
    * route with every role against that table.
    */
   role?: Role;
+  /**
+   * For `auth: "apiKey"`: the scope the caller's key needs (docs/api.md, Keys and scopes), or null for a
+   * route any key may call. Every client route says which: the router refuses to route one that does not,
+   * checks it before the handler runs (403 insufficient_scope), and a test walks every client route with a
+   * key of each single scope.
+   */
+  scope?: Scope | null;
   /** The success status, when not 200 (201 for a route that creates something with an id of its own). */
   status?: 201;
   /** The path parameters (percent-decoded), by the names of the path's `:name`s. */

@@ -5,7 +5,7 @@ import { Refusal, failure } from "../kernel/failures";
 import { RefusalWithHeaders } from "./errors";
 import { errorResponse } from "./responses";
 import type { AuthorizeOperator } from "./admin-auth";
-import type { Authenticate } from "./auth";
+import { requireScope, type Authenticate } from "./auth";
 import { serveDeclared } from "./inputs";
 import type { DeclaredRoute, Handler, Page, RequestContext, Route } from "./route";
 
@@ -32,7 +32,7 @@ export type FetchHandler = (request: Request, env: Env, exec: ExecutionContext) 
 
 /** What the router needs of a route or a page: where it is, what answers there, and who may call it. */
 export type Routed =
-  | (Pick<Page, "method" | "path" | "handler"> & Partial<Pick<Route, "auth" | "role">> & { serve?: never })
+  | (Pick<Page, "method" | "path" | "handler"> & Partial<Pick<Route, "auth" | "role" | "scope">> & { serve?: never })
   | DeclaredRoute;
 
 /**
@@ -92,14 +92,25 @@ function strayRoute(prefix: string, list: readonly Routed[]): string | null {
 }
 
 /**
- * An operator route's handler runs only after its caller's role was checked against the route's, here
- * for every route at once: no handler can forget it, and the role the document and the role table show
- * is the one enforced.
+ * An operator route's handler runs only after its caller's role was checked against the route's, and a
+ * client route's only after its key was found and its scope checked against the route's: here for every
+ * route at once, so no handler can forget either, and the role and scope the document shows are the ones
+ * enforced. A client route is authenticated before its handler runs (each did so first anyway), and the
+ * handler's authenticate() answers that client without asking again.
  */
 function guarded(route: Routed, authorizeOperator: AuthorizeOperator): Handler {
   const handler = handlerOf(route);
+  const { method, path, role, scope } = route;
+  if (route.auth === "apiKey") {
+    if (scope === undefined) throw new Error(`${method} ${path} is a client route without a scope`);
+    return async (request, context) => {
+      const client = await context.authenticate();
+      requireScope(client, scope);
+      context.authenticate = () => Promise.resolve(client);
+      return handler(request, context);
+    };
+  }
   if (route.auth !== "admin") return handler;
-  const { method, path, role } = route;
   if (role === undefined) throw new Error(`${method} ${path} is an operator route without a role`);
   return async (request, context) => {
     context.admin = await authorizeOperator(request, context.env, context.requestId, role);

@@ -167,6 +167,26 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     message:
       "This API key belongs to another environment: sk_test_… keys are for the sandbox; the live environment takes sk_live_… keys",
   },
+  insufficient_scope: {
+    schema: z.object({
+      needed: z.enum(["orders:write", "orders:read", "books:read"]).describe("The scope the route needs."),
+      scopes: z
+        .array(z.enum(["orders:write", "orders:read", "books:read"]))
+        .describe("The scopes the key holds (every one for a key issued with all scopes)."),
+    }),
+    always: true,
+    example: { needed: "orders:write", scopes: ["books:read"] },
+  },
+  ip_not_allowed: {
+    schema: z.object({
+      address: z
+        .string()
+        .nullable()
+        .describe("The request's address as Cloudflare saw it (CF-Connecting-IP); null when the request had none."),
+    }),
+    always: true,
+    example: { address: "203.0.113.9" },
+  },
   product_not_found: { schema: Line, always: true, example: { sku: "DEMO-NOPE", index: 0 } },
   order_not_found: {},
   route_not_found: {},
@@ -236,6 +256,11 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     example: { balance: 20 },
   },
   api_key_not_found: {
+    schema: z.object({ clientId: z.string(), keyId: z.string() }),
+    always: true,
+    example: { clientId: "acme", keyId: "key_0123456789abcdef" },
+  },
+  api_key_revoked: {
     schema: z.object({ clientId: z.string(), keyId: z.string() }),
     always: true,
     example: { clientId: "acme", keyId: "key_0123456789abcdef" },

@@ -36,6 +36,9 @@ export const FAILURES = {
   // A key of the other environment (sk_test_ against live, sk_live_ against the sandbox); the message
   // names the environment the key belongs to (docs/sandbox.md).
   wrong_environment: "This API key belongs to another environment",
+  // A key without the scope the route needs, or used from outside its IP allow-list (docs/api.md, Keys and scopes).
+  insufficient_scope: "This API key does not have the scope this route needs",
+  ip_not_allowed: "This API key may not be used from this address",
   // The sandbox's create header (Sandbox-Outcome): a value it does not know, or sent to live.
   invalid_sandbox_outcome: "Invalid Sandbox-Outcome header",
   sandbox_outcome_in_live: "The Sandbox-Outcome header is accepted only in the sandbox",
@@ -71,6 +74,7 @@ export const FAILURES = {
   dead_letter_already_replayed: "Dead letter already replayed",
   wallet_not_empty: "Wallet already has ledger entries",
   operator_revoked: "Operator is revoked",
+  api_key_revoked: "API key is revoked",
   // Dual control (docs/operator-api.md): a posting request, and who may decide it.
   posting_request_not_found: "Posting request not found",
   posting_request_closed: "Posting request is no longer open",

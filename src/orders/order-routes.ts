@@ -170,6 +170,7 @@ export const orderRoutes: Route[] = [
       "A create that repeats the `reference` of an existing order of the same client with the same body returns that " +
       "order (header `Idempotent-Replayed: true`), so a create is safe to retry.",
     auth: "apiKey",
+    scope: "orders:write",
     body: async () => (await schemas()).CreateOrderRequest,
     data: async () => (await views()).CreateOrderData,
     messages: ["Order created successfully", "Order already exists for this reference"],
@@ -250,6 +251,7 @@ export const orderRoutes: Route[] = [
       "with GET /order/get or wait for its webhooks.\n\n" +
       "Exactly one of any number of concurrent confirms of an order succeeds.",
     auth: "apiKey",
+    scope: "orders:write",
     body: async () => (await schemas()).ConfirmOrderRequest,
     ownBodyErrors: true,
     data: async () => (await views()).ConfirmOrderData,
@@ -279,6 +281,7 @@ export const orderRoutes: Route[] = [
       "Name the order by `orderId`, or by the `reference` you gave it at create (without `orderId`): both read the " +
       "order itself, so the answer is always current.",
     auth: "apiKey",
+    scope: "orders:read",
     query: async () => (await schemas()).RetrieveOrderQuery,
     data: async () => (await views()).OrderView,
     messages: ["Order retrieved"],

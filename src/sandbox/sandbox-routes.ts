@@ -157,6 +157,7 @@ export const sandboxRoutes: Route[] = [
         "Send an idempotency key as the Idempotency-Key header or `idempotencyKey` in the body (one is required): " +
         'a retry with the same key and amount adds nothing and answers "Top-up already applied".',
       auth: "apiKey",
+      scope: "orders:write",
       params: SandboxWalletParams,
       body: SandboxTopUpRequest,
       requestHeaders: {
@@ -197,6 +198,7 @@ export const sandboxRoutes: Route[] = [
         "419 Expired), it becomes `rejected` and its order.rejected webhook is sent.\n\n" +
         "Answers the order as GET /order/get does. Asked again, a rejected order answers as it is.",
       auth: "apiKey",
+      scope: "orders:write",
       params: SandboxOrderParams,
       data: async () => (await views()).OrderView,
       messages: ["Order expired"],
@@ -225,6 +227,7 @@ export const sandboxRoutes: Route[] = [
         "client's webhook secret exactly as the order webhooks are (Standard Webhooks), and answers what the " +
         "receiver did.\n\nNot retried and not dead-lettered: send it again to try again.",
       auth: "apiKey",
+      scope: "orders:write",
       body: TestWebhookRequest,
       data: TestWebhookData,
       messages: ["Test webhook delivered", "Test webhook not delivered", "Test webhook not sent"],

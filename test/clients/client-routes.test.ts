@@ -18,10 +18,20 @@ describe("POST /admin/clients", () => {
       label: "prod",
       createdAt: client.createdAt,
       revokedAt: null,
+      scopes: "all",
+      allowedIps: null,
     });
     const keys = await env.DB.prepare(`SELECT * FROM api_keys WHERE client_id = 'acme'`).all();
     expect(keys.results).toEqual([
-      { key_hash: hash, client_id: "acme", label: "prod", created_at: client.createdAt, revoked_at: null },
+      {
+        key_hash: hash,
+        client_id: "acme",
+        label: "prod",
+        created_at: client.createdAt,
+        revoked_at: null,
+        scopes: "all",
+        allowed_ips: null,
+      },
     ]);
     const everything = JSON.stringify(await snapshot());
     expect(everything).not.toContain(apiKey);

@@ -56,6 +56,7 @@ const clientRoute = route(
     tag: "Things",
     summary: "Confirm a thing",
     auth: "apiKey",
+    scope: "orders:write",
     body: {
       schema: async () => {
         schemaLoads.push("loaded");
@@ -99,8 +100,11 @@ const uploadRoute = route(
 
 const handle = createRouter([operatorRoute, clientRoute, uploadRoute], {
   authenticate: async (request) => {
-    if (request.headers.get("authorization") !== "Bearer sk_test_demo") fail("unauthenticated");
-    return { id: "demo" } as never;
+    const authorization = request.headers.get("authorization");
+    if (authorization === "Bearer sk_test_reader")
+      return { id: "demo", keyHash: "r", scopes: ["orders:read", "books:read"], allowList: null };
+    if (authorization !== "Bearer sk_test_demo") fail("unauthenticated");
+    return { id: "demo", keyHash: "d", scopes: ["orders:write", "orders:read", "books:read"], allowList: null };
   },
   authorizeOperator: async () => ({
     actor: { kind: "break-glass", label: "admin:test" },
@@ -157,6 +161,24 @@ describe("a declared client route", () => {
     expect((await send("POST", "/things/confirm", "{", "sk_wrong")).body.code).toBe("unauthenticated");
   });
 
+  it("checks the key's scope before it reads a part: a key without it is 403 insufficient_scope", async () => {
+    const refused = await send("POST", "/things/confirm", "{", "sk_test_reader");
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      message: "This API key does not have the scope this route needs",
+      code: "insufficient_scope",
+      details: { needed: "orders:write", scopes: ["orders:read", "books:read"] },
+    });
+  });
+
+  it("is not routed without a scope: every client route says which scope it needs (null: any key)", () => {
+    const { scope: _scope, ...unscoped } = clientRoute;
+    const parts = { authenticate: async () => ({}) as never, authorizeOperator: async () => ({}) as never };
+    expect(() => createRouter([unscoped as Route], { ...parts, afterOperatorWrite: () => {} })).toThrow(
+      "POST /things/confirm is a client route without a scope",
+    );
+  });
+
   it("reads a plainly valid part without loading its schema, and leaves the rest to the schema", async () => {
     schemaLoads.length = 0;
     const confirmed = await send("POST", "/things/confirm", JSON.stringify({ orderId: "ord_1" }));
@@ -191,6 +213,14 @@ describe("the document of declared routes", () => {
     ]);
     const post = doc.paths["/things/confirm"].post;
     expect(Object.keys(post.responses).sort()).toEqual(["200", "400", "403", "404", "413", "429", "500"]);
+    // A client route's 403s: its key's, its allow-list's and its scope's; its security names the scope.
+    expect(Object.keys(post.responses["403"].content["application/json"].schema.discriminator.mapping)).toEqual([
+      "unauthenticated",
+      "wrong_environment",
+      "ip_not_allowed",
+      "insufficient_scope",
+    ]);
+    expect(post.security).toEqual([{ apiKey: ["orders:write"] }]);
     expect(post.responses["400"].content["application/json"].schema).toEqual({
       $ref: "#/components/schemas/InvalidOrderIdError",
     });

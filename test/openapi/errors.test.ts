@@ -215,6 +215,28 @@ describe("real error answers match the document, details included", () => {
       await admin("POST", "/admin/clients/demo/keys/key_0123456789abcdef/revoke"),
       "api_key_not_found",
     );
+    // Scoped keys: a key without the route's scope, from outside its allow-list, and a revoked key's access.
+    const scoped = await admin("POST", "/admin/clients/demo/keys", {
+      scopes: ["books:read"],
+      allowedIps: ["198.51.100.0/24"],
+    });
+    const scopedKey = scoped.body.data.apiKey as string;
+    const from = { "cf-connecting-ip": "198.51.100.1" };
+    await expectError(
+      "GET",
+      "/order/get",
+      await call("GET", "/order/get?reference=x", { key: scopedKey, headers: from }),
+      "insufficient_scope",
+    );
+    await expectError("GET", "/wallets", await call("GET", "/wallets", { key: scopedKey }), "ip_not_allowed");
+    const scopedKeyId = scoped.body.data.key.keyId as string;
+    await admin("POST", `/admin/clients/demo/keys/${scopedKeyId}/revoke`);
+    await expectError(
+      "PUT",
+      "/admin/clients/{clientId}/keys/{keyId}/access",
+      await admin("PUT", `/admin/clients/demo/keys/${scopedKeyId}/access`, { scopes: "all", allowedIps: null }),
+      "api_key_revoked",
+    );
     await expectError("GET", "/admin/products/{sku}", await admin("GET", "/admin/products/NOPE"), "sku_not_found");
     await expectError(
       "GET",

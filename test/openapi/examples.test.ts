@@ -413,9 +413,15 @@ describe("success examples have the shape of real answers", () => {
   it("operator routes", async () => {
     const createClient = { id: "acme", name: "Acme Gifts Ltd", keyLabel: "production", region: "apac" };
     await expectLikeExample("adminCreateClient", await admin("POST", "/admin/clients", createClient), createClient);
-    const issue = { label: "staging" };
+    const issue = { label: "finance", scopes: ["books:read"], allowedIps: ["203.0.113.7", "198.51.100.0/24"] };
     const issued = await admin("POST", "/admin/clients/acme/keys", issue);
     await expectLikeExample("adminIssueKey", issued, issue);
+    const access = { scopes: ["books:read", "orders:read"], allowedIps: ["198.51.100.0/24"] };
+    await expectLikeExample(
+      "adminSetKeyAccess",
+      await admin("PUT", `/admin/clients/acme/keys/${issued.body.data.key.keyId}/access`, access),
+      access,
+    );
     await expectLikeExample(
       "adminRevokeKey",
       await admin("POST", `/admin/clients/acme/keys/${issued.body.data.key.keyId}/revoke`),

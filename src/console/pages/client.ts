@@ -1,6 +1,6 @@
 /**
- * /console/clients/:clientId: a client, its API keys (ids and labels, never the keys), its wallets, and
- * (admin) its actions: issue a key, rotate every key, revoke one, rotate the webhook secret, disable or
+ * /console/clients/:clientId: a client, its API keys (ids, labels, scopes and allow-lists, never the keys),
+ * its wallets, and (admin) its actions: issue a key (with its scopes and allow-list), rotate every key, revoke one, rotate the webhook secret, disable or
  * enable, set or delete a deal (its fee and discount on a SKU). A new key or secret is shown once, on the
  * answer to its form.
  */
@@ -8,6 +8,9 @@ import { dealsOf, type DealRow } from "../../catalogue/catalogue-store";
 import { UpsertDealRequest } from "../../catalogue/catalogue-admin-schemas";
 import { deleteDeal, upsertDeal } from "../../catalogue/deal-actions";
 import { issueKey, revokeKey, rotateWebhookSecret, setClientDisabled } from "../../clients/client-actions";
+import { IssueKeyRequest } from "../../clients/client-admin-schemas";
+import { accessOf, FULL_ACCESS, type KeyAccess } from "../../clients/key-access-rules";
+import { SCOPES } from "../../kernel/key-access";
 import { keyIdOf } from "../../clients/client-secrets";
 import { findClient, keysOf } from "../../clients/client-store";
 import { Refusal } from "../../kernel/failures";
@@ -44,6 +47,50 @@ function modeSelect(name: string, label: string, chosen: string): Html {
     (mode) => html`<option value="${mode}" ${mode === chosen ? html`selected` : ""}>${mode}</option>`,
   );
   return html`<div class="field"><label for="field-${name}">${label}</label><select id="field-${name}" name="${name}">${options}</select></div>`;
+}
+
+/** A key's scopes and allow-list, for its row: every scope or the list, and anywhere or the addresses. */
+function accessCells(access: KeyAccess): Html {
+  const scopes = access.scopes === "all" ? html`all` : html`${access.scopes.join(", ")}`;
+  const from =
+    access.allowedIps === null ? html`anywhere` : html`<span class="mono">${access.allowedIps.join(", ")}</span>`;
+  return html`<td>${scopes}</td><td>${from}</td>`;
+}
+
+/**
+ * The issue-a-key form: its label, the scopes it is to hold (none ticked: every scope) and its allow-list
+ * (one address or CIDR range a line; empty: anywhere). What was posted is drawn again beside a refusal.
+ */
+function issueForm(error: FormError | null, values: Map<string, string>): Html {
+  const boxes = SCOPES.map(
+    (scope) =>
+      html`<label><input type="checkbox" name="scope:${scope}" value="on" ${values.get(`scope:${scope}`) === "on" ? html`checked` : ""} /> ${scope}</label>`,
+  );
+  const ips = values.get("allowedIps") ?? "";
+  const ipFailed = error?.field === "allowedIps";
+  const ipError = ipFailed ? html`<p class="error" id="field-allowedIps-error">${error!.reason}</p>` : "";
+  return html`<form method="post" aria-labelledby="issue-title"><h3 id="issue-title">Issue a key</h3>
+    <input type="hidden" name="action" value="issue" />
+    ${input("label", "Key label", { required: false, value: values.get("label") ?? "", error })}
+    <fieldset><legend>Scopes (none ticked: every scope, and any added later)</legend>${boxes}
+      ${error?.field === "scopes" ? html`<p class="error">${error.reason}</p>` : ""}</fieldset>
+    <div class="field"><label for="field-allowedIps">IP allow-list</label>
+      <textarea id="field-allowedIps" name="allowedIps" rows="3" ${ipFailed ? html`aria-invalid="true"` : ""}
+        aria-describedby="field-allowedIps-hint${ipFailed ? " field-allowedIps-error" : ""}">${ips}</textarea>
+      <p class="hint" id="field-allowedIps-hint">One IPv4 or IPv6 address or CIDR range a line (203.0.113.7, 198.51.100.0/24). Empty: any address.</p>${ipError}</div>
+    <button type="submit">Issue a key</button></form>`;
+}
+
+/** The access a posted issue form asks for, read as POST /admin/clients/:clientId/keys reads its body. */
+function postedAccess(form: Map<string, string>): KeyAccess {
+  const scopes = SCOPES.filter((scope) => form.get(`scope:${scope}`) === "on");
+  const entries = (form.get("allowedIps") ?? "").split(/[\s,]+/).filter((entry) => entry !== "");
+  const read = formRequest(IssueKeyRequest, {
+    ...(scopes.length > 0 ? { scopes } : {}),
+    ...(entries.length > 0 ? { allowedIps: entries } : {}),
+  });
+  if (read instanceof FormError) throw read;
+  return { scopes: read.scopes ?? FULL_ACCESS.scopes, allowedIps: read.allowedIps ?? FULL_ACCESS.allowedIps };
 }
 
 /** The client's deals, and (admin) the form that sets one and the buttons that delete them. */
@@ -97,7 +144,7 @@ async function draw(
       key.revoked_at === null && admin
         ? button("revoke", "Revoke", html`<input type="hidden" name="keyId" value="${keyId}" />`, true)
         : "";
-    return html`<tr><td class="mono">${keyId}</td><td>${key.label}</td><td>${when(key.created_at)}</td>
+    return html`<tr><td class="mono">${keyId}</td><td>${key.label}</td>${accessCells(accessOf(key))}<td>${when(key.created_at)}</td>
       <td>${key.revoked_at === null ? "active" : html`revoked ${when(key.revoked_at)}`}</td><td>${revoke}</td></tr>`;
   });
   const walletRows = wallets.map(
@@ -107,10 +154,7 @@ async function draw(
   const actions = admin
     ? html`<section aria-labelledby="actions-title" class="card"><h2 id="actions-title">Actions</h2>
         ${formProblem(error)}
-        <form method="post" aria-labelledby="issue-title"><h3 id="issue-title">Issue a key</h3>
-          <input type="hidden" name="action" value="issue" />
-          ${input("label", "Key label", { required: false, error })}
-          <button type="submit">Issue a key</button></form>
+        ${issueForm(error, values)}
         <p>${button("rotate", "Rotate keys (issue one, revoke all others)")}</p>
         <p>${button("webhook-secret", "Rotate the webhook secret")}</p>
         <p>${client.disabled_at === null ? button("disable", "Disable the client") : button("enable", "Enable the client")}</p>
@@ -121,7 +165,7 @@ async function draw(
       <dt>Created</dt><dd>${when(client.created_at)}</dd>
       <dt>State</dt><dd>${client.disabled_at === null ? "enabled" : html`<strong>disabled</strong> since ${when(client.disabled_at)}`}</dd></dl>
     <section aria-labelledby="keys-title"><h2 id="keys-title">API keys</h2>
-      <table><thead><tr><th scope="col">Key id</th><th scope="col">Label</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Revoke</th></tr></thead>
+      <table><thead><tr><th scope="col">Key id</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Allowed from</th><th scope="col">Created</th><th scope="col">State</th><th scope="col">Revoke</th></tr></thead>
       <tbody>${keyRows}</tbody></table></section>
     <section aria-labelledby="wallets-title"><h2 id="wallets-title">Wallets</h2>
       ${walletRows.length === 0 ? html`<p>No wallet yet.</p>` : html`<ul>${walletRows}</ul>`}</section>
@@ -143,8 +187,20 @@ function once(what: string, value: string): Html {
   return html`<div role="status" class="notice good"><p>${what}: shown only here, never again.</p><p class="mono">${value}</p></div>`;
 }
 
+/**
+ * A key issued from the form, or (rotate) a new key with every other revoked: shown once. A rotation's
+ * new key holds every scope from anywhere, as the key it replaces likely did; issue then revoke for less.
+ */
+async function issueFromForm(ctx: PageContext, form: Map<string, string>, rotate: boolean): Promise<Html> {
+  const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
+  const access = rotate ? FULL_ACCESS : postedAccess(form);
+  const clientId = ctx.params.clientId!;
+  const { key, revokedKeyIds } = await issueKey(ctx.env, auditedBy(ctx), clientId, label, rotate, access);
+  return once(`New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`, key.apiKey);
+}
+
 /** The fields of this page's forms a refusal can be shown beside. */
-const FIELDS = ["label", "sku", "fee", "discount"];
+const FIELDS = ["label", "scopes", "allowedIps", "sku", "fee", "discount"];
 
 export async function post(ctx: PageContext): Promise<Html | Response> {
   const clientId = ctx.params.clientId!;
@@ -156,16 +212,9 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     let shown: Html;
     switch (form.get("action")) {
       case "issue":
-      case "rotate": {
-        const rotate = form.get("action") === "rotate";
-        const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
-        const { key, revokedKeyIds } = await issueKey(ctx.env, actor, clientId, label, rotate);
-        shown = once(
-          `New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`,
-          key.apiKey,
-        );
+      case "rotate":
+        shown = await issueFromForm(ctx, form, form.get("action") === "rotate");
         break;
-      }
       case "revoke": {
         const { revoked } = await revokeKey(ctx.env, actor, clientId, field(form, "keyId", { max: 80 }));
         return seeOther(withQuery(here, { notice: revoked ? "revoked" : "already-revoked" }));
