@@ -54,6 +54,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     orderIndex,
     reconciliation,
     approvals,
+    orderExports,
+    books,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -70,6 +72,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./order-index/order-index-admin-routes"),
     import("./reconciliation/reconciliation-admin-routes"),
     import("./wallets/approval-admin-routes"),
+    import("./exports/export-admin-routes"),
+    import("./books/books-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -80,6 +84,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...rates.rateRoutes,
     // Before the orders' /admin/orders/:orderId, which would take "search" and "export" for order ids.
     ...orderSearch.orderSearchRoutes,
+    ...orderExports.exportRoutes,
     ...orders.adminOrderRoutes,
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,
@@ -88,6 +93,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...orderIndex.orderIndexRoutes,
     ...reconciliation.reconciliationRoutes,
     ...approvals.approvalAdminRoutes(clientStatement),
+    ...books.booksRoutes,
   ];
 });
 
