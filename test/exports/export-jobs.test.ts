@@ -140,6 +140,21 @@ describe("a step run twice", () => {
     expect(await fileOf(job.id)).toBe(expectedCsv(rows, parts));
   });
 
+  it("a run finds a step another run holds taken, and writes no chunk, until that run's lease is over", async () => {
+    const { days } = await history();
+    const job = await storedJob(onDays(days), days[0]!);
+    const now = Date.now();
+    expect(await claimStep(env.DB, job.id, 0, "run-first", now + 600_000, now)).toBe(true);
+    const { env: stepsEnv } = stepEnv();
+    expect(await runStep(stepsEnv, job.id, { rows: 4, shards: 2 })).toBe("taken");
+    expect(await env.EXPORTS.get(chunkKey(job.id, 0))).toBeNull();
+    expect(await jobById(env.DB, job.id)).toMatchObject({ step: 0, cursor: null });
+    await env.DB.prepare(`UPDATE order_exports SET lease_until = ?2 WHERE id = ?1`)
+      .bind(job.id, now - 1)
+      .run();
+    expect(await runStep(stepsEnv, job.id, { rows: 4, shards: 2 })).toBe("stepped");
+  });
+
   it("the cursor moves once from a step, and only by the run that claimed it", async () => {
     const days = daysOfOwn(1);
     const job = await storedJob(onDays(days), days[0]!);
