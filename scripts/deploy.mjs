@@ -6,8 +6,10 @@
  *
  *   1. preflight: Node and wrangler versions, the login, the account, the configuration;
  *   2. resources: the D1 database (created here: the migrations must run before the code, and wrangler's own
- *      provisioning only happens inside `wrangler deploy`); the queues and the dead-letter queue are producer
- *      bindings, which the pinned wrangler provisions by name during `wrangler deploy`, before the upload;
+ *      provisioning only happens inside `wrangler deploy`); the R2 bucket of the exports across clients
+ *      (created here too, so that the Worker never runs bound to a bucket that is not there); the queues and
+ *      the dead-letter queue are producer bindings, which the pinned wrangler provisions by name during
+ *      `wrangler deploy`, before the upload;
  *   3. remote D1 migrations, before the new code goes live;
  *   4. secrets: those the Worker lacks, uploaded with the deploy itself (`--secrets-file`, a 0600 file that
  *      is removed afterwards, and when the run is interrupted by SIGINT, SIGTERM or SIGHUP), never on a
@@ -159,6 +161,7 @@ function resourcesOf(config) {
     })),
     queues,
     provisionedQueues: new Set(producers.map((p) => p.queue)),
+    buckets: (config.r2_buckets ?? []).map((b) => ({ binding: b.binding, name: b.bucket_name })),
   };
 }
 
@@ -262,6 +265,7 @@ async function preflight(options) {
       ...(live.worker === resources.worker ? [`Worker ${resources.worker}`] : []),
       ...resources.databases.filter((d) => live.databases.some((l) => l.name === d.name)).map((d) => `D1 ${d.name}`),
       ...resources.queues.filter((q) => live.queues.includes(q)).map((q) => `queue ${q}`),
+      ...resources.buckets.filter((b) => live.buckets.some((l) => l.name === b.name)).map((b) => `R2 ${b.name}`),
     ];
     if (shared.length > 0)
       throw new StepFailure(`[env.${options.env}] shares ${shared.join(", ")} with the top-level (live) configuration`);
@@ -292,6 +296,7 @@ async function createResources(state, options) {
       state.newDatabases.add(db.name);
     }
   }
+  await createBuckets(state, options);
   for (const queue of state.resources.queues) {
     if (state.resources.provisionedQueues.has(queue)) {
       say(`  queue ${queue}: a producer binding; wrangler deploy creates it if it is missing, before the upload`);
@@ -304,6 +309,20 @@ async function createResources(state, options) {
         await mustRun(["queues", "create", queue, ...envArgs(options.env)], { account: state.account });
         say(`  queue ${queue}: created`);
       }
+    }
+  }
+}
+
+/** The R2 buckets: listed once (`wrangler r2 bucket list` prints `name: <bucket>` per bucket), each missing one created. */
+async function createBuckets(state, options) {
+  if (state.resources.buckets.length === 0) return;
+  const listed = (await mustRun(["r2", "bucket", "list", ...envArgs(options.env)], { account: state.account })).stdout;
+  for (const bucket of state.resources.buckets) {
+    if (new RegExp(`^name:\\s+${bucket.name}\\s*$`, "m").test(listed)) say(`  R2 ${bucket.name}: exists`);
+    else if (options.plan) say(`  R2 ${bucket.name}: would be created (wrangler r2 bucket create ${bucket.name})`);
+    else {
+      await mustRun(["r2", "bucket", "create", bucket.name, ...envArgs(options.env)], { account: state.account });
+      say(`  R2 ${bucket.name}: created`);
     }
   }
 }

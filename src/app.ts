@@ -80,6 +80,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     orderIndex,
     reconciliation,
     approvals,
+    orderExports,
+    books,
   ] = await Promise.all([
     import("./wallets/wallet-admin-routes"),
     import("./wallets/ledger-backup-admin-routes"),
@@ -96,6 +98,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./order-index/order-index-admin-routes"),
     import("./reconciliation/reconciliation-admin-routes"),
     import("./wallets/approval-admin-routes"),
+    import("./exports/export-admin-routes"),
+    import("./books/books-admin-routes"),
   ]);
   return [
     ...wallets.walletAdminRoutes(clientStatement),
@@ -106,6 +110,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...rates.rateRoutes,
     // Before the orders' /admin/orders/:orderId, which would take "search" and "export" for order ids.
     ...orderSearch.orderSearchRoutes,
+    ...orderExports.exportRoutes,
     ...orders.adminOrderRoutes,
     ...deadLetters.deadLetterRoutes,
     ...audit.auditRoutes,
@@ -114,6 +119,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...orderIndex.orderIndexRoutes,
     ...reconciliation.reconciliationRoutes,
     ...approvals.approvalAdminRoutes(clientStatement),
+    ...books.booksRoutes,
   ];
 });
 

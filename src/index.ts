@@ -16,6 +16,9 @@ const queueHandler = once(async () => (await import("./webhooks/queue-handler"))
 /** The reconciliation's queue: the wallet-days a pass hands out (src/reconciliation/day-queue.ts). */
 const RECONCILIATION_QUEUES = new Set(["order-reconciliation", "order-reconciliation-sandbox"]);
 const reconciliationConsumer = once(async () => (await import("./reconciliation/day-queue")).checkHandedOut);
+/** The steps of the exports across clients (src/exports/export-step.ts), loaded with their first batch. */
+const EXPORT_QUEUES = new Set(["order-exports", "order-exports-sandbox"]);
+const exportConsumer = once(async () => (await import("./exports/export-jobs")).consumeSteps);
 /**
  * The order index's writer, which the order object calls from its `index` timer after the client has its
  * answer (orders cannot import the index, which sits below them); loaded with the first write.
@@ -34,7 +37,8 @@ export class OrderObject extends OrderObjectOf {
  * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
  * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of
  * the reconciliation by wallet and day (the days whose books changed, those settling or due their
- * re-verification), storing it for the Needs attention list. The order index needs no pass:
+ * re-verification), storing it for the Needs attention list, and hands on the step of an export across
+ * clients that was lost. The order index needs no pass:
  * each order writes its own row. Each step runs whatever another did: a failure is logged (the next run
  * tries again) and does not keep the steps after it from running.
  */
@@ -49,6 +53,11 @@ async function scheduled(controller: ScheduledController, env: Env): Promise<voi
       async () => (await import("./books/books-retention")).dropExpiredDays(env, controller.scheduledTime),
     ],
     ["orders.reconcile", async () => (await import("./reconciliation/reconciliation")).runAndStore(env)],
+    // Reads the running exports' partial index: nothing while no export runs.
+    [
+      "exports.hand-on",
+      async () => (await import("./exports/export-jobs")).handOnLostSteps(env, controller.scheduledTime),
+    ],
   ];
   for (const [step, run] of steps) {
     try {
@@ -64,6 +73,8 @@ export default {
   queue: async (batch, env, ctx) =>
     RECONCILIATION_QUEUES.has(batch.queue)
       ? (await reconciliationConsumer())(batch, env)
-      : (await queueHandler())(batch, env, ctx),
+      : EXPORT_QUEUES.has(batch.queue)
+        ? (await exportConsumer())(batch as MessageBatch<{ exportId: number }>, env)
+        : (await queueHandler())(batch, env, ctx),
   scheduled,
 } satisfies ExportedHandler<Env>;

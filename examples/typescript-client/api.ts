@@ -174,6 +174,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/books/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long the client's books are kept
+         * @description Days of books kept (null: everything), the oldest day kept now, and who set it when. The scheduled job (every 5 minutes) drops each UTC day of every client's books older than the setting, a bounded number of days a run; without a setting, the default, everything is kept. At least 31 days, so that the charts' window and a month of events stay whole.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         */
+        get: operations["adminGetBooksRetention"];
+        /**
+         * Set how long the client's books are kept
+         * @description `{days}`: keep that many days of books, today included, and drop the rest; `null` keeps everything. A dropped day is gone from every list, search, export and chart that reads the books. The scheduled job (every 5 minutes) drops each UTC day of every client's books older than the setting, a bounded number of days a run; without a setting, the default, everything is kept. At least 31 days, so that the charts' window and a month of events stay whole. Audited as `books.retention.set` (or `.remove`) on `books:retention`.
+         *
+         *     **Role:** an operator with the role `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: `days` an integer of at least 31, or null: 400 `invalid_request_body`
+         */
+        put: operations["adminSetBooksRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/clients": {
         parameters: {
             query?: never;
@@ -650,6 +682,97 @@ export interface paths {
          *     - The query: each filter's form, a reference prefix only with `clientId`: 400 `invalid_parameters`
          */
         get: operations["adminExportOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The exports across clients, newest first, with their progress
+         * @description Every export job, newest first, a page at a time: pass `next` as `before` for the next page.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: `before` and `limit` 1..100: 400 `invalid_parameters`
+         */
+        get: operations["adminListOrderExports"];
+        put?: never;
+        /**
+         * Export every order a filter selects, across clients, as a background job
+         * @description Starts a job that writes every order `filter` selects (the filters of GET /admin/orders/export; `{}` for every order of every client) as CSV, with the columns and values of GET /admin/orders/export, and answers the job. Follow it with GET /admin/orders/exports/:id and download its file once `state` is `done`. An export reads each client's books (its shards, through the directory of their days), days newest first and, within a day, by client and part, each part's orders newest first: a step of at most 5,000 orders from at most 200 shards writes one numbered chunk, and the queue's consumer runs the next. Orders created after the job was asked for are left out. The job names who asked; it is a read, so not audited. For one client's orders GET /admin/orders/export streams the file at once.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: `filter` given, each filter's form, a reference prefix only with `clientId`: 400 `invalid_request_body`
+         */
+        post: operations["adminStartOrderExport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One export across clients, with its progress
+         * @description The job's filter, state, orders and chunks written, and the days walked of its range.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The path: `id` a positive integer: 400 `invalid_parameters`
+         *     - The export exists: 404 `export_not_found`
+         */
+        get: operations["adminGetOrderExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/orders/exports/{id}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The file of a finished export across clients, as CSV
+         * @description The header row, then every chunk of the job in order, streamed from storage as it is read (RFC 4180, CRLF; text cells that a spreadsheet would run as a formula get a leading apostrophe, as in GET /admin/orders/export). A chunk missing breaks the download off rather than ending it as if complete. 409 while the job runs.
+         *
+         *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The path: `id` a positive integer: 400 `invalid_parameters`
+         *     - The export exists: 404 `export_not_found`
+         *     - The export is done: 409 `export_not_finished`
+         */
+        get: operations["adminDownloadOrderExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2126,6 +2249,20 @@ export interface components {
                 } | null;
             };
         };
+        AdminGetBooksRetentionResponse: {
+            /** @enum {string} */
+            message: "Books retention";
+            data: {
+                /** @description Days kept, today included; null: everything is kept. */
+                days: number | null;
+                /** @description Unix ms of the start of the oldest UTC day kept now; null: everything is kept. */
+                keptFrom: number | null;
+                /** @description Unix ms of the last change; null when never set or removed. */
+                setAt: number | null;
+                /** @description Who set it (the audit log's actor); null when never set or removed. */
+                setBy: string | null;
+            };
+        };
         AdminGetClientResponse: {
             /** @enum {string} */
             message: "Client";
@@ -2152,6 +2289,63 @@ export interface components {
                 entries: components["schemas"]["LedgerEntry"][];
                 /** @description Pass as `after` for the next page; null on the last page. */
                 next: number | null;
+            };
+        };
+        AdminGetOrderExportResponse: {
+            /** @enum {string} */
+            message: "Export";
+            data: {
+                export: {
+                    id: number;
+                    /** @description The filter as the job runs it: `createdTo` is at most the job's creation time. */
+                    filter: {
+                        /**
+                         * @description Only this client's orders.
+                         * @example acme
+                         */
+                        clientId?: string;
+                        /** @description Only orders in this state. */
+                        state?: components["schemas"]["OrderState"];
+                        /**
+                         * @description Only orders with a line of this SKU.
+                         * @example DEMO-EU-FIXED
+                         */
+                        sku?: string;
+                        /** @description Only orders created at or after this time (Unix ms, inclusive). */
+                        createdFrom?: number;
+                        /** @description Only orders created at or before this time (Unix ms, inclusive); the job's own creation time at the latest. */
+                        createdTo?: number;
+                        /** @description Only references that start with this prefix. Needs `clientId`: references are each client's own. */
+                        reference?: string;
+                    };
+                    /**
+                     * @description `done`: every chunk is written and the file can be downloaded.
+                     * @enum {string}
+                     */
+                    state: "running" | "done";
+                    /** @description Orders written so far. */
+                    rows: number;
+                    /** @description Chunks written so far: a chunk is one step of at most 5,000 orders. */
+                    chunks: number;
+                    /** @description The oldest UTC day walked (days since 1970-01-01). */
+                    fromDay: number;
+                    /** @description The newest UTC day walked: the job walks days newest first. */
+                    toDay: number;
+                    /** @description Days walked past so far. */
+                    daysDone: number;
+                    /** @description Days to walk in all. */
+                    days: number;
+                    /** @description Who asked: `operator:<id>`, or the label of ADMIN_TOKEN. */
+                    requestedBy: string;
+                    /** @description The operator's name when asked. */
+                    requestedByName: string | null;
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last step (the creation before the first). */
+                    steppedAt: number;
+                    /** @description Unix ms of the last chunk; null while running. */
+                    finishedAt: number | null;
+                };
             };
         };
         AdminGetOrderResponse: {
@@ -2309,6 +2503,66 @@ export interface components {
                     createdBy: string | null;
                 }[];
                 next: string | null;
+            };
+        };
+        AdminListOrderExportsResponse: {
+            /** @enum {string} */
+            message: "Exports";
+            data: {
+                /** @description Newest first. */
+                exports: {
+                    id: number;
+                    /** @description The filter as the job runs it: `createdTo` is at most the job's creation time. */
+                    filter: {
+                        /**
+                         * @description Only this client's orders.
+                         * @example acme
+                         */
+                        clientId?: string;
+                        /** @description Only orders in this state. */
+                        state?: components["schemas"]["OrderState"];
+                        /**
+                         * @description Only orders with a line of this SKU.
+                         * @example DEMO-EU-FIXED
+                         */
+                        sku?: string;
+                        /** @description Only orders created at or after this time (Unix ms, inclusive). */
+                        createdFrom?: number;
+                        /** @description Only orders created at or before this time (Unix ms, inclusive); the job's own creation time at the latest. */
+                        createdTo?: number;
+                        /** @description Only references that start with this prefix. Needs `clientId`: references are each client's own. */
+                        reference?: string;
+                    };
+                    /**
+                     * @description `done`: every chunk is written and the file can be downloaded.
+                     * @enum {string}
+                     */
+                    state: "running" | "done";
+                    /** @description Orders written so far. */
+                    rows: number;
+                    /** @description Chunks written so far: a chunk is one step of at most 5,000 orders. */
+                    chunks: number;
+                    /** @description The oldest UTC day walked (days since 1970-01-01). */
+                    fromDay: number;
+                    /** @description The newest UTC day walked: the job walks days newest first. */
+                    toDay: number;
+                    /** @description Days walked past so far. */
+                    daysDone: number;
+                    /** @description Days to walk in all. */
+                    days: number;
+                    /** @description Who asked: `operator:<id>`, or the label of ADMIN_TOKEN. */
+                    requestedBy: string;
+                    /** @description The operator's name when asked. */
+                    requestedByName: string | null;
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last step (the creation before the first). */
+                    steppedAt: number;
+                    /** @description Unix ms of the last chunk; null while running. */
+                    finishedAt: number | null;
+                }[];
+                /** @description Cursor of the next page (pass as `before`), null on the last page. */
+                next: number | null;
             };
         };
         AdminListPostingRequestsResponse: {
@@ -2889,6 +3143,27 @@ export interface components {
                 replayed: boolean;
             };
         };
+        AdminSetBooksRetentionRequest: {
+            /**
+             * @description Days of books kept, today included: 31 to 36500; null keeps everything (the default).
+             * @example 400
+             */
+            days: number | null;
+        };
+        AdminSetBooksRetentionResponse: {
+            /** @enum {string} */
+            message: "Books retention set";
+            data: {
+                /** @description Days kept, today included; null: everything is kept. */
+                days: number | null;
+                /** @description Unix ms of the start of the oldest UTC day kept now; null: everything is kept. */
+                keptFrom: number | null;
+                /** @description Unix ms of the last change; null when never set or removed. */
+                setAt: number | null;
+                /** @description Who set it (the audit log's actor); null when never set or removed. */
+                setBy: string | null;
+            };
+        };
         AdminSetClientRegionRequest: {
             /**
              * @description The Durable Object location hint the client's wallets are to live at: its wallets elsewhere are moved there, and new ones are created there.
@@ -2972,6 +3247,89 @@ export interface components {
                 currency: string;
                 threshold: number | null;
                 balance: number;
+            };
+        };
+        AdminStartOrderExportRequest: {
+            /** @description The filters, each optional: `{}` exports every order. */
+            filter: {
+                /**
+                 * @description Only this client's orders.
+                 * @example acme
+                 */
+                clientId?: string;
+                /**
+                 * @description Only orders in this state.
+                 * @enum {string}
+                 */
+                state?: "created" | "confirmed" | "rejected" | "processing" | "failed" | "partial" | "successful";
+                /**
+                 * @description Only orders with a line of this SKU.
+                 * @example DEMO-EU-FIXED
+                 */
+                sku?: string;
+                /** @description Only orders created at or after this time (Unix ms, inclusive). */
+                createdFrom?: number;
+                /** @description Only orders created at or before this time (Unix ms, inclusive); the job's own creation time at the latest. */
+                createdTo?: number;
+                /** @description Only references that start with this prefix. Needs `clientId`: references are each client's own. */
+                reference?: string;
+            };
+        };
+        AdminStartOrderExportResponse: {
+            /** @enum {string} */
+            message: "Export started";
+            data: {
+                export: {
+                    id: number;
+                    /** @description The filter as the job runs it: `createdTo` is at most the job's creation time. */
+                    filter: {
+                        /**
+                         * @description Only this client's orders.
+                         * @example acme
+                         */
+                        clientId?: string;
+                        /** @description Only orders in this state. */
+                        state?: components["schemas"]["OrderState"];
+                        /**
+                         * @description Only orders with a line of this SKU.
+                         * @example DEMO-EU-FIXED
+                         */
+                        sku?: string;
+                        /** @description Only orders created at or after this time (Unix ms, inclusive). */
+                        createdFrom?: number;
+                        /** @description Only orders created at or before this time (Unix ms, inclusive); the job's own creation time at the latest. */
+                        createdTo?: number;
+                        /** @description Only references that start with this prefix. Needs `clientId`: references are each client's own. */
+                        reference?: string;
+                    };
+                    /**
+                     * @description `done`: every chunk is written and the file can be downloaded.
+                     * @enum {string}
+                     */
+                    state: "running" | "done";
+                    /** @description Orders written so far. */
+                    rows: number;
+                    /** @description Chunks written so far: a chunk is one step of at most 5,000 orders. */
+                    chunks: number;
+                    /** @description The oldest UTC day walked (days since 1970-01-01). */
+                    fromDay: number;
+                    /** @description The newest UTC day walked: the job walks days newest first. */
+                    toDay: number;
+                    /** @description Days walked past so far. */
+                    daysDone: number;
+                    /** @description Days to walk in all. */
+                    days: number;
+                    /** @description Who asked: `operator:<id>`, or the label of ADMIN_TOKEN. */
+                    requestedBy: string;
+                    /** @description The operator's name when asked. */
+                    requestedByName: string | null;
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last step (the creation before the first). */
+                    steppedAt: number;
+                    /** @description Unix ms of the last chunk; null while running. */
+                    finishedAt: number | null;
+                };
             };
         };
         AdminTopUpWalletRequest: {
@@ -3429,6 +3787,24 @@ export interface components {
             targetCurrency: string;
             rate: number;
             updatedAt: number;
+        };
+        /** @description HTTP 409: Export is not finished yet. */
+        ExportNotFinishedError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "export_not_finished";
+            details: {
+                id: number;
+                /** @description The chunks written so far. */
+                chunks: number;
+            };
+        };
+        /** @description HTTP 404: Export not found. */
+        ExportNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "export_not_found";
+            details: {
+                id: number;
+            };
         };
         /** @description HTTP 403: Your role does not allow this. */
         ForbiddenError: components["schemas"]["Error"] & {
@@ -4949,6 +5325,142 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminGetBooksRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Books retention */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGetBooksRetentionResponse"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminSetBooksRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminSetBooksRetentionRequest"];
+            };
+        };
+        responses: {
+            /** @description Books retention set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSetBooksRetentionResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `forbidden`: Your role does not allow this
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -6974,6 +7486,318 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminListOrderExports: {
+        parameters: {
+            query?: {
+                /** @description Cursor: the `next` of the previous page. */
+                before?: number;
+                /** @description Page size, 1..100, default 20. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Exports */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminListOrderExportsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminStartOrderExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminStartOrderExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Export started */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminStartOrderExportResponse"];
+                };
+            };
+            /**
+             * @description - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminGetOrderExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Export */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminGetOrderExportResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `export_not_found`: Export not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    adminDownloadOrderExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The export's id. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file of a finished export across clients, as CSV */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description `attachment; filename="orders-export-<id>.csv"` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /** @description - `unauthenticated`: Authentication credentials are missing or invalid */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"];
+                };
+            };
+            /** @description - `export_not_found`: Export not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportNotFoundError"];
+                };
+            };
+            /** @description - `export_not_finished`: Export is not finished yet */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExportNotFinishedError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -176,19 +176,38 @@ export async function retentionOf(db: D1Database): Promise<number | null> {
   return row?.days ?? null;
 }
 
-/** Sets how many days the books are kept (null: everything, the default); refused outside its bounds. */
-export async function setRetention(db: D1Database, days: number | null, setBy: string, now: number): Promise<void> {
+/** The retention as set: its days, when and by whom; null while everything is kept. */
+export async function retentionSetting(db: D1Database): Promise<{ days: number; setAt: number; setBy: string } | null> {
+  const row = await db
+    .prepare(`SELECT days, set_at, set_by FROM books_retention WHERE id = 1`)
+    .first<{ days: number; set_at: number; set_by: string }>();
+  return row === null ? null : { days: row.days, setAt: row.set_at, setBy: row.set_by };
+}
+
+/**
+ * The statement that sets how many days the books are kept (null: everything, the default), to run in one
+ * batch with its audit row; refused (an Error) outside its bounds.
+ */
+export function retentionStatement(
+  db: D1Database,
+  days: number | null,
+  setBy: string,
+  now: number,
+): D1PreparedStatement {
   if (!isRetention(days))
     throw new Error(`a retention of ${days} days: ${MIN_RETENTION_DAYS} to ${MAX_RETENTION_DAYS}`);
-  if (days === null) await db.prepare(`DELETE FROM books_retention WHERE id = 1`).run();
-  else
-    await db
-      .prepare(
-        `INSERT INTO books_retention (id, days, set_at, set_by) VALUES (1, ?1, ?2, ?3)
-         ON CONFLICT (id) DO UPDATE SET days = excluded.days, set_at = excluded.set_at, set_by = excluded.set_by`,
-      )
-      .bind(days, now, setBy)
-      .run();
+  if (days === null) return db.prepare(`DELETE FROM books_retention WHERE id = 1`);
+  return db
+    .prepare(
+      `INSERT INTO books_retention (id, days, set_at, set_by) VALUES (1, ?1, ?2, ?3)
+       ON CONFLICT (id) DO UPDATE SET days = excluded.days, set_at = excluded.set_at, set_by = excluded.set_by`,
+    )
+    .bind(days, now, setBy);
+}
+
+/** Sets how many days the books are kept (null: everything, the default); refused outside its bounds. */
+export async function setRetention(db: D1Database, days: number | null, setBy: string, now: number): Promise<void> {
+  await retentionStatement(db, days, setBy, now).run();
 }
 
 /** Up to `limit` shards of days before `beforeDay`, oldest first (the directory's day index). */
@@ -209,4 +228,63 @@ export async function forgetShard(db: D1Database, address: ShardAddress): Promis
     .prepare(`DELETE FROM books_days WHERE client_id = ?1 AND day = ?2 AND part = ?3`)
     .bind(address.clientId, address.day, address.part)
     .run();
+}
+
+// ---- the walk of an export across clients (src/exports/)
+
+/** Where an export's walk of the directory stands: days newest first, then clients and parts ascending. */
+export interface WalkFrom {
+  /** The day to read shards of (or, when it has none left, the newest day before it that has). */
+  day: number;
+  /** Shards of `day` from this one on (null: from its first); ignored on an earlier day. */
+  from: { clientId: string; part: number } | null;
+  /** The oldest day walked. */
+  fromDay: number;
+  /** One client's shards only. */
+  clientId?: string;
+}
+
+/**
+ * Up to `limit` shards in the walk's order (client, then part): with a position, those of `walk.day` from
+ * it on (a seek of the day index, or for one client of the key); without one, those of the newest day at
+ * or before `walk.day` that has any. An empty answer: none left there (the caller then asks for the days
+ * before, without a position), or no day left at all.
+ */
+export async function shardsOfNextDay(db: D1Database, walk: WalkFrom, limit: number): Promise<ShardAddress[]> {
+  const params: (string | number)[] = [];
+  const bind = (value: string | number): string => {
+    params.push(value);
+    return `?${params.length}`;
+  };
+  const index = walk.clientId === undefined ? "INDEXED BY books_days_by_day" : "";
+  const client = walk.clientId === undefined ? () => "" : () => `AND client_id = ${bind(walk.clientId!)}`;
+  const day =
+    walk.from === null
+      ? `(SELECT MAX(day) FROM books_days ${index} WHERE day >= ${bind(walk.fromDay)} AND day <= ${bind(walk.day)} ${client()})`
+      : bind(walk.day);
+  const position =
+    walk.from === null
+      ? ""
+      : `AND (client_id > ${bind(walk.from.clientId)} OR (client_id = ?${params.length} AND part >= ${bind(walk.from.part)}))`;
+  const { results } = await db
+    .prepare(
+      `SELECT DISTINCT day, client_id, part FROM books_days ${index}
+        WHERE day = ${day} AND day >= ${bind(walk.fromDay)} ${client()} ${position}
+        ORDER BY client_id, part LIMIT ${bind(limit)}`,
+    )
+    .bind(...params)
+    .all<{ client_id: string; day: number; part: number }>();
+  return results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part }));
+}
+
+/** The oldest day with books (of one client when given), or null: where an export with no start begins. */
+export async function firstBooksDay(db: D1Database, clientId?: string): Promise<number | null> {
+  const row =
+    clientId === undefined
+      ? await db.prepare(`SELECT MIN(day) AS day FROM books_days INDEXED BY books_days_by_day`).first<{ day: number }>()
+      : await db
+          .prepare(`SELECT MIN(day) AS day FROM books_days WHERE client_id = ?1`)
+          .bind(clientId)
+          .first<{ day: number }>();
+  return row?.day ?? null;
 }

@@ -74,6 +74,8 @@ export const HTTP_STATUS = {
   operator_revoked: 409,
   api_key_revoked: 409,
   unsupported_media_type: 415,
+  export_not_found: 404,
+  export_not_finished: 409,
 } as const satisfies Record<FailureCode, number>;
 
 /** Each code with its status and message, as the document and the error bodies show them. */

@@ -312,6 +312,12 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     example: { idempotencyKey: "bank-2026-11-26-0042", entry: { seq: 14, kind: "top_up", amount: 800 } },
   },
   limit_request_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 3 } },
+  export_not_found: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 7 } },
+  export_not_finished: {
+    schema: z.object({ id: z.number().int(), chunks: z.number().int().describe("The chunks written so far.") }),
+    always: true,
+    example: { id: 7, chunks: 3 },
+  },
   limit_request_closed: {
     schema: z.object({
       id: z.number().int(),

@@ -86,6 +86,9 @@ export const FAILURES = {
   limit_request_not_found: "Limit request not found",
   limit_request_closed: "Limit request is no longer open",
   unsupported_media_type: "Unsupported Media Type",
+  // An export across clients (a background job writing its CSV in chunks) and its file.
+  export_not_found: "Export not found",
+  export_not_finished: "Export is not finished yet",
 } as const satisfies Record<string, string>;
 
 export type FailureCode = keyof typeof FAILURES;

@@ -48,6 +48,7 @@ function writeState(changes = {}) {
       loggedIn: true,
       accounts: [{ id: "acc123", name: "Reseller Ops" }],
       databases: [],
+      buckets: [],
       queues: [],
       workers: {},
       url,
@@ -57,12 +58,14 @@ function writeState(changes = {}) {
           worker: "order-service",
           database: "order-service",
           queues: ["order-webhooks", "order-webhooks-dlq"],
+          buckets: ["order-exports"],
           requiredSecrets: ["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"],
         },
         sandbox: {
           worker: "order-service-sandbox",
           database: "order-service-sandbox",
           queues: ["order-webhooks-sandbox", "order-webhooks-sandbox-dlq"],
+          buckets: ["order-exports-sandbox"],
           requiredSecrets: ["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"],
         },
       },
@@ -151,6 +154,8 @@ describe("npm run deploy", () => {
       "whoami --json",
       "d1 list --json --env=",
       "d1 create order-service --env=",
+      "r2 bucket list --env=",
+      "r2 bucket create order-exports --env=",
       "d1 migrations apply DB --remote --env=",
       "secret list --format json --env=",
       "deploy --env= --secrets-file",
@@ -164,6 +169,9 @@ describe("npm run deploy", () => {
     const state = readState();
     expect(state.databases).toEqual([{ name: "order-service", uuid: "uuid-order-service", applied: MIGRATIONS }]);
     expect(state.queues).toEqual(["order-webhooks", "order-webhooks-dlq"]);
+    // The exports' R2 bucket is created like the database, before the Worker that binds it is uploaded.
+    expect(state.buckets).toEqual(["order-exports"]);
+    expect(result.stdout).toContain("R2 order-exports: created");
     expect(Object.keys(state.workers["order-service"].secrets)).toEqual(["ADMIN_TOKEN", "LEDGER_EXPORT_KEY"]);
     // The steps are printed in order, and the check reached the deployed URL.
     const steps = [...result.stdout.matchAll(/^\[(\d)\/6\] (.+)$/gm)].map((m) => m[2]);
@@ -227,6 +235,7 @@ describe("npm run deploy", () => {
       "--version",
       "whoami --json",
       "d1 list --json --env=",
+      "r2 bucket list --env=",
       "d1 migrations apply DB --remote --env=",
       "secret list --format json --env=",
       "deploy --env=",
@@ -237,6 +246,7 @@ describe("npm run deploy", () => {
     after.workers["order-service"].deploys = 1;
     expect(after).toEqual(before);
     expect(second.stdout).toContain("D1 order-service: exists");
+    expect(second.stdout).toContain("R2 order-exports: exists");
     expect(second.stdout).toContain("no migrations to apply");
     expect(second.stdout).toContain("ADMIN_TOKEN: set on the Worker");
     expect(second.stdout).not.toContain("shown once");
@@ -251,12 +261,14 @@ describe("npm run deploy", () => {
       "--version",
       "whoami --json",
       "d1 list --json --env=",
+      "r2 bucket list --env=",
       "secret list --format json --env=",
     ]);
     expect(readFileSync(statePath(), "utf8")).toBe(before);
     expect(existsSync(join(dir, "secrets"))).toBe(false);
     expect(result.stdout).toContain("Plan for live (top level): nothing is changed.");
     expect(result.stdout).toContain("D1 order-service: would be created (wrangler d1 create order-service)");
+    expect(result.stdout).toContain("R2 order-exports: would be created (wrangler r2 bucket create order-exports)");
     expect(result.stdout).toContain(`would apply all ${MIGRATIONS.length} migrations`);
     expect(result.stdout).toContain("ADMIN_TOKEN: would be generated");
     expect(result.stdout).toContain("would run: wrangler deploy");
@@ -272,6 +284,7 @@ describe("npm run deploy", () => {
       "--version",
       "whoami --json",
       "d1 list --json --env=",
+      "r2 bucket list --env=",
       "d1 migrations list DB --remote --env=",
       "secret list --format json --env=",
     ]);
@@ -291,12 +304,15 @@ describe("npm run deploy", () => {
       "whoami --json",
       "d1 list --json --env=sandbox",
       "d1 create order-service-sandbox --env=sandbox",
+      "r2 bucket list --env=sandbox",
+      "r2 bucket create order-exports-sandbox --env=sandbox",
       "d1 migrations apply DB --remote --env=sandbox",
       "secret list --format json --env=sandbox",
       "deploy --env=sandbox --secrets-file",
     ]);
     const state = readState();
     expect(state.databases.map((db) => db.name)).toEqual(["order-service", "order-service-sandbox"]);
+    expect(state.buckets).toEqual(["order-exports", "order-exports-sandbox"]);
     expect(state.queues).toEqual([
       "order-webhooks",
       "order-webhooks-dlq",
@@ -338,7 +354,7 @@ describe("npm run deploy", () => {
     let deployer;
     const finished = runDeploy([], {}, (child) => (deployer = child));
     let deployCall;
-    for (let tries = 0; tries < 200 && deployCall === undefined; tries += 1) {
+    for (let tries = 0; tries < 600 && deployCall === undefined; tries += 1) {
       await new Promise((r) => setTimeout(r, 25));
       deployCall = calls().find((call) => call.argv[0] === "deploy");
     }

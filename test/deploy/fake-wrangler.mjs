@@ -2,7 +2,7 @@
 /**
  * A stand-in for the `wrangler` executable, for test/deploy: it appends each call (argv, and the account it
  * was given) as a JSON line to FAKE_WRANGLER_LOG and answers from FAKE_WRANGLER_STATE, a JSON file holding
- * what "Cloudflare" has: the login, the D1 databases with their applied migrations, the queues, the Workers
+ * what "Cloudflare" has: the login, the D1 databases with their applied migrations, the R2 buckets, the queues, the Workers
  * with their secrets and deploy count. It does only what scripts/deploy.mjs asks of wrangler, the way the
  * pinned wrangler answers it; `failOn` (a prefix of the command, e.g. "d1 migrations apply") makes that
  * call exit 1, `hangOn` makes it hang until killed. It never opens a network connection.
@@ -73,6 +73,19 @@ if (command === "whoami") {
     save();
     process.stdout.write(`${pending.map((f) => `│ ${f} │ ✅ │`).join("\n")}\n`);
   }
+} else if (command === "r2 bucket list") {
+  process.stdout.write(
+    `Listing buckets...\n${(state.buckets ?? []).map((name) => `name:           ${name}\ncreation_date:  2026-12-01T00:00:00.000Z`).join("\n\n")}\n`,
+  );
+} else if (command.startsWith("r2 bucket create ")) {
+  const name = positional[3];
+  state.buckets ??= [];
+  if (state.buckets.includes(name)) die(`The bucket you tried to create already exists, and you own it. [code: 10004]`);
+  state.buckets.push(name);
+  save();
+  process.stdout.write(
+    `Creating bucket '${name}'...\n✅ Created bucket '${name}' with default storage class of Standard.\n`,
+  );
 } else if (command === "secret list") {
   const worker = state.workers[names.worker];
   if (!worker) die(`This Worker does not exist on your account. [code: 10007]`);
@@ -85,6 +98,8 @@ if (command === "whoami") {
   if (missing.length > 0) die(`The following required secrets have not been set: ${missing.join(", ")}`);
   if (!state.databases.some((d) => d.name === names.database))
     die(`D1 ${names.database} does not exist and would be provisioned empty`);
+  for (const bucket of names.buckets ?? [])
+    if (!(state.buckets ?? []).includes(bucket)) die(`R2 bucket '${bucket}' not found [code: 10006]`);
   // The pinned wrangler provisions producer queues by name before the upload.
   for (const queue of names.queues) if (!state.queues.includes(queue)) state.queues.push(queue);
   Object.assign(worker.secrets, uploaded);

@@ -459,6 +459,23 @@ describe("real error answers match the document, details included", () => {
     );
   });
 
+  it("an export across clients: unknown, and not finished", async () => {
+    await expectError(
+      "GET",
+      "/admin/orders/exports/{id}",
+      await admin("GET", "/admin/orders/exports/999999"),
+      "export_not_found",
+    );
+    const started = await admin("POST", "/admin/orders/exports", { filter: { clientId: "nobody-here" } });
+    const id = started.body.data.export.id as number;
+    // Held as a step under way holds it, so that the queue's consumer leaves it running meanwhile.
+    await env.DB.prepare(`UPDATE order_exports SET state = 'running', run = 'held', lease_until = ?2 WHERE id = ?1`)
+      .bind(id, Date.now() + 600_000)
+      .run();
+    const file = await admin("GET", `/admin/orders/exports/${id}/file`);
+    await expectError("GET", "/admin/orders/exports/{id}/file", file, "export_not_finished");
+  });
+
   it("covered every code with details but server_error and method_not_allowed", () => {
     // server_error carries a reason only where a wallet posting fails (test/wallets); method_not_allowed is
     // the router's, for no route of the document; sku_changed answers only an upload that raced a change

@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from "vitest";
 import { allRoutes } from "../../src/app";
 import { EXAMPLE_CREATE } from "../../src/orders/order-examples";
 import { runAndStore } from "../../src/reconciliation/reconciliation";
+import { runStep } from "../../src/exports/export-step";
 import { clearTimerFailure, recordTimerFailure } from "../../src/orders/timer-failure-store";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { EXAMPLE_DEAD_LETTER_MESSAGE } from "../../src/webhooks/dead-letter-examples";
@@ -663,6 +664,25 @@ describe("success examples have the shape of real answers", () => {
       "adminRejectLimitRequest",
       await call("POST", `/admin/approval-limit-requests/${again.body.data.request.id}/reject`, { key: second }),
     );
+  });
+
+  it("an export across clients and the books' retention", async () => {
+    const request = { filter: { clientId: "demo", reference: "po-2026-0042" } };
+    const started = await admin("POST", "/admin/orders/exports", request);
+    await expectLikeExample("adminStartOrderExport", started, request);
+    const id = started.body.data.export.id as number;
+    for (let step = 0; step < 5 && (await runStep(env, id)) === "stepped"; step += 1);
+    await expectLikeExample("adminGetOrderExport", await admin("GET", `/admin/orders/exports/${id}`));
+    await expectLikeExample("adminListOrderExports", await admin("GET", "/admin/orders/exports"));
+    await expectCsvSameAsExample("adminDownloadOrderExport", await admin("GET", `/admin/orders/exports/${id}/file`));
+    const retention = { days: 400 };
+    await expectLikeExample(
+      "adminSetBooksRetention",
+      await admin("PUT", "/admin/books/retention", retention),
+      retention,
+    );
+    await expectLikeExample("adminGetBooksRetention", await admin("GET", "/admin/books/retention"));
+    expect((await admin("PUT", "/admin/books/retention", { days: null })).status).toBe(200);
   });
 
   it("covers every operation but GET /openapi.json", () => {

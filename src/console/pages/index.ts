@@ -33,6 +33,15 @@ export const PAGES: readonly PageEntry[] = [
   { path: "/console/orders", minRole: "viewer", nav: "Orders", load: () => import("./orders") },
   // Before /console/orders/:orderId, which would take "export" for an order id.
   { path: "/console/orders/export", minRole: "viewer", load: () => import("./orders-export") },
+  // Exports across clients; starting one is a read: any role (as POST /admin/orders/exports).
+  {
+    path: "/console/orders/exports",
+    minRole: "viewer",
+    postRole: "viewer",
+    nav: "Exports",
+    load: () => import("./orders-export"),
+  },
+  { path: "/console/orders/exports/:exportId", minRole: "viewer", load: () => import("./orders-export") },
   // Any role may run it now: a viewer's run reads only; the operator role and above store theirs, which the
   // home page shows (pages/reconciliation.ts).
   {
@@ -73,6 +82,7 @@ export const PAGES: readonly PageEntry[] = [
     nav: "Dead letters",
     load: () => import("./dead-letters"),
   },
+  { path: "/console/books", minRole: "viewer", postRole: "admin", nav: "Books", load: () => import("./books") },
   { path: "/console/audit", minRole: "viewer", nav: "Audit log", load: () => import("./audit") },
   { path: "/console/audit/export", minRole: "viewer", load: () => import("./audit-export") },
 ];
