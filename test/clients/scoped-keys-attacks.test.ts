@@ -3,7 +3,9 @@
  * nothing of that scope by any method or spelling of the path, and the allow-list holds against the
  * forms an address can take.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { forgetCachedKeys } from "../../src/http/auth";
 import { admin, snapshot } from "../admin-helpers";
 import { addClient, call, seedDemo } from "../helpers";
 
@@ -139,5 +141,29 @@ describe("the allow-list against the forms of an address", () => {
       if (answer.status !== 400) accepted.push(`${entry}: ${answer.status} ${JSON.stringify(answer.body.data?.key)}`);
     }
     expect(accepted).toEqual([]);
+  });
+});
+
+describe("a key narrowed in another isolate", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("keeps its wider scopes and list here for at most API_KEY_CACHE_SECONDS, as a revoked key", async () => {
+    const key = (await admin("POST", "/admin/clients/attack-co/keys", {})).body.data.apiKey as string;
+    forgetCachedKeys();
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() });
+    const get = () => call("GET", "/wallets", { key, headers: { "cf-connecting-ip": "203.0.113.5" } });
+    expect((await get()).status).toBe(200); // cached now
+    // What PUT .../access does in another isolate: the row changes, this isolate's cache does not.
+    await env.DB.prepare(
+      `UPDATE api_keys SET scopes = 'orders:read', allowed_ips = '["198.51.100.0/24"]' WHERE scopes = 'all' AND client_id = 'attack-co'`,
+    ).run();
+    const staleness = Number(env.API_KEY_CACHE_SECONDS) * 1000;
+    expect(staleness).toBe(30_000);
+    vi.advanceTimersByTime(staleness - 1);
+    expect((await get()).status).toBe(200); // within the stated staleness
+    vi.advanceTimersByTime(2);
+    expect((await get()).body.code).toBe("ip_not_allowed");
+    const inside = await call("GET", "/wallets", { key, headers: { "cf-connecting-ip": "198.51.100.5" } });
+    expect(inside.body.code).toBe("insufficient_scope");
   });
 });
