@@ -4,7 +4,7 @@
  * keys, rotate the webhook secret, disable and enable it, set its region (moving its wallets). Each change is written in one D1 batch with its
  * audit row, under the actor it is given. New secrets are answered once and never stored in clear.
  */
-import { auditStatement } from "../audit/audit-store";
+import { auditStatement, auditStatementIfChanged } from "../audit/audit-store";
 import { forgetCachedKeys } from "../http/auth";
 import { fail } from "../kernel/failures";
 import { randomHex } from "../kernel/crypto";
@@ -126,6 +126,9 @@ export async function issueKey(
   return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now, access: shown }, revokedKeyIds };
 }
 
+/** How often setKeyAccess reads the key again when another write changed it between its read and its write. */
+const SET_ACCESS_ATTEMPTS = 3;
+
 /**
  * Replaces a live key's scopes and allow-list (404 api_key_not_found, 409 api_key_revoked), audited with
  * both before and after. Takes effect at once in this isolate and within API_KEY_CACHE_SECONDS everywhere,
@@ -142,24 +145,29 @@ export async function setKeyAccess(
   const db = env.DB;
   await requireClient(db, clientId);
   const prefix = keyId.slice("key_".length);
-  const existing = await findKey(db, clientId, prefix);
-  if (existing === null) fail("api_key_not_found", { clientId, keyId });
-  if (existing.revoked_at !== null) fail("api_key_revoked", { clientId, keyId });
   const stored = storedAccess(access);
-  if (stored.scopes === existing.scopes && stored.allowedIps === existing.allowed_ips)
-    return { key: existing, changed: false };
-  const [updated] = await db.batch([
-    setKeyAccessStatement(db, existing.key_hash, stored),
-    auditStatement(db, actor, "client.keys.access", `client:${clientId}`, {
-      keyId,
-      before: accessOf(existing),
-      after: accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps }),
-    }),
-  ]);
-  // Revoked between the read and the write: the batch changed no key (its audit row says what was asked).
-  if (updated!.results.length === 0) fail("api_key_revoked", { clientId, keyId });
-  forgetCachedKeys();
-  return { key: (await findKey(db, clientId, prefix))!, changed: true };
+  // The write holds only if the key still has what was read, so the audit's `before` is what it really had;
+  // a change that lands in between is read again and built on (an operator's last word wins, audited).
+  for (let attempt = 0; attempt < SET_ACCESS_ATTEMPTS; attempt += 1) {
+    const existing = await findKey(db, clientId, prefix);
+    if (existing === null) fail("api_key_not_found", { clientId, keyId });
+    if (existing.revoked_at !== null) fail("api_key_revoked", { clientId, keyId });
+    if (stored.scopes === existing.scopes && stored.allowedIps === existing.allowed_ips)
+      return { key: existing, changed: false };
+    const [updated] = await db.batch([
+      setKeyAccessStatement(db, existing, stored),
+      // Only when the key changed: a write that lost a race leaves no row claiming it happened.
+      auditStatementIfChanged(db, actor, "client.keys.access", `client:${clientId}`, {
+        keyId,
+        before: accessOf(existing),
+        after: accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps }),
+      }),
+    ]);
+    if (updated!.results.length === 0) continue;
+    forgetCachedKeys();
+    return { key: (await findKey(db, clientId, prefix))!, changed: true };
+  }
+  throw new Error(`the access of ${keyId} kept changing under ${SET_ACCESS_ATTEMPTS} attempts to set it`);
 }
 
 /**

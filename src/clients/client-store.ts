@@ -130,13 +130,21 @@ export function insertKeyStatement(
     .bind(key.keyHash, key.clientId, key.label, key.now, key.access.scopes, key.access.allowedIps);
 }
 
-/** Sets a live key's scopes and allow-list; its results name the key when it was live (RETURNING key_hash). */
-export function setKeyAccessStatement(db: D1Database, keyHash: string, access: StoredAccess): D1PreparedStatement {
+/**
+ * Sets a live key's scopes and allow-list if it still has those it was read with (`was`); its results name
+ * the key when it changed (RETURNING key_hash), none when the key was revoked or changed since.
+ */
+export function setKeyAccessStatement(
+  db: D1Database,
+  was: Pick<KeyRow, "key_hash" | "scopes" | "allowed_ips">,
+  access: StoredAccess,
+): D1PreparedStatement {
   return db
     .prepare(
-      `UPDATE api_keys SET scopes = ?2, allowed_ips = ?3 WHERE key_hash = ?1 AND revoked_at IS NULL RETURNING key_hash`,
+      `UPDATE api_keys SET scopes = ?2, allowed_ips = ?3
+        WHERE key_hash = ?1 AND revoked_at IS NULL AND scopes = ?4 AND allowed_ips IS ?5 RETURNING key_hash`,
     )
-    .bind(keyHash, access.scopes, access.allowedIps);
+    .bind(was.key_hash, access.scopes, access.allowedIps, was.scopes, was.allowed_ips);
 }
 
 /** Revokes every live key of the client; its results are the revoked keys' hashes. */

@@ -60,12 +60,13 @@ function ipv4Bits(text: string): bigint | null {
   return bits;
 }
 
-function hextets(text: string): bigint[] | null {
+/** The groups of part of an IPv6 address; a dotted IPv4 tail only where it `ends` the address (RFC 4291). */
+function hextets(text: string, ends: boolean): bigint[] | null {
   if (text === "") return [];
   const groups = text.split(":");
   const out: bigint[] = [];
   for (const [index, group] of groups.entries()) {
-    if (index === groups.length - 1 && group.includes(".")) {
+    if (ends && index === groups.length - 1 && group.includes(".")) {
       const v4 = ipv4Bits(group);
       if (v4 === null) return null;
       out.push(v4 >> 16n, v4 & 0xffffn);
@@ -78,8 +79,9 @@ function hextets(text: string): bigint[] | null {
 function ipv6Bits(text: string): bigint | null {
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const head = hextets(halves[0]!);
-  const tail = halves.length === 2 ? hextets(halves[1]!) : [];
+  // "1.2.3.4::" is no address: read as 0102:0304:: it would let a typo stand for another network.
+  const head = hextets(halves[0]!, halves.length === 1);
+  const tail = halves.length === 2 ? hextets(halves[1]!, true) : [];
   if (head === null || tail === null) return null;
   const missing = 8 - head.length - tail.length;
   if (halves.length === 2 ? missing < 1 : missing !== 0) return null;

@@ -38,6 +38,7 @@ describe("the IP allow-list", () => {
     expect(parseAddress("::")).toEqual({ width: 128, bits: 0n });
     expect(parseAddress("::ffff:203.0.113.7")).toEqual({ width: 32, bits: 0xcb007107n });
     expect(parseAddress("64:ff9b::203.0.113.7")?.width).toBe(128);
+    expect(parseAddress("1:2:3:4:5:6:203.0.113.7")).toEqual({ width: 128, bits: 0x100020003000400050006cb007107n });
     for (const bad of [
       "",
       "1.2.3",
@@ -51,6 +52,10 @@ describe("the IP allow-list", () => {
       "g::1",
       "fe80::1%eth0",
       " 1.2.3.4",
+      // A dotted IPv4 part ends an IPv6 address, or it is none: not 0102:0304:: (a typo for 1.2.3.4).
+      "1.2.3.4::",
+      "1.2.3.4::1",
+      "1:1.2.3.4::",
     ])
       expect(parseAddress(bad), bad).toBeNull();
   });
