@@ -2379,9 +2379,9 @@ export interface components {
         };
         AdminIssueKeyRequest: {
             label?: string;
-            /** @description The key's scopes; absent: `all`, as every key issued before scopes. */
+            /** @description The key's scopes; absent: `all`, as every key issued before scopes. A rotation naming neither field keeps the access its client's live keys share (400 when they differ). */
             scopes?: "all" | ("orders:write" | "orders:read" | "books:read")[];
-            /** @description The key's IP allow-list; absent or null: none (any address). */
+            /** @description The key's IP allow-list; null: none (any address); absent: none, or on a rotation naming neither field, the live keys' shared one. */
             allowedIps?: string[] | null;
         };
         AdminIssueKeyResponse: {
@@ -3025,9 +3025,9 @@ export interface components {
         };
         AdminRotateKeysRequest: {
             label?: string;
-            /** @description The key's scopes; absent: `all`, as every key issued before scopes. */
+            /** @description The key's scopes; absent: `all`, as every key issued before scopes. A rotation naming neither field keeps the access its client's live keys share (400 when they differ). */
             scopes?: "all" | ("orders:write" | "orders:read" | "books:read")[];
-            /** @description The key's IP allow-list; absent or null: none (any address). */
+            /** @description The key's IP allow-list; null: none (any address); absent: none, or on a rotation naming neither field, the live keys' shared one. */
             allowedIps?: string[] | null;
         };
         AdminRotateKeysResponse: {

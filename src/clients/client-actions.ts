@@ -24,6 +24,7 @@ import {
   revokeAllKeysStatement,
   revokeKeyStatement,
   rotateWebhookSecretStatement,
+  keysOf,
   setKeyAccessStatement,
   setClientDisabledStatement,
   setClientRegionStatement,
@@ -89,8 +90,10 @@ export async function createClient(
 
 /**
  * One more key for the client, or (rotate) a new key with every other key of the client revoked. The key
- * gets `access` (its scopes and allow-list, validated by the caller's schema), all scopes from anywhere
- * when not given; the audit row names them.
+ * gets `access` (its scopes and allow-list, validated by the caller's schema); the audit row names them.
+ * Without it, a new key gets all scopes from anywhere, and a rotation keeps the access its client's live
+ * keys share: rotating a leaked key that had an allow-list must not hand out one that works from anywhere.
+ * A rotation over live keys of different access must name the new key's (400).
  */
 export async function issueKey(
   env: Env,
@@ -98,13 +101,14 @@ export async function issueKey(
   clientId: string,
   label: string,
   rotate: boolean,
-  access: KeyAccess = FULL_ACCESS,
+  access?: KeyAccess,
 ): Promise<{ key: IssuedKey; revokedKeyIds: string[] }> {
   const db = env.DB;
   await requireClient(db, clientId);
+  const stored =
+    access !== undefined ? storedAccess(access) : rotate ? await sharedAccess(db, clientId) : storedAccess(FULL_ACCESS);
   const key = await newApiKey(serviceMode(env));
   const now = Date.now();
-  const stored = storedAccess(access);
   const statements: D1PreparedStatement[] = [];
   // Revoke first, then insert: the new key is never among the revoked ones.
   if (rotate) statements.push(revokeAllKeysStatement(db, clientId, now));
@@ -124,6 +128,22 @@ export async function issueKey(
   if (rotate) forgetCachedKeys();
   const shown = accessOf({ scopes: stored.scopes, allowed_ips: stored.allowedIps });
   return { key: { apiKey: key.apiKey, keyId: key.keyId, label, createdAt: now, access: shown }, revokedKeyIds };
+}
+
+/**
+ * The access a rotation gives its new key when it names none: the one every live key of the client has
+ * (all scopes from anywhere when it has none, as a first key). Keys of different access leave no one
+ * answer, so the operator must name it.
+ */
+async function sharedAccess(db: D1Database, clientId: string): Promise<{ scopes: string; allowedIps: string | null }> {
+  const live = (await keysOf(db, clientId)).filter((row) => row.revoked_at === null);
+  const kinds = new Set(live.map((row) => JSON.stringify([row.scopes, row.allowed_ips])));
+  if (kinds.size > 1)
+    fail("invalid_request_body", {
+      reason: "the client's live keys have different scopes or allow-lists: name the new key's scopes and allowedIps",
+    });
+  const first = live[0];
+  return first === undefined ? storedAccess(FULL_ACCESS) : { scopes: first.scopes, allowedIps: first.allowed_ips };
 }
 
 /** How often setKeyAccess reads the key again when another write changed it between its read and its write. */

@@ -90,10 +90,12 @@ async function issueOrRotateKey(request: IRequest, context: RequestContext, rota
   const actor = adminCaller(context);
   const { clientId } = parseParams(ClientParams, request);
   const body = await parseBody(IssueKeyRequest, request, context.env);
-  const access: KeyAccess = {
-    scopes: body.scopes ?? FULL_ACCESS.scopes,
-    allowedIps: body.allowedIps ?? FULL_ACCESS.allowedIps,
-  };
+  // A rotation that names no access keeps the access of the keys it replaces (issueKey).
+  const named = body.scopes !== undefined || body.allowedIps !== undefined;
+  const access: KeyAccess | undefined =
+    rotate && !named
+      ? undefined
+      : { scopes: body.scopes ?? FULL_ACCESS.scopes, allowedIps: body.allowedIps ?? FULL_ACCESS.allowedIps };
   const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate, access);
   return ok(rotate ? "API keys rotated" : "API key issued", {
     clientId,

@@ -134,8 +134,12 @@ export const ClientRegionData = z.object({
 
 export const IssueKeyRequest = z.strictObject({
   label: Label.optional(),
-  scopes: Scopes.optional().describe("The key's scopes; absent: `all`, as every key issued before scopes."),
-  allowedIps: AllowedIps.optional().describe("The key's IP allow-list; absent or null: none (any address)."),
+  scopes: Scopes.optional().describe(
+    "The key's scopes; absent: `all`, as every key issued before scopes. A rotation naming neither field keeps the access its client's live keys share (400 when they differ).",
+  ),
+  allowedIps: AllowedIps.optional().describe(
+    "The key's IP allow-list; null: none (any address); absent: none, or on a rotation naming neither field, the live keys' shared one.",
+  ),
 });
 
 /** PUT /admin/clients/:clientId/keys/:keyId/access: the key's scopes and allow-list, both replaced. */

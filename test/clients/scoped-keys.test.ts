@@ -216,4 +216,23 @@ describe("PUT /admin/clients/:clientId/keys/:keyId/access", () => {
     const detail = await admin("GET", "/admin/clients/fresh-co");
     expect(detail.body.data.keys.map((key: { scopes: unknown }) => key.scopes)).toEqual(["all", ["orders:read"]]);
   });
+
+  it("a rotation that names no access keeps the access of the keys it replaces, or asks for it", async () => {
+    await admin("POST", "/admin/clients", { id: "narrow-co", name: "Narrow" });
+    const access = { scopes: ["books:read"], allowedIps: ["198.51.100.0/24"] };
+    const first = await admin("POST", "/admin/clients/narrow-co/keys/rotate", access);
+    expect(first.body.data.key).toMatchObject(access);
+    // The leaked key rotated in a hurry: its successor is still read-only and still bound to its network.
+    const rotated = await admin("POST", "/admin/clients/narrow-co/keys/rotate", { label: "after the leak" });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.key).toMatchObject(access);
+    // Two live keys of different access: no one answer, so the rotation must name it and changes nothing.
+    await admin("POST", "/admin/clients/narrow-co/keys", { scopes: ["orders:read"] });
+    const before = (await admin("GET", "/admin/clients/narrow-co")).body.data.keys;
+    const refused = await admin("POST", "/admin/clients/narrow-co/keys/rotate", {});
+    expect([refused.status, refused.body.code]).toEqual([400, "invalid_request_body"]);
+    expect((await admin("GET", "/admin/clients/narrow-co")).body.data.keys).toEqual(before);
+    const named = await admin("POST", "/admin/clients/narrow-co/keys/rotate", { scopes: ["orders:read"] });
+    expect(named.body.data.key).toMatchObject({ scopes: ["orders:read"], allowedIps: null });
+  });
 });
