@@ -619,7 +619,7 @@ export interface paths {
         };
         /**
          * Every order a search selects, as CSV
-         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
+         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The books hold every order in every state, `created` and expired ones included: each order writes its own row to its client's books within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's books alone, day by day; a page that had to open many days may hold fewer than `limit` orders with a `next`. Without a client a page reads every client's books of the newest days, at most 256 shards (a client's day, or a part of a busy one): a day with more is refused with a 400 asking for `clientId` (the export across clients is a background job of its own).
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
@@ -667,13 +667,13 @@ export interface paths {
         };
         /**
          * Search orders by client, state, SKU, creation time or reference prefix
-         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
+         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The books hold every order in every state, `created` and expired ones included: each order writes its own row to its client's books within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's books alone, day by day; a page that had to open many days may hold fewer than `limit` orders with a `next`. Without a client a page reads every client's books of the newest days, at most 256 shards (a client's day, or a part of a busy one): a day with more is refused with a 400 asking for `clientId` (the export across clients is a background job of its own).
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
          *     Checks, in the order they run (the first that fails answers):
          *
-         *     - The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote: 400 `invalid_parameters`
+         *     - The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote; without `clientId`, a day with the books of more than 256 shards: 400 `invalid_parameters`
          */
         get: operations["adminSearchOrders"];
         put?: never;

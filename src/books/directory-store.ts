@@ -133,6 +133,39 @@ export async function booksDirectory(
   };
 }
 
+/**
+ * Up to `limit` shards (client, day, part) with books between `fromDay` and `toDay`, newest day first (by
+ * client and part within a day), read through the directory's day index: what a page of the books across
+ * clients opens, in one statement.
+ */
+export async function shardsNewestFirst(
+  db: D1Database | D1DatabaseSession,
+  fromDay: number,
+  toDay: number,
+  limit: number,
+): Promise<ShardAddress[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT DISTINCT client_id, day, part FROM books_days INDEXED BY books_days_by_day
+        WHERE day >= ?1 AND day <= ?2 ORDER BY day DESC, client_id, part LIMIT ?3`,
+    )
+    .bind(fromDay, toDay, limit)
+    .all<{ client_id: string; day: number; part: number }>();
+  return results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part }));
+}
+
+/**
+ * The open orders of the days from `fromDay` on, as the shards last published them (a shard publishes
+ * within an hour of a change), read through the day index: a range of days, not every day kept.
+ */
+export async function openOrdersSince(db: D1Database | D1DatabaseSession, fromDay: number): Promise<number> {
+  const row = await db
+    .prepare(`SELECT COALESCE(SUM(open), 0) AS n FROM books_days INDEXED BY books_days_by_day WHERE day >= ?1`)
+    .bind(fromDay)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 function layoutsStatement(db: D1Database | D1DatabaseSession, clientId: string): D1PreparedStatement {
   return db.prepare(`SELECT from_day, parts FROM books_layouts WHERE client_id = ?1 ORDER BY from_day`).bind(clientId);
 }
