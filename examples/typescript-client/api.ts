@@ -2002,6 +2002,31 @@ export interface components {
                     /** @description Whether GET /admin/orders/stuck lists more. */
                     more: boolean;
                 };
+                failedOrders: {
+                    /** @description Orders that ended failed or partial in the last 7 days, newest first, at most 50: the books' exceptions, recorded by each order's books within seconds of its end. */
+                    orders: {
+                        clientId: string;
+                        orderId: string;
+                        /** @description Unix ms. */
+                        createdAt: number;
+                        /** @enum {string} */
+                        state: "failed" | "partial";
+                        /** @description The wallet's currency: the currency of the amounts. */
+                        wallet: string;
+                        reference: string;
+                        /** @description The order's failed lines (each refunded to the wallet): SKU, supplier, quantity and charge. */
+                        lines: {
+                            sku: string;
+                            supplier: string;
+                            quantity: number;
+                            amount: number;
+                        }[];
+                        /** @description Unix ms: when the order's books recorded how it ended. */
+                        foundAt: number;
+                    }[];
+                    /** @description Whether more such orders ended in those 7 days. */
+                    more: boolean;
+                };
                 deadLetters: {
                     /** @description The newest 50 dead letters not replayed yet. */
                     deadLetters: components["schemas"]["DeadLetter"][];
