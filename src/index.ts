@@ -4,7 +4,7 @@ import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
 import { askOrders } from "./orders/reservation-verdict";
 
-import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
+export { OrderObject } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
 export { BooksObject } from "./books/books-object";
 
@@ -16,20 +16,6 @@ const queueHandler = once(async () => (await import("./webhooks/queue-handler"))
 /** The reconciliation's queue: the wallet-days a pass hands out (src/reconciliation/day-queue.ts). */
 const RECONCILIATION_QUEUES = new Set(["order-reconciliation", "order-reconciliation-sandbox"]);
 const reconciliationConsumer = once(async () => (await import("./reconciliation/day-queue")).checkHandedOut);
-/**
- * The order index's writer, which the order object calls from its `index` timer after the client has its
- * answer (orders cannot import the index, which sits below them); loaded with the first write.
- */
-const indexWriter = once(async () => (await import("./order-index/order-index-store")).writeIndexRow);
-const writeIndexRow: OrderIndexWriter = async (db, order, version) => (await indexWriter())(db, order, version);
-
-/** The order object, with the order index's writer handed in. */
-export class OrderObject extends OrderObjectOf {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env, writeIndexRow);
-  }
-}
-
 /**
  * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
  * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of

@@ -647,7 +647,7 @@ export interface paths {
         put?: never;
         /**
          * Run the order index's repair pass
-         * @description Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.
+         * @description Every order writes its own row to its client's books within seconds of each change, with no step of yours. This pass asks each order the books still hold as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It finds them through the books' directory: the shards of the last 31 days whose published figures (at most an hour old) count open orders, and in each its open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so it costs the same however many wallets there are. It changes no order and no money.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -2774,13 +2774,13 @@ export interface components {
             /** @enum {string} */
             message: "Order index repair pass run";
             data: {
-                /** @description Orders the index holds as open, asked to write their row again. */
+                /** @description Orders the books hold as open (in the shards of the last 31 days whose published figures count open orders), asked to write their row again. */
                 orders: number;
-                /** @description D1 rows those orders wrote, index entries included: 0 when the index already had each one. */
+                /** @description Rows those orders wrote to their books: 0 when the books already had each one. */
                 rowsWritten: number;
-                /** @description D1 rows the run read to find them. */
+                /** @description D1 rows the run read to find them (its cursor and the books' directory). */
                 rowsRead: number;
-                /** @description Orders the index holds as open after the run. */
+                /** @description Open orders of the last 31 days after the run, as the shards last published them (within the hour). */
                 open: number;
                 /** @description Whether the run stopped at its bound (2,000 orders): the next run resumes after the last it asked. */
                 more: boolean;

@@ -155,6 +155,31 @@ export async function shardsNewestFirst(
 }
 
 /**
+ * Up to `limit` shards of the days from `fromDay` on whose published figures count open orders, in
+ * (day, client, part) order from `from` on (inclusive), read through the day index; and the D1 rows read.
+ */
+export async function shardsWithOpenOrders(
+  db: D1Database,
+  fromDay: number,
+  from: ShardAddress | null,
+  limit: number,
+): Promise<{ shards: ShardAddress[]; rowsRead: number }> {
+  const start = from ?? { day: fromDay, clientId: "", part: 0 };
+  const { results, meta } = await db
+    .prepare(
+      `SELECT DISTINCT day, client_id, part FROM books_days INDEXED BY books_days_by_day
+        WHERE day >= ?1 AND open > 0 AND (day, client_id, part) >= (?2, ?3, ?4)
+        ORDER BY day, client_id, part LIMIT ?5`,
+    )
+    .bind(fromDay, start.day, start.clientId, start.part, limit)
+    .all<{ client_id: string; day: number; part: number }>();
+  return {
+    shards: results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part })),
+    rowsRead: meta.rows_read ?? 0,
+  };
+}
+
+/**
  * The open orders of the days from `fromDay` on, as the shards last published them (a shard publishes
  * within an hour of a change), read through the day index: a range of days, not every day kept.
  */
