@@ -5,9 +5,10 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { booksAcrossClients, TooManyShards } from "../../src/books/books-reader";
+import { booksAcrossClients, SHARDS_PER_PAGE, TooManyShards } from "../../src/books/books-reader";
 import { DAY_MS } from "../../src/books/shard-rules";
-import { bareIndexRow, writeBooksRow } from "../order-helpers";
+import { admin } from "../admin-helpers";
+import { bareIndexRow, expectError, expectOk, writeBooksRow } from "../order-helpers";
 
 /** Far in the past, so that no other test's orders share these days. */
 const DAY = 3_000;
@@ -60,4 +61,17 @@ describe("a page across clients", () => {
     await expect(booksAcrossClients(env, filter, null, 10, 2)).rejects.toBeInstanceOf(TooManyShards);
     expect((await booksAcrossClients(env, filter, null, 10, 3)).rows).toHaveLength(3);
   });
+
+  it("is a 400 on clientId in the operator's search when a day has more shards than a page opens", async () => {
+    const day = DAY + 20;
+    const writes = Array.from({ length: SHARDS_PER_PAGE + 1 }, (_, at) => written(`many-${at}`, day, 1_000 + at));
+    for (let start = 0; start < writes.length; start += 32) await Promise.all(writes.slice(start, start + 32));
+    const range = `createdFrom=${day * DAY_MS}&createdTo=${(day + 1) * DAY_MS - 1}`;
+    const refused = await admin("GET", `/admin/orders/search?${range}`);
+    expectError(refused, 400, "Invalid path or query parameters", "invalid_parameters");
+    expect(refused.body.details.issues.map((issue: { path: string }) => issue.path)).toEqual(["clientId"]);
+    expect(refused.body.details.issues[0].message).toContain("give clientId");
+    // One client's books of that day answer as ever.
+    expect(expectOk(await admin("GET", `/admin/orders/search?${range}&clientId=many-7`)).orders).toHaveLength(1);
+  }, 60_000);
 });
