@@ -4,7 +4,6 @@
  * GET /admin/orders/search, GET /admin/orders/export and the console's Orders page share, so that the list,
  * the API's CSV and the console's CSV show the same orders with the same values.
  */
-import { env as workerEnv } from "cloudflare:workers";
 import { booksAcrossClients, clientBooks, type BooksEnv } from "../books/books-reader";
 import type { BookRow } from "../books/row-rules";
 import { csvLine } from "../kernel/csv-export";
@@ -50,8 +49,23 @@ export async function searchOrders(
     : clientBooks(env, clientId, books, after, limit);
 }
 
+/**
+ * The Worker's bindings for `source`: a D1 database alone reaches the books through the Worker's own
+ * `BOOKS` binding, imported when first needed (never at start-up: scripts/check-startup.mjs).
+ */
+async function booksEnvOf(source: BooksEnv | D1Database): Promise<BooksEnv> {
+  if (!("prepare" in source)) return source;
+  const { env } = (await import("cloudflare:workers")) as unknown as { env: Env };
+  return { DB: source, BOOKS: env.BOOKS };
+}
+
 /** Every order the filter selects, newest first, `batch` at a time: an export walks them all. */
-async function* walkOrders(env: BooksEnv, filter: IndexFilter, batch: number): AsyncGenerator<SearchedRow[]> {
+async function* walkOrders(
+  source: BooksEnv | D1Database,
+  filter: IndexFilter,
+  batch: number,
+): AsyncGenerator<SearchedRow[]> {
+  const env = await booksEnvOf(source);
   let after: IndexCursor | null = null;
   for (;;) {
     const page = await searchOrders(env, filter, after, batch);
@@ -146,8 +160,7 @@ export function orderCsvStream(
   batch = EXPORT_BATCH,
 ): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const env: BooksEnv = "prepare" in source ? { DB: source, BOOKS: (workerEnv as Env).BOOKS } : source;
-  const batches = walkOrders(env, filter, batch);
+  const batches = walkOrders(source, filter, batch);
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {
