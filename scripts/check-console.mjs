@@ -198,7 +198,6 @@ function insertHistory(run) {
         sum.quantity += line.quantity;
         sum.amount += thousandths(line.amount);
       }
-
     }
   }
   const publishedAt = Date.now();
