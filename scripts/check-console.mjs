@@ -14,7 +14,6 @@
 // The browser is the system's Chromium (Debian: `apt-get install -y chromium`); CHROMIUM_PATH picks another.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -132,8 +131,9 @@ function d1(sql, what) {
 }
 
 /**
- * A month of history for the charts, written as the order index and the codes hold it (the daily figures'
- * triggers count it, as they count every real order): orders of a client `history` over the last 30 days
+ * A month of history for the charts, written as the books' published figures (`books_days`, one row per
+ * client, day and wallet, as a shard publishes its counters) and the codes hold it (the codes' daily
+ * figures' triggers count those): orders of a client `history` over the last 30 days
  * but today and yesterday (the reconciliation of the last day sees none of them), in USD and EUR, some
  * partial or failed, and DEMO-GB-FIXED's codes uploaded and sold day by day. A fixed sequence, so that
  * the screenshots show the same month each run.
@@ -142,6 +142,9 @@ function insertHistory(run) {
   const DAY = 86_400_000;
   const today = Math.floor(Date.now() / DAY);
   const statements = [];
+  // The figures of each (day, currency), as the books' counters sum the orders.
+  const figures = new Map();
+  const thousandths = (amount) => Math.round(Number(amount) * 1000);
   let seed = 7;
   const next = () => ((seed = (seed * 48271) % 2147483647) % 1000) / 1000;
   for (let back = 29; back >= 2; back -= 1) {
@@ -169,14 +172,39 @@ function insertHistory(run) {
       }));
       const charged = state === "rejected" ? 0 : total;
       const refunded = state === "failed" ? total : state === "partial" ? Number(lines[lines.length - 1].amount) : 0;
-      const at = day * DAY + Math.floor(next() * (DAY - 1));
-      const reference = `history-${run}-${back}-${index}`;
-      const id = `ord_${createHash("sha256").update(reference).digest("hex")}`;
-      statements.push(
-        `INSERT INTO order_index (client_id, reference, id, state, wallet, total, charged, refunded, skus, created_at, modified_at, expires_at, stage, lines, version) VALUES ('history', ${quote(reference)}, ${quote(id)}, ${quote(state)}, ${quote(currency)}, ${quote(String(total))}, ${quote(String(charged))}, ${quote(String(refunded))}, ${quote(`,${[...new Set(lines.map((line) => line.sku))].join(",")},`)}, ${at}, ${at + 5000}, ${at + 600000}, 2, ${quote(JSON.stringify(state === "rejected" ? [] : ended))}, 1);`,
-      );
+      // The order's time within its day (drawn so that the month stays the same): the figures count days.
+      next();
+      const key = `${day} ${currency}`;
+      const figure = figures.get(key) ?? {
+        day,
+        currency,
+        orders: 0,
+        states: { successful: 0, partial: 0, failed: 0, rejected: 0 },
+        total: 0,
+        charged: 0,
+        refunded: 0,
+        lines: {},
+      };
+      figures.set(key, figure);
+      figure.orders += 1;
+      figure.states[state] += 1;
+      figure.total += thousandths(total);
+      figure.charged += thousandths(charged);
+      figure.refunded += thousandths(refunded);
+      for (const line of state === "rejected" ? [] : ended) {
+        const name = `${line.sku}\u0000${line.supplier}\u0000${line.outcome}`;
+        const sum = (figure.lines[name] ??= { lines: 0, quantity: 0, amount: 0 });
+        sum.lines += 1;
+        sum.quantity += line.quantity;
+        sum.amount += thousandths(line.amount);
+      }
     }
   }
+  const publishedAt = Date.now();
+  for (const figure of figures.values())
+    statements.push(
+      `INSERT INTO books_days (client_id, day, currency, part, orders, open, successful, partial, failed, rejected, total, charged, refunded, lines, changes, published_at) VALUES ('history', ${figure.day}, ${quote(figure.currency)}, 0, ${figure.orders}, 0, ${figure.states.successful}, ${figure.states.partial}, ${figure.states.failed}, ${figure.states.rejected}, ${figure.total}, ${figure.charged}, ${figure.refunded}, ${quote(JSON.stringify(figure.lines))}, ${figure.orders}, ${publishedAt}) ON CONFLICT (client_id, day, currency, part) DO NOTHING;`,
+    );
   // DEMO-GB-FIXED: 40 codes uploaded 29 days ago and 15 more 12 days ago; 1 to 3 sold a day.
   // Uploaded, then sold by an update, as a sale writes it.
   const code = (pin, created, soldAt) =>

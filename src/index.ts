@@ -4,7 +4,7 @@ import { logFailure } from "./kernel/log";
 import { once } from "./kernel/once";
 import { askOrders } from "./orders/reservation-verdict";
 
-import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
+export { OrderObject } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
 export { BooksObject } from "./books/books-object";
 
@@ -19,20 +19,6 @@ const reconciliationConsumer = once(async () => (await import("./reconciliation/
 /** The steps of the exports across clients (src/exports/export-step.ts), loaded with their first batch. */
 const EXPORT_QUEUES = new Set(["order-exports", "order-exports-sandbox"]);
 const exportConsumer = once(async () => (await import("./exports/export-jobs")).consumeSteps);
-/**
- * The order index's writer, which the order object calls from its `index` timer after the client has its
- * answer (orders cannot import the index, which sits below them); loaded with the first write.
- */
-const indexWriter = once(async () => (await import("./order-index/order-index-store")).writeIndexRow);
-const writeIndexRow: OrderIndexWriter = async (db, order, version) => (await indexWriter())(db, order, version);
-
-/** The order object, with the order index's writer handed in. */
-export class OrderObject extends OrderObjectOf {
-  constructor(ctx: DurableObjectState, env: Env) {
-    super(ctx, env, writeIndexRow);
-  }
-}
-
 /**
  * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
  * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of

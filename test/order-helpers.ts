@@ -4,6 +4,8 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { shardOf, writeToBooks } from "../src/books/books-writer";
+import { dayOf } from "../src/books/shard-rules";
 import { upsertStatement, type IndexRow } from "../src/order-index/order-index-store";
 import type { OrderRecord } from "../src/orders/order-record";
 import { OrderStore } from "../src/orders/order-store";
@@ -346,4 +348,37 @@ export function bareIndexRow(overrides: Partial<IndexRow> = {}): IndexRow {
 export async function writeIndexRow(db: D1Database, row: IndexRow): Promise<number> {
   const result = await upsertStatement(db, row).run();
   return result.meta.rows_written ?? 0;
+}
+
+/**
+ * Writes a row with no order object behind it straight into its client's books (bareIndexRow's fields), as
+ * the order's writer does; answers the shard's rows written.
+ */
+export async function writeBooksRow(row: IndexRow): Promise<number> {
+  const { stage: _stage, ...fields } = row;
+  return writeToBooks(env.BOOKS, { ...fields, deliveredCodes: [] });
+}
+
+/** Removes an order's row from its shard (a test's order whose books write has not happened yet). */
+export async function removeBooksRow(order: { id: string; clientId: string; createdAt: number }): Promise<void> {
+  const address = { clientId: order.clientId, day: dayOf(order.createdAt), part: 0 };
+  await runInDurableObject(shardOf(env.BOOKS, address), (_instance, state) => {
+    state.storage.sql.exec(`DELETE FROM orders WHERE created_at = ?1 AND id = ?2`, order.createdAt, order.id);
+  });
+}
+
+/**
+ * Has every shard in the books' directory publish its counters to D1 now (what its alarm does within the
+ * hour of a change); answers the D1 rows written.
+ */
+export async function publishBooks(): Promise<number> {
+  const { results } = await env.DB.prepare(`SELECT DISTINCT client_id, day, part FROM books_days`).all<{
+    client_id: string;
+    day: number;
+    part: number;
+  }>();
+  let written = 0;
+  for (const row of results)
+    written += await shardOf(env.BOOKS, { clientId: row.client_id, day: row.day, part: row.part }).publishNow();
+  return written;
 }

@@ -50,7 +50,7 @@ export function booksCosts(before, after, made) {
     measured: {
       "shard rows/order": `${fixed(perOrder.shardRows)} (its row and its wallet's counters; and once per shard ${shardDay.rows}: its tables and meta, over ${shards} shards of ${fixed(ordersPerShard, 1)} orders)`,
       "D1 rows/order, the books'": `${fixed(perOrder.booksD1Rows)} (the day registered: ${shardDay.d1Rows} per client, day and wallet, here ${fixed(ordersPerShard, 1)} orders a day each)`,
-      "D1 rows/order, the D1 index's": `${fixed(perOrder.orderD1Rows)} (order_index and its daily-figure triggers, written while their readers move; then none)`,
+      "D1 rows/order, the D1 index's": `${fixed(perOrder.orderD1Rows)} (the order object's own D1 writes: none since order_index and its triggers are no longer written)`,
       "order+wallet object rows/order": `${fixed(perOrder.objectRows)} (every key and row the order and wallet objects wrote; the index timer's removal none)`,
       "shard requests/order": `${fixed(perOrder.shardWrites)} (writes; the lag's polls not counted)`,
       "order alarm runs/order": `${fixed(perOrder.orderAlarms)} (the index timer's write is one)`,
@@ -60,7 +60,7 @@ export function booksCosts(before, after, made) {
       "USD/1M, per order": `${fixed(steady)} (shard rows ${fixed(perOrder.shardRows * ROW)}, shard requests ${fixed(perOrder.shardWrites * REQUEST)}, order alarm runs ${fixed(perOrder.orderAlarms * REQUEST)}: measured)`,
       "USD/1M, per client's day": `${fixed(perDay)} (its shard's ${shardDay.rows} rows and ${shardDay.d1Rows} D1 rows, ≤ ${PUBLISHES_PER_QUIET_DAY} publishes of a D1 row, an alarm write and an alarm run, over ${ORDERS_PER_CLIENT_DAY} orders: arithmetic)`,
       "USD/1M, the books": `${fixed(steady + perDay)} (limit 3.00; before: 6.15)`,
-      "USD/1M, D1 index meanwhile": `${fixed(perOrder.orderD1Rows * ROW)} (until its readers move to the books)`,
+      "USD/1M, D1 index meanwhile": `${fixed(perOrder.orderD1Rows * ROW)} (the order object's D1 rows: 0 expected)`,
     },
   };
 }

@@ -673,7 +673,7 @@ export interface paths {
         };
         /**
          * Every order a search selects, as CSV
-         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
+         * @description The orders GET /admin/orders/search selects with the same filters, every one of them, newest first, as a CSV download (RFC 4180, CRLF): a header row, then one row per order with the values the search answers (times in Unix ms, SKUs separated by spaces). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading apostrophe, so that a spreadsheet shows it as text and never runs it as a formula. The rows are streamed as they are read; a download that breaks off midway ends without its last rows. The books hold every order in every state, `created` and expired ones included: each order writes its own row to its client's books within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's books alone, day by day; a page that had to open many days may hold fewer than `limit` orders with a `next`. Without a client a page reads every client's books of the newest days, at most 256 shards (a client's day, or a part of a busy one): a day with more is refused with a 400 asking for `clientId` (the export across clients is a background job of its own).
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
@@ -792,7 +792,7 @@ export interface paths {
         put?: never;
         /**
          * Run the order index's repair pass
-         * @description Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.
+         * @description Every order writes its own row to its client's books within seconds of each change, with no step of yours. This pass asks each order the books still hold as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It finds them through the books' directory: the shards of the last 31 days whose published figures (at most an hour old) count open orders, and in each its open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so it costs the same however many wallets there are. It changes no order and no money.
          *
          *     **Role:** an operator with the role `operator` or `admin`, or ADMIN_TOKEN (break-glass). A lesser role is 403 `forbidden`.
          */
@@ -812,13 +812,13 @@ export interface paths {
         };
         /**
          * Search orders by client, state, SKU, creation time or reference prefix
-         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.
+         * @description Orders that match every filter given, newest first (by creation time, then id), a page at a time: pass `next` as `after` for the next page; orders created meanwhile do not shift the pages. A reference prefix needs `clientId`. Amounts are in the wallet's currency. The books hold every order in every state, `created` and expired ones included: each order writes its own row to its client's books within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's books alone, day by day; a page that had to open many days may hold fewer than `limit` orders with a `next`. Without a client a page reads every client's books of the newest days, at most 256 shards (a client's day, or a part of a busy one): a day with more is refused with a 400 asking for `clientId` (the export across clients is a background job of its own).
          *
          *     **Role:** any operator (role `viewer` or above), or ADMIN_TOKEN (break-glass).
          *
          *     Checks, in the order they run (the first that fails answers):
          *
-         *     - The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote: 400 `invalid_parameters`
+         *     - The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote; without `clientId`, a day with the books of more than 256 shards: 400 `invalid_parameters`
          */
         get: operations["adminSearchOrders"];
         put?: never;
@@ -2169,6 +2169,31 @@ export interface components {
                     /** @description Whether GET /admin/orders/stuck lists more. */
                     more: boolean;
                 };
+                failedOrders: {
+                    /** @description Orders that ended failed or partial in the last 7 days, newest first, at most 50: the books' exceptions, recorded by each order's books within seconds of its end. */
+                    orders: {
+                        clientId: string;
+                        orderId: string;
+                        /** @description Unix ms. */
+                        createdAt: number;
+                        /** @enum {string} */
+                        state: "failed" | "partial";
+                        /** @description The wallet's currency: the currency of the amounts. */
+                        wallet: string;
+                        reference: string;
+                        /** @description The order's failed lines (each refunded to the wallet): SKU, supplier, quantity and charge. */
+                        lines: {
+                            sku: string;
+                            supplier: string;
+                            quantity: number;
+                            amount: number;
+                        }[];
+                        /** @description Unix ms: when the order's books recorded how it ended. */
+                        foundAt: number;
+                    }[];
+                    /** @description Whether more such orders ended in those 7 days. */
+                    more: boolean;
+                };
                 deadLetters: {
                     /** @description The newest 50 dead letters not replayed yet. */
                     deadLetters: components["schemas"]["DeadLetter"][];
@@ -3055,13 +3080,13 @@ export interface components {
             /** @enum {string} */
             message: "Order index repair pass run";
             data: {
-                /** @description Orders the index holds as open, asked to write their row again. */
+                /** @description Orders the books hold as open (in the shards of the last 31 days whose published figures count open orders), asked to write their row again. */
                 orders: number;
-                /** @description D1 rows those orders wrote, index entries included: 0 when the index already had each one. */
+                /** @description Rows those orders wrote to their books: 0 when the books already had each one. */
                 rowsWritten: number;
-                /** @description D1 rows the run read to find them. */
+                /** @description D1 rows the run read to find them (its cursor and the books' directory). */
                 rowsRead: number;
-                /** @description Orders the index holds as open after the run. */
+                /** @description Open orders of the last 31 days after the run, as the shards last published them (within the hour). */
                 open: number;
                 /** @description Whether the run stopped at its bound (2,000 orders): the next run resumes after the last it asked. */
                 more: boolean;

@@ -69,6 +69,19 @@ export const NewOperatorView = z.object({
     .describe("The credential that made it: `operator:<id>`, or `break-glass` for ADMIN_TOKEN; null when not known."),
 });
 
+export const FailedOrderView = z.object({
+  clientId: z.string(),
+  orderId: z.string(),
+  createdAt: z.number().int().describe("Unix ms."),
+  state: z.enum(["failed", "partial"]),
+  wallet: z.string().describe("The wallet's currency: the currency of the amounts."),
+  reference: z.string(),
+  lines: z
+    .array(z.object({ sku: z.string(), supplier: z.string(), quantity: z.number().int(), amount: z.number() }))
+    .describe("The order's failed lines (each refunded to the wallet): SKU, supplier, quantity and charge."),
+  foundAt: z.number().int().describe("Unix ms: when the order's books recorded how it ended."),
+});
+
 export const AttentionData = z.object({
   newOperators: z
     .array(NewOperatorView)
@@ -78,6 +91,14 @@ export const AttentionData = z.object({
   stuckOrders: z.object({
     orders: z.array(TimerFailureView).describe("The first 50 of GET /admin/orders/stuck."),
     more: z.boolean().describe("Whether GET /admin/orders/stuck lists more."),
+  }),
+  failedOrders: z.object({
+    orders: z
+      .array(FailedOrderView)
+      .describe(
+        "Orders that ended failed or partial in the last 7 days, newest first, at most 50: the books' exceptions, recorded by each order's books within seconds of its end.",
+      ),
+    more: z.boolean().describe("Whether more such orders ended in those 7 days."),
   }),
   deadLetters: z.object({
     deadLetters: z.array(DeadLetterView).describe("The newest 50 dead letters not replayed yet."),

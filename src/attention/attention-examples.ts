@@ -26,6 +26,21 @@ export const attentionExamples = {
         ],
         more: false,
       },
+      failedOrders: {
+        orders: [
+          {
+            clientId: "acme",
+            orderId: "ord_5b0c1f4e2a9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b",
+            createdAt: 1795345071210,
+            state: "partial",
+            wallet: "USD",
+            reference: "po-2026-0142",
+            lines: [{ sku: "DEMO-US-FAILING", supplier: "sandbox", quantity: 1, amount: 2.5 }],
+            foundAt: 1795345075402,
+          },
+        ],
+        more: false,
+      },
       deadLetters: {
         deadLetters: [
           {

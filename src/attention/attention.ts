@@ -1,10 +1,12 @@
 /**
  * What needs an operator's attention, read from every domain that knows: orders whose timers keep failing
- * (the stuck list), webhooks waiting in the dead letters, inventory SKUs below their low-stock threshold
+ * (the stuck list), orders that ended failed or partial this week (the books' exceptions, D1
+ * `books_exceptions`: one row per such order, not per order), webhooks waiting in the dead letters, inventory SKUs below their low-stock threshold
  * and wallets below their low-balance threshold. GET /admin/attention answers it and the console's home
  * page shows it; each part links to where it is fixed. And the last reconciliation run (stored by the
  * hourly job or the console's "run now"): when it ran, and its mismatches.
  */
+import { exceptionsSince, type BooksException } from "../books/exception-store";
 import { productSummariesStatement } from "../catalogue/catalogue-store";
 import { serviceMode } from "../kernel/service-mode";
 import { operatorsMadeSince } from "../operators/operator-store";
@@ -58,10 +60,20 @@ export interface NewOperator {
 /** How long an operator made in live stays on the list: long enough for the others to have seen it. */
 export const NEW_OPERATOR_DAYS = 7;
 
+/** How long an order that ended failed or partial stays on the list. */
+export const FAILED_ORDER_DAYS = 7;
+
+/** An order that ended failed or partial, with its failed lines; amounts as numbers at this edge. */
+export interface FailedOrder extends Omit<BooksException, "lines"> {
+  lines: { sku: string; supplier: string; quantity: number; amount: number }[];
+}
+
 export interface Attention {
   /** Operators made in live in the last NEW_OPERATOR_DAYS days, newest first (none in the sandbox). */
   newOperators: NewOperator[];
   stuckOrders: { orders: TimerFailure[]; more: boolean };
+  /** Orders that ended failed or partial in the last FAILED_ORDER_DAYS days, newest found first. */
+  failedOrders: { orders: FailedOrder[]; more: boolean };
   deadLetters: { deadLetters: DeadLetter[]; more: boolean };
   lowStock: LowStock[];
   lowBalance: LowBalance[];
@@ -162,10 +174,23 @@ export async function newOperators(env: Pick<Env, "DB" | "SERVICE_MODE">, now: n
   }));
 }
 
-/** The whole list: its six parts read in parallel. */
+/** The orders that ended failed or partial lately, from the books' exceptions (one D1 range read). */
+async function failedOrders(db: D1Database, now: number): Promise<Attention["failedOrders"]> {
+  const found = await exceptionsSince(db, now - FAILED_ORDER_DAYS * 86_400_000, rowsToFetch(ATTENTION_PAGE));
+  return {
+    orders: found.slice(0, ATTENTION_PAGE).map((row) => ({
+      ...row,
+      lines: row.lines.map((line) => ({ ...line, amount: toAmountNumber(line.amount) })),
+    })),
+    more: found.length > ATTENTION_PAGE,
+  };
+}
+
+/** The whole list: its seven parts read in parallel. */
 export async function needsAttention(env: Pick<Env, "DB" | "WALLETS" | "SERVICE_MODE">): Promise<Attention> {
-  const [stuck, letters, lowStock, lowBalance, reconciliation, operators] = await Promise.all([
+  const [stuck, failed, letters, lowStock, lowBalance, reconciliation, operators] = await Promise.all([
     listTimerFailures(env.DB, null, rowsToFetch(ATTENTION_PAGE)),
+    failedOrders(env.DB, Date.now()),
     listDeadLetters(env.DB, { status: "pending", limit: ATTENTION_PAGE }),
     skusBelowThreshold(env.DB),
     walletsBelowThreshold(env),
@@ -175,6 +200,7 @@ export async function needsAttention(env: Pick<Env, "DB" | "WALLETS" | "SERVICE_
   return {
     newOperators: operators,
     stuckOrders: { orders: stuck.slice(0, ATTENTION_PAGE), more: stuck.length > ATTENTION_PAGE },
+    failedOrders: failed,
     deadLetters: { deadLetters: letters.deadLetters, more: letters.nextBefore !== null },
     lowStock,
     lowBalance,

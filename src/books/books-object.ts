@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { flushAnswers, takeAnswers, type AnswersTaken } from "./answer-flow";
-import type { OrderAnswer } from "./answer-rules";
+import { mergeAnswers, type OrderAnswer } from "./answer-rules";
 import { layoutsOf } from "./directory-store";
 import { nextPublish, publish } from "./publish-flow";
 import type { BookWrite } from "./row-rules";
@@ -82,9 +82,16 @@ export class BooksObject extends DurableObject<Env> {
     return this.store.page(query);
   }
 
-  /** One order's row, with its webhook answers; null when the shard does not have it. */
+  /**
+   * One order's row, with its webhook answers (those still waiting in memory for the row's next write
+   * too); null when the shard does not have it.
+   */
   async row(createdAt: number, orderId: string): Promise<StoredRow | null> {
-    return this.store.row(createdAt, orderId);
+    const row = this.store.row(createdAt, orderId);
+    const waiting = this.host.waiting.get(orderId);
+    return row === null || waiting === undefined
+      ? row
+      : { ...row, deliveries: mergeAnswers(row.deliveries, waiting.answers) };
   }
 
   /** Each wallet's counters of the day: the summary issue 43 compares with the ledger. */

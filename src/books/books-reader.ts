@@ -4,9 +4,19 @@
  * orders is never opened; a day's parts are asked at once and their rows merged by (createdAt, id), so the
  * cursor of the order index carries over unchanged and a walk neither repeats nor skips an order.
  */
-import { booksDirectory, layoutsOf } from "./directory-store";
+import { booksDirectory, layoutsOf, shardsNewestFirst } from "./directory-store";
 import { shardOf } from "./books-writer";
-import { beforeDay, dayOf, mergeNewestFirst, partOf, partsOn, type BooksCursor, type Layout } from "./shard-rules";
+import {
+  beforeDay,
+  dayOf,
+  LOWEST_ID,
+  mergeNewestFirst,
+  partOf,
+  partsOn,
+  type BooksCursor,
+  type Layout,
+  type ShardAddress,
+} from "./shard-rules";
 import type { ShardQuery, StoredRow } from "./shard-store";
 
 export type BooksEnv = Pick<Env, "DB" | "BOOKS">;
@@ -69,6 +79,76 @@ export async function clientBooks(
   }
   if (directory.days.length <= DAYS_PER_PAGE) return { rows, next: null };
   return { rows, next: rows.length === limit ? cursorOf(rows[limit - 1]!) : beforeDay(days[days.length - 1]!) };
+}
+
+/** The most shards a page across clients opens: a day with more needs its client named (TooManyShards). */
+export const SHARDS_PER_PAGE = 256;
+/** Shards asked at once. */
+const SHARDS_AT_ONCE = 32;
+
+/** A day of more clients (or parts) than a page across clients opens: the search must name its client. */
+export class TooManyShards extends Error {
+  constructor(readonly day: number) {
+    super(`day ${day} has books of more shards than a page reads across clients: name a client`);
+  }
+}
+
+/** The first `limit` rows of one day's shards after the query's cursor, newest first. */
+async function shardsPage(env: BooksEnv, shards: readonly ShardAddress[], query: ShardQuery): Promise<StoredRow[]> {
+  const lists: StoredRow[][] = [];
+  for (let start = 0; start < shards.length; start += SHARDS_AT_ONCE)
+    lists.push(
+      ...((await Promise.all(
+        shards.slice(start, start + SHARDS_AT_ONCE).map((address) => shardOf(env.BOOKS, address).page(query)),
+      )) as StoredRow[][]),
+    );
+  return mergeNewestFirst(lists, query.limit);
+}
+
+/**
+ * Up to `limit` orders of every client after `after`, newest first, and the cursor of the next page (null:
+ * none): the operator's search without a client, read in bounded steps. One D1 statement reads the
+ * directory's shards of the newest days (its day index) up to SHARDS_PER_PAGE; a page opens at most those,
+ * over at most DAYS_PER_PAGE days, a day at a time and a day's shards at once, and merges them by
+ * (createdAt, id): the cursor is the one of a client's list. A page that stops at its bound may hold fewer
+ * than `limit` with a `next`; a single day of more than SHARDS_PER_PAGE shards throws TooManyShards.
+ */
+export async function booksAcrossClients(
+  env: BooksEnv,
+  filter: BooksFilter,
+  after: BooksCursor | null,
+  limit: number,
+  shardsPerPage = SHARDS_PER_PAGE,
+): Promise<{ rows: StoredRow[]; next: BooksCursor | null }> {
+  // A cursor before a day (beforeDay) passes nothing of that day: the walk goes on from the day before it.
+  const cursorAt = after === null ? Infinity : after.id === LOWEST_ID ? after.createdAt - 1 : after.createdAt;
+  const upper = Math.min(cursorAt, filter.createdTo ?? Infinity);
+  const toDay = Number.isFinite(upper) ? dayOf(upper) : LAST_DAY;
+  const fromDay = filter.createdFrom === undefined ? 0 : dayOf(filter.createdFrom);
+  const found = await shardsNewestFirst(env.DB, fromDay, toDay, shardsPerPage + 1);
+  const cut = found.length > shardsPerPage;
+  // The last day read may be cut short by the bound: it is left whole to the next page.
+  const whole = cut ? found.filter((shard) => shard.day !== found[found.length - 1]!.day) : found;
+  if (cut && whole.length === 0) throw new TooManyShards(found[0]!.day);
+  const days = [...new Set(whole.map((shard) => shard.day))];
+  const opened = days.slice(0, DAYS_PER_PAGE);
+  const rows: StoredRow[] = [];
+  for (const day of opened) {
+    const query: ShardQuery = { ...filter, after, limit: limit + 1 - rows.length };
+    rows.push(
+      ...(await shardsPage(
+        env,
+        whole.filter((shard) => shard.day === day),
+        query,
+      )),
+    );
+    if (rows.length > limit) {
+      const shown = rows.slice(0, limit);
+      return { rows: shown, next: cursorOf(shown[shown.length - 1]!) };
+    }
+  }
+  if (!cut && days.length <= DAYS_PER_PAGE) return { rows, next: null };
+  return { rows, next: rows.length === limit ? cursorOf(rows[limit - 1]!) : beforeDay(opened[opened.length - 1]!) };
 }
 
 /** One order's row in its client's books (null: not there yet), with its webhook answers. */

@@ -133,6 +133,64 @@ export async function booksDirectory(
   };
 }
 
+/**
+ * Up to `limit` shards (client, day, part) with books between `fromDay` and `toDay`, newest day first (by
+ * client and part within a day), read through the directory's day index: what a page of the books across
+ * clients opens, in one statement.
+ */
+export async function shardsNewestFirst(
+  db: D1Database | D1DatabaseSession,
+  fromDay: number,
+  toDay: number,
+  limit: number,
+): Promise<ShardAddress[]> {
+  const { results } = await db
+    .prepare(
+      `SELECT DISTINCT client_id, day, part FROM books_days INDEXED BY books_days_by_day
+        WHERE day >= ?1 AND day <= ?2 ORDER BY day DESC, client_id, part LIMIT ?3`,
+    )
+    .bind(fromDay, toDay, limit)
+    .all<{ client_id: string; day: number; part: number }>();
+  return results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part }));
+}
+
+/**
+ * Up to `limit` shards of the days from `fromDay` on whose published figures count open orders, in
+ * (day, client, part) order from `from` on (inclusive), read through the day index; and the D1 rows read.
+ */
+export async function shardsWithOpenOrders(
+  db: D1Database,
+  fromDay: number,
+  from: ShardAddress | null,
+  limit: number,
+): Promise<{ shards: ShardAddress[]; rowsRead: number }> {
+  const start = from ?? { day: fromDay, clientId: "", part: 0 };
+  const { results, meta } = await db
+    .prepare(
+      `SELECT DISTINCT day, client_id, part FROM books_days INDEXED BY books_days_by_day
+        WHERE day >= ?1 AND open > 0 AND (day, client_id, part) >= (?2, ?3, ?4)
+        ORDER BY day, client_id, part LIMIT ?5`,
+    )
+    .bind(fromDay, start.day, start.clientId, start.part, limit)
+    .all<{ client_id: string; day: number; part: number }>();
+  return {
+    shards: results.map((row) => ({ clientId: row.client_id, day: row.day, part: row.part })),
+    rowsRead: meta.rows_read ?? 0,
+  };
+}
+
+/**
+ * The open orders of the days from `fromDay` on, as the shards last published them (a shard publishes
+ * within an hour of a change), read through the day index: a range of days, not every day kept.
+ */
+export async function openOrdersSince(db: D1Database | D1DatabaseSession, fromDay: number): Promise<number> {
+  const row = await db
+    .prepare(`SELECT COALESCE(SUM(open), 0) AS n FROM books_days INDEXED BY books_days_by_day WHERE day >= ?1`)
+    .bind(fromDay)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 function layoutsStatement(db: D1Database | D1DatabaseSession, clientId: string): D1PreparedStatement {
   return db.prepare(`SELECT from_day, parts FROM books_layouts WHERE client_id = ?1 ORDER BY from_day`).bind(clientId);
 }

@@ -69,6 +69,8 @@ export interface ShardQuery {
   reference?: string;
   sku?: string;
   wallet?: string;
+  /** Only orders still open (created, confirmed or processing): the repair pass's. */
+  open?: boolean;
   limit: number;
 }
 
@@ -136,6 +138,7 @@ export function pageQuery(query: ShardQuery): { sql: string; params: (string | n
   if (query.createdTo !== undefined) where.push(`created_at <= ${bind(query.createdTo)}`);
   if (query.state !== undefined) where.push(`state = ${bind(query.state)}`);
   if (query.wallet !== undefined) where.push(`wallet = ${bind(query.wallet)}`);
+  if (query.open === true) where.push(`state IN ('created', 'confirmed', 'processing')`);
   if (query.reference !== undefined)
     where.push(`reference >= ${bind(query.reference)}`, `reference < ${bind(query.reference + PREFIX_END)}`);
   if (query.sku !== undefined) where.push(`instr(skus, ${bind(`,${query.sku},`)}) > 0`);

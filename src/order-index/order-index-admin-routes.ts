@@ -15,7 +15,7 @@ export const orderIndexRoutes: Route[] = [
       role: "operator",
       summary: "Run the order index's repair pass",
       description:
-        "Every order writes its own row to the order index within seconds of each change, with no step of yours. This pass asks each order the index still holds as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It reads only the open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so with nothing open it costs the same however many wallets and orders there are. It changes no order and no money.",
+        "Every order writes its own row to its client's books within seconds of each change, with no step of yours. This pass asks each order the books still hold as open (created, confirmed or processing) to write its row again from its own record; a row that is already current is left as it is. It finds them through the books' directory: the shards of the last 31 days whose published figures (at most an hour old) count open orders, and in each its open orders (at most 2,000 per run; a run that reaches that bound answers `more` and the next run resumes where it stopped), so it costs the same however many wallets there are. It changes no order and no money.",
       auth: "admin",
       data: RepairRunData,
       messages: ["Order index repair pass run"],

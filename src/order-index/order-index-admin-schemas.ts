@@ -2,13 +2,21 @@
 import * as z from "zod";
 
 export const RepairRunData = z.object({
-  orders: z.number().int().describe("Orders the index holds as open, asked to write their row again."),
+  orders: z
+    .number()
+    .int()
+    .describe(
+      "Orders the books hold as open (in the shards of the last 31 days whose published figures count open orders), asked to write their row again.",
+    ),
   rowsWritten: z
     .number()
     .int()
-    .describe("D1 rows those orders wrote, index entries included: 0 when the index already had each one."),
-  rowsRead: z.number().int().describe("D1 rows the run read to find them."),
-  open: z.number().int().describe("Orders the index holds as open after the run."),
+    .describe("Rows those orders wrote to their books: 0 when the books already had each one."),
+  rowsRead: z.number().int().describe("D1 rows the run read to find them (its cursor and the books' directory)."),
+  open: z
+    .number()
+    .int()
+    .describe("Open orders of the last 31 days after the run, as the shards last published them (within the hour)."),
   more: z
     .boolean()
     .describe("Whether the run stopped at its bound (2,000 orders): the next run resumes after the last it asked."),

@@ -5,11 +5,13 @@
  * moves the cursor only after its orders have written; one cut off (a crash, a failed call) leaves the
  * cursor where it was, and the next step asks the same orders again, whose writes are repeats (the books
  * take only a newer version). The scheduled job runs steps for a bounded time each run until a step finds
- * nothing more; the service keeps answering meanwhile.
+ * nothing more; the service keeps answering meanwhile. The step that finds nothing more drops the order
+ * index (nothing writes or reads it any more) before it saves the backfill finished: cut off between the
+ * two, the next step finds no table, nothing after its cursor, and finishes again.
  */
 import { io } from "../kernel/faults";
 import { objectIdOf } from "../orders/order-id";
-import { backfillState, indexKeysAfter, saveBackfill } from "./order-index-store";
+import { backfillState, dropOrderIndex, indexKeysAfter, saveBackfill } from "./order-index-store";
 import { ORDER_INDEX_SEAMS } from "./seams";
 
 /** Orders one step asks at most. */
@@ -40,7 +42,9 @@ export async function backfillStep(env: BackfillEnv, limit = BACKFILL_STEP): Pro
         if (id !== null) await io(ORDER_INDEX_SEAMS.backfillAsk, () => env.ORDERS.get(id).writeIndex());
       }),
     );
-  const more = keys.length === limit;
+  // Finished only by a step that finds nothing: the one before it has saved every order it asked.
+  const more = keys.length > 0;
+  if (!more) await io(ORDER_INDEX_SEAMS.backfillDrop, () => dropOrderIndex(env.DB));
   const after = keys[keys.length - 1] ?? state.after;
   await io(ORDER_INDEX_SEAMS.backfillSave, () =>
     saveBackfill(env.DB, after, state.orders + keys.length, more ? null : Date.now()),

@@ -1,9 +1,9 @@
 /**
- * The order index (D1 `order_index`, schema/migrations/0017_order_index_from_orders.sql): one row per order
- * in any state, for the operator's order search, its CSV export, the reconciliation and a client's list of
- * its orders. The order object is the source of truth and writes its own row (writeIndexRow), from its
- * `index` timer a few seconds after each change; the repair pass (order-index-repair.ts) asks the orders
- * the index holds as open to write theirs again.
+ * What is left of the order index (D1 `order_index`, schema/migrations/0017_order_index_from_orders.sql):
+ * the service no longer writes it (each order writes its row to its client's books, src/books/), and it is
+ * read only as the source of the backfill of the books (order-index-backfill.ts), whose last step drops
+ * it. Also the shapes the search shares with the books (its filters and cursor), the row an order's
+ * record makes (indexRowOf, the search's examples), the repair pass's cursor and the backfill's state.
  *
  * Only this module reads or writes the tables.
  */
@@ -150,9 +150,9 @@ const COLUMNS =
   "client_id, reference, id, state, wallet, total, charged, refunded, skus, lines, created_at, modified_at, expires_at, stage, version";
 
 /**
- * The upsert of one row: inserted if new, else updated only by a newer (version, modified_at) of the order.
- * A repeat or a late write writes nothing. The key and `created_at` never change, so an update writes the
- * table's row alone (and the open orders' index when the order ends).
+ * The upsert of one row as the orders wrote it before the books (inserted if new, else updated only by a
+ * newer (version, modified_at)): nothing in the service writes it now; tests make a copy with history
+ * with it for the backfill.
  */
 export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatement {
   return db
@@ -183,16 +183,6 @@ export function upsertStatement(db: D1Database, row: IndexRow): D1PreparedStatem
     );
 }
 
-/**
- * Writes `order`'s row at `version` (the order object's `index` timer runs it, through the capability the
- * composition root hands the object); answers the D1 rows written, index entries included (0: the index
- * already had this version or a newer one).
- */
-export async function writeIndexRow(db: D1Database, order: OrderRecord, version: number): Promise<number> {
-  const result = await upsertStatement(db, indexRowOf(order, version)).run();
-  return result.meta.rows_written ?? 0;
-}
-
 // ---- the repair pass: the open orders and where a run stopped
 
 /**
@@ -217,42 +207,6 @@ export async function saveRepairCursor(db: D1Database, afterId: string): Promise
       )
       .bind(afterId)
       .run();
-}
-
-/**
- * Up to `limit` ids of orders the index holds as still open, in id order after `after` (read through the
- * partial index order_index_open, which holds those rows alone: its size follows the open orders, not
- * the orders or wallets there have ever been), and the D1 rows the read touched.
- */
-export async function openOrderIds(
-  db: D1Database,
-  after: string,
-  limit: number,
-): Promise<{ ids: string[]; rowsRead: number }> {
-  const { results, meta } = await db
-    .prepare(`SELECT id FROM order_index INDEXED BY order_index_open WHERE stage < 2 AND id > ?1 ORDER BY id LIMIT ?2`)
-    .bind(after, limit)
-    .all<{ id: string }>();
-  return { ids: results.map((row) => row.id), rowsRead: meta.rows_read ?? 0 };
-}
-
-/**
- * How current the index is: the creation time of its newest order (the last entry of the time index, one
- * row read) and how many orders it holds as still open.
- */
-export async function indexFreshness(db: D1Database): Promise<{ newestCreatedAt: number | null; open: number }> {
-  const newest = await db
-    .prepare(`SELECT created_at FROM order_index INDEXED BY order_index_created ORDER BY created_at DESC LIMIT 1`)
-    .first<{ created_at: number }>();
-  return { newestCreatedAt: newest?.created_at ?? null, open: await openOrderCount(db) };
-}
-
-/** How many orders are indexed as still open. */
-export async function openOrderCount(db: D1Database): Promise<number> {
-  const row = await db
-    .prepare(`SELECT COUNT(*) AS n FROM order_index INDEXED BY order_index_open WHERE stage < 2`)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
 }
 
 // ---- reading
@@ -286,164 +240,8 @@ export function parseCursor(text: string): IndexCursor | null {
   return match === null ? null : { createdAt: Number(match[1]), id: match[2]! };
 }
 
-/** Greater than any character a reference can hold, so that `prefix || PREFIX_END` bounds a prefix range. */
-const PREFIX_END = String.fromCodePoint(0x10ffff);
-
-/**
- * The query of a page, newest first (createdAt, then id). With a client it is a range of the table's key
- * (client_id, created_at, id), read newest first with no sort: a reference prefix and every other filter
- * are checked on the client's rows. Without one it walks the time index from the newest order (or from
- * `createdTo`) and checks the rest on each row. test/order-index/order-index.test.ts reads both plans.
- */
-export function listQuery(
-  filter: IndexFilter,
-  after: IndexCursor | null,
-  limit: number,
-): { sql: string; params: (string | number)[] } {
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  const bind = (value: string | number): string => {
-    params.push(value);
-    return `?${params.length}`;
-  };
-  const byClient = filter.clientId !== undefined;
-  if (byClient) where.push(`client_id = ${bind(filter.clientId!)}`);
-  if (byClient && filter.reference !== undefined) {
-    where.push(`reference >= ${bind(filter.reference)}`, `reference < ${bind(filter.reference + PREFIX_END)}`);
-  }
-  if (filter.state !== undefined) where.push(`state = ${bind(filter.state)}`);
-  if (filter.sku !== undefined) where.push(`instr(skus, ${bind(`,${filter.sku},`)}) > 0`);
-  if (filter.createdFrom !== undefined) where.push(`created_at >= ${bind(filter.createdFrom)}`);
-  if (filter.createdTo !== undefined) where.push(`created_at <= ${bind(filter.createdTo)}`);
-  if (after !== null) where.push(`(created_at, id) < (${bind(after.createdAt)}, ${bind(after.id)})`);
-  const from = byClient ? "order_index" : "order_index INDEXED BY order_index_created";
-  const sql =
-    `SELECT ${COLUMNS} FROM ${from}` +
-    (where.length > 0 ? ` WHERE ${where.join(" AND ")}` : "") +
-    ` ORDER BY created_at DESC, id DESC LIMIT ${bind(limit)}`;
-  return { sql, params };
-}
-
 /** The filters of one client's list of its own orders. */
 export type ClientIndexFilter = Omit<IndexFilter, "clientId" | "sku">;
-
-/**
- * Up to `limit` of one client's orders after `after`, newest first (createdAt, then id), read as a range of
- * the table's key: a page costs the rows it reads, however many orders other clients have, and orders
- * added meanwhile do not shift the pages after `after`. For a client's own list of its orders.
- */
-export async function listClientIndex(
-  db: D1Database | D1DatabaseSession,
-  clientId: string,
-  filter: ClientIndexFilter,
-  after: IndexCursor | null,
-  limit: number,
-): Promise<IndexRow[]> {
-  return listIndex(db, { ...filter, clientId }, after, limit);
-}
-
-/** Up to `limit` rows after `after`, newest first. */
-export async function listIndex(
-  db: D1Database | D1DatabaseSession,
-  filter: IndexFilter,
-  after: IndexCursor | null,
-  limit: number,
-): Promise<IndexRow[]> {
-  const { sql, params } = listQuery(filter, after, limit);
-  const { results } = await db
-    .prepare(sql)
-    .bind(...params)
-    .all<StoredRow>();
-  return results.map(rowOf);
-}
-
-/** Every row that matches, `batch` rows at a time, newest first: an export walks them all. */
-export async function* walkIndex(
-  db: D1Database | D1DatabaseSession,
-  filter: IndexFilter,
-  batch = 500,
-): AsyncGenerator<IndexRow[]> {
-  let after: IndexCursor | null = null;
-  for (;;) {
-    const rows = await listIndex(db, filter, after, batch);
-    if (rows.length > 0) yield rows;
-    if (rows.length < batch) return;
-    const last = rows[rows.length - 1]!;
-    after = { createdAt: last.createdAt, id: last.id };
-  }
-}
-
-/**
- * The client's indexed orders among `references`, by reference: read from the client's range of the key
- * (no index by reference: a row would pay for one on every write).
- */
-export async function indexRowsByReference(
-  db: D1Database | D1DatabaseSession,
-  clientId: string,
-  references: readonly string[],
-): Promise<Map<string, IndexRow>> {
-  const found = new Map<string, IndexRow>();
-  const unique = [...new Set(references)];
-  // D1 binds at most 100 parameters per statement.
-  for (let start = 0; start < unique.length; start += 90) {
-    const chunk = unique.slice(start, start + 90);
-    const marks = chunk.map((_, at) => `?${at + 2}`).join(", ");
-    const { results } = await db
-      .prepare(`SELECT ${COLUMNS} FROM order_index WHERE client_id = ?1 AND reference IN (${marks})`)
-      .bind(clientId, ...chunk)
-      .all<StoredRow>();
-    for (const stored of results) found.set(stored.reference, rowOf(stored));
-  }
-  return found;
-}
-
-/** Where the reconciliation's walk of the index by creation stands: after this order. */
-export interface CreatedCursor {
-  createdAt: number;
-  id: string;
-}
-
-/**
- * Up to `limit` rows of orders created after `after` and by `to` (unix ms, inclusive), oldest first, through
- * the time index the searches use: the reconciliation's feed of orders. It needs no index of its own (each
- * entry is a billed row on every write): an order still open when read is kept among the reconciliation's
- * deferred orders until it ends, instead of being found again by its change time.
- */
-export async function indexRowsCreatedAfter(
-  db: D1Database | D1DatabaseSession,
-  after: CreatedCursor,
-  to: number,
-  limit: number,
-): Promise<IndexRow[]> {
-  const { results } = await db
-    .prepare(
-      `SELECT ${COLUMNS} FROM order_index INDEXED BY order_index_created
-        WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3 ORDER BY created_at, id LIMIT ?4`,
-    )
-    .bind(after.createdAt, after.id, to, limit)
-    .all<StoredRow>();
-  return results.map(rowOf);
-}
-
-/**
- * How many orders were created after `after` and by `to` (what a run beyond its budget leaves to the next),
- * and how many of them by `overdueBy` (those waiting past the bound).
- */
-export async function indexRowsCreatedCount(
-  db: D1Database | D1DatabaseSession,
-  after: CreatedCursor,
-  to: number,
-  overdueBy: number,
-): Promise<{ left: number; overdue: number }> {
-  const row = await db
-    .prepare(
-      `SELECT COUNT(*) AS n, COUNT(*) FILTER (WHERE created_at <= ?4) AS overdue
-         FROM order_index INDEXED BY order_index_created WHERE (created_at, id) > (?1, ?2) AND created_at <= ?3`,
-    )
-    .bind(after.createdAt, after.id, to, overdueBy)
-    .first<{ n: number; overdue: number }>();
-  return { left: row?.n ?? 0, overdue: row?.overdue ?? 0 };
-}
 
 // ---- the backfill of the client's books (order-index-backfill.ts)
 
@@ -482,6 +280,7 @@ export async function backfillState(db: D1Database): Promise<BackfillState | nul
 
 /** Up to `limit` keys of the index after `after`, in key order: a range of the table's primary key. */
 export async function indexKeysAfter(db: D1Database, after: IndexKey, limit: number): Promise<IndexKey[]> {
+  if (!(await hasOrderIndex(db))) return [];
   const { results } = await db
     .prepare(
       `SELECT client_id, created_at, id FROM order_index WHERE (client_id, created_at, id) > (?1, ?2, ?3)
@@ -490,6 +289,22 @@ export async function indexKeysAfter(db: D1Database, after: IndexKey, limit: num
     .bind(after.clientId, after.createdAt, after.id, limit)
     .all<{ client_id: string; created_at: number; id: string }>();
   return results.map((row) => ({ clientId: row.client_id, createdAt: row.created_at, id: row.id }));
+}
+
+/** Whether `order_index` is still there (the backfill's last step drops it). */
+async function hasOrderIndex(db: D1Database): Promise<boolean> {
+  const found = await db
+    .prepare(`SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'order_index'`)
+    .first<{ found: number }>();
+  return found !== null;
+}
+
+/**
+ * Drops the order index once the backfill has moved every row into the books: nothing reads or writes it
+ * after that. Its indexes go with it (and any trigger left on it). A repeat drops nothing.
+ */
+export async function dropOrderIndex(db: D1Database): Promise<void> {
+  await db.prepare(`DROP TABLE IF EXISTS order_index`).run();
 }
 
 /** Moves the backfill's cursor past what a step asked (and marks it finished when it found nothing more). */

@@ -1,8 +1,7 @@
-/** Operator API: the order search and its CSV export over the order index (read only). */
+/** Operator API: the order search and its CSV export over the client's books (read only). */
 import { fail } from "../kernel/failures";
 import { route, type Route } from "../http/route";
-import { pageOf, rowsToFetch } from "../kernel/paging";
-import { cursorText, listIndex, parseCursor, type IndexFilter } from "./order-index-store";
+import { cursorText, parseCursor, type IndexFilter } from "./order-index-store";
 import { OrderExportQuery, OrderSearchData, OrderSearchQuery } from "./order-search-admin-schemas";
 import { orderSearchExamples } from "./order-search-examples";
 import {
@@ -11,7 +10,9 @@ import {
   orderCsvStream,
   orderSummaryOf,
   ORDER_CSV_COLUMNS,
+  searchOrders,
   SEARCH_PAGE_SIZE,
+  TooManyShards,
 } from "./order-search";
 
 /** The index filter of a search or export query; a reference prefix without its client is a 400. */
@@ -36,7 +37,12 @@ function filterOf(query: {
 }
 
 const INDEX_NOTE =
-  "The order index holds every order in every state, `created` and expired ones included: each order writes its own row within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's orders alone, through the index's key.";
+  "The books hold every order in every state, `created` and expired ones included: each order writes its own row to its client's books within a few seconds of each change (under 10 s), after the client has its answer. A client filter reads that client's books alone, day by day; a page that had to open many days may hold fewer than `limit` orders with a `next`. Without a client a page reads every client's books of the newest days, at most 256 shards (a client's day, or a part of a busy one): a day with more is refused with a 400 asking for `clientId` (the export across clients is a background job of its own).";
+
+/** The 400's words for a day too wide to search across clients. */
+function tooWide(error: TooManyShards): string {
+  return `the orders of ${new Date(error.day * 86_400_000).toISOString().slice(0, 10)} are in more shards than one page reads across clients: give clientId (or export across clients as a background job)`;
+}
 
 /** This file's routes, each with its description in GET /openapi.json. */
 export const orderSearchRoutes: Route[] = [
@@ -57,7 +63,7 @@ export const orderSearchRoutes: Route[] = [
       messages: ["Orders"],
       checks: [
         {
-          when: "The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote",
+          when: "The query: each filter's form, `limit` 1..100, a reference prefix only with `clientId`, `after` a cursor this search wrote; without `clientId`, a day with the books of more than 256 shards",
           codes: ["invalid_parameters"],
         },
       ],
@@ -70,9 +76,14 @@ export const orderSearchRoutes: Route[] = [
           issues: [{ path: "after", message: "not a cursor of this search: pass the `next` of the previous page" }],
         });
       const limit = query.limit ?? SEARCH_PAGE_SIZE;
-      const rows = await listIndex(env.DB, filter, after, rowsToFetch(limit));
-      const page = pageOf(rows, limit, (row) => cursorText(row));
-      return ok("Orders", { orders: page.items.map(orderSummaryOf), next: page.next });
+      const page = await searchOrders(env, filter, after, limit).catch((error: unknown) => {
+        if (!(error instanceof TooManyShards)) throw error;
+        return fail("invalid_parameters", { issues: [{ path: "clientId", message: tooWide(error) }] });
+      });
+      return ok("Orders", {
+        orders: page.rows.map(orderSummaryOf),
+        next: page.next === null ? null : cursorText(page.next),
+      });
     },
   ),
   route(
@@ -107,6 +118,6 @@ export const orderSearchRoutes: Route[] = [
       ],
     },
     async ({ query, env }) =>
-      new Response(orderCsvStream(env.DB, filterOf(query)), { headers: csvDownloadHeaders("orders.csv") }),
+      new Response(orderCsvStream(env, filterOf(query)), { headers: csvDownloadHeaders("orders.csv") }),
   ),
 ];

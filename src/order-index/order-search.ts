@@ -1,22 +1,88 @@
 /**
- * The operator's order search and its CSV export over the order index (order-index-store.ts): what
+ * The operator's order search and its CSV export over the client's books (src/books/, read across the
+ * client's days and their parts, or across clients in bounded steps: books-reader.ts): what
  * GET /admin/orders/search, GET /admin/orders/export and the console's Orders page share, so that the list,
  * the API's CSV and the console's CSV show the same orders with the same values.
  */
+import { booksAcrossClients, clientBooks, type BooksEnv } from "../books/books-reader";
+import type { BookRow } from "../books/row-rules";
 import { csvLine } from "../kernel/csv-export";
 import { logFailure } from "../kernel/log";
 import { toAmountNumber } from "../pricing/money";
 import type { OrderSummary } from "./order-search-admin-schemas";
-import { walkIndex, type IndexFilter, type IndexRow } from "./order-index-store";
+import type { IndexCursor, IndexFilter } from "./order-index-store";
+
+export { TooManyShards } from "../books/books-reader";
+
+/** What the search lists of an order's row in the books. */
+export type SearchedRow = Pick<
+  BookRow,
+  | "id"
+  | "clientId"
+  | "reference"
+  | "state"
+  | "wallet"
+  | "total"
+  | "charged"
+  | "refunded"
+  | "skus"
+  | "createdAt"
+  | "modifiedAt"
+  | "expiresAt"
+>;
+
+/**
+ * Up to `limit` orders the filter selects after `after`, newest first (createdAt, then id), and the cursor
+ * of the next page (null: none): one client's books, or every client's in bounded steps. A page that had to
+ * open many days (or, across clients, many shards) may hold fewer than `limit` with a `next`; across
+ * clients, a day of more shards than a page opens throws TooManyShards.
+ */
+export async function searchOrders(
+  env: BooksEnv,
+  filter: IndexFilter,
+  after: IndexCursor | null,
+  limit: number,
+): Promise<{ rows: SearchedRow[]; next: IndexCursor | null }> {
+  const { clientId, ...books } = filter;
+  return clientId === undefined
+    ? booksAcrossClients(env, books, after, limit)
+    : clientBooks(env, clientId, books, after, limit);
+}
+
+/**
+ * The Worker's bindings for `source`: a D1 database alone reaches the books through the Worker's own
+ * `BOOKS` binding, imported when first needed (never at start-up: scripts/check-startup.mjs).
+ */
+async function booksEnvOf(source: BooksEnv | D1Database): Promise<BooksEnv> {
+  if (!("prepare" in source)) return source;
+  const { env } = (await import("cloudflare:workers")) as unknown as { env: Env };
+  return { DB: source, BOOKS: env.BOOKS };
+}
+
+/** Every order the filter selects, newest first, `batch` at a time: an export walks them all. */
+async function* walkOrders(
+  source: BooksEnv | D1Database,
+  filter: IndexFilter,
+  batch: number,
+): AsyncGenerator<SearchedRow[]> {
+  const env = await booksEnvOf(source);
+  let after: IndexCursor | null = null;
+  for (;;) {
+    const page = await searchOrders(env, filter, after, batch);
+    if (page.rows.length > 0) yield page.rows;
+    if (page.next === null) return;
+    after = page.next;
+  }
+}
 
 /** The page size of a search when a request gives none. */
 export const SEARCH_PAGE_SIZE = 50;
 
-/** Rows read from D1 per statement of an export: a walk of the time index, `batch` rows at a time. */
+/** Rows an export reads per page of the books. */
 const EXPORT_BATCH = 500;
 
-/** An order as the search lists it: the index row, amounts as numbers at this edge (toAmountNumber). */
-export function orderSummaryOf(row: IndexRow): OrderSummary {
+/** An order as the search lists it: the books' row, amounts as numbers at this edge (toAmountNumber). */
+export function orderSummaryOf(row: SearchedRow): OrderSummary {
   return {
     id: row.id,
     clientId: row.clientId,
@@ -79,13 +145,22 @@ export function orderCsvLine(summary: OrderSummary): string {
 }
 
 /**
- * Every order the filter selects, newest first, as CSV: the header, then one line per order, read from D1
- * a batch at a time as the reader pulls, so that an export of any size holds one batch in memory. A D1
- * failure midway ends the stream with an error (the download breaks off rather than looking complete).
+ * Every order the filter selects, newest first, as CSV: the header, then one line per order, read from the
+ * books a page at a time as the reader pulls, so that an export of any size holds one page in memory. A
+ * failure midway (a shard or D1 that fails, a day too wide to read across clients) ends the stream with an
+ * error (the download breaks off rather than looking complete).
+ *
+ * `source` is the Worker's bindings; a D1 database alone (how the console's export, src/console/pages/
+ * orders-export.ts, calls it until it is rebuilt as a background job) reads the books through the
+ * Worker's own `BOOKS` binding with it.
  */
-export function orderCsvStream(db: D1Database, filter: IndexFilter, batch = EXPORT_BATCH): ReadableStream<Uint8Array> {
+export function orderCsvStream(
+  source: BooksEnv | D1Database,
+  filter: IndexFilter,
+  batch = EXPORT_BATCH,
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const batches = walkIndex(db, filter, batch);
+  const batches = walkOrders(source, filter, batch);
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {

@@ -7,4 +7,6 @@ export const ORDER_INDEX_SEAMS = {
   backfillAsk: "order-index.backfill-ask",
   /** backfill: the cursor moved past what a step asked. */
   backfillSave: "order-index.backfill-save",
+  /** backfill: its last step drops the order index, before it saves itself finished. */
+  backfillDrop: "order-index.backfill-drop",
 } as const;

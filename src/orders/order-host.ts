@@ -83,13 +83,6 @@ export function placedAt(order: OrderRecord, at: Placement): OrderRecord {
   return { ...rest, ...placementFields(at) };
 }
 
-/**
- * Writes the order's row to the order index (src/order-index/) at its index version; answers the D1 rows
- * written. The composition root (src/index.ts) hands it to the object: orders cannot import the index,
- * which sits below them, and the index's table stays written by its own folder alone.
- */
-export type OrderIndexWriter = (db: D1Database, order: OrderRecord, version: number) => Promise<number>;
-
 /** Due times to set (a time) or clear (null) with a write; kinds not named are left as they are. */
 export type TimerChanges = Partial<Record<TimerKind, number | null>>;
 
@@ -134,8 +127,6 @@ export interface OrderHost {
    */
   voidOrderAlong(order: WalletOf & Pick<OrderRecord, "id">, seam: OrderSeam, reason: string): Promise<void>;
   supplier(kind: SupplierKind): Supplier;
-  /** Writes `order`'s row to the order index at `version` (no fault seam of its own: the flow's io() has it). */
-  writeIndexRow(order: OrderRecord, version: number): Promise<number>;
   /** Writes `order`'s row to its client's books at `version`; answers the shard's rows written (the flow's io() has its seam). */
   writeBooks(order: OrderRecord, version: number): Promise<number>;
   /**
@@ -154,13 +145,7 @@ export interface HostShell {
 }
 
 /** The host of the order object over `store`; settings are read from `env` when a flow asks, as before. */
-export function objectHost(
-  ctx: DurableObjectState,
-  env: Env,
-  store: OrderStore,
-  shell: HostShell,
-  indexWriter: OrderIndexWriter,
-): OrderHost {
+export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore, shell: HostShell): OrderHost {
   const livemode = serviceMode(env) === "live";
   // Each wallet call through its seam, and each transfer a moved wallet answers with through walletMoveIn.
   const through =
@@ -207,7 +192,6 @@ export function objectHost(
     voidOrderAlong: (order, seam, reason) =>
       voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
     supplier: (kind) => supplierFor(kind, env),
-    writeIndexRow: (order, version) => indexWriter(env.DB, order, version),
     writeBooks: (order, version) => writeToBooks(env.BOOKS, bookWriteOf(order, version)),
     processSoon: (order) => shell.processSoon(order),
   };

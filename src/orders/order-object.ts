@@ -6,7 +6,7 @@ import { confirm, settle } from "./confirm-flow";
 import { create, type CreateAnswer, type CreateInput } from "./create-flow";
 import { expire, expireNow } from "./expiry-flow";
 import { indexOrder, writeOrderIndex } from "./index-flow";
-import { objectHost, type OrderHost, type OrderIndexWriter, type Result } from "./order-host";
+import { objectHost, type OrderHost, type Result } from "./order-host";
 import type { OrderRecord } from "./order-record";
 import { OrderStore } from "./order-store";
 import type { TimerKind } from "./order-timers";
@@ -16,7 +16,7 @@ import { processOrder } from "./processing-flow";
 import { ORDER_SEAMS } from "./seams";
 import { reportStuck } from "./stuck-report";
 
-export type { OrderIndexWriter, Result } from "./order-host";
+export type { Result } from "./order-host";
 
 /**
  * The flow each timer runs, and whether it runs exclusively. Expiry and settling exclude confirm for their
@@ -42,8 +42,7 @@ const TIMER_FLOWS: Record<
  * One order: the RPC surface of its Durable Object, its concurrency, its alarm and the dispatch of its
  * timers; each flow is a module of its own (create-flow.ts, confirm-flow.ts, processing-flow.ts,
  * expiry-flow.ts, outbox-flow.ts, stuck-report.ts) that sees the object through `OrderHost`
- * (order-host.ts), index-flow.ts writing its row to the order index through the writer the composition
- * root hands it (`indexWriter`). The single-threaded object serialises create, confirm and get; its storage
+ * (order-host.ts), index-flow.ts writing its row to its client's books. The single-threaded object serialises create, confirm and get; its storage
  * (order-store.ts) holds the order document, the due times behind its one alarm and the outbox of events
  * written in the same transaction as the state change they announce. Every I/O call between two writes
  * goes through a fault seam (seams.ts).
@@ -67,28 +66,22 @@ export class OrderObject extends DurableObject<Env> {
     this.alarmAt = undefined;
   };
 
-  constructor(ctx: DurableObjectState, env: Env, indexWriter: OrderIndexWriter) {
+  constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.store = new OrderStore(ctx.storage);
-    this.host = objectHost(
-      ctx,
-      env,
-      this.store,
-      {
-        reset: this.reset,
-        armAlarm: () => this.armAlarm(),
-        // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
-        // The alarm stored with the confirmation (at the safety net), or moved since by a write that
-        // succeeded, still stands and runs what is left.
-        processSoon: (order) =>
-          ctx.waitUntil(
-            this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) =>
-              logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId }),
-            ),
+    this.host = objectHost(ctx, env, this.store, {
+      reset: this.reset,
+      armAlarm: () => this.armAlarm(),
+      // Not an alarm: nothing retries a throw of this run (its final alarm write failed), so it is logged.
+      // The alarm stored with the confirmation (at the safety net), or moved since by a write that
+      // succeeded, still stands and runs what is left.
+      processSoon: (order) =>
+        ctx.waitUntil(
+          this.runSerially(() => this.runDueTimers("process")).catch((error: unknown) =>
+            logFailure(error, { step: "confirm.process", orderId: order.id, clientId: order.clientId }),
           ),
-      },
-      indexWriter,
-    );
+        ),
+    });
   }
 
   /**
@@ -150,14 +143,15 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /**
-   * Writes the order's row to the order index now, after any timer run under way (the repair pass asks
-   * the orders the index holds as open); answers the D1 rows written (0: the index had it already). An
-   * `index` timer still set stays, and its run writes nothing new.
+   * Writes the order's row to its client's books now, after any timer run under way (the repair pass asks
+   * the orders the books hold as open, the backfill those of the old order index); answers the shard's
+   * rows written (0: the books had it already). An `index` timer still set stays, and its run writes
+   * nothing new.
    */
   async writeIndex(): Promise<number> {
     let rowsWritten = 0;
     await this.runSerially(async () => {
-      rowsWritten = (await writeOrderIndex(this.host)).rowsWritten;
+      rowsWritten = (await writeOrderIndex(this.host)).booksRowsWritten;
     });
     return rowsWritten;
   }

@@ -37,8 +37,6 @@ export const ORDER_SEAMS = {
   queueSend: "order.queue-send",
   /** index: write the order's row to its client's books, its shard (after the answer, from the `index` timer). */
   booksWrite: "order.books-write",
-  /** index: write the order's row to the order index in D1 (after the answer, from the `index` timer). */
-  indexWrite: "order.index-write",
   /** timers: record or clear a failing timer in D1 for the operator. */
   timerReport: "order.timer-report",
 } as const;

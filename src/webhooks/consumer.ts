@@ -20,9 +20,8 @@ import { webhookSecretsStatement, type WebhookSecretRow } from "../clients/clien
 import type { OrderEvent, WebhookMessage } from "./events";
 import { checkWebhookUrl } from "./url-policy";
 import { componentLog } from "../kernel/log";
-import { recordDeliveries, type DeliveryRecord } from "./delivery-store";
 import { recordAnswers as recordBookAnswers } from "../books/books-writer";
-import type { OrderAnswer } from "../books/answer-rules";
+import type { DeliveryAnswer, OrderAnswer } from "../books/answer-rules";
 
 export type WebhookConsumerEnv = Pick<
   Env,
@@ -187,7 +186,7 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
     return;
   }
 
-  const [answers, booked]: [DeliveryRecord[], OrderAnswer[]] = [[], []];
+  const booked: OrderAnswer[] = [];
   await Promise.all(
     valid.map(async ({ raw, message }) => {
       const fields = { messageId: raw.id, eventId: message.event.id, type: message.event.type, attempt: raw.attempts };
@@ -199,8 +198,7 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
         error: result.ok ? null : result.error,
         answeredAt: Date.now(),
       };
-      const answer = (outcome: DeliveryRecord["outcome"]) => {
-        answers.push({ ...answered, outcome });
+      const answer = (outcome: DeliveryAnswer["outcome"]) => {
         if (message.orderCreatedAt !== undefined)
           booked.push({ ...answered, outcome, ...orderOf(message, message.orderCreatedAt) });
       };
@@ -227,7 +225,7 @@ export async function deliverWebhooks(batch: MessageBatch<unknown>, env: Webhook
       answer("retrying");
     }),
   );
-  await recordAnswers(env, answers, booked);
+  await recordAnswers(env, booked);
 }
 
 /** What an answer in the books is about: the order, its shard's client and day, and the state announced. */
@@ -238,19 +236,17 @@ function orderOf(message: WebhookMessage, orderCreatedAt: number) {
 
 /**
  * Records the batch's answers after every message has its ack or retry: the record is for the operator
- * and never changes a delivery. They go to the order's books (docs/books.md, "Webhook answers"), and to
- * D1 while the console's timeline still reads them there; a record that fails is logged.
+ * and never changes a delivery. They go to the order's row in its books (docs/books.md, "Webhook
+ * answers"), where the console's timeline reads them; a record that fails is logged.
  */
-async function recordAnswers(env: WebhookConsumerEnv, answers: DeliveryRecord[], booked: OrderAnswer[]): Promise<void> {
-  const records: [string, () => Promise<unknown>][] = [
-    ["D1", () => recordDeliveries(env.DB, answers)],
-    ["books", () => recordBookAnswers(env.BOOKS, booked)],
-  ];
-  for (const [where, record] of records) {
-    try {
-      await record();
-    } catch (error) {
-      log("error", "could not record webhook answers", { where, events: answers.length, error: describeError(error) });
-    }
+async function recordAnswers(env: WebhookConsumerEnv, booked: OrderAnswer[]): Promise<void> {
+  try {
+    await recordBookAnswers(env.BOOKS, booked);
+  } catch (error) {
+    log("error", "could not record webhook answers", {
+      where: "books",
+      events: booked.length,
+      error: describeError(error),
+    });
   }
 }

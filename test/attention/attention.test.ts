@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { addClient, seedDemo } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { admin, FIXED_PRODUCT, RANGE_PRODUCT, snapshot } from "../admin-helpers";
+import { bareIndexRow, writeBooksRow } from "../order-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -230,6 +231,41 @@ describe("the Needs attention list", () => {
     data = await attention();
     expect(data.deadLetters.deadLetters).toHaveLength(50);
     expect(data.deadLetters.more).toBe(true);
+  });
+
+  it("carries the orders that ended failed or partial this week, from the books' exceptions", async () => {
+    const failedLine = { sku: "DEMO-US-FAILING", supplier: "sandbox", quantity: 2, amount: "2.5", outcome: "failed" };
+    const partial = bareIndexRow({
+      clientId: "att-books",
+      state: "partial",
+      total: "7.5",
+      charged: "7.5",
+      refunded: "2.5",
+      lines: [
+        { sku: "DEMO-US-RANGE", supplier: "sandbox", quantity: 1, amount: "5", outcome: "delivered" },
+        failedLine,
+      ],
+    } as Parameters<typeof bareIndexRow>[0]);
+    const successful = bareIndexRow({ clientId: "att-books" });
+    await writeBooksRow(partial);
+    await writeBooksRow(successful);
+    const answer = await admin("GET", "/admin/attention");
+    await expectConforms("GET", "/admin/attention", answer);
+    const { failedOrders } = answer.body.data;
+    expect(failedOrders.more).toBe(false);
+    const mine = failedOrders.orders.filter((row: { clientId: string }) => row.clientId === "att-books");
+    expect(mine).toEqual([
+      {
+        clientId: "att-books",
+        orderId: partial.id,
+        createdAt: partial.createdAt,
+        state: "partial",
+        wallet: "USD",
+        reference: partial.reference,
+        lines: [{ sku: "DEMO-US-FAILING", supplier: "sandbox", quantity: 2, amount: 2.5 }],
+        foundAt: expect.any(Number),
+      },
+    ]);
   });
 
   it("is for operators only", async () => {

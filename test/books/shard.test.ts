@@ -277,6 +277,21 @@ describe("webhook answers", () => {
     expect(stored!.deliveries[late.eventId]).toMatchObject({ attempts: 1, answeredAt: late.answeredAt });
   });
 
+  it("still waiting for their row's write are shown with the row it has (the console's timeline)", async () => {
+    const clientId = uid("answers");
+    const open = bookWriteOf(orderOf(clientId, { state: "confirmed" }), 2);
+    await write(open);
+    const answer = answerTo(open, "successful");
+    expect(await recordAnswers(env.BOOKS, [answer])).toBe(0);
+    const shown = await shard(addressOf(open)).row(open.createdAt, open.id);
+    expect(shown!.deliveries[answer.eventId]).toMatchObject({ status: 200, outcome: "delivered" });
+    // Shown, not stored: the stored row has no answer yet (the row's next write brings it).
+    const stored = await runInDurableObject(shard(addressOf(open)), (_instance, state) =>
+      state.storage.sql.exec(`SELECT deliveries FROM orders WHERE id = ?1`, open.id).one(),
+    );
+    expect(JSON.parse(stored.deliveries as string)).toEqual({});
+  });
+
   it("that waited too long for their row are written by the shard's alarm", async () => {
     const clientId = uid("answers");
     const open = bookWriteOf(orderOf(clientId, { state: "confirmed" }), 2);

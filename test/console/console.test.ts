@@ -5,7 +5,7 @@
  * wallet form that posts once however often it is sent, and the audited reveal of a redeem code.
  */
 import { env } from "cloudflare:workers";
-import { recordDeliveries } from "../../src/webhooks/delivery-store";
+import { recordAnswers } from "../../src/books/books-writer";
 import { beforeAll, describe, expect, it } from "vitest";
 import htmxSource from "../../node_modules/htmx.org/dist/htmx.min.js?raw";
 import htmxPackage from "../../node_modules/htmx.org/package.json";
@@ -36,6 +36,7 @@ import {
   signIn,
   type Page,
 } from "./console-helpers";
+import { indexNow, storedOrder } from "../order-helpers";
 
 const EXPECTED_POLICY =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -411,8 +412,17 @@ describe("the order page's webhook deliveries", () => {
       .run();
     // The receiver's last answers as the queue consumer records them (answered a day ahead, so that the
     // test queue's own attempts at 127.0.0.1:9 replace neither).
-    await recordDeliveries(env.DB, [
+    await indexNow(orderId);
+    const record = await storedOrder(orderId);
+    const about = (state: "confirmed" | "successful") => ({
+      clientId: record.clientId,
+      orderId,
+      orderCreatedAt: record.createdAt,
+      state,
+    });
+    await recordAnswers(env.BOOKS, [
       {
+        ...about("confirmed"),
         eventId: events[0]!.eventId,
         attempts: 90,
         outcome: "dead_lettered",
@@ -421,6 +431,7 @@ describe("the order page's webhook deliveries", () => {
         answeredAt: Date.now() + 86_400_000,
       },
       {
+        ...about("successful"),
         eventId: events[1]!.eventId,
         attempts: 91,
         outcome: "delivered",

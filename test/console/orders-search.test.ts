@@ -9,7 +9,15 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
 import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";
-import { bareIndexRow, ended, freshClient, indexNow, storedOrder, writeIndexRow } from "../order-helpers";
+import {
+  bareIndexRow,
+  ended,
+  freshClient,
+  indexNow,
+  removeBooksRow,
+  storedOrder,
+  writeBooksRow,
+} from "../order-helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
 let client: { id: string; key: string };
@@ -39,7 +47,7 @@ beforeAll(async () => {
   openId = open.body.data.id as string;
   // As an order created a moment ago, whose row is not written yet: its `index` timer run, its row removed.
   expect(await runDurableObjectAlarm(orderStub(openId))).toBe(true);
-  await env.DB.prepare(`DELETE FROM order_index WHERE id = ?1`).bind(openId).run();
+  await removeBooksRow(await storedOrder(openId));
   viewer = await signedIn("viewer");
 }, 60_000);
 
@@ -170,17 +178,14 @@ describe("the Orders page's search", () => {
 
 describe("the Orders page's Next page link", () => {
   it("carries the filters and `after`, and the pages walk every order once", async () => {
-    // 55 rows of one client written straight into the index: the page reads only the index.
+    // 55 rows of one client written straight into its books: the page reads only the books.
     const clientId = "cs-many";
     const base = Date.now() - 3_600_000;
     const written: string[] = [];
     for (let index = 0; index < 55; index += 1) {
       const id = `ord_${index.toString(16).padStart(64, "0")}`;
       written.push(id);
-      await writeIndexRow(
-        env.DB,
-        bareIndexRow({ id, clientId, reference: `bulk-${index}`, createdAt: base + index * 1000 }),
-      );
+      await writeBooksRow(bareIndexRow({ id, clientId, reference: `bulk-${index}`, createdAt: base + index * 1000 }));
     }
     const seen: string[] = [];
     let next: string | null = `/console/orders?clientId=${clientId}&state=successful`;

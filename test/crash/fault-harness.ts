@@ -165,11 +165,8 @@ export async function inspect(orderId: string): Promise<{
     return { state: order?.state ?? null, order, timers, events: store.events(), ...indexOf(store, index) };
   });
   if (seen.order === null || !seen.timers.includes("index") || indexFailures > 0) return seen;
-  const [books, indexed] = await Promise.all([
-    bookedRow(env, seen.order),
-    env.DB.prepare(`SELECT version FROM order_index WHERE id = ?1`).bind(orderId).first<{ version: number }>(),
-  ]);
-  const done = books?.version === indexVersion && indexed?.version === indexVersion;
+  const books = await bookedRow(env, seen.order);
+  const done = books?.version === indexVersion;
   return done ? { ...seen, timers: seen.timers.filter((kind) => kind !== "index") } : seen;
 }
 

@@ -4,7 +4,8 @@
  * the order index and the webhooks handed to the queue.
  */
 import { env } from "cloudflare:workers";
-import { indexRowOf } from "../../src/order-index/order-index-store";
+import { bookedRow } from "../../src/books/books-reader";
+import { bookWriteOf } from "../../src/books/row-rules";
 import { Money } from "../../src/pricing/money";
 import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
@@ -182,24 +183,20 @@ export async function violations(outcome: Outcome): Promise<string[]> {
     if (order.state === "created") check(timers.includes("expire"), `${orderId}: created without its expiry timer`);
     if (order.state === "confirmed" || order.state === "processing")
       check(timers.includes("process"), `${orderId}: ${order.state} without its processing timer`);
-    // Index: an order whose `index` timer has run (every order at rest: it has no timer left) has its row,
-    // written by itself, with its state, amounts, lines and the version it is at.
+    // Books: an order whose `index` timer has run (every order at rest: it has no timer left) has its row
+    // in its client's books, written by itself, with its state, amounts, lines and the version it is at.
     if (!timers.includes("index")) {
-      const row = await env.DB.prepare(
-        `SELECT state, total, charged, refunded, lines, version FROM order_index WHERE id = ?1`,
-      )
-        .bind(orderId)
-        .first<{ state: string; total: string; charged: string; refunded: string; lines: string; version: number }>();
-      const want = indexRowOf(order, await indexVersionOf(orderId));
+      const row = await bookedRow(env, order);
+      const want = bookWriteOf(order, await indexVersionOf(orderId));
       check(
         row !== null &&
           row.state === want.state &&
           row.total === want.total &&
           row.charged === want.charged &&
           row.refunded === want.refunded &&
-          row.lines === JSON.stringify(want.lines) &&
+          JSON.stringify(row.lines) === JSON.stringify(want.lines) &&
           row.version === want.version,
-        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}, version ${want.version}) but indexed as ${JSON.stringify(row)}`,
+        `${orderId}: ${order.state} (charged ${want.charged}, refunded ${want.refunded}, version ${want.version}) but booked as ${JSON.stringify(row)}`,
       );
     }
     // Webhooks: one event per stored transition it announces, each handed to the queue.

@@ -10,7 +10,7 @@ import { DAY_MS, dayOf } from "../../src/figures/figures-rules";
 import { Money } from "../../src/pricing/money";
 import { admin } from "../admin-helpers";
 import { confirmOrder, createOrder, line, seedDemo, topUp } from "../helpers";
-import { ended, expectOk, freshClient, indexNow, ledgerOf, uid } from "../order-helpers";
+import { ended, expectOk, freshClient, indexNow, ledgerOf, publishBooks, uid } from "../order-helpers";
 
 interface CsvOrder {
   id: string;
@@ -68,6 +68,8 @@ beforeAll(async () => {
   await ordered(usd.key, "USD", [line("DEMO-US-RANGE", 6, 1), line("DEMO-US-FAILING", 2.5, 1)], "partial");
   await topUp(usd.id, "USD", "33.33");
   await ordered(eur.key, "EUR", [line("DEMO-EU-FIXED", 10, 1)], "successful");
+  // The charts read the books' published figures: each shard publishes within the hour of a change.
+  await publishBooks();
 });
 
 describe("the figures agree with the orders CSV", () => {

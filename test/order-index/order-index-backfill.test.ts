@@ -2,7 +2,7 @@
  * The backfill of the client's books (migration 0031): on a copy with history (orders over several clients
  * and days whose rows are in D1's order index and not in their books), bounded steps ask each order to
  * write its own row; a step cut off before it moved its cursor is repeated without a row written twice,
- * and the backfill resumes where it stood until it has finished.
+ * and the backfill resumes where it stood until it has finished; its last step drops the order index.
  */
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -14,10 +14,19 @@ import { bookWriteOf, hashedRow } from "../../src/books/row-rules";
 import { DAY_MS, dayOf } from "../../src/books/shard-rules";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { backfillStep, runBackfill } from "../../src/order-index/order-index-backfill";
+import { indexRowOf } from "../../src/order-index/order-index-store";
 import { ORDER_INDEX_SEAMS } from "../../src/order-index/seams";
 import { OrderStore } from "../../src/orders/order-store";
 import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";
-import { drainTimers, expectOk, freshClient, rewriteStoredOrder, storedOrder, uid } from "../order-helpers";
+import {
+  drainTimers,
+  expectOk,
+  freshClient,
+  rewriteStoredOrder,
+  storedOrder,
+  uid,
+  writeIndexRow,
+} from "../order-helpers";
 
 beforeAll(seedDemo);
 
@@ -32,7 +41,19 @@ async function historic(key: string, daysAgo: number): Promise<string> {
     });
   expectOk(await confirmOrder(created.id, key));
   await drainTimers(created.id);
+  // Its row in D1's order index, as orders wrote it before the books (they write none now).
+  const version = await runInDurableObject(orderStub(created.id), (_i, state) =>
+    new OrderStore(state.storage).indexVersion(),
+  );
+  await writeIndexRow(env.DB, indexRowOf(await storedOrder(created.id), version));
   return created.id as string;
+}
+
+async function orderIndexExists(): Promise<boolean> {
+  const found = await env.DB.prepare(
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'order_index'`,
+  ).first();
+  return found !== null;
 }
 
 async function backfillRow() {
@@ -72,7 +93,14 @@ describe("the backfill of the books from the order index", () => {
     await expect(backfillStep(env, 2)).rejects.toThrow(/injected fault/);
     clearFaults();
     expect(await backfillRow()).toEqual(first);
-    await runBackfill(env, 60_000, 2);
+    // Cut off after its last step dropped the order index, before it saved itself finished: the next step
+    // finds no table, nothing more, and finishes.
+    armFault(ORDER_INDEX_SEAMS.backfillDrop, { when: "after" });
+    await expect(runBackfill(env, 60_000, 2)).rejects.toThrow(/injected fault/);
+    clearFaults();
+    expect(await backfillRow()).toMatchObject({ finished_at: null });
+    expect(await orderIndexExists()).toBe(false);
+    expect(await backfillStep(env, 2)).toEqual({ asked: 0, more: false });
     const done = await backfillRow();
     expect(done).toMatchObject({ orders: indexed });
     expect(done!.finished_at).not.toBeNull();

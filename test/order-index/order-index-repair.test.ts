@@ -1,18 +1,26 @@
 /**
- * The order index's repair pass (POST /admin/orders/index/run): it asks the orders the index holds as open
- * to write their row again, resumes where a bounded run stopped, and with nothing open costs the same
- * however many wallets there are; only the operator role and above may run it.
+ * The repair pass (POST /admin/orders/index/run): it asks the orders the books hold as open (found through
+ * the directory's published figures of the last days) to write their row again, resumes where a bounded
+ * run stopped, and with nothing open costs the same however many wallets there are; only the operator role
+ * and above may run it.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { bookedRow } from "../../src/books/books-reader";
+import { shardOf } from "../../src/books/books-writer";
+import { dayOf } from "../../src/books/shard-rules";
 import { repairIndex } from "../../src/order-index/order-index-repair";
 import { admin } from "../admin-helpers";
 import { confirmOrder, createOrder, line, seedDemo } from "../helpers";
-import { ended, expectOk, freshClient, indexNow, indexRow, uid } from "../order-helpers";
+import { ended, expectOk, freshClient, indexNow, storedOrder, uid } from "../order-helpers";
 
 beforeAll(seedDemo);
 
-/** A successful order whose row reads as the ledger indexer of release 1.2 left it: processing, version 0. */
+/**
+ * A successful order whose row in its books reads as a lost write left it: processing, version 0, and its
+ * day's published figures counting it open.
+ */
 async function staleOpenRow(key: string): Promise<string> {
   const created = expectOk(
     await createOrder({ productList: [line("DEMO-US-RANGE", 5, 1)], wallet: "USD", reference: uid("rep") }, key),
@@ -20,10 +28,17 @@ async function staleOpenRow(key: string): Promise<string> {
   expectOk(await confirmOrder(created.id, key));
   await ended(created.id);
   await indexNow(created.id);
-  await env.DB.prepare(`UPDATE order_index SET state = 'processing', stage = 1, version = 0 WHERE id = ?1`)
-    .bind(created.id)
-    .run();
+  const order = await storedOrder(created.id);
+  const shard = shardOf(env.BOOKS, { clientId: order.clientId, day: dayOf(order.createdAt), part: 0 });
+  await runInDurableObject(shard, (_instance, state) => {
+    state.storage.sql.exec(`UPDATE orders SET state = 'processing', version = 0 WHERE id = ?1`, order.id);
+  });
+  await env.DB.prepare(`UPDATE books_days SET open = open + 1 WHERE client_id = ?1`).bind(order.clientId).run();
   return created.id;
+}
+
+async function bookedState(orderId: string): Promise<string | undefined> {
+  return (await bookedRow(env, await storedOrder(orderId)))?.state;
 }
 
 /** Runs the pass until it has read every open order (a run of another test's may have stopped midway). */
@@ -32,31 +47,31 @@ async function repairAll(): Promise<void> {
 }
 
 describe("the repair pass", () => {
-  it("has each order the index holds as open write its row again from its own record", async () => {
+  it("has each order the books hold as open write its row again from its own record", async () => {
     const { key } = await freshClient();
     const id = await staleOpenRow(key);
-    expect(await indexRow(id)).toMatchObject({ state: "processing", stage: 1 });
+    expect(await bookedState(id)).toBe("processing");
     await repairAll();
-    expect(await indexRow(id)).toMatchObject({ state: "successful", stage: 2 });
+    expect(await bookedState(id)).toBe("successful");
     // Nothing is left to write: a further run writes no row.
     expect(await repairIndex(env)).toMatchObject({ rowsWritten: 0, more: false });
   });
 
   it("stops at its bound, stores where, and the next run resumes there", async () => {
     const { key } = await freshClient();
-    const ids = [await staleOpenRow(key), await staleOpenRow(key), await staleOpenRow(key)].sort();
+    const ids = [await staleOpenRow(key), await staleOpenRow(key), await staleOpenRow(key)];
     await env.DB.prepare(`DELETE FROM order_index_repair`).run();
-    // Only these three are open (the others have ended), so a bound of 2 stops after the first two.
-    const open = (await env.DB.prepare(`SELECT id FROM order_index WHERE stage < 2 ORDER BY id`).all<{ id: string }>())
-      .results;
-    expect(open.map((row) => row.id)).toEqual(ids);
+    // Only these three are open (the others have been repaired), so a bound of 2 stops after two of them.
     const first = await repairIndex(env, 2);
     expect(first).toMatchObject({ orders: 2, more: true });
-    expect(await env.DB.prepare(`SELECT after_id FROM order_index_repair`).first()).toEqual({ after_id: ids[1] });
-    expect(await indexRow(ids[2]!)).toMatchObject({ stage: 1 });
+    expect(await env.DB.prepare(`SELECT after_id FROM order_index_repair`).first()).toEqual({
+      after_id: expect.stringContaining('"after":{"createdAt"'),
+    });
+    const states = await Promise.all(ids.map(bookedState));
+    expect(states.filter((state) => state === "processing")).toHaveLength(1);
     const second = await repairIndex(env, 2);
-    expect(second).toMatchObject({ orders: 1, more: false, open: 0 });
-    for (const id of ids) expect(await indexRow(id)).toMatchObject({ state: "successful", stage: 2 });
+    expect(second).toMatchObject({ orders: 1, more: false });
+    for (const id of ids) expect(await bookedState(id)).toBe("successful");
     expect(await env.DB.prepare(`SELECT after_id FROM order_index_repair`).first()).toBeNull();
   });
 
@@ -79,8 +94,10 @@ describe("the repair pass", () => {
       await env.DB.batch(statements.slice(start, start + 500));
     const withMore = await repairIndex(env);
     expect(withMore).toEqual(idle);
-    // What it read: its stored cursor (none) and the empty partial index of open orders, no wallet.
-    expect(idle.rowsRead).toBeLessThanOrEqual(2);
+    // What it read: its stored cursor (none) and the directory's rows of the window (each through its day
+    // index entry), no wallet.
+    const directory = await env.DB.prepare(`SELECT COUNT(*) AS n FROM books_days`).first<{ n: number }>();
+    expect(idle.rowsRead).toBeLessThanOrEqual(1 + 2 * directory!.n);
   });
 
   it("is the operator's: a viewer is refused, an operator runs it", async () => {

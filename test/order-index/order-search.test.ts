@@ -382,8 +382,8 @@ describe("GET /admin/orders/export", () => {
   });
 
   it("streams the walk a batch at a time: small batches write the same CSV as one", async () => {
-    const whole = await new Response(orderCsvStream(env.DB, {})).text();
-    const batched = await new Response(orderCsvStream(env.DB, {}, 2)).text();
+    const whole = await new Response(orderCsvStream(env, {})).text();
+    const batched = await new Response(orderCsvStream(env, {}, 2)).text();
     expect(batched).toBe(whole);
     expect(parseCsv(whole)).toHaveLength(1 + expected({}).length);
   });

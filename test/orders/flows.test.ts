@@ -126,9 +126,6 @@ function fakeHost(
       seen.calls.push(seam);
       return call();
     },
-    writeIndexRow: async () => {
-      throw new Error("the order index was not expected");
-    },
     writeBooks: async () => {
       throw new Error("the books were not expected");
     },

@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { bookedRow } from "../../src/books/books-reader";
-import { writeToBooks } from "../../src/books/books-writer";
+import { recordAnswers, writeToBooks } from "../../src/books/books-writer";
 import { bookWriteOf } from "../../src/books/row-rules";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
-import { deliveriesOfEvents, recordDeliveries } from "../../src/webhooks/delivery-store";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
 import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
@@ -289,11 +288,38 @@ describe("webhook consumer", () => {
 });
 
 describe("the receiver's last answer, for the operator's order timeline", () => {
-  const answerOf = async (eventId: string) => (await deliveriesOfEvents(env.DB, [eventId])).get(eventId);
+  /** A successful order's row in its client's books, and a message of its event for its shard. */
+  async function bookedMessage() {
+    const createdAt = Date.now();
+    const write = bookWriteOf(
+      {
+        id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
+        clientId: "acme",
+        reference: `ref-${crypto.randomUUID()}`,
+        state: "successful",
+        wallet: "USD",
+        charge: "5",
+        createdAt,
+        modifiedAt: createdAt,
+        expiresAt: createdAt + 600_000,
+        lines: [],
+      },
+      3,
+    );
+    await writeToBooks(env.BOOKS, write);
+    const message = {
+      ...webhookMessage("acme", {
+        event: { data: { orderId: write.id, state: "successful", reference: write.reference } },
+      }),
+      orderCreatedAt: createdAt,
+    };
+    const answerOf = async (eventId: string) => (await bookedRow(env, write))?.deliveries[eventId];
+    return { write, message, answerOf };
+  }
 
   it("records each attempt's answer, a later answer replacing an earlier one and never the reverse", async () => {
+    const { write, message, answerOf } = await bookedMessage();
     listen({ failFirst: 1, failWith: 503 });
-    const message = webhookMessage("acme");
     await deliver([{ id: "r", attempts: 1, body: message }]);
     expect(await answerOf(message.event.id)).toMatchObject({
       attempts: 1,
@@ -305,8 +331,18 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
     const delivered = await answerOf(message.event.id);
     expect(delivered).toMatchObject({ attempts: 2, outcome: "delivered", status: 204, error: null });
     // An answer given before it, recorded late, changes nothing.
-    await recordDeliveries(env.DB, [
-      { ...delivered!, attempts: 3, outcome: "retrying", status: 500, answeredAt: delivered!.answeredAt - 1 },
+    await recordAnswers(env.BOOKS, [
+      {
+        ...delivered!,
+        attempts: 3,
+        outcome: "retrying",
+        status: 500,
+        answeredAt: delivered!.answeredAt - 1,
+        clientId: "acme",
+        orderId: write.id,
+        orderCreatedAt: write.createdAt,
+        state: "successful",
+      },
     ]);
     expect(await answerOf(message.event.id)).toEqual(delivered);
     // A replayed dead letter starts at attempt 1 again: its later answer is the event's last.
@@ -316,15 +352,23 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
   });
 
   it("records a timeout without a status, and a dead letter as given up", async () => {
+    const { message, answerOf } = await bookedMessage();
     listen({ failFirst: 100, failWith: "timeout" });
-    const timedOut = webhookMessage("acme");
-    await deliver([{ id: "t", attempts: 8, body: timedOut }]);
-    expect(await answerOf(timedOut.event.id)).toMatchObject({
+    await deliver([{ id: "t", attempts: 8, body: message }]);
+    expect(await answerOf(message.event.id)).toMatchObject({
       attempts: 8,
       outcome: "dead_lettered",
       status: null,
       error: "timeout after 10 s",
     });
+  });
+
+  it("writes no D1 row for an answer: D1's tables are as they were", async () => {
+    const { message } = await bookedMessage();
+    const tables = await d1RowCounts();
+    listen();
+    await deliver([{ id: "d", body: message }]);
+    expect(await d1RowCounts()).toEqual(tables);
   });
 
   it("keeps each answer in the order's row in its client's books, the last one winning", async () => {
@@ -365,17 +409,30 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
   });
 
   it("changes no delivery when the record cannot be written", async () => {
+    const { message, answerOf } = await bookedMessage();
     listen();
-    const message = webhookMessage("acme");
-    const failingDb = new Proxy(env.DB, {
+    const failingBooks = new Proxy(env.BOOKS, {
       get: (target, name) =>
-        name === "batch"
-          ? () => Promise.reject(new Error("D1 unavailable"))
+        name === "get"
+          ? () => {
+              throw new Error("books unavailable");
+            }
           : (Reflect.get(target, name) as (...args: unknown[]) => unknown).bind(target),
     });
-    const result = await deliver([{ id: "k", body: message }], { DB: failingDb });
+    const result = await deliver([{ id: "k", body: message }], { BOOKS: failingBooks });
     expect(result.explicitAcks).toEqual(["k"]);
     expect(await answerOf(message.event.id)).toBeUndefined();
     expect(logs.some((line) => line.includes("could not record webhook answers"))).toBe(true);
   });
 });
+
+/** Every D1 table's row count, by table. */
+async function d1RowCounts(): Promise<Record<string, number>> {
+  const { results } = await env.DB.prepare(
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' ORDER BY name`,
+  ).all<{ name: string }>();
+  const counts: Record<string, number> = {};
+  for (const { name } of results)
+    counts[name] = (await env.DB.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).first<{ n: number }>())!.n;
+  return counts;
+}

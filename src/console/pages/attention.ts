@@ -88,6 +88,20 @@ async function page(ctx: PageContext, form: ThresholdForm = {}) {
           )}</tbody></table>
           ${data.stuckOrders.more ? html`<p><a href="/console/orders">Every stuck order</a></p>` : ""}`;
 
+  const failed =
+    data.failedOrders.orders.length === 0
+      ? nothing("orders that ended failed or partial this week")
+      : html`<table>
+          <caption class="hint">Orders that ended failed or partial in the last 7 days: their failed lines were refunded to the wallet.</caption>
+          <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Reference</th><th scope="col">State</th><th scope="col">Failed lines</th><th scope="col">Ended</th></tr></thead>
+          <tbody>${data.failedOrders.orders.map(
+            (row) => html`<tr>
+              <td><a href="${orderPage(row.orderId)}" class="mono">${row.orderId.slice(0, 16)}…</a></td>
+              <td>${row.clientId}</td><td>${row.reference}</td><td>${row.state}</td>
+              <td>${row.lines.map((line, index) => html`${index > 0 ? ", " : ""}${line.quantity} × ${line.sku} (${line.supplier})`)}</td>
+              <td>${when(row.foundAt)}</td></tr>`,
+          )}</tbody></table>`;
+
   const letters =
     data.deadLetters.deadLetters.length === 0
       ? nothing("dead letters waiting")
@@ -133,6 +147,7 @@ async function page(ctx: PageContext, form: ThresholdForm = {}) {
   const body = html`
     ${done === "threshold" ? notice("good", "Threshold saved.") : ""}
     <section aria-labelledby="stuck-heading"><h2 id="stuck-heading">Stuck orders (${data.stuckOrders.orders.length}${data.stuckOrders.more ? "+" : ""})</h2>${stuck}</section>
+    <section aria-labelledby="failed-heading"><h2 id="failed-heading">Failed and partial orders (${data.failedOrders.orders.length}${data.failedOrders.more ? "+" : ""})</h2>${failed}</section>
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
     <section aria-labelledby="stock-heading"><h2 id="stock-heading">Low stock (${data.lowStock.length})</h2>${stock}</section>
     <section aria-labelledby="wallets-heading"><h2 id="wallets-heading">Low balances (${data.lowBalance.length})</h2>${wallets}${thresholdForm(ctx, form)}</section>

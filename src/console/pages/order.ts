@@ -7,6 +7,8 @@
  * answers the page with that one code shown, never in a URL.
  */
 import { audit } from "../../audit/audit-store";
+import type { DeliveryAnswer } from "../../books/answer-rules";
+import { bookedRow } from "../../books/books-reader";
 import { objectIdOf } from "../../orders/order-id";
 import { orderRecordById } from "../../orders/order-lookup";
 import type { OrderRecord } from "../../orders/order-record";
@@ -16,7 +18,6 @@ import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
 import { chargeKey, refundKey, voidKey } from "../../wallets/ledger-keys";
 import { deadLettersOfEvents, type DeadLetter } from "../../webhooks/dead-letter-store";
-import { deliveriesOfEvents, type DeliveryRecord } from "../../webhooks/delivery-store";
 import { placedWallet } from "../../wallets/wallet-registry-store";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
@@ -67,7 +68,7 @@ function codes(record: OrderRecord, mayReveal: boolean, revealed: Revealed | nul
 }
 
 /** The receiver's last answer to an event, in words. */
-function lastAnswer(answer: DeliveryRecord): Html {
+function lastAnswer(answer: DeliveryAnswer): Html {
   const said = answer.status === null ? (answer.error ?? "no answer") : `HTTP ${answer.status}`;
   const what = {
     delivered: "delivered",
@@ -80,13 +81,14 @@ function lastAnswer(answer: DeliveryRecord): Html {
 }
 
 /**
- * Each event's delivery: handed to the queue or not, the receiver's last answer (webhook-deliveries), and
+ * Each event's delivery: handed to the queue or not, the receiver's last answer (kept in the order's row
+ * in its client's books, src/books/answer-flow.ts), and
  * its dead letters with their replays.
  */
 function webhookDeliveries(
   record: OrderRecord,
   events: { eventId: string; state: string; at: number; sent: boolean }[],
-  answers: Map<string, DeliveryRecord>,
+  answers: Map<string, DeliveryAnswer>,
   deadLetters: DeadLetter[],
 ): Html {
   if (record.webhookUrl === null) return html`<p>The order has no webhook URL: no events are sent.</p>`;
@@ -111,6 +113,12 @@ function webhookDeliveries(
     <tbody>${rows}</tbody></table>`;
 }
 
+/** The receivers' last answers to the order's events, by event id: from its row in its client's books. */
+async function answersOf(env: Env, record: OrderRecord, events: unknown[]): Promise<Map<string, DeliveryAnswer>> {
+  const booked = events.length === 0 ? null : await bookedRow(env, record);
+  return new Map(Object.entries(booked?.deliveries ?? {}));
+}
+
 async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html | null> {
   const { env, operator, params } = ctx;
   const record = await orderRecordById(env.ORDERS, params.orderId!);
@@ -124,7 +132,7 @@ async function draw(ctx: PageContext, revealed: Revealed | null): Promise<Html |
   const eventIds = events.map((event) => event.eventId);
   const [deadLetters, answers] = await Promise.all([
     deadLettersOfEvents(env.DB, eventIds),
-    deliveriesOfEvents(env.DB, eventIds),
+    answersOf(env, record, events),
   ]);
   // What happened, in time order: created, the ledger's movements, each announced state, the state now.
   const moments: { at: number; item: Html }[] = [

@@ -1,28 +1,26 @@
 /**
- * GET /console/orders: the order search over the order index (client, state, SKU, created from/to,
+ * GET /console/orders: the order search over the client's books (client, state, SKU, created from/to,
  * a client's reference prefix), newest first, a page at a time, each order linking to its page, with the
- * same filters as a CSV download (orders-export.ts); an order by its id; and the stuck list.
+ * same filters as a CSV download (orders-export.ts); an order by its id; and the stuck list. It reads
+ * what GET /admin/orders/search reads (src/order-index/order-search.ts): one client's books, or every
+ * client's in bounded steps (a day of more shards than a page opens asks for the client).
  *
- * The index holds every order in every state, each written by the order itself within seconds of each
- * change; the page says how current it is (its newest order and how many it holds as open). An order
+ * The books hold every order in every state, each written by the order itself within seconds of each
+ * change; the page says how current they are (their newest order, and the open orders as the shards last
+ * published their figures, within the hour). An order
  * whose row is not written yet (created a moment ago) may be missing, so when a client and a reference are
  * given and no listed order has exactly that reference, the order object named by them is asked as well
  * (the exact lookup the operator API has) and shown above the results.
  */
+import { openOrdersSince } from "../../books/directory-store";
+import { DAY_MS as BOOKS_DAY_MS, dayOf } from "../../books/shard-rules";
 import { DEFAULT_PAGE_SIZE, pageOf, rowsToFetch } from "../../kernel/paging";
 import { ClientIdParam, Sku } from "../../kernel/primitives";
 import { IndexedState } from "../../order-index/order-search-admin-schemas";
 import { objectIdOf, orderObjectName } from "../../orders/order-id";
-import {
-  cursorText,
-  indexFreshness,
-  listIndex,
-  parseCursor,
-  type IndexCursor,
-  type IndexFilter,
-} from "../../order-index/order-index-store";
+import { cursorText, parseCursor, type IndexCursor, type IndexFilter } from "../../order-index/order-index-store";
 import type { OrderRecord } from "../../orders/order-record";
-import { filterProblem, SEARCH_PAGE_SIZE } from "../../order-index/order-search";
+import { filterProblem, searchOrders, SEARCH_PAGE_SIZE, TooManyShards } from "../../order-index/order-search";
 import { listTimerFailures } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
 import { notice, refusedByRole } from "./parts";
@@ -160,6 +158,32 @@ function resultsTable(caption: string, rows: ResultRow[]): Html {
     )}</tbody></table>`;
 }
 
+/**
+ * An order created a moment ago may not have written its row yet: with a client and a reference and no
+ * listed order of exactly that reference, the object they name is asked and shown above the results.
+ */
+async function exactReference(env: Env, filter: IndexFilter, listed: string[]): Promise<Html | ""> {
+  if (filter.clientId === undefined || filter.reference === undefined || listed.includes(filter.reference)) return "";
+  const exact = await orderOfReference(env, filter.clientId, filter.reference);
+  if (exact === null) return "";
+  return html`<section aria-labelledby="exact-title"><h3 id="exact-title">Found by its exact reference</h3>
+    <p>This order is not in the index yet (its row is written within seconds of its create).</p>
+    ${resultsTable("The order with exactly this reference", [
+      {
+        id: exact.id,
+        clientId: exact.clientId,
+        reference: exact.reference,
+        state: exact.state,
+        wallet: exact.wallet,
+        total: exact.charge,
+        charged: null,
+        refunded: null,
+        skus: [...new Set(exact.lines.map((line) => line.sku))],
+        createdAt: exact.createdAt,
+      },
+    ])}</section>`;
+}
+
 export async function get({ env, operator, url }: PageContext) {
   // An order by its id: its page, as before.
   const orderId = (url.searchParams.get("orderId") ?? "").trim().slice(0, 200);
@@ -180,38 +204,27 @@ export async function get({ env, operator, url }: PageContext) {
   if (idProblem !== null) problems.push(idProblem);
 
   let results: Html = html``;
-  if (searched(fields) && problems.length === 0) {
-    const rows = await listIndex(env.DB, filter, after, rowsToFetch(SEARCH_PAGE_SIZE));
-    const page = pageOf(rows, SEARCH_PAGE_SIZE, (row) => cursorText(row));
-    // An order created a moment ago may not have written its row yet: ask the object its client and reference name.
-    let exact: OrderRecord | null = null;
-    if (
-      after === null &&
-      filter.clientId !== undefined &&
-      filter.reference !== undefined &&
-      !page.items.some((row) => row.reference === filter.reference)
-    ) {
-      exact = await orderOfReference(env, filter.clientId, filter.reference);
-    }
+  const searchedPage =
+    searched(fields) && problems.length === 0
+      ? await searchOrders(env, filter, after, SEARCH_PAGE_SIZE).catch((error: unknown) => {
+          if (!(error instanceof TooManyShards)) throw error;
+          problems.push({
+            field: "clientId",
+            text: "Too many clients have orders on one of these days: give the client id.",
+          });
+          return null;
+        })
+      : null;
+  if (searchedPage !== null) {
+    const page = { items: searchedPage.rows, next: searchedPage.next === null ? null : cursorText(searchedPage.next) };
     const exactBlock =
-      exact === null
-        ? ""
-        : html`<section aria-labelledby="exact-title"><h3 id="exact-title">Found by its exact reference</h3>
-            <p>This order is not in the index yet (its row is written within seconds of its create).</p>
-            ${resultsTable("The order with exactly this reference", [
-              {
-                id: exact.id,
-                clientId: exact.clientId,
-                reference: exact.reference,
-                state: exact.state,
-                wallet: exact.wallet,
-                total: exact.charge,
-                charged: null,
-                refunded: null,
-                skus: [...new Set(exact.lines.map((line) => line.sku))],
-                createdAt: exact.createdAt,
-              },
-            ])}</section>`;
+      after === null
+        ? await exactReference(
+            env,
+            filter,
+            page.items.map((row) => row.reference),
+          )
+        : "";
     const listed: ResultRow[] = page.items;
     const query = { ...fields };
     results = html`<section aria-labelledby="results-title"><h2 id="results-title">Results</h2>
@@ -244,9 +257,10 @@ export async function get({ env, operator, url }: PageContext) {
   );
 
   const body = html`
-    <p class="notice">The search reads the order index, which holds every order in every state: each order writes
-      its row within a few seconds of each change (under 10 s), with no step of yours.
-      ${freshnessText(await indexFreshness(env.DB), Date.now())}</p>
+    <p class="notice">The search reads the clients' books (the order index), which hold every order in every state:
+      each order writes its row within a few seconds of each change (under 10 s), with no step of yours. Open
+      orders are counted as the books last published their figures (within the hour).
+      ${freshnessText(await booksFreshness(env), Date.now())}</p>
     <form method="get" action="/console/orders" class="card" role="search" aria-label="Search orders">
       <h2>Search orders</h2>
       ${input("clientId", "Client id")}
@@ -271,6 +285,19 @@ export async function get({ env, operator, url }: PageContext) {
     </form>
     <section aria-labelledby="stuck-title"><h2 id="stuck-title">Stuck orders</h2>${await stuckList(env, url)}</section>`;
   return layout({ title: "Orders", operator, current: "/console/orders", body });
+}
+
+/**
+ * How current the books are: the creation time of their newest order (a page of one across clients; null
+ * when the newest day is too wide to read so) and the open orders of the last 31 days as last published.
+ */
+async function booksFreshness(env: Env): Promise<{ newestCreatedAt: number | null; open: number }> {
+  const newest = await searchOrders(env, {}, null, 1).catch((error: unknown) => {
+    if (error instanceof TooManyShards) return { rows: [{ createdAt: error.day * BOOKS_DAY_MS }] };
+    throw error;
+  });
+  const open = await openOrdersSince(env.DB, dayOf(Date.now()) - 30);
+  return { newestCreatedAt: newest.rows[0]?.createdAt ?? null, open };
 }
 
 /** How current the index is, in words: its newest order and the orders it holds as still open. */
