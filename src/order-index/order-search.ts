@@ -49,23 +49,8 @@ export async function searchOrders(
     : clientBooks(env, clientId, books, after, limit);
 }
 
-/**
- * The Worker's bindings for `source`: a D1 database alone reaches the books through the Worker's own
- * `BOOKS` binding, imported when first needed (never at start-up: scripts/check-startup.mjs).
- */
-async function booksEnvOf(source: BooksEnv | D1Database): Promise<BooksEnv> {
-  if (!("prepare" in source)) return source;
-  const { env } = (await import("cloudflare:workers")) as unknown as { env: Env };
-  return { DB: source, BOOKS: env.BOOKS };
-}
-
 /** Every order the filter selects, newest first, `batch` at a time: an export walks them all. */
-async function* walkOrders(
-  source: BooksEnv | D1Database,
-  filter: IndexFilter,
-  batch: number,
-): AsyncGenerator<SearchedRow[]> {
-  const env = await booksEnvOf(source);
+async function* walkOrders(env: BooksEnv, filter: IndexFilter, batch: number): AsyncGenerator<SearchedRow[]> {
   let after: IndexCursor | null = null;
   for (;;) {
     const page = await searchOrders(env, filter, after, batch);
@@ -154,13 +139,9 @@ export function orderCsvLine(summary: OrderSummary): string {
  * orders-export.ts, calls it until it is rebuilt as a background job) reads the books through the
  * Worker's own `BOOKS` binding with it.
  */
-export function orderCsvStream(
-  source: BooksEnv | D1Database,
-  filter: IndexFilter,
-  batch = EXPORT_BATCH,
-): ReadableStream<Uint8Array> {
+export function orderCsvStream(env: BooksEnv, filter: IndexFilter, batch = EXPORT_BATCH): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  const batches = walkOrders(source, filter, batch);
+  const batches = walkOrders(env, filter, batch);
   return new ReadableStream<Uint8Array>(
     {
       start(controller) {

@@ -89,7 +89,7 @@ export async function get(ctx: PageContext): Promise<Html | Response> {
   const { fields, filter, problems } = orderFiltersOf(ctx.url);
   if (ctx.url.pathname.replace(/\/+$/, "") === "/console/orders/exports") return jobsPage(ctx, fields, problems);
   if (problems.length > 0) return problemsText(problems);
-  return new Response(orderCsvStream(ctx.env.DB, filter), { headers: csvDownloadHeaders("orders.csv") });
+  return new Response(orderCsvStream(ctx.env, filter), { headers: csvDownloadHeaders("orders.csv") });
 }
 
 /** POST: start an export across clients with the filters posted (read as the Orders page reads them). */
