@@ -17,7 +17,9 @@
  *     the same folder).
  *
  * And a budget: no function of src/ runs longer than 70 lines, but for those LONG_FUNCTIONS lists (the
- * ones longer when the budget came), each held to the length it had then, to burn down.
+ * ones longer when the budget came), each held to the length it had then, to burn down; and none takes
+ * more than 5 parameters (TIGER_STYLE: more take one options object, so that two of them cannot be
+ * swapped), but for those LONG_PARAMETER_LISTS lists, each held to its count.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -209,10 +211,17 @@ const BUDGET = 70;
 /** Longer than the budget when it came, by file name and function (`Class.method`, `outer.inner`). */
 const LONG_FUNCTIONS = {
   "orders.ts get": 112,
-  "attention.ts page": 92,
+  "attention.ts page": 72,
   "product.ts page": 74,
   "consumer.ts deliverWebhooks": 72,
   "order.ts draw": 71,
+};
+/** At most this many parameters; more take one object (TIGER_STYLE). */
+const MAX_PARAMETERS = 5;
+/** Longer than that when it came, by file name and function, each held to its count; their callers are being changed elsewhere. */
+const LONG_PARAMETER_LISTS = {
+  "posting-actions.ts ledgerPage": 6,
+  "wallet-statement.ts statementStream": 7,
 };
 let functions = 0;
 for (const file of graph.keys()) {
@@ -234,6 +243,12 @@ for (const file of graph.keys()) {
         problems.push(
           `src/${name(file)}: ${named} runs ${lines} lines, over ${allowed === BUDGET ? `the budget of ${BUDGET}` : `the ${allowed} it was held to`}: split it (scripts/check-layout.mjs, LONG_FUNCTIONS)`,
         );
+      const parameters = node.parameters.length;
+      const most = LONG_PARAMETER_LISTS[key] ?? MAX_PARAMETERS;
+      if (parameters > most)
+        problems.push(
+          `src/${name(file)}: ${named} takes ${parameters} parameters, over ${most}: take one options object (scripts/check-layout.mjs, LONG_PARAMETER_LISTS)`,
+        );
     } else if (ts.isClassDeclaration(node) && node.name !== undefined) {
       named = node.name.getText(source);
     }
@@ -252,5 +267,6 @@ console.log(
   `layout: ARCHITECTURE.md lists the ${srcActual.size} entries of src/ and every folder of test/; each folder of src/ imports only those above it and writes the tables it names; ` +
     `names: /admin-only routes files end in -admin-routes.ts and only they, schema files in -schemas.ts, the ${tableWriting.size} modules that write D1 tables in -store.ts, the ${objectTableCount} Durable Object tables each written by the store that creates it, ` +
     `the ${actions} operator actions (imported by /admin routes and the console, audited) in -actions.ts, and each -flow.ts is imported by the Durable Object beside it; ` +
-    `of the ${functions} functions, none runs over ${BUDGET} lines but the ${Object.keys(LONG_FUNCTIONS).length} listed, none longer than listed`,
+    `of the ${functions} functions, none runs over ${BUDGET} lines but the ${Object.keys(LONG_FUNCTIONS).length} listed, none longer than listed, ` +
+    `and none takes over ${MAX_PARAMETERS} parameters but the ${Object.keys(LONG_PARAMETER_LISTS).length} listed`,
 );

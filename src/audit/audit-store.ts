@@ -35,10 +35,7 @@ const AUDIT_COLUMNS = "INSERT INTO audit_log (at, actor, actor_name, action, tar
 function boundAuditRow(
   db: D1Database,
   source: string,
-  by: AuditedBy,
-  action: string,
-  target: string,
-  details: unknown,
+  { by, action, target, details }: { by: AuditedBy; action: string; target: string; details: unknown },
 ): D1PreparedStatement {
   const actor = actorColumns(by.actor);
   return db
@@ -54,7 +51,7 @@ export function auditStatement(
   target: string,
   details: unknown,
 ): D1PreparedStatement {
-  return boundAuditRow(db, "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", by, action, target, details);
+  return boundAuditRow(db, "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", { by, action, target, details });
 }
 
 /**
@@ -69,7 +66,12 @@ export function auditStatementIfChanged(
   target: string,
   details: unknown,
 ): D1PreparedStatement {
-  return boundAuditRow(db, "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() > 0", by, action, target, details);
+  return boundAuditRow(db, "SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7 WHERE changes() > 0", {
+    by,
+    action,
+    target,
+    details,
+  });
 }
 
 export async function audit(

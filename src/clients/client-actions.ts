@@ -98,10 +98,7 @@ export async function createClient(
 export async function issueKey(
   env: Env,
   actor: ClientActor,
-  clientId: string,
-  label: string,
-  rotate: boolean,
-  access?: KeyAccess,
+  { clientId, label, rotate, access }: { clientId: string; label: string; rotate: boolean; access?: KeyAccess },
 ): Promise<{ key: IssuedKey; revokedKeyIds: string[] }> {
   const db = env.DB;
   await requireClient(db, clientId);

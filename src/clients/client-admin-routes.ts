@@ -96,7 +96,12 @@ async function issueOrRotateKey(request: IRequest, context: RequestContext, rota
     rotate && !named
       ? undefined
       : { scopes: body.scopes ?? FULL_ACCESS.scopes, allowedIps: body.allowedIps ?? FULL_ACCESS.allowedIps };
-  const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, clientId, body.label ?? "", rotate, access);
+  const { key, revokedKeyIds } = await actions.issueKey(context.env, actor, {
+    clientId,
+    label: body.label ?? "",
+    rotate,
+    access,
+  });
   return ok(rotate ? "API keys rotated" : "API key issued", {
     clientId,
     apiKey: key.apiKey,

@@ -126,7 +126,7 @@ export async function runStep(
   const run = crypto.randomUUID();
   const claimedAt = Date.now();
   const claimed = await io(EXPORT_SEAMS.claim, () =>
-    claimStep(env.DB, job.id, job.step, run, claimedAt + LEASE_MS, claimedAt),
+    claimStep(env.DB, { id: job.id, step: job.step, run, until: claimedAt + LEASE_MS, now: claimedAt }),
   ).catch(async (error: unknown) => {
     // The claim's answer may be lost after it passed: let go of it, as a failed step does.
     await releaseStep(env.DB, job.id, run).catch(() => undefined);

@@ -80,11 +80,7 @@ export async function listJobs(db: D1Database, before: number | null, limit: num
  */
 export async function claimStep(
   db: D1Database,
-  id: number,
-  step: number,
-  run: string,
-  until: number,
-  now: number,
+  { id, step, run, until, now }: { id: number; step: number; run: string; until: number; now: number },
 ): Promise<boolean> {
   const result = await db
     .prepare(

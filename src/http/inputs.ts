@@ -9,7 +9,7 @@
 import type { IRequest } from "itty-router";
 import { Refusal, fail } from "../kernel/failures";
 import { issuesOf, readJson } from "./body";
-import { ok, okJson } from "./responses";
+import { jsonResponse, ok, okJson } from "./responses";
 import type { ErrorCode } from "./errors";
 import type * as z from "zod/v4/core";
 import type { DeclaredRoute, Part, PartOptions, RequestContext, Schema } from "./route";
@@ -75,7 +75,11 @@ async function rawBody(part: Part, request: Request, env: Env): Promise<unknown>
  */
 export async function serveDeclared(route: DeclaredRoute, request: IRequest, context: RequestContext) {
   const { env, exec, requestId } = context;
-  const input: Record<string, unknown> = { env, exec, requestId, headers: request.headers, ok, okJson };
+  // A route that creates something with an id of its own answers its envelope with its declared status.
+  const created = (message: string, data: unknown, headers?: Record<string, string>) =>
+    jsonResponse({ message, data }, 201, headers);
+  const respond = route.status === 201 ? created : ok;
+  const input: Record<string, unknown> = { env, exec, requestId, headers: request.headers, ok: respond, okJson };
   if (route.auth === "apiKey") input.client = await context.authenticate();
   if (route.auth === "admin") input.caller = context.admin;
   if (route.params !== undefined)

@@ -44,17 +44,10 @@ export function uploadedCodes(text: string, format: UploadFormat): unknown {
 }
 
 /** Adds the codes of `text` to the SKU, as addCodes does, once read and checked by their schema. */
-export async function uploadCodes(
-  db: D1Database,
-  actor: UploadActor,
-  requireProduct: RequireProduct,
-  sku: string,
-  text: string,
-  format: UploadFormat,
-) {
-  const parsed = UploadCodesRequest.safeParse(uploadedCodes(text, format));
+export async function uploadCodes(db: D1Database, { text, ...upload }: Omit<CodesToAdd, "codes"> & { text: string }) {
+  const parsed = UploadCodesRequest.safeParse(uploadedCodes(text, upload.format));
   if (!parsed.success) fail("invalid_request_body", issuesOf(parsed.error));
-  return addCodes(db, { actor, requireProduct, sku, codes: parsed.data.codes, format });
+  return addCodes(db, { ...upload, codes: parsed.data.codes });
 }
 
 /** An upload read and checked by its schema: its codes as sent, for the SKU, by the actor, in `format`. */

@@ -2,18 +2,15 @@
  * The create flow: the order the Worker planned (src/orders/order-plan.ts) is stored once its balance is
  * held and its stock reserved, or refused with everything it held given back.
  */
-import { releaseCodes, reserveCodes, shortLine, type Reservation } from "../inventory/reservation-store";
+import type { Reservation } from "../inventory/reservation-store";
 import { failure, type Failure } from "../kernel/failures";
-import { Money, toAmountNumber } from "../pricing/money";
-import { cancelExpiry, releaseHold } from "./expiry-flow";
-import { placementFields, type OrderHost, type Result, type WalletOf } from "./order-host";
-import type { HoldResult, OpenBound, OpenOrdersRefused } from "../wallets/postings";
-import type { Placement } from "../wallets/wallet-object";
+import { placementFields, type OrderHost, type Result } from "./order-host";
+import { holdAndReserve, openAtWallet, releaseUnstored, type HoldHost } from "./order-hold";
+import type { OpenBound } from "../wallets/postings";
 import type { OrderPlan } from "./order-plan";
 import type { OrderRecord } from "./order-record";
 import { createView } from "./order-view";
 import type { CreateOrderRequest } from "./requests";
-import { ORDER_SEAMS } from "./seams";
 
 export interface CreateInput {
   clientId: string;
@@ -28,10 +25,7 @@ export interface CreateInput {
   open: OpenBound;
 }
 
-export type CreateHost = Pick<
-  OrderHost,
-  "orderId" | "store" | "now" | "io" | "save" | "armAlarm" | "atWallet" | "db" | "ttlMs" | "livemode"
->;
+export type CreateHost = HoldHost & Pick<OrderHost, "now" | "save" | "ttlMs" | "livemode">;
 
 export type CreateAnswer = Result<{ order: string; replayed: boolean }>;
 
@@ -62,7 +56,7 @@ export async function create(
   if (!plan.ok) {
     // An earlier attempt with another body may have died holding codes: a refused retry gives them back
     // now rather than at that attempt's expiry.
-    if (host.store.nextDue() !== null) await releaseHeldCodes(host);
+    if (host.store.nextDue() !== null) await releaseUnstored(host);
     return plan;
   }
 
@@ -112,127 +106,4 @@ export async function create(
   };
   await host.save(order, null, { expire: expiresAt });
   return { ok: true, data: { order: JSON.stringify(createView(order, host.livemode)), replayed: false } };
-}
-
-/** What holding and reserving for a create needs to know. */
-interface Holding {
-  planned: WalletOf;
-  reservations: Reservation[];
-  charge: string;
-  expiresAt: number;
-  /** An earlier attempt of this reference stored no order and left timers. */
-  earlier: boolean;
-  maxHeldCodes: number;
-  open: OpenBound;
-}
-
-/**
- * Holds the charge at the wallet, then reserves the codes: a client that cannot pay never reserves one, so
- * it cannot make another client's create fail for stock. Answers where the wallet is, or the refusal.
- */
-async function holdAndReserve(
-  host: CreateHost,
-  { planned, reservations, charge, expiresAt, earlier, maxHeldCodes, open }: Holding,
-): Promise<{ ok: true; at: Placement } | Failure> {
-  const id = host.orderId;
-  // It held in another wallet (another body's currency): let go of that hold first.
-  const heldBefore = host.store.pendingHold();
-  if (heldBefore != null && heldBefore.wallet !== planned.wallet) await releaseHold(host, heldBefore);
-  // Armed, with the wallet it holds at, before holding, so that a create that dies halfway still gives
-  // back its hold and codes.
-  host.store.notePendingHold(planned, expiresAt);
-  await host.armAlarm();
-  const codes = reservations.reduce((sum, line) => sum + line.quantity, 0);
-  const holding = await host.atWallet(planned, ORDER_SEAMS.walletHold, (wallet) =>
-    wallet.hold({ orderId: id, amount: charge, until: expiresAt, codes, maxCodes: maxHeldCodes, open }),
-  );
-  const held = holding.answer;
-  if (!held.ok) {
-    // Stock is checked before the balance: read it (nothing is reserved) to answer as the checks are ordered.
-    const short = await host.io(ORDER_SEAMS.reserveCodes, () => shortLine(host.db, id, reservations));
-    if (earlier) await releaseHeldCodes(host);
-    else {
-      // Refused, so this attempt holds nothing: its marker and timer go.
-      host.store.notePendingHold(null);
-      await cancelExpiry(host);
-    }
-    if (short !== null) return outOfStock(short);
-    return holdRefusal(held, charge, codes);
-  }
-  const reserved = await host.io(ORDER_SEAMS.reserveCodes, () => reserveCodes(host.db, id, reservations, expiresAt));
-  if (!reserved.ok) {
-    // The batch that found the stock short reserved nothing; the hold goes, then the timer.
-    await releaseHold(host, planned);
-    await cancelExpiry(host);
-    return outOfStock(reserved);
-  }
-  return { ok: true, at: holding.placement };
-}
-
-/** The client's open orders reach their bound, as the create's failure. */
-function openOrdersRefusal(refused: OpenOrdersRefused): Failure {
-  return failure("open_orders_limit", {
-    open: refused.open,
-    limit: refused.limit,
-    expiredInARow: refused.expiredInARow,
-  });
-}
-
-/** The wallet's refusal of a hold, as the create's failure. */
-function holdRefusal(
-  held: Extract<HoldResult, { code: "insufficient_funds" | "balance_held" | "held_codes_limit" | "open_orders_limit" }>,
-  charge: string,
-  codes: number,
-): Failure {
-  if (held.code === "open_orders_limit") return openOrdersRefusal(held);
-  if (held.code === "insufficient_funds")
-    return failure("insufficient_funds", { balance: toAmountNumber(held.balance), required: toAmountNumber(charge) });
-  if (held.code === "balance_held")
-    return failure("balance_held", {
-      balance: toAmountNumber(held.balance),
-      held: toAmountNumber(held.held),
-      required: toAmountNumber(charge),
-    });
-  return failure("held_codes_limit", { held: held.heldCodes, limit: held.limit, requested: codes });
-}
-
-/**
- * A create that holds no codes: the wallet checks the balance and counts the order among the client's open
- * ones (open_orders_limit past their bound), in the one call the create made anyway, and takes the
- * order's slot until its expiry. Answers where the wallet is, or the refusal.
- */
-async function openAtWallet(
-  host: CreateHost,
-  { planned, charge, expiresAt, earlier, open }: Omit<Holding, "reservations" | "maxHeldCodes">,
-): Promise<{ ok: true; at: Placement } | Failure> {
-  // An earlier attempt with another body may have reserved codes and held at the wallet for them: give
-  // them back (only on such a retry).
-  if (earlier) {
-    await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, host.orderId));
-    const heldBefore = host.store.pendingHold();
-    if (heldBefore != null) await releaseHold(host, heldBefore);
-  }
-  const opened = await host.atWallet(planned, ORDER_SEAMS.walletBalance, (wallet) =>
-    wallet.openOrder({ orderId: host.orderId, amount: charge, until: expiresAt, open }),
-  );
-  const answer = opened.answer;
-  if (answer.ok) return { ok: true, at: opened.placement };
-  if (answer.code === "open_orders_limit") return openOrdersRefusal(answer);
-  const balance = new Money(answer.balance);
-  return failure("insufficient_funds", { balance: toAmountNumber(balance), required: toAmountNumber(charge) });
-}
-
-function outOfStock(short: { sku: string; value: string; requested: number }): Failure {
-  return failure("out_of_stock", { sku: short.sku, quote: Number(short.value), quantity: short.requested });
-}
-
-/**
- * A create that stores no order gives back the codes and the hold it (or an earlier attempt) placed, codes
- * first, and its timer.
- */
-async function releaseHeldCodes(host: CreateHost): Promise<void> {
-  await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, host.orderId));
-  const heldAt = host.store.pendingHold();
-  if (heldAt != null) await releaseHold(host, heldAt);
-  await cancelExpiry(host);
 }

@@ -5,7 +5,8 @@
 import { releaseCodes } from "../inventory/reservation-store";
 import { failure } from "../kernel/failures";
 import { logFailure } from "../kernel/log";
-import type { OrderHost, Result, WalletOf } from "./order-host";
+import type { OrderHost, Result } from "./order-host";
+import { cancelExpiry, releaseHeld } from "./order-hold";
 import type { OrderRecord } from "./order-record";
 import { orderView } from "./order-view";
 import { tryFlushOutbox, type OutboxHost } from "./outbox-flow";
@@ -26,18 +27,15 @@ export type ExpiryHost = OutboxHost &
  */
 export async function expire(host: ExpiryHost): Promise<number | null> {
   const order = host.store.load();
-  const id = order?.id ?? host.orderId;
   if (order !== null && order.state !== "created") return null;
-  if (order !== null && host.now() < order.expiresAt) return order.expiresAt;
-  if (order === null || order.lines.some((line) => line.product.supplier === "inventory")) {
-    await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, id));
-  }
   if (order === null) {
-    // A create that died (or was refused) before storing its order: its hold goes after its codes.
-    const heldAt = host.store.pendingHold();
-    if (heldAt != null) await releaseHold(host, heldAt);
+    // A create that died (or was refused) before storing its order: its codes go, then its hold.
+    await releaseHeld(host);
     return null;
   }
+  if (host.now() < order.expiresAt) return order.expiresAt;
+  if (order.lines.some((line) => line.product.supplier === "inventory"))
+    await host.io(ORDER_SEAMS.releaseCodes, () => releaseCodes(host.db, order.id));
   await reject(host, order);
   return null;
 }
@@ -55,21 +53,6 @@ export async function reject(host: ExpiryHost, order: OrderRecord): Promise<void
     chargeIntentAt: null,
   };
   if (await host.save(rejected, order.state, { settle: null, expire: null })) await tryFlushOutbox(host);
-}
-
-/** The expiry timer goes (a create that stores no order, an order expired now). */
-export async function cancelExpiry(host: Pick<OrderHost, "store" | "armAlarm">): Promise<void> {
-  host.store.clearTimer("expire");
-  await host.armAlarm();
-}
-
-/** Lets go of the order's hold at the wallet it was placed in (or wherever that wallet moved). */
-export async function releaseHold(
-  host: Pick<OrderHost, "orderId" | "store" | "atWallet">,
-  heldAt: WalletOf,
-): Promise<void> {
-  await host.atWallet(heldAt, ORDER_SEAMS.walletRelease, (wallet) => wallet.releaseHold(host.orderId));
-  host.store.notePendingHold(null);
 }
 
 /**

@@ -179,18 +179,30 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     armAlarm: () => shell.armAlarm(),
     // RPC answers arrive typed as serialised copies; they are the same plain data the wallet returned.
     atWallet: <T>(order: WalletOf, seam: OrderSeam, call: (wallet: OrderWallet) => Promise<T>) =>
-      atWallet<T>(
-        env,
-        order.clientId,
-        order.wallet,
-        placement(order),
-        (wallet) => call(wallet as unknown as OrderWallet),
-        through(seam),
-      ),
+      atWallet<T>(env, {
+        clientId: order.clientId,
+        currency: order.wallet,
+        start: placement(order),
+        call: (wallet) => call(wallet as unknown as OrderWallet),
+        through: through(seam),
+      }),
     postCredit: (order, seam, posting) =>
-      postCredit(env, order.clientId, order.wallet, placement(order), posting, through(seam)),
+      postCredit(env, {
+        clientId: order.clientId,
+        currency: order.wallet,
+        at: placement(order),
+        posting,
+        through: through(seam),
+      }),
     voidOrderAlong: (order, seam, reason) =>
-      voidOrderAlong(env, order.clientId, order.wallet, placement(order), order.id, reason, through(seam)),
+      voidOrderAlong(env, {
+        clientId: order.clientId,
+        currency: order.wallet,
+        start: placement(order),
+        orderId: order.id,
+        reason,
+        through: through(seam),
+      }),
     supplier: (kind) => supplierFor(kind, env),
     writeBooks: (order, version) => writeToBooks(env.BOOKS, bookWriteOf(order, version)),
     processSoon: (order) => shell.processSoon(order),

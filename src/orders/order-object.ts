@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { failure } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
+import { runDueTimers, type TimerFlows } from "./alarm-flow";
 import { confirm, settle } from "./confirm-flow";
 import { create, type CreateAnswer, type CreateInput } from "./create-flow";
 import { expire, expireNow } from "./expiry-flow";
@@ -14,7 +15,6 @@ import { orderView } from "./order-view";
 import { flushOutbox, storedWebhookEvents, type StoredWebhookEvent } from "./outbox-flow";
 import { processOrder } from "./processing-flow";
 import { ORDER_SEAMS } from "./seams";
-import { reportStuck } from "./stuck-report";
 
 export type { Result } from "./order-host";
 
@@ -24,10 +24,7 @@ export type { Result } from "./order-host";
  * the timer ran too early and is due again then (nothing was done). `report` has no flow of its own: it
  * only brings the alarm back, and every run ends with the stuck report.
  */
-const TIMER_FLOWS: Record<
-  TimerKind,
-  { exclusive: boolean; run: (host: OrderHost) => Promise<number | null | void>; storedDone?: false } | null
-> = {
+const TIMER_FLOWS: TimerFlows = {
   expire: { exclusive: true, run: expire },
   settle: { exclusive: true, run: settle },
   outbox: { exclusive: false, run: flushOutbox },
@@ -39,10 +36,11 @@ const TIMER_FLOWS: Record<
 };
 
 /**
- * One order: the RPC surface of its Durable Object, its concurrency, its alarm and the dispatch of its
- * timers; each flow is a module of its own (create-flow.ts, confirm-flow.ts, processing-flow.ts,
- * expiry-flow.ts, outbox-flow.ts, stuck-report.ts) that sees the object through `OrderHost`
- * (order-host.ts), index-flow.ts writing its row to its client's books. The single-threaded object serialises create, confirm and get; its storage
+ * One order: the RPC surface of its Durable Object, its concurrency, its alarm and the table from timer to
+ * flow; each flow is a module of its own (create-flow.ts, confirm-flow.ts, processing-flow.ts,
+ * expiry-flow.ts, outbox-flow.ts, stuck-report.ts; alarm-flow.ts runs the due timers' flows) that sees the
+ * object through `OrderHost` (order-host.ts), index-flow.ts writing its row to its client's books. The
+ * single-threaded object serialises create, confirm and get; its storage
  * (order-store.ts) holds the order document, the due times behind its one alarm and the outbox of events
  * written in the same transaction as the state change they announce. Every I/O call between two writes
  * goes through a fault seam (seams.ts).
@@ -169,7 +167,7 @@ export class OrderObject extends DurableObject<Env> {
    * Processing runs here without blocking the object, so that retrieve shows `processing` meanwhile.
    * A failing timer never makes the alarm throw: the platform retries a throwing alarm only 6 times and
    * then drops it, so a failed timer is stored again with capped backoff and retried for as long as it
-   * takes. The one throw left is the final alarm write (see runDueTimers).
+   * takes. The one throw left is the final alarm write (see alarm-flow.ts).
    */
   override async alarm(): Promise<void> {
     // The alarm that fired is no longer stored: the next armAlarm writes one if a timer is left, and no
@@ -186,35 +184,7 @@ export class OrderObject extends DurableObject<Env> {
   }
 
   /** `also` runs that timer now whatever its due time: confirm starts processing ahead of its safety net. */
-  private async runDueTimers(also?: TimerKind): Promise<void> {
-    const timers = this.store.timers();
-    if (timers.length === 0) return;
-    // An alarm that fired runs its timer even if the clock reads earlier; a run asked for `also` (confirm's
-    // processing) runs only what is due by the clock, so that it does not take a later timer early.
-    const horizon = also === undefined ? Math.max(Date.now(), timers[0]!.dueAt) : Date.now();
-    for (const timer of timers) {
-      const flow = TIMER_FLOWS[timer.kind];
-      if (flow === null || (timer.dueAt > horizon && timer.kind !== also)) continue;
-      try {
-        const notBefore = await (flow.exclusive ? this.exclusive(() => flow.run(this.host)) : flow.run(this.host));
-        if (typeof notBefore === "number") this.store.schedule(timer.kind, notBefore);
-        else this.store.completeTimer(timer, flow.storedDone ?? true);
-      } catch (error) {
-        const failed = this.store.failTimer(timer.kind, Date.now(), String(error));
-        const order = this.store.load();
-        logFailure(error, {
-          step: `timer.${timer.kind}`,
-          orderId: order?.id ?? this.host.orderId,
-          clientId: order?.clientId,
-          failures: failed.failures,
-        });
-      }
-    }
-    await reportStuck(this.host);
-    // Not caught: the alarm that fired is no longer stored, so if arming the next one fails, throwing is
-    // the only way to have the platform run this handler again (up to 6 retries with backoff; each runs
-    // the due timers again, all idempotent, and arms again). Should every retry fail to arm it, the timers
-    // stay stored but unscheduled until a call that arms the alarm (a replayed create) reaches the object.
-    await this.armAlarm();
+  private runDueTimers(also?: TimerKind): Promise<void> {
+    return runDueTimers(this.host, { flows: TIMER_FLOWS, exclusive: (work) => this.exclusive(work) }, also);
   }
 }

@@ -80,8 +80,9 @@ function orderLineOf(
   // A deal switched to `none` is kept for the record but changes no price.
   const stored = snapshot.deals.get(line.sku);
   const deal = stored !== undefined && stored.dealState === "active" ? stored : NO_DEAL;
-  const price = priceLine(quote, line.quantity, product.currency, deal, wallet, rate);
-  const retail = priceLine(quote, line.quantity, product.currency, NO_DEAL, wallet, rate);
+  const terms = { quote, quantity: line.quantity, productCurrency: product.currency, walletCurrency: wallet, rate };
+  const price = priceLine({ ...terms, deal });
+  const retail = priceLine({ ...terms, deal: NO_DEAL });
   return {
     sku: line.sku,
     productType: product.productType,

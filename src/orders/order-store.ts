@@ -317,7 +317,7 @@ export class OrderStore {
   }
 
   /** The timer that has failed most often in a row, at least `threshold` times (see order-timers.ts). */
-  worstFailing(threshold: number): Timer | null {
+  worstFailing(threshold: number): ReturnType<typeof worstFailing> {
     return worstFailing(this.read().timers, threshold);
   }
 

@@ -57,12 +57,22 @@ export interface Timer {
   lastError: string | null;
 }
 
+/** What a row of the stuck list names: a timer that keeps failing (never `report`), or `supplier`. */
+export type StuckTimer = Exclude<TimerKind, "report"> | "supplier";
+
+/** A timer the stuck list may name: any but `report`, which only retries the report itself. */
+type Reported = Timer & { kind: Exclude<TimerKind, "report"> };
+
+function isReported(timer: Timer): timer is Reported {
+  return timer.kind !== "report";
+}
+
 /**
  * What the operator's stuck list (D1 timer_failures) holds for the order: its worst failing timer, or
  * (`supplier`) its upstream lines whose outcome has stayed unknown past the budget, with their SKUs.
  */
 export interface StuckReport {
-  timer: TimerKind | "supplier";
+  timer: StuckTimer;
   failures: number;
   skus?: string[];
 }
@@ -126,10 +136,10 @@ export function afterFailure(
  * The timer that has failed most often in a row, at least `threshold` times (the earlier due on a tie),
  * or null. The `report` timer does not count: it only retries the report itself.
  */
-export function worstFailing(timers: readonly Timer[], threshold: number): Timer | null {
-  let worst: Timer | null = null;
+export function worstFailing(timers: readonly Timer[], threshold: number): Reported | null {
+  let worst: Reported | null = null;
   for (const timer of timers) {
-    if (timer.kind !== "report" && timer.failures >= threshold && (worst === null || timer.failures > worst.failures))
+    if (isReported(timer) && timer.failures >= threshold && (worst === null || timer.failures > worst.failures))
       worst = timer;
   }
   return worst;

@@ -3,12 +3,13 @@
  * (timer `supplier`) its upstream lines whose outcome has stayed unknown past the budget. Only this
  * module writes it.
  */
+import type { StuckTimer } from "./order-timers";
 
 export interface TimerFailure {
   orderId: string;
   clientId: string;
   /** A timer kind, or `supplier` for lines whose supplier outcome is unknown past the budget. */
-  timer: string;
+  timer: StuckTimer;
   /** The SKUs of those lines (`supplier` rows); empty for a failing timer. */
   skus: string[];
   failures: number;
@@ -81,7 +82,8 @@ function timerFailureOf(row: Record<string, string | number | null>): TimerFailu
   return {
     orderId: String(row.order_id),
     clientId: String(row.client_id),
-    timer: String(row.timer),
+    // The column holds only what recordTimerFailure wrote.
+    timer: String(row.timer) as StuckTimer,
     skus: typeof row.skus === "string" ? (JSON.parse(row.skus) as string[]) : [],
     failures: Number(row.failures),
     lastError: String(row.last_error),

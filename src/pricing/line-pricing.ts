@@ -55,14 +55,17 @@ export interface LinePrice {
   charge: MoneyT;
 }
 
-export function priceLine(
-  quote: MoneyT,
-  quantity: number,
-  productCurrency: string,
-  deal: Deal,
-  walletCurrency: string,
-  rate: ExchangeRate | null,
-): LinePrice {
+/** What a line is priced from: its quote and quantity in the product's currency, the deal, the wallet's rate. */
+export interface LineTerms {
+  quote: MoneyT;
+  quantity: number;
+  productCurrency: string;
+  deal: Deal;
+  walletCurrency: string;
+  rate: ExchangeRate | null;
+}
+
+export function priceLine({ quote, quantity, productCurrency, deal, walletCurrency, rate }: LineTerms): LinePrice {
   const faceValue = quote.times(quantity);
   const fee = adjustmentAmount(deal.fee, faceValue, quantity, productCurrency);
   const beforeDiscount = faceValue.plus(fee);

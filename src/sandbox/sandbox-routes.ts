@@ -62,20 +62,19 @@ async function topUpOwnWallet(env: Env, { clientId, currency, body, keyHeader, r
       openClientWallet(env.DB, clientId, currency, Date.now()),
     );
     // From the wallet's first object on, as the operator's top-up: a moved one answers a key it knows.
-    const posted = await atWallet<PostingResult>(
-      env,
+    const posted = await atWallet<PostingResult>(env, {
       clientId,
       currency,
-      firstPlacement(registered),
-      (wallet) =>
+      start: firstPlacement(registered),
+      call: (wallet) =>
         wallet.post({
           key: sandboxTopUpKey(key.key),
           kind: "top_up",
           amount: amount.amount,
           reason: "sandbox self-serve top-up",
         }),
-      (step, run) => io(step === "call" ? SANDBOX_SEAMS.topUpPost : WALLET_MOVE_SEAMS.moveIn, run),
-    );
+      through: (step, run) => io(step === "call" ? SANDBOX_SEAMS.topUpPost : WALLET_MOVE_SEAMS.moveIn, run),
+    });
     result = posted.answer;
     if (result.ok) balance = new Money(await io(SANDBOX_SEAMS.topUpBalance, () => posted.wallet.balance()));
   } catch (error) {

@@ -160,7 +160,7 @@ export async function approvePostingRequest(
   if (request.status === "pending") {
     if (requestStatus(request.status, request.expiresAt, now) === "expired") closed(request, now);
     decidedNow = await io(DUAL_CONTROL_SEAMS.decide, () =>
-      decidePostingRequest(env.DB, by, request, "approved", actorColumns(by.actor), now),
+      decidePostingRequest(env.DB, request, { by, decision: "approved", decider: actorColumns(by.actor), now }),
     );
     // Decided meanwhile by someone else: approved goes on (finishing it), anything else is closed.
     if (!decidedNow) request = (await postingRequestById(env.DB, id))!;
@@ -198,7 +198,7 @@ export async function rejectPostingRequest(
   if (request.status === "rejected") return { request, decidedNow: false };
   if (requestStatus(request.status, request.expiresAt, now) !== "pending") closed(request, now);
   const decidedNow = await io(DUAL_CONTROL_SEAMS.decide, () =>
-    decidePostingRequest(db, by, request, "rejected", actorColumns(by.actor), now),
+    decidePostingRequest(db, request, { by, decision: "rejected", decider: actorColumns(by.actor), now }),
   );
   const after = (await postingRequestById(db, id))!;
   if (!decidedNow && after.status !== "rejected") closed(after, now);
@@ -283,7 +283,7 @@ export async function decideLimit(
   if (status === decision) return { request, decidedNow: false };
   if (status !== "pending") fail("limit_request_closed", { id, status });
   const decidedNow = await io(DUAL_CONTROL_SEAMS.limit, () =>
-    decideLimitRequest(db, by, request, decision, actorColumns(by.actor), now),
+    decideLimitRequest(db, request, { by, decision, decider: actorColumns(by.actor), now }),
   );
   const after = (await limitRequestById(db, id))!;
   if (!decidedNow && after.status !== decision)

@@ -53,7 +53,12 @@ export function limitFits(limit: string, currency: string): boolean {
 export type StoredStatus = "pending" | "approved" | "rejected" | "failed" | "posted";
 export type RequestStatus = Exclude<StoredStatus, "posted"> | "expired";
 
+/** A limit request is never posted nor failed: it only sets a limit. */
+type LimitStatus = Exclude<StoredStatus, "posted" | "failed">;
+
 /** A request's state at `now`: a pending one past its expiry is expired. */
+export function requestStatus(stored: LimitStatus, expiresAt: number, now: number): LimitStatus | "expired";
+export function requestStatus(stored: StoredStatus, expiresAt: number, now: number): RequestStatus;
 export function requestStatus(stored: StoredStatus, expiresAt: number, now: number): RequestStatus {
   if (stored === "posted") return "approved";
   return stored === "pending" && now >= expiresAt ? "expired" : stored;

@@ -201,17 +201,22 @@ export async function windowUsed(db: D1Database, currency: string, credential: s
   return row?.used ?? "0";
 }
 
+/** A decision on a request: who makes it (its audit row's credential, and the decider's columns), and when. */
+export interface Decision {
+  by: AuditedBy;
+  decision: "approved" | "rejected";
+  decider: { actor: string; name: string | null };
+  now: number;
+}
+
 /**
  * Decides a pending, unexpired request (approved or rejected), with its audit row naming the decider and
  * the requester, both only if the request was still open; answers whether this call decided it.
  */
 export async function decidePostingRequest(
   db: D1Database,
-  by: AuditedBy,
   request: PostingRequest,
-  decision: "approved" | "rejected",
-  decider: { actor: string; name: string | null },
-  now: number,
+  { by, decision, decider, now }: Decision,
 ): Promise<boolean> {
   const [update] = await db.batch([
     db

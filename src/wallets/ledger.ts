@@ -20,7 +20,9 @@ export interface LedgerEntry {
 }
 
 /** An entry as the operator's API shows it: amounts as JSON numbers (an export keeps the decimal strings). */
-export function ledgerEntryView(entry: LedgerEntry) {
+export function ledgerEntryView<E extends LedgerEntry>(
+  entry: E,
+): Omit<E, "amount" | "balanceAfter"> & { amount: number; balanceAfter: number } {
   return { ...entry, amount: toAmountNumber(entry.amount), balanceAfter: toAmountNumber(entry.balanceAfter) };
 }
 

@@ -6,6 +6,7 @@
  */
 import { auditStatement, auditStatementIfChanged, type AuditedBy } from "../audit/audit-store";
 import type { RequestStatus } from "./approval-rules";
+import type { Decision } from "./approval-store";
 
 export interface LimitRequest {
   id: number;
@@ -73,11 +74,8 @@ export async function insertLimitRequest(
  */
 export async function decideLimitRequest(
   db: D1Database,
-  by: AuditedBy,
   request: LimitRequest,
-  decision: "approved" | "rejected",
-  decider: { actor: string; name: string | null },
-  now: number,
+  { by, decision, decider, now }: Decision,
 ): Promise<boolean> {
   const decidedHere = `EXISTS (SELECT 1 FROM approval_limit_requests WHERE id = ?1 AND status = 'approved' AND decided_at = ?2 AND decided_by = ?3)`;
   const limit =

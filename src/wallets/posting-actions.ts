@@ -126,6 +126,17 @@ function approvalColumns(approval: Approval | null): Record<string, unknown> {
   return { postingRequest: requestId, requestedBy, requestedByName };
 }
 
+/** An operator's posting: who posts what to which wallet, under which key, approved by whom (or alone). */
+interface OperatorPost {
+  actor: PostingActor;
+  clientId: string;
+  currency: string;
+  registered: RegisteredWallet;
+  posting: Posting & { kind: LedgerKind };
+  idempotencyKey: string;
+  approval: Approval | null;
+}
+
 /**
  * Posts to the wallet and answers what it wrote; audited unless it was a replay (which wrote nothing).
  * Each I/O call goes through its seam (wallets/seams.ts). A failure anywhere is a 500 that is safe to
@@ -134,13 +145,7 @@ function approvalColumns(approval: Approval | null): Record<string, unknown> {
  */
 async function post(
   env: Env,
-  actor: PostingActor,
-  clientId: string,
-  currency: string,
-  registered: RegisteredWallet,
-  posting: Posting & { kind: LedgerKind },
-  idempotencyKey: string,
-  approval: Approval | null,
+  { actor, clientId, currency, registered, posting, idempotencyKey, approval }: OperatorPost,
 ): Promise<PostingOutcome> {
   const retry = { reason: "the posting may or may not have been written; retry with the same idempotency key" };
   let result: PostingResult;
@@ -153,14 +158,13 @@ async function post(
       answer: result,
       placement,
       wallet,
-    } = await atWallet<PostingResult>(
-      env,
+    } = await atWallet<PostingResult>(env, {
       clientId,
       currency,
-      firstPlacement(registered),
-      (wallet) => wallet.post(posting),
-      operatorPosting,
-    ));
+      start: firstPlacement(registered),
+      call: (wallet) => wallet.post(posting),
+      through: operatorPosting,
+    }));
   } catch (error) {
     logFailure(error, { step: WALLET_SEAMS.operatorPost, requestId: actor.requestId, clientId });
     fail("server_error", retry);
@@ -361,7 +365,7 @@ export async function topUpWallet(
   return {
     held: false,
     ...(await postClaimed(env, actor, claim, () =>
-      post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval),
+      post(env, { actor, clientId, currency, registered, posting, idempotencyKey, approval }),
     )),
   };
 }
@@ -405,7 +409,7 @@ export async function adjustWallet(
   return {
     held: false,
     ...(await postClaimed(env, actor, claim, () =>
-      post(env, actor, clientId, currency, registered, posting, idempotencyKey, approval),
+      post(env, { actor, clientId, currency, registered, posting, idempotencyKey, approval }),
     )),
   };
 }
@@ -431,7 +435,13 @@ export async function ledgerPage(
   limit: number,
 ): Promise<{ entries: PlacedEntry[]; next: number | null }> {
   const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
-  const rows = await historyEntries(env, clientId, currency, registered, after, rowsToFetch(limit));
+  const rows = await historyEntries(env, {
+    clientId,
+    currency,
+    registered,
+    position: after,
+    count: rowsToFetch(limit),
+  });
   const page = pageOf(rows, limit, (row) => row.position);
   return { entries: page.items.map((row) => row.entry), next: page.next };
 }

@@ -32,14 +32,19 @@ function positionOf(placement: Placement, seq: number): number {
 /** A ledger entry and the wallet object it is in (a moved wallet is a new object each time). */
 export type PlacedEntry = LedgerEntry & { wallet: Placement };
 
+/** A page of a wallet's history: the client's wallet in a currency, where the page starts and its size. */
+export interface HistoryPage {
+  clientId: string;
+  currency: string;
+  registered: RegisteredWallet;
+  position: number;
+  count: number;
+}
+
 /** Up to `count` entries of the wallet's history after `position`: its objects' ledgers, oldest first. */
 export async function historyEntries(
   env: Pick<Env, "WALLETS">,
-  clientId: string,
-  currency: string,
-  registered: RegisteredWallet,
-  position: number,
-  count: number,
+  { clientId, currency, registered, position, count }: HistoryPage,
 ): Promise<{ entry: PlacedEntry; position: number }[]> {
   const fromGeneration = Math.floor(position / GENERATION_STRIDE);
   const rows: { entry: PlacedEntry; position: number }[] = [];

@@ -74,17 +74,22 @@ export async function deliverTransfer(
   }
 }
 
+/** A call to a client's wallet in a currency, from its object at `start`, through a seam (`through`). */
+export interface WalletCall {
+  clientId: string;
+  currency: string;
+  start: Placement;
+  call: (wallet: DurableObjectStub<WalletObject>) => Promise<unknown>;
+  through?: Through;
+}
+
 /**
  * Calls the wallet at `start` and, while it answers that it moved, delivers its transfer and calls its
  * successor instead. Answers the first other answer, and the placement and stub of the wallet that gave it.
  */
 export async function atWallet<T>(
   env: Pick<Env, "WALLETS">,
-  clientId: string,
-  currency: string,
-  start: Placement,
-  call: (wallet: DurableObjectStub<WalletObject>) => Promise<unknown>,
-  through: Through = direct,
+  { clientId, currency, start, call, through = direct }: WalletCall,
 ): Promise<{ answer: Exclude<T, WalletMoved>; placement: Placement; wallet: DurableObjectStub<WalletObject> }> {
   let placement = start;
   for (let hops = 0; ; hops += 1) {
@@ -104,14 +109,13 @@ export async function currentBalance(
   wallet: RegisteredWallet,
   through: Through = direct,
 ): Promise<string> {
-  const { answer } = await atWallet<FundsResult>(
-    env,
+  const { answer } = await atWallet<FundsResult>(env, {
     clientId,
-    wallet.currency,
-    placementOf(wallet),
-    (stub) => stub.funds(),
+    currency: wallet.currency,
+    start: placementOf(wallet),
+    call: (stub) => stub.funds(),
     through,
-  );
+  });
   return answer.balance;
 }
 
@@ -179,20 +183,24 @@ export async function finishMoves(
  */
 export async function postCredit(
   env: Pick<Env, "WALLETS">,
-  clientId: string,
-  currency: string,
-  at: Placement,
-  posting: Posting,
-  through: Through = direct,
-): Promise<PostingResult> {
-  const { answer } = await atWallet<PostingResult>(
-    env,
+  {
     clientId,
     currency,
     at,
-    (wallet) => wallet.post(posting),
+    posting,
+    through = direct,
+  }: Omit<WalletCall, "start" | "call"> & {
+    at: Placement;
+    posting: Posting;
+  },
+): Promise<PostingResult> {
+  const { answer } = await atWallet<PostingResult>(env, {
+    clientId,
+    currency,
+    start: at,
+    call: (wallet) => wallet.post(posting),
     through,
-  );
+  });
   if (answer.ok && answer.forward) await deliverTransfer(env, clientId, currency, answer.forward, through);
   return answer;
 }
@@ -204,12 +212,17 @@ export async function postCredit(
  */
 export async function voidOrderAlong(
   env: Pick<Env, "WALLETS">,
-  clientId: string,
-  currency: string,
-  start: Placement,
-  orderId: string,
-  reason: string,
-  through: Through = direct,
+  {
+    clientId,
+    currency,
+    start,
+    orderId,
+    reason,
+    through = direct,
+  }: Omit<WalletCall, "call"> & {
+    orderId: string;
+    reason: string;
+  },
 ): Promise<void> {
   let at: Placement | null = start;
   for (let hops = 0; at !== null; hops += 1) {

@@ -144,7 +144,7 @@ describe("a step run twice", () => {
     const { days } = await history();
     const job = await storedJob(onDays(days), days[0]!);
     const now = Date.now();
-    expect(await claimStep(env.DB, job.id, 0, "run-first", now + 600_000, now)).toBe(true);
+    expect(await claimStep(env.DB, { id: job.id, step: 0, run: "run-first", until: now + 600_000, now })).toBe(true);
     const { env: stepsEnv } = stepEnv();
     expect(await runStep(stepsEnv, job.id, { rows: 4, shards: 2 })).toBe("taken");
     expect(await env.EXPORTS.get(chunkKey(job.id, 0))).toBeNull();
@@ -159,8 +159,8 @@ describe("a step run twice", () => {
     const days = daysOfOwn(1);
     const job = await storedJob(onDays(days), days[0]!);
     const now = Date.now();
-    expect(await claimStep(env.DB, job.id, 0, "run-a", now + 60_000, now)).toBe(true);
-    expect(await claimStep(env.DB, job.id, 0, "run-b", now + 60_000, now)).toBe(false);
+    expect(await claimStep(env.DB, { id: job.id, step: 0, run: "run-a", until: now + 60_000, now })).toBe(true);
+    expect(await claimStep(env.DB, { id: job.id, step: 0, run: "run-b", until: now + 60_000, now })).toBe(false);
     const next = { clientId: "x", day: days[0]!, part: 0, after: null };
     expect(await moveCursor(env.DB, { id: job.id, step: 0, run: "run-b", next, rows: 1 }, now)).toBe(false);
     expect(await moveCursor(env.DB, { id: job.id, step: 0, run: "run-a", next, rows: 1 }, now)).toBe(true);
@@ -178,7 +178,7 @@ describe("the cron", () => {
     const done = await storedJob(onDays(days), days[0]!);
     await runToEnd(stepsEnv, done.id);
     const now = Date.now();
-    expect(await claimStep(env.DB, held.id, 0, "run-alive", now + 600_000, now)).toBe(true);
+    expect(await claimStep(env.DB, { id: held.id, step: 0, run: "run-alive", until: now + 600_000, now })).toBe(true);
     // Not yet: a step has a minute before it counts as lost.
     await handOnLostSteps(stepsEnv, now);
     expect(handedOn).not.toContain(lost.id);

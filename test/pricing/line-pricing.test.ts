@@ -85,7 +85,18 @@ describe("priceLine", () => {
     Object.fromEntries(Object.entries(price).map(([k, v]) => [k, v.toFixed()]));
 
   it("no deal, same currency", () => {
-    expect(strings(priceLine(m("12.34"), 3, "USD", NO_DEAL, "USD", null))).toEqual({
+    expect(
+      strings(
+        priceLine({
+          quote: m("12.34"),
+          quantity: 3,
+          productCurrency: "USD",
+          deal: NO_DEAL,
+          walletCurrency: "USD",
+          rate: null,
+        }),
+      ),
+    ).toEqual({
       faceValue: "37.02",
       fee: "0",
       discount: "0",
@@ -95,7 +106,18 @@ describe("priceLine", () => {
   });
 
   it("no deal, cross currency: 2 × 10 EUR → 21.74 USD", () => {
-    expect(strings(priceLine(m("10"), 2, "EUR", NO_DEAL, "USD", usdEur))).toEqual({
+    expect(
+      strings(
+        priceLine({
+          quote: m("10"),
+          quantity: 2,
+          productCurrency: "EUR",
+          deal: NO_DEAL,
+          walletCurrency: "USD",
+          rate: usdEur,
+        }),
+      ),
+    ).toEqual({
       faceValue: "20",
       fee: "0",
       discount: "0",
@@ -105,7 +127,18 @@ describe("priceLine", () => {
   });
 
   it("fee and discount: 2 × 100 + 2% − 1.5/unit = 201", () => {
-    expect(strings(priceLine(m("100"), 2, "USD", deal(["2", "percentage"], ["1.5", "fixed"]), "USD", null))).toEqual({
+    expect(
+      strings(
+        priceLine({
+          quote: m("100"),
+          quantity: 2,
+          productCurrency: "USD",
+          deal: deal(["2", "percentage"], ["1.5", "fixed"]),
+          walletCurrency: "USD",
+          rate: null,
+        }),
+      ),
+    ).toEqual({
       faceValue: "200",
       fee: "4",
       discount: "3",
@@ -115,16 +148,37 @@ describe("priceLine", () => {
   });
 
   it("the deal applies before the exchange: 52 EUR → 56.53 USD", () => {
-    expect(priceLine(m("25"), 2, "EUR", deal(["1", "fixed"], ["0", "fixed"]), "USD", usdEur).charge.toFixed()).toBe(
-      "56.53",
-    );
+    expect(
+      priceLine({
+        quote: m("25"),
+        quantity: 2,
+        productCurrency: "EUR",
+        deal: deal(["1", "fixed"], ["0", "fixed"]),
+        walletCurrency: "USD",
+        rate: usdEur,
+      }).charge.toFixed(),
+    ).toBe("56.53");
   });
 
   it("a discount is capped at face value + fee: the line never goes negative", () => {
-    const price = priceLine(m("10"), 2, "USD", deal(["1", "fixed"], ["100", "percentage"]), "USD", null);
+    const price = priceLine({
+      quote: m("10"),
+      quantity: 2,
+      productCurrency: "USD",
+      deal: deal(["1", "fixed"], ["100", "percentage"]),
+      walletCurrency: "USD",
+      rate: null,
+    });
     expect(price.discount.toFixed()).toBe("20"); // 100% of 20 face value
     expect(price.lineTotal.toFixed()).toBe("2");
-    const capped = priceLine(m("10"), 2, "USD", deal(["0", "fixed"], ["50", "fixed"]), "USD", null);
+    const capped = priceLine({
+      quote: m("10"),
+      quantity: 2,
+      productCurrency: "USD",
+      deal: deal(["0", "fixed"], ["50", "fixed"]),
+      walletCurrency: "USD",
+      rate: null,
+    });
     expect(capped.discount.toFixed()).toBe("20");
     expect(capped.lineTotal.toFixed()).toBe("0");
     expect(capped.charge.toFixed()).toBe("0");

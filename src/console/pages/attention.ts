@@ -68,39 +68,49 @@ function newOperatorsSection(operators: NewOperator[]): Html {
       <tbody>${rows}</tbody></table></section>`;
 }
 
-async function page(ctx: PageContext, form: ThresholdForm = {}) {
-  const { operator, url } = ctx;
-  const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
-  const done = url.searchParams.get("done");
-  const nothing = (what: string) => html`<p>No ${what}.</p>`;
+type Attention = Awaited<ReturnType<typeof needsAttention>>;
+type Nothing = (what: string) => ReturnType<typeof html>;
 
-  const stuck =
-    data.stuckOrders.orders.length === 0
-      ? nothing("stuck orders")
-      : html`<table>
+/** The orders whose timers keep failing, each linking to its page. */
+function stuckTable(stuckOrders: Attention["stuckOrders"], nothing: Nothing) {
+  return stuckOrders.orders.length === 0
+    ? nothing("stuck orders")
+    : html`<table>
           <caption class="hint">Orders whose timers keep failing; each keeps retrying on its own.</caption>
           <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Timer</th><th scope="col" class="num">Failures</th><th scope="col">Last error</th><th scope="col">Next attempt</th></tr></thead>
-          <tbody>${data.stuckOrders.orders.map(
+          <tbody>${stuckOrders.orders.map(
             (row) => html`<tr>
               <td><a href="${orderPage(row.orderId)}" class="mono">${row.orderId.slice(0, 16)}…</a></td>
               <td>${row.clientId}</td><td>${row.timer}${row.skus.length > 0 ? html` (${row.skus.join(", ")})` : ""}</td>
               <td class="num">${row.failures}</td><td>${row.lastError}</td><td>${when(row.nextAttemptAt)}</td></tr>`,
           )}</tbody></table>
-          ${data.stuckOrders.more ? html`<p><a href="/console/orders">Every stuck order</a></p>` : ""}`;
+          ${stuckOrders.more ? html`<p><a href="/console/orders">Every stuck order</a></p>` : ""}`;
+}
 
-  const failed =
-    data.failedOrders.orders.length === 0
-      ? nothing("orders that ended failed or partial this week")
-      : html`<table>
+/** The orders that ended failed or partial this week, from the books' exceptions. */
+function failedTable(failedOrders: Attention["failedOrders"], nothing: Nothing) {
+  return failedOrders.orders.length === 0
+    ? nothing("orders that ended failed or partial this week")
+    : html`<table>
           <caption class="hint">Orders that ended failed or partial in the last 7 days: their failed lines were refunded to the wallet.</caption>
           <thead><tr><th scope="col">Order</th><th scope="col">Client</th><th scope="col">Reference</th><th scope="col">State</th><th scope="col">Failed lines</th><th scope="col">Ended</th></tr></thead>
-          <tbody>${data.failedOrders.orders.map(
+          <tbody>${failedOrders.orders.map(
             (row) => html`<tr>
               <td><a href="${orderPage(row.orderId)}" class="mono">${row.orderId.slice(0, 16)}…</a></td>
               <td>${row.clientId}</td><td>${row.reference}</td><td>${row.state}</td>
               <td>${row.lines.map((line, index) => html`${index > 0 ? ", " : ""}${line.quantity} × ${line.sku} (${line.supplier})`)}</td>
               <td>${when(row.foundAt)}</td></tr>`,
           )}</tbody></table>`;
+}
+
+async function page(ctx: PageContext, form: ThresholdForm = {}) {
+  const { operator, url } = ctx;
+  const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
+  const done = url.searchParams.get("done");
+  const nothing = (what: string) => html`<p>No ${what}.</p>`;
+
+  const stuck = stuckTable(data.stuckOrders, nothing);
+  const failed = failedTable(data.failedOrders, nothing);
 
   const letters =
     data.deadLetters.deadLetters.length === 0

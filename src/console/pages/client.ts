@@ -195,7 +195,7 @@ async function issueFromForm(ctx: PageContext, form: Map<string, string>, rotate
   const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
   const access = rotate ? FULL_ACCESS : postedAccess(form);
   const clientId = ctx.params.clientId!;
-  const { key, revokedKeyIds } = await issueKey(ctx.env, auditedBy(ctx), clientId, label, rotate, access);
+  const { key, revokedKeyIds } = await issueKey(ctx.env, auditedBy(ctx), { clientId, label, rotate, access });
   return once(`New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`, key.apiKey);
 }
 

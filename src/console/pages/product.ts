@@ -158,7 +158,13 @@ async function upload(ctx: PageContext, form: FormData): Promise<Response | Outc
     return { message: notice("bad", "The CSV is larger than 1 MiB; split it.") };
   const sku = ctx.params.sku!;
   try {
-    const added = await uploadCodes(ctx.env.DB, actorOf(ctx), requireProduct, sku, text, "text/csv");
+    const added = await uploadCodes(ctx.env.DB, {
+      actor: actorOf(ctx),
+      requireProduct,
+      sku,
+      text,
+      format: "text/csv",
+    });
     return seeOther(`${path("/console/catalogue", sku)}?done=uploaded&added=${added.added}`);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
