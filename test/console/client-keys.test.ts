@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { admin } from "../admin-helpers";
 import { addClient, call, seedDemo } from "../helpers";
 import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
@@ -65,6 +66,31 @@ describe("the client page's keys", () => {
     }
     const after = await env.DB.prepare(`SELECT COUNT(*) AS n FROM api_keys`).first<{ n: number }>();
     expect(after).toEqual(before);
+  });
+
+  it("rotates a narrow key into a key just as narrow, and refuses a rotation over keys that differ", async () => {
+    await addClient("console-rotate", { USD: "10" });
+    const here = "/console/clients/console-rotate";
+    const cookie = await signedIn("admin", "Ada Admin");
+    const access = { scopes: ["books:read"], allowedIps: ["198.51.100.0/24"] };
+    expect((await admin("POST", "/admin/clients/console-rotate/keys/rotate", access)).status).toBe(200);
+    const rotated = await fetchConsole("POST", here, { cookie, form: { action: "rotate" } });
+    expect(rotated.status).toBe(200);
+    const apiKey = /<p class="mono">(sk_test_[^<]+)<\/p>/.exec(rotated.text)![1]!;
+    // The successor of the leaked key still reads only, and only from its network.
+    expect((await call("GET", "/wallets", { key: apiKey })).body.code).toBe("ip_not_allowed");
+    const from = { "cf-connecting-ip": "198.51.100.7" };
+    expect((await call("POST", "/order/create", { key: apiKey, headers: from, body: {} })).body.code).toBe(
+      "insufficient_scope",
+    );
+    // A second key of other access: the Rotate button cannot say which to keep, and revokes nothing.
+    await admin("POST", "/admin/clients/console-rotate/keys", { scopes: ["orders:read"] });
+    const refused = await fetchConsole("POST", here, { cookie, form: { action: "rotate" } });
+    expect(refused.status).toBe(400);
+    const { results } = await env.DB.prepare(
+      "SELECT COUNT(*) AS live FROM api_keys WHERE client_id = 'console-rotate' AND revoked_at IS NULL",
+    ).all<{ live: number }>();
+    expect(results[0]!.live).toBe(2);
   });
 
   it("a viewer sees the scopes, and no form to issue a key", async () => {

@@ -189,11 +189,12 @@ function once(what: string, value: string): Html {
 
 /**
  * A key issued from the form, or (rotate) a new key with every other revoked: shown once. A rotation's
- * new key holds every scope from anywhere, as the key it replaces likely did; issue then revoke for less.
+ * new key keeps the access the client's live keys share (the action refuses when they differ): rotating a
+ * leaked key must not widen what its successor may do.
  */
 async function issueFromForm(ctx: PageContext, form: Map<string, string>, rotate: boolean): Promise<Html> {
   const label = rotate ? "" : field(form, "label", { required: false, max: 100 });
-  const access = rotate ? FULL_ACCESS : postedAccess(form);
+  const access = rotate ? undefined : postedAccess(form);
   const clientId = ctx.params.clientId!;
   const { key, revokedKeyIds } = await issueKey(ctx.env, auditedBy(ctx), { clientId, label, rotate, access });
   return once(`New API key ${key.keyId}${rotate ? `; ${revokedKeyIds.length} other keys revoked` : ""}`, key.apiKey);
