@@ -22,6 +22,7 @@ import { serviceMode } from "./kernel/service-mode";
 import { orderListRoutes } from "./order-index/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
+import { eventRoutes } from "./webhooks/event-routes";
 import type { OrderReferences } from "./wallets/wallet-statement";
 
 /** The references of a client's orders, for its ledger: the index's store loads with its first use. */
@@ -34,6 +35,7 @@ const CLIENT_ROUTES: readonly Route[] = [
   ...orderListRoutes,
   ...productRoutes,
   ...walletRoutes(orderReferences),
+  ...eventRoutes,
 ];
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */

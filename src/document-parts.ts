@@ -67,6 +67,17 @@ const TAGS: DocumentParts["tags"] = [
     description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks.",
     group: CLIENT,
   },
+  {
+    name: "Events",
+    description:
+      "Everything that happened in the calling client's account for the last 30 days: order state changes, wallet top-ups and low balances, failed deliveries.",
+    group: CLIENT,
+  },
+  {
+    name: "Account webhooks",
+    description: "Endpoints that receive every event of the calling client's account, signed as Standard Webhooks.",
+    group: CLIENT,
+  },
   { name: "Meta", description: "This document.", group: CLIENT },
   {
     name: "Sandbox",

@@ -6,7 +6,8 @@ import { askOrders } from "./orders/reservation-verdict";
 
 import { OrderObject as OrderObjectOf, type OrderIndexWriter } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
-export { BooksObject } from "./books/books-object";
+import { BooksObject as BooksObjectOf } from "./books/books-object";
+import type { EventAnnouncer } from "./books/event-flow";
 
 /**
  * The queue consumer (webhook delivery, dead letters) and its message schemas are loaded with the first
@@ -22,6 +23,20 @@ const reconciliationConsumer = once(async () => (await import("./reconciliation/
  */
 const indexWriter = once(async () => (await import("./order-index/order-index-store")).writeIndexRow);
 const writeIndexRow: OrderIndexWriter = async (db, order, version) => (await indexWriter())(db, order, version);
+
+/**
+ * The webhooks' fan-out of a client's new events to its account endpoints, which a books shard calls
+ * before it stores them (the books cannot import webhooks); loaded with the first event.
+ */
+const fanOut = once(async () => (await import("./webhooks/endpoint-fanout")).announceToEndpoints);
+
+/** A client's books shard, with the announcer of its new events handed in. */
+export class BooksObject extends BooksObjectOf {
+  constructor(ctx: DurableObjectState, env: Env) {
+    const announce: EventAnnouncer = async (clientId, events) => (await fanOut())(env, clientId, events);
+    super(ctx, env, announce);
+  }
+}
 
 /** The order object, with the order index's writer handed in. */
 export class OrderObject extends OrderObjectOf {

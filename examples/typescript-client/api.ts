@@ -1160,6 +1160,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your events of the last 30 days, newest first
+         * @description Every event of the calling client of the last 30 days, newest first (by `createdAt`, then `id`): each order's state changes (`order.*`, whether or not the order named a `webhookUrl`), `wallet.funded` (an operator's top-up or credit, with the note written for you), `wallet.low` (a balance below your threshold, `PUT /wallets/{currency}/alert`) and `delivery.failed` (an event a webhook receiver never accepted). Each event is exactly the body a webhook receiver gets. Filter by `type` and creation time (`createdFrom`, `createdTo`, both inclusive); page with `limit` and `after` (the `next` of the previous page): a walk neither repeats nor skips an event (newer ones come before its first page). Events reach the list within seconds (an order's with its books, about 2 s after the change).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, `type` only known types, `after` a cursor this list gave: 400 `invalid_parameters`
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -3731,6 +3755,78 @@ export interface components {
             code: "limit_request_not_found";
             details: {
                 id: number;
+            };
+        };
+        ListEventsResponse: {
+            /** @enum {string} */
+            message: "Events";
+            data: {
+                /** @description Newest first: by `createdAt`, then `id`. The last 30 days. */
+                events: (components["schemas"]["OrderEvent"] | {
+                    /** @description The event's id, also sent as `webhook-id`. */
+                    id: string;
+                    /** @constant */
+                    type: "wallet.funded";
+                    /** @description When it happened: Unix time in milliseconds. */
+                    createdAt: number;
+                    data: {
+                        /** @description The wallet's currency. */
+                        currency: string;
+                        /** @description What was credited: an exact decimal in the wallet's currency. */
+                        amount: string;
+                        /** @description The balance after it: an exact decimal in the wallet's currency. */
+                        balance: string;
+                        /** @description The note the operator wrote for you (null: none). */
+                        note: string | null;
+                    };
+                    /** @description false for an event of the sandbox, true in live. */
+                    livemode: boolean;
+                } | {
+                    /** @description The event's id, also sent as `webhook-id`. */
+                    id: string;
+                    /** @constant */
+                    type: "wallet.low";
+                    /** @description When it happened: Unix time in milliseconds. */
+                    createdAt: number;
+                    data: {
+                        /** @description The wallet's currency. */
+                        currency: string;
+                        /** @description The balance that went below the threshold. */
+                        balance: string;
+                        /** @description Your threshold (PUT /wallets/{currency}/alert). */
+                        threshold: string;
+                    };
+                    /** @description false for an event of the sandbox, true in live. */
+                    livemode: boolean;
+                } | {
+                    /** @description The event's id, also sent as `webhook-id`. */
+                    id: string;
+                    /** @constant */
+                    type: "delivery.failed";
+                    /** @description When it happened: Unix time in milliseconds. */
+                    createdAt: number;
+                    data: {
+                        /** @description The event that could not be delivered. */
+                        eventId: string;
+                        /**
+                         * @description Its type.
+                         * @enum {string}
+                         */
+                        eventType: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed";
+                        /** @description The account endpoint it was for; null for an order's `webhookUrl`. */
+                        endpointId: string | null;
+                        /** @description Where it was sent. */
+                        url: string;
+                        /** @description Attempts made before it was given up. */
+                        attempts: number;
+                        /** @description What went wrong at the last attempt. */
+                        error: string;
+                    };
+                    /** @description false for an event of the sandbox, true in live. */
+                    livemode: boolean;
+                })[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
             };
         };
         ListOrdersResponse: {
@@ -8847,6 +8943,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeadLetterAlreadyReplayedError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100, default 100. */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page of the same list. */
+                after?: string;
+                /**
+                 * @description Only events of these types, comma-separated: any of `order.confirmed`, `order.successful`, `order.partial`, `order.failed`, `order.rejected`, `wallet.funded`, `wallet.low`, `delivery.failed`.
+                 * @example order.failed,wallet.low
+                 */
+                type?: string;
+                /** @description Only events at or after this time (ms since the epoch). */
+                createdFrom?: number;
+                /** @description Only events at or before this time (ms since the epoch). */
+                createdTo?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -355,6 +355,8 @@ describe("success examples have the shape of real answers", () => {
     const listed = await client("GET", "/orders?reference=po-2026-0042");
     await expectLikeExample("listOrders", listed);
     await expectSameAsExample("listOrders", listed);
+    // The order's events rode with its books write (issue 44): a page of one, with the next one's cursor.
+    await expectLikeExample("listEvents", await client("GET", "/events?type=order.successful,order.confirmed&limit=1"));
     await expectCsvSameAsExample(
       "adminExportOrders",
       await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),
