@@ -118,11 +118,12 @@ async function expectBooksHold(clientId: string, orderId: string, state: string)
     .all();
   expect(exceptions.results).toEqual(state === "failed" ? [{ order_id: orderId }] : []);
   // The order's events (issue 44): each in the shard once, its day in D1's directory of event days once.
-  const events = await runInDurableObject(orderStub(orderId), (_instance, storage) =>
-    new OrderStore(storage.storage).allEvents(),
+  const events: { id: string; type: string }[] = await runInDurableObject(
+    orderStub(orderId),
+    (_instance, storage) => new OrderStore(storage.storage).allEvents() as { id: string; type: string }[],
   );
   expect(events.map((event) => event.type)).toEqual(["order.confirmed", `order.${state}`]);
-  const booked = await shard.eventPage({ limit: 100 });
+  const booked = (await shard.eventPage({ limit: 100 })) as unknown as { id: string }[];
   expect(booked.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
   expect(booked).toEqual(expect.arrayContaining(events));
   const eventDays = await env.DB.prepare(`SELECT day FROM books_event_days WHERE client_id = ?1`).bind(clientId).all();
