@@ -23,6 +23,7 @@ import { orderListRoutes } from "./order-index/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
 import { eventRoutes } from "./webhooks/event-routes";
+import { endpointRoutes } from "./webhooks/endpoint-routes";
 import type { OrderReferences } from "./wallets/wallet-statement";
 
 /** The references of a client's orders, for its ledger: the index's store loads with its first use. */
@@ -36,6 +37,7 @@ const CLIENT_ROUTES: readonly Route[] = [
   ...productRoutes,
   ...walletRoutes(orderReferences),
   ...eventRoutes,
+  ...endpointRoutes,
 ];
 
 /** The operator's routes, each under /admin/: loaded by the first request there or by GET /openapi.json. */

@@ -1493,6 +1493,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's webhook endpoints
+         * @description The calling client's endpoints, oldest first, without their secrets.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register an endpoint for your account's events
+         * @description Registers a URL that receives every event of the calling client whose type it lists (order state changes of every order, whether or not the order named a `webhookUrl`; `wallet.funded`, `wallet.low`, `delivery.failed`), signed as Standard Webhooks with the endpoint's own secret, delivered and retried as order webhooks are. The secret is in this answer only. At most 10 endpoints a client. An endpoint starts receiving within 30 seconds.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: `url` and `eventTypes` (known types only): 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
+         *     - The client has 10 endpoints already: 409 `webhook_endpoint_limit`
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint
+         * @description Deletes the endpoint: it receives nothing more, including deliveries already queued for it (within 30 seconds for events being announced).
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's URL or event types
+         * @description Changes what is given of `url` and `eventTypes`; the secret stays. Takes effect within 30 seconds.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - The body: `url`, `eventTypes` or both: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Gives the endpoint a new secret, shown in this answer only. For the next 24 hours every delivery to it carries two signatures, `v1,<new> v1,<previous>`, so your receiver can switch at any time within that day; a second rotation within the day keeps only the secret it replaced.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint (sandbox)
+         * @description Sandbox only (404 in live): POSTs an example `order.confirmed` event to the endpoint once, now, signed with its secret as every delivery is, and answers what the receiver did. Not queued, not retried, and not in GET /events.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The sandbox (in live the route is not found): 404 `route_not_found`
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        post: operations["testWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "order.confirmed": {
@@ -3215,6 +3332,41 @@ export interface components {
                 livemode: boolean;
             };
         };
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description Where to POST the events: an absolute https URL, by the same rules as an order's webhookUrl.
+             * @example https://example.com/hooks
+             */
+            url: string;
+            /**
+             * @description The types of event the endpoint receives: one or more, each once.
+             * @example [
+             *       "order.successful",
+             *       "order.failed",
+             *       "wallet.low"
+             *     ]
+             */
+            eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+        };
+        CreateWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint created";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                    /** @description The signing secret, `whsec_` + base64 of 32 bytes: shown in this answer only. Keep it. */
+                    secret: string;
+                };
+            };
+        };
         DeadLetter: {
             id: number;
             eventId: string;
@@ -3310,6 +3462,15 @@ export interface components {
              * @enum {string}
              */
             code: "decider_not_allowed";
+        };
+        DeleteWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint deleted";
+            data: {
+                id: string;
+                /** @constant */
+                deleted: true;
+            };
         };
         /** @description HTTP 409: Duplicate codes. */
         DuplicateCodesError: components["schemas"]["Error"] & {
@@ -3869,6 +4030,24 @@ export interface components {
                 wallets: components["schemas"]["Wallet"][];
             };
         };
+        ListWebhookEndpointsResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoints";
+            data: {
+                /** @description Oldest first; at most 10. */
+                endpoints: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                }[];
+            };
+        };
         /** @description HTTP 400: Request body is not valid JSON. */
         MalformedJsonError: components["schemas"]["Error"] & {
             /** @constant */
@@ -4211,6 +4390,36 @@ export interface components {
                 orderId: string;
             };
         };
+        RotateWebhookEndpointSecretResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint secret rotated";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                    /** @description The signing secret, `whsec_` + base64 of 32 bytes: shown in this answer only. Keep it. */
+                    secret: string;
+                };
+            };
+        };
+        /** @description HTTP 404: Not Found. No details. */
+        RouteNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "route_not_found";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "route_not_found";
+        };
         SandboxExpireOrderResponse: {
             /** @enum {string} */
             message: "Order expired";
@@ -4330,6 +4539,20 @@ export interface components {
         };
         /** @enum {string} */
         SupplierKind: "inventory" | "upstream" | "sandbox";
+        TestWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Test event delivered" | "Test event not delivered";
+            data: {
+                /** @description The id of the test event sent (`webhook-id`). */
+                eventId: string;
+                /** @description true when the receiver answered 2xx within 10 seconds. */
+                delivered: boolean;
+                /** @description The receiver's HTTP status; null when it did not answer. */
+                status: number | null;
+                /** @description Why it was not delivered; null when delivered. */
+                error: string | null;
+            };
+        };
         Timestamp: {
             _seconds: number;
             _nanoseconds: number;
@@ -4352,6 +4575,39 @@ export interface components {
             details: {
                 accepted: string[];
                 given: string;
+            };
+        };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * @description Where to POST the events: an absolute https URL, by the same rules as an order's webhookUrl.
+             * @example https://example.com/hooks
+             */
+            url?: string;
+            /**
+             * @description The types of event the endpoint receives: one or more, each once.
+             * @example [
+             *       "order.successful",
+             *       "order.failed",
+             *       "wallet.low"
+             *     ]
+             */
+            eventTypes?: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+        };
+        UpdateWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint updated";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                };
             };
         };
         ValueStock: {
@@ -4408,6 +4664,28 @@ export interface components {
              * @enum {string}
              */
             code: "wallet_unknown";
+        };
+        /** @description HTTP 409: You have as many webhook endpoints as allowed. */
+        WebhookEndpointLimitError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "webhook_endpoint_limit";
+            details: {
+                limit: number;
+            };
+        };
+        /** @description HTTP 404: Webhook endpoint not found. */
+        WebhookEndpointNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "webhook_endpoint_not_found";
+            details: {
+                endpointId: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "webhook_endpoint_not_found";
         };
         /** @description HTTP 403: This API key belongs to another environment. */
         WrongEnvironmentError: components["schemas"]["Error"] & {
@@ -10025,6 +10303,506 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Webhook endpoint created */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `webhook_endpoint_limit`: You have as many webhook endpoints as allowed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointLimitError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoint deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookEndpointResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Webhook endpoint updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateWebhookEndpointResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoint secret rotated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateWebhookEndpointSecretResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test event delivered | Test event not delivered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestWebhookEndpointResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /**
+             * @description - `route_not_found`: Not Found
+             *     - `webhook_endpoint_not_found`: Webhook endpoint not found
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -21,6 +21,9 @@ export interface EventQuery {
 
 type Row = Record<string, SqlStorageValue>;
 
+/** Ids of events recorded again with another time (a delivery's failure): found by id, a walk of the day. */
+const FOUND_BY_ID = /^evt_df_/;
+
 const CREATE = `CREATE TABLE IF NOT EXISTS events (
   at INTEGER NOT NULL, event_id TEXT NOT NULL, type TEXT NOT NULL, payload TEXT NOT NULL,
   PRIMARY KEY (at, event_id)
@@ -75,12 +78,18 @@ export class EventStore {
   /** The events of `events` the shard does not hold yet. */
   missing<Event extends Pick<BookEvent, "id" | "createdAt">>(events: readonly Event[]): Event[] {
     if (!this.hasTable()) return [...events];
-    return events.filter(
-      (event) =>
-        this.storage.sql
-          .exec(`SELECT 1 FROM events WHERE at = ?1 AND event_id = ?2`, event.createdAt, event.id)
-          .toArray().length === 0,
-    );
+    return events.filter((event) => !this.holds(event));
+  }
+
+  /**
+   * Whether the shard holds the event: by its key, or for an event whose time is not its own to repeat (a
+   * delivery's failure, timed when it was recorded: FOUND_BY_ID) by its id within the day.
+   */
+  private holds(event: Pick<BookEvent, "id" | "createdAt">): boolean {
+    const found = FOUND_BY_ID.test(event.id)
+      ? this.storage.sql.exec(`SELECT 1 FROM events WHERE event_id = ?1 LIMIT 1`, event.id)
+      : this.storage.sql.exec(`SELECT 1 FROM events WHERE at = ?1 AND event_id = ?2`, event.createdAt, event.id);
+    return found.toArray().length > 0;
   }
 
   /** Stores the events it does not hold, in one transaction; answers the rows written (a repeat writes none). */

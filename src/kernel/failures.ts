@@ -82,6 +82,9 @@ export const FAILURES = {
   limit_request_not_found: "Limit request not found",
   limit_request_closed: "Limit request is no longer open",
   unsupported_media_type: "Unsupported Media Type",
+  // Account webhook endpoints (docs/api.md, "Account webhooks"): another client's is not found either.
+  webhook_endpoint_not_found: "Webhook endpoint not found",
+  webhook_endpoint_limit: "You have as many webhook endpoints as allowed",
 } as const satisfies Record<string, string>;
 
 export type FailureCode = keyof typeof FAILURES;

@@ -9,25 +9,8 @@
  */
 import type { BookEvent } from "../books/event-rules";
 import type { ClientEvent, EndpointMessage } from "./events";
-import { endpointsOf, type StoredEndpoint } from "./endpoint-store";
-
-const CACHE_MS = 30_000;
-const CACHE_BOUND = 10_000;
-const cache = new Map<string, { at: number; endpoints: Pick<StoredEndpoint, "id" | "url" | "eventTypes">[] }>();
-
-/** Forgets what this isolate read of the client's endpoints (after a change made here). */
-export function forgetEndpoints(clientId: string): void {
-  cache.delete(clientId);
-}
-
-async function subscribers(db: D1Database, clientId: string, now: number) {
-  const cached = cache.get(clientId);
-  if (cached !== undefined && now - cached.at < CACHE_MS) return cached.endpoints;
-  const endpoints = (await endpointsOf(db, clientId)).map(({ id, url, eventTypes }) => ({ id, url, eventTypes }));
-  if (cache.size >= CACHE_BOUND) cache.clear();
-  cache.set(clientId, { at: now, endpoints });
-  return endpoints;
-}
+import type { StoredEndpoint } from "./endpoint-store";
+import { subscribers } from "./endpoint-cache";
 
 /** The messages that deliver `events` to the endpoints subscribing to each one's type. */
 export function endpointMessages(

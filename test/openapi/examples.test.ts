@@ -20,6 +20,7 @@ import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
 import { drainTimers, indexNow } from "../order-helpers";
 import { servedDocument } from "./conformance";
 import { Money } from "../../src/pricing/money";
+import { FakeReceiver } from "../webhooks/receiver";
 
 const ROUTES = await allRoutes();
 
@@ -357,6 +358,30 @@ describe("success examples have the shape of real answers", () => {
     await expectSameAsExample("listOrders", listed);
     // The order's events rode with its books write (issue 44): a page of one, with the next one's cursor.
     await expectLikeExample("listEvents", await client("GET", "/events?type=order.successful,order.confirmed&limit=1"));
+    // The account webhook endpoints (issue 44), each route's real answer.
+    const endpointBody = {
+      url: "http://127.0.0.1:9797/hooks/example",
+      eventTypes: ["order.successful", "order.failed", "wallet.low"],
+    };
+    const made = await client("POST", "/webhook-endpoints", endpointBody);
+    await expectLikeExample("createWebhookEndpoint", made, endpointBody);
+    const endpointId = made.body.data.endpoint.id as string;
+    await expectLikeExample("listWebhookEndpoints", await client("GET", "/webhook-endpoints"));
+    const patchBody = { eventTypes: ["order.successful", "order.failed", "wallet.low", "wallet.funded"] };
+    await expectLikeExample(
+      "updateWebhookEndpoint",
+      await client("PATCH", `/webhook-endpoints/${endpointId}`, patchBody),
+      patchBody,
+    );
+    const rotated = await client("POST", `/webhook-endpoints/${endpointId}/rotate-secret`);
+    await expectLikeExample("rotateWebhookEndpointSecret", rotated);
+    const endpointReceiver = new FakeReceiver({ secret: rotated.body.data.endpoint.secret });
+    try {
+      await expectLikeExample("testWebhookEndpoint", await client("POST", `/webhook-endpoints/${endpointId}/test`));
+    } finally {
+      endpointReceiver.restore();
+    }
+    await expectLikeExample("deleteWebhookEndpoint", await client("DELETE", `/webhook-endpoints/${endpointId}`));
     await expectCsvSameAsExample(
       "adminExportOrders",
       await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),
