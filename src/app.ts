@@ -22,6 +22,7 @@ import { serviceMode } from "./kernel/service-mode";
 import { orderListRoutes } from "./order-index/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
+import { walletAlertRoutes } from "./wallets/wallet-alert-routes";
 import { eventRoutes } from "./webhooks/event-routes";
 import { endpointRoutes } from "./webhooks/endpoint-routes";
 import type { OrderReferences } from "./wallets/wallet-statement";
@@ -36,6 +37,7 @@ const CLIENT_ROUTES: readonly Route[] = [
   ...orderListRoutes,
   ...productRoutes,
   ...walletRoutes(orderReferences),
+  ...walletAlertRoutes,
   ...eventRoutes,
   ...endpointRoutes,
 ];

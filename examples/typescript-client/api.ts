@@ -1443,6 +1443,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallets/{currency}/alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set your low-balance threshold of a wallet
+         * @description Sets the balance below which the wallet announces `wallet.low` (GET /events and your account webhook endpoints): once each time the balance goes below it, at most once per 24 hours; a balance back at or above it re-arms the alert. Setting it above the current balance is not a crossing: the alert arms once the balance is at or above it. `threshold: null` clears it (so does DELETE). GET /wallets shows it.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The body: `threshold` a decimal string, not negative, in the currency's minor units, or null: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The client has a wallet in `currency` (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        put: operations["setWalletAlert"];
+        post?: never;
+        /**
+         * Clear your low-balance threshold of a wallet
+         * @description Clears the threshold: the wallet announces no `wallet.low` until one is set again.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The client has a wallet in `currency` (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        delete: operations["clearWalletAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallets/{currency}/ledger": {
         parameters: {
             query?: never;
@@ -3254,6 +3289,15 @@ export interface components {
              */
             code: "balance_held";
         };
+        ClearWalletAlertResponse: {
+            /** @enum {string} */
+            message: "Alert cleared";
+            data: {
+                currency: string;
+                /** @description The threshold now, an exact decimal; null: none. */
+                threshold: string | null;
+            };
+        };
         Client: {
             id: string;
             name: string;
@@ -4493,6 +4537,22 @@ export interface components {
              */
             code: "server_error";
         };
+        SetWalletAlertRequest: {
+            /**
+             * @description The balance below which `wallet.low` fires: a decimal string, zero or more, with at most the currency's minor units (`"100.00"`, not `100.001` in USD). null clears it.
+             * @example 100.00
+             */
+            threshold: string | null;
+        };
+        SetWalletAlertResponse: {
+            /** @enum {string} */
+            message: "Alert set";
+            data: {
+                currency: string;
+                /** @description The threshold now, an exact decimal; null: none. */
+                threshold: string | null;
+            };
+        };
         /** @description HTTP 409: SKU changed during the upload. */
         SkuChangedError: components["schemas"]["Error"] & {
             /** @constant */
@@ -4619,6 +4679,8 @@ export interface components {
         Wallet: {
             currency: string;
             balance: number;
+            /** @description Your low-balance threshold (PUT /wallets/{currency}/alert), an exact decimal; absent: none. */
+            lowBalanceThreshold?: string;
         };
         /** @description HTTP 409: Wallet already has ledger entries. */
         WalletNotEmptyError: components["schemas"]["Error"] & {
@@ -10126,6 +10188,188 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    setWalletAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetWalletAlertRequest"];
+            };
+        };
+        responses: {
+            /** @description Alert set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetWalletAlertResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    clearWalletAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert cleared */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClearWalletAlertResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */

@@ -358,6 +358,11 @@ describe("success examples have the shape of real answers", () => {
     await expectSameAsExample("listOrders", listed);
     // The order's events rode with its books write (issue 44): a page of one, with the next one's cursor.
     await expectLikeExample("listEvents", await client("GET", "/events?type=order.successful,order.confirmed&limit=1"));
+    // The low-balance alert (issue 44): set, then cleared.
+    await expectLikeExample("setWalletAlert", await client("PUT", "/wallets/USD/alert", { threshold: "100.00" }), {
+      threshold: "100.00",
+    });
+    await expectLikeExample("clearWalletAlert", await client("DELETE", "/wallets/USD/alert"));
     // The account webhook endpoints (issue 44), each route's real answer.
     const endpointBody = {
       url: "http://127.0.0.1:9797/hooks/example",
