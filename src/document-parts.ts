@@ -27,7 +27,7 @@ import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/catalogue
 import { WalletView } from "./wallets/wallet-schemas";
 import { LedgerEntryView } from "./wallets/wallet-admin-schemas";
 import { OrderEventSchema } from "./webhooks/webhook-message-schemas";
-import { webhookDocs } from "./webhooks/webhook-docs";
+import { accountWebhookDocs, webhookDocs } from "./webhooks/webhook-docs";
 
 /** What the service is, as the document's info.description tells a reader. */
 const DESCRIPTION = [
@@ -168,5 +168,5 @@ export const DOCUMENT_PARTS: DocumentParts = {
   named: NAMED_SCHEMAS,
   tags: TAGS,
   description: DESCRIPTION,
-  webhooks: webhookDocs,
+  webhooks: [...webhookDocs, ...accountWebhookDocs],
 };

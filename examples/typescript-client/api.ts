@@ -1747,6 +1747,66 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "wallet.funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wallet funded
+         * @description The operator topped up a wallet or credited it by an adjustment. `data.note` is the note written for you (null if none), never the operator's internal reason. POSTed to your account endpoints that take `wallet.funded`, signed with the endpoint's secret.
+         */
+        post: operations["walletFundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wallet low
+         * @description The wallet's balance went below your threshold (PUT /wallets/{currency}/alert): once per crossing, at most once per 24 hours; back at or above it re-arms. POSTed to your account endpoints that take `wallet.low`.
+         */
+        post: operations["walletLowWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delivery.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery failed
+         * @description A delivery was given up after its last attempt (an order's webhookUrl, or an account endpoint). POSTed to your account endpoints that take `delivery.failed`; none is sent for the failure of a `delivery.failed` itself.
+         */
+        post: operations["deliveryFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -3516,6 +3576,33 @@ export interface components {
                 deleted: true;
             };
         };
+        DeliveryFailedWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "delivery.failed";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The event that could not be delivered. */
+                eventId: string;
+                /**
+                 * @description Its type.
+                 * @enum {string}
+                 */
+                eventType: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed";
+                /** @description The account endpoint it was for; null for an order's `webhookUrl`. */
+                endpointId: string | null;
+                /** @description Where it was sent. */
+                url: string;
+                /** @description Attempts made before it was given up. */
+                attempts: number;
+                /** @description What went wrong at the last attempt. */
+                error: string;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
+        };
         /** @description HTTP 409: Duplicate codes. */
         DuplicateCodesError: components["schemas"]["Error"] & {
             /** @constant */
@@ -3967,69 +4054,7 @@ export interface components {
             message: "Events";
             data: {
                 /** @description Newest first: by `createdAt`, then `id`. The last 30 days. */
-                events: (components["schemas"]["OrderEvent"] | {
-                    /** @description The event's id, also sent as `webhook-id`. */
-                    id: string;
-                    /** @constant */
-                    type: "wallet.funded";
-                    /** @description When it happened: Unix time in milliseconds. */
-                    createdAt: number;
-                    data: {
-                        /** @description The wallet's currency. */
-                        currency: string;
-                        /** @description What was credited: an exact decimal in the wallet's currency. */
-                        amount: string;
-                        /** @description The balance after it: an exact decimal in the wallet's currency. */
-                        balance: string;
-                        /** @description The note the operator wrote for you (null: none). */
-                        note: string | null;
-                    };
-                    /** @description false for an event of the sandbox, true in live. */
-                    livemode: boolean;
-                } | {
-                    /** @description The event's id, also sent as `webhook-id`. */
-                    id: string;
-                    /** @constant */
-                    type: "wallet.low";
-                    /** @description When it happened: Unix time in milliseconds. */
-                    createdAt: number;
-                    data: {
-                        /** @description The wallet's currency. */
-                        currency: string;
-                        /** @description The balance that went below the threshold. */
-                        balance: string;
-                        /** @description Your threshold (PUT /wallets/{currency}/alert). */
-                        threshold: string;
-                    };
-                    /** @description false for an event of the sandbox, true in live. */
-                    livemode: boolean;
-                } | {
-                    /** @description The event's id, also sent as `webhook-id`. */
-                    id: string;
-                    /** @constant */
-                    type: "delivery.failed";
-                    /** @description When it happened: Unix time in milliseconds. */
-                    createdAt: number;
-                    data: {
-                        /** @description The event that could not be delivered. */
-                        eventId: string;
-                        /**
-                         * @description Its type.
-                         * @enum {string}
-                         */
-                        eventType: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed";
-                        /** @description The account endpoint it was for; null for an order's `webhookUrl`. */
-                        endpointId: string | null;
-                        /** @description Where it was sent. */
-                        url: string;
-                        /** @description Attempts made before it was given up. */
-                        attempts: number;
-                        /** @description What went wrong at the last attempt. */
-                        error: string;
-                    };
-                    /** @description false for an event of the sandbox, true in live. */
-                    livemode: boolean;
-                })[];
+                events: (components["schemas"]["OrderEvent"] | components["schemas"]["WalletFundedWebhookBody"] | components["schemas"]["WalletLowWebhookBody"] | components["schemas"]["DeliveryFailedWebhookBody"])[];
                 /** @description Cursor of the next page (pass as `after`), null on the last page. */
                 next: string | null;
             };
@@ -4681,6 +4706,44 @@ export interface components {
             balance: number;
             /** @description Your low-balance threshold (PUT /wallets/{currency}/alert), an exact decimal; absent: none. */
             lowBalanceThreshold?: string;
+        };
+        WalletFundedWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "wallet.funded";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The wallet's currency. */
+                currency: string;
+                /** @description What was credited: an exact decimal in the wallet's currency. */
+                amount: string;
+                /** @description The balance after it: an exact decimal in the wallet's currency. */
+                balance: string;
+                /** @description The note the operator wrote for you (null: none). */
+                note: string | null;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
+        };
+        WalletLowWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "wallet.low";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The wallet's currency. */
+                currency: string;
+                /** @description The balance that went below the threshold. */
+                balance: string;
+                /** @description Your threshold (PUT /wallets/{currency}/alert). */
+                threshold: string;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 409: Wallet already has ledger entries. */
         WalletNotEmptyError: components["schemas"]["Error"] & {
@@ -11307,6 +11370,162 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletFundedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,lEivvGfkpLJMFlpmCCaF8WpxDgBamIR0pMI7Vr27wAs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletFundedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletLowWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,3QmmX1jxi6NpHigW6vcgKp8i1i3KBDVQgtmoAv5qGpY=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletLowWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliveryFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,3Cgx7PDUJQarbGbY340PUoPKrYl38dJrXldsUmxpuWQ=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryFailedWebhookBody"];
             };
         };
         responses: {

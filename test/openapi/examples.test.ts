@@ -122,7 +122,7 @@ describe("examples in the document", () => {
       }
     }
     expect(missing).toEqual([]);
-    expect(operations).toBe(ROUTES.length + 5);
+    expect(operations).toBe(ROUTES.length + 8);
     expect(responses).toBeGreaterThan(150);
   });
 
@@ -173,6 +173,9 @@ describe("webhook examples", () => {
       "order.partial",
       "order.failed",
       "order.rejected",
+      "wallet.funded",
+      "wallet.low",
+      "delivery.failed",
     ]);
     for (const [event, { post }] of events) {
       const header = (name: string) =>
