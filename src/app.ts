@@ -23,6 +23,9 @@ import { serviceMode } from "./kernel/service-mode";
 import { orderListRoutes } from "./order-index/order-list-routes";
 import { orderRoutes } from "./orders/order-routes";
 import { walletRoutes } from "./wallets/wallet-routes";
+import { walletAlertRoutes } from "./wallets/wallet-alert-routes";
+import { eventRoutes } from "./webhooks/event-routes";
+import { endpointRoutes } from "./webhooks/endpoint-routes";
 import type { OrderReferences } from "./wallets/wallet-statement";
 
 /** The references of a client's orders, for its ledger: the index's store loads with its first use. */
@@ -58,7 +61,15 @@ function withScopes(routes: readonly Route[], scopes: Readonly<Record<string, Sc
 
 /** The client's routes: loaded with the Worker, so that no client request waits for a module. */
 const CLIENT_ROUTES: readonly Route[] = withScopes(
-  [...orderRoutes, ...orderListRoutes, ...productRoutes, ...walletRoutes(orderReferences)],
+  [
+    ...orderRoutes,
+    ...orderListRoutes,
+    ...productRoutes,
+    ...walletRoutes(orderReferences),
+    ...walletAlertRoutes,
+    ...eventRoutes,
+    ...endpointRoutes,
+  ],
   SCOPES_OF_ROUTES,
 );
 

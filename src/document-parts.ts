@@ -27,7 +27,7 @@ import { AdjustmentMode, ProductType, SupplierKind } from "./catalogue/catalogue
 import { WalletView } from "./wallets/wallet-schemas";
 import { LedgerEntryView } from "./wallets/wallet-admin-schemas";
 import { OrderEventSchema } from "./webhooks/webhook-message-schemas";
-import { webhookDocs } from "./webhooks/webhook-docs";
+import { accountWebhookDocs, webhookDocs } from "./webhooks/webhook-docs";
 
 /** What the service is, as the document's info.description tells a reader. */
 const DESCRIPTION = [
@@ -65,6 +65,17 @@ const TAGS: DocumentParts["tags"] = [
   {
     name: "Webhooks",
     description: "What the service POSTs to an order's webhookUrl, signed as Standard Webhooks.",
+    group: CLIENT,
+  },
+  {
+    name: "Events",
+    description:
+      "Everything that happened in the calling client's account for the last 30 days: order state changes, wallet top-ups and low balances, failed deliveries.",
+    group: CLIENT,
+  },
+  {
+    name: "Account webhooks",
+    description: "Endpoints that receive every event of the calling client's account, signed as Standard Webhooks.",
     group: CLIENT,
   },
   { name: "Meta", description: "This document.", group: CLIENT },
@@ -157,5 +168,5 @@ export const DOCUMENT_PARTS: DocumentParts = {
   named: NAMED_SCHEMAS,
   tags: TAGS,
   description: DESCRIPTION,
-  webhooks: webhookDocs,
+  webhooks: [...webhookDocs, ...accountWebhookDocs],
 };

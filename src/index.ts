@@ -6,7 +6,8 @@ import { askOrders } from "./orders/reservation-verdict";
 
 export { OrderObject } from "./orders/order-object";
 export { WalletObject } from "./wallets/wallet-object";
-export { BooksObject } from "./books/books-object";
+import { BooksObject as BooksObjectOf } from "./books/books-object";
+import type { EventAnnouncer } from "./books/event-flow";
 
 /**
  * The queue consumer (webhook delivery, dead letters) and its message schemas are loaded with the first
@@ -19,6 +20,21 @@ const reconciliationConsumer = once(async () => (await import("./reconciliation/
 /** The steps of the exports across clients (src/exports/export-step.ts), loaded with their first batch. */
 const EXPORT_QUEUES = new Set(["order-exports", "order-exports-sandbox"]);
 const exportConsumer = once(async () => (await import("./exports/export-jobs")).consumeSteps);
+
+/**
+ * The webhooks' fan-out of a client's new events to its account endpoints, which a books shard calls
+ * before it stores them (the books cannot import webhooks); loaded with the first event.
+ */
+const fanOut = once(async () => (await import("./webhooks/endpoint-fanout")).announceToEndpoints);
+
+/** A client's books shard, with the announcer of its new events handed in. */
+export class BooksObject extends BooksObjectOf {
+  constructor(ctx: DurableObjectState, env: Env) {
+    const announce: EventAnnouncer = async (clientId, events) => (await fanOut())(env, clientId, events);
+    super(ctx, env, announce);
+  }
+}
+
 /**
  * The cron (every 5 minutes) sweeps reservations, moves what is left of D1's order index into the
  * client's books while its backfill runs, drops the books' days past their retention, and makes a pass of

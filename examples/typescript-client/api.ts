@@ -1305,6 +1305,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your events of the last 30 days, newest first
+         * @description Every event of the calling client of the last 30 days, newest first (by `createdAt`, then `id`): each order's state changes (`order.*`, whether or not the order named a `webhookUrl`), `wallet.funded` (an operator's top-up or credit, with the note written for you), `wallet.low` (a balance below your threshold, `PUT /wallets/{currency}/alert`) and `delivery.failed` (an event a webhook receiver never accepted). Each event is exactly the body a webhook receiver gets. Filter by `type` and creation time (`createdFrom`, `createdTo`, both inclusive); page with `limit` and `after` (the `next` of the previous page): a walk neither repeats nor skips an event (newer ones come before its first page). Events reach the list within seconds (an order's with its books, about 2 s after the change).
+         *
+         *     **Scope:** `books:read`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The query: each filter's form, `type` only known types, `after` a cursor this list gave: 400 `invalid_parameters`
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1582,6 +1608,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallets/{currency}/alert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set your low-balance threshold of a wallet
+         * @description Sets the balance below which the wallet announces `wallet.low` (GET /events and your account webhook endpoints): once each time the balance goes below it, at most once per 24 hours; a balance back at or above it re-arms the alert. Setting it above the current balance is not a crossing: the alert arms once the balance is at or above it. `threshold: null` clears it (so does DELETE). GET /wallets shows it.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The body: `threshold` a decimal string, not negative, in the currency's minor units, or null: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - The client has a wallet in `currency` (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        put: operations["setWalletAlert"];
+        post?: never;
+        /**
+         * Clear your low-balance threshold of a wallet
+         * @description Clears the threshold: the wallet announces no `wallet.low` until one is set again.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `currency`: 400 `invalid_parameters`
+         *     - The client has a wallet in `currency` (another client's is answered as an unknown one): 404 `wallet_unknown`
+         */
+        delete: operations["clearWalletAlert"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallets/{currency}/ledger": {
         parameters: {
             query?: never;
@@ -1630,6 +1695,135 @@ export interface paths {
         get: operations["getWalletStatement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your account's webhook endpoints
+         * @description The calling client's endpoints, oldest first, without their secrets.
+         *
+         *     **Scope:** `books:read`. A key without it is 403 `insufficient_scope`.
+         */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register an endpoint for your account's events
+         * @description Registers a URL that receives every event of the calling client whose type it lists (order state changes of every order, whether or not the order named a `webhookUrl`; `wallet.funded`, `wallet.low`, `delivery.failed`), signed as Standard Webhooks with the endpoint's own secret, delivered and retried as order webhooks are. The secret is in this answer only. At most 10 endpoints a client. An endpoint starts receiving within 30 seconds.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The body: `url` and `eventTypes` (known types only): 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
+         *     - The client has 10 endpoints already: 409 `webhook_endpoint_limit`
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an endpoint
+         * @description Deletes the endpoint: it receives nothing more, including deliveries already queued for it (within 30 seconds for events being announced).
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint's URL or event types
+         * @description Changes what is given of `url` and `eventTypes`; the secret stays. Takes effect within 30 seconds.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - The body: `url`, `eventTypes` or both: 400 `malformed_json`, 400 `invalid_request_body`
+         *     - `url`, by the rules of an order's webhookUrl: 400 `invalid_webhook_url`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Gives the endpoint a new secret, shown in this answer only. For the next 24 hours every delivery to it carries two signatures, `v1,<new> v1,<previous>`, so your receiver can switch at any time within that day; a second rotation within the day keeps only the secret it replaced.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to an endpoint (sandbox)
+         * @description Sandbox only (404 in live): POSTs an example `order.confirmed` event to the endpoint once, now, signed with its secret as every delivery is, and answers what the receiver did. Not queued, not retried, and not in GET /events.
+         *
+         *     **Scope:** `orders:write`. A key without it is 403 `insufficient_scope`.
+         *
+         *     Checks, in the order they run (the first that fails answers):
+         *
+         *     - The sandbox (in live the route is not found): 404 `route_not_found`
+         *     - `id`: 400 `invalid_parameters`
+         *     - An endpoint of the calling client has that id (another client's is answered as an unknown one): 404 `webhook_endpoint_not_found`
+         */
+        post: operations["testWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1732,6 +1926,66 @@ export interface webhooks {
          * @description The order expired before it was confirmed; nothing was charged and its reserved codes were released. POSTed to the order's webhookUrl as JSON with the Standard Webhooks headers; the body's `type` is `order.rejected` and `data.state` is `rejected`. Events of one order may arrive out of order or more than once: order them by `createdAt` and drop duplicates by `id` (or read GET /order/get).
          */
         post: operations["rejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.funded": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wallet funded
+         * @description The operator topped up a wallet or credited it by an adjustment. `data.note` is the note written for you (null if none), never the operator's internal reason. POSTed to your account endpoints that take `wallet.funded`, signed with the endpoint's secret.
+         */
+        post: operations["walletFundedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "wallet.low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wallet low
+         * @description The wallet's balance went below your threshold (PUT /wallets/{currency}/alert): once per crossing, at most once per 24 hours; back at or above it re-arms. POSTed to your account endpoints that take `wallet.low`.
+         */
+        post: operations["walletLowWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "delivery.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delivery failed
+         * @description A delivery was given up after its last attempt (an order's webhookUrl, or an account endpoint). POSTed to your account endpoints that take `delivery.failed`; none is sent for the failure of a `delivery.failed` itself.
+         */
+        post: operations["deliveryFailedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3575,6 +3829,15 @@ export interface components {
              */
             code: "balance_held";
         };
+        ClearWalletAlertResponse: {
+            /** @enum {string} */
+            message: "Alert cleared";
+            data: {
+                currency: string;
+                /** @description The threshold now, an exact decimal; null: none. */
+                threshold: string | null;
+            };
+        };
         Client: {
             id: string;
             name: string;
@@ -3651,6 +3914,41 @@ export interface components {
                 expiresAt: number;
                 /** @description false for an order of the sandbox (sk_test_ keys, no real money), true in live. */
                 livemode: boolean;
+            };
+        };
+        CreateWebhookEndpointRequest: {
+            /**
+             * @description Where to POST the events: an absolute https URL, by the same rules as an order's webhookUrl.
+             * @example https://example.com/hooks
+             */
+            url: string;
+            /**
+             * @description The types of event the endpoint receives: one or more, each once.
+             * @example [
+             *       "order.successful",
+             *       "order.failed",
+             *       "wallet.low"
+             *     ]
+             */
+            eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+        };
+        CreateWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint created";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                    /** @description The signing secret, `whsec_` + base64 of 32 bytes: shown in this answer only. Keep it. */
+                    secret: string;
+                };
             };
         };
         DeadLetter: {
@@ -3748,6 +4046,42 @@ export interface components {
              * @enum {string}
              */
             code: "decider_not_allowed";
+        };
+        DeleteWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint deleted";
+            data: {
+                id: string;
+                /** @constant */
+                deleted: true;
+            };
+        };
+        DeliveryFailedWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "delivery.failed";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The event that could not be delivered. */
+                eventId: string;
+                /**
+                 * @description Its type.
+                 * @enum {string}
+                 */
+                eventType: "order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed";
+                /** @description The account endpoint it was for; null for an order's `webhookUrl`. */
+                endpointId: string | null;
+                /** @description Where it was sent. */
+                url: string;
+                /** @description Attempts made before it was given up. */
+                attempts: number;
+                /** @description What went wrong at the last attempt. */
+                error: string;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 409: Duplicate codes. */
         DuplicateCodesError: components["schemas"]["Error"] & {
@@ -4248,6 +4582,16 @@ export interface components {
                 id: number;
             };
         };
+        ListEventsResponse: {
+            /** @enum {string} */
+            message: "Events";
+            data: {
+                /** @description Newest first: by `createdAt`, then `id`. The last 30 days. */
+                events: (components["schemas"]["OrderEvent"] | components["schemas"]["WalletFundedWebhookBody"] | components["schemas"]["WalletLowWebhookBody"] | components["schemas"]["DeliveryFailedWebhookBody"])[];
+                /** @description Cursor of the next page (pass as `after`), null on the last page. */
+                next: string | null;
+            };
+        };
         ListOrdersResponse: {
             /** @enum {string} */
             message: "Orders";
@@ -4286,6 +4630,24 @@ export interface components {
             message: "Wallets";
             data: {
                 wallets: components["schemas"]["Wallet"][];
+            };
+        };
+        ListWebhookEndpointsResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoints";
+            data: {
+                /** @description Oldest first; at most 10. */
+                endpoints: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                }[];
             };
         };
         /** @description HTTP 400: Request body is not valid JSON. */
@@ -4630,6 +4992,36 @@ export interface components {
                 orderId: string;
             };
         };
+        RotateWebhookEndpointSecretResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint secret rotated";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                    /** @description The signing secret, `whsec_` + base64 of 32 bytes: shown in this answer only. Keep it. */
+                    secret: string;
+                };
+            };
+        };
+        /** @description HTTP 404: Not Found. No details. */
+        RouteNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "route_not_found";
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "route_not_found";
+        };
         SandboxExpireOrderResponse: {
             /** @enum {string} */
             message: "Order expired";
@@ -4703,6 +5095,22 @@ export interface components {
              */
             code: "server_error";
         };
+        SetWalletAlertRequest: {
+            /**
+             * @description The balance below which `wallet.low` fires: a decimal string, zero or more, with at most the currency's minor units (`"100.00"`, not `100.001` in USD). null clears it.
+             * @example 100.00
+             */
+            threshold: string | null;
+        };
+        SetWalletAlertResponse: {
+            /** @enum {string} */
+            message: "Alert set";
+            data: {
+                currency: string;
+                /** @description The threshold now, an exact decimal; null: none. */
+                threshold: string | null;
+            };
+        };
         /** @description HTTP 409: SKU changed during the upload. */
         SkuChangedError: components["schemas"]["Error"] & {
             /** @constant */
@@ -4749,6 +5157,20 @@ export interface components {
         };
         /** @enum {string} */
         SupplierKind: "inventory" | "upstream" | "sandbox";
+        TestWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Test event delivered" | "Test event not delivered";
+            data: {
+                /** @description The id of the test event sent (`webhook-id`). */
+                eventId: string;
+                /** @description true when the receiver answered 2xx within 10 seconds. */
+                delivered: boolean;
+                /** @description The receiver's HTTP status; null when it did not answer. */
+                status: number | null;
+                /** @description Why it was not delivered; null when delivered. */
+                error: string | null;
+            };
+        };
         Timestamp: {
             _seconds: number;
             _nanoseconds: number;
@@ -4773,6 +5195,39 @@ export interface components {
                 given: string;
             };
         };
+        UpdateWebhookEndpointRequest: {
+            /**
+             * @description Where to POST the events: an absolute https URL, by the same rules as an order's webhookUrl.
+             * @example https://example.com/hooks
+             */
+            url?: string;
+            /**
+             * @description The types of event the endpoint receives: one or more, each once.
+             * @example [
+             *       "order.successful",
+             *       "order.failed",
+             *       "wallet.low"
+             *     ]
+             */
+            eventTypes?: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+        };
+        UpdateWebhookEndpointResponse: {
+            /** @enum {string} */
+            message: "Webhook endpoint updated";
+            data: {
+                endpoint: {
+                    id: string;
+                    url: string;
+                    eventTypes: ("order.confirmed" | "order.successful" | "order.partial" | "order.failed" | "order.rejected" | "wallet.funded" | "wallet.low" | "delivery.failed")[];
+                    /** @description Unix ms. */
+                    createdAt: number;
+                    /** @description Unix ms of the last change (url, types or secret). */
+                    updatedAt: number;
+                    /** @description Unix ms of the last rotation; for 24 hours after it the previous secret signs too. */
+                    secretRotatedAt: number | null;
+                };
+            };
+        };
         ValueStock: {
             value: number;
             available: number;
@@ -4782,6 +5237,46 @@ export interface components {
         Wallet: {
             currency: string;
             balance: number;
+            /** @description Your low-balance threshold (PUT /wallets/{currency}/alert), an exact decimal; absent: none. */
+            lowBalanceThreshold?: string;
+        };
+        WalletFundedWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "wallet.funded";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The wallet's currency. */
+                currency: string;
+                /** @description What was credited: an exact decimal in the wallet's currency. */
+                amount: string;
+                /** @description The balance after it: an exact decimal in the wallet's currency. */
+                balance: string;
+                /** @description The note the operator wrote for you (null: none). */
+                note: string | null;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
+        };
+        WalletLowWebhookBody: {
+            /** @description The event's id, also sent as `webhook-id`. */
+            id: string;
+            /** @constant */
+            type: "wallet.low";
+            /** @description When it happened: Unix time in milliseconds. */
+            createdAt: number;
+            data: {
+                /** @description The wallet's currency. */
+                currency: string;
+                /** @description The balance that went below the threshold. */
+                balance: string;
+                /** @description Your threshold (PUT /wallets/{currency}/alert). */
+                threshold: string;
+            };
+            /** @description false for an event of the sandbox, true in live. */
+            livemode: boolean;
         };
         /** @description HTTP 409: Wallet already has ledger entries. */
         WalletNotEmptyError: components["schemas"]["Error"] & {
@@ -4827,6 +5322,28 @@ export interface components {
              * @enum {string}
              */
             code: "wallet_unknown";
+        };
+        /** @description HTTP 409: You have as many webhook endpoints as allowed. */
+        WebhookEndpointLimitError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "webhook_endpoint_limit";
+            details: {
+                limit: number;
+            };
+        };
+        /** @description HTTP 404: Webhook endpoint not found. */
+        WebhookEndpointNotFoundError: components["schemas"]["Error"] & {
+            /** @constant */
+            code: "webhook_endpoint_not_found";
+            details: {
+                endpointId: string;
+            };
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            code: "webhook_endpoint_not_found";
         };
         /** @description HTTP 403: This API key belongs to another environment. */
         WrongEnvironmentError: components["schemas"]["Error"] & {
@@ -9948,6 +10465,88 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1..100, default 100. */
+                limit?: number;
+                /** @description Cursor: the `next` of the previous page of the same list. */
+                after?: string;
+                /**
+                 * @description Only events of these types, comma-separated: any of `order.confirmed`, `order.successful`, `order.partial`, `order.failed`, `order.rejected`, `wallet.funded`, `wallet.low`, `delivery.failed`.
+                 * @example order.failed,wallet.low
+                 */
+                type?: string;
+                /** @description Only events at or after this time (ms since the epoch). */
+                createdFrom?: number;
+                /** @description Only events at or before this time (ms since the epoch). */
+                createdTo?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     getOpenApi: {
         parameters: {
             query?: never;
@@ -10790,6 +11389,192 @@ export interface operations {
             };
         };
     };
+    setWalletAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetWalletAlertRequest"];
+            };
+        };
+        responses: {
+            /** @description Alert set */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetWalletAlertResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    clearWalletAlert: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The wallet's currency (ISO 4217).
+                 * @example USD
+                 */
+                currency: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alert cleared */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClearWalletAlertResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `wallet_unknown`: Wallet not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
     getWalletLedger: {
         parameters: {
             query?: {
@@ -10945,6 +11730,518 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WalletUnknownError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoints */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookEndpointsResponse"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Webhook endpoint created */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateWebhookEndpointResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `webhook_endpoint_limit`: You have as many webhook endpoints as allowed */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointLimitError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoint deleted */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeleteWebhookEndpointResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhookEndpointRequest"];
+            };
+        };
+        responses: {
+            /** @description Webhook endpoint updated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpdateWebhookEndpointResponse"];
+                };
+            };
+            /**
+             * @description - `invalid_parameters`: Invalid path or query parameters
+             *     - `invalid_webhook_url`: webhookUrl is not allowed
+             *     - `malformed_json`: Request body is not valid JSON
+             *     - `invalid_request_body`: Invalid request body
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"] | components["schemas"]["InvalidWebhookUrlError"] | components["schemas"]["MalformedJsonError"] | components["schemas"]["InvalidRequestBodyError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `payload_too_large`: Request body is too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Webhook endpoint secret rotated */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateWebhookEndpointSecretResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /** @description - `webhook_endpoint_not_found`: Webhook endpoint not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointNotFoundError"];
+                };
+            };
+            /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitedError"];
+                };
+            };
+            /** @description - `server_error`: Server error; try again later (Retry with backoff; a create or confirm replayed with the same reference or orderId is safe.) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServerErrorError"];
+                };
+            };
+        };
+    };
+    testWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The endpoint's id.
+                 * @example we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Test event delivered | Test event not delivered */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestWebhookEndpointResponse"];
+                };
+            };
+            /** @description - `invalid_parameters`: Invalid path or query parameters */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvalidParametersError"];
+                };
+            };
+            /**
+             * @description - `unauthenticated`: Authentication credentials are missing or invalid
+             *     - `wrong_environment`: This API key belongs to another environment
+             *     - `ip_not_allowed`: This API key may not be used from this address
+             *     - `insufficient_scope`: This API key does not have the scope this route needs
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnauthenticatedError"] | components["schemas"]["WrongEnvironmentError"] | components["schemas"]["IpNotAllowedError"] | components["schemas"]["InsufficientScopeError"];
+                };
+            };
+            /**
+             * @description - `route_not_found`: Not Found
+             *     - `webhook_endpoint_not_found`: Webhook endpoint not found
+             */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RouteNotFoundError"] | components["schemas"]["WebhookEndpointNotFoundError"];
                 };
             };
             /** @description - `rate_limited`: Too many requests (Retry after the Retry-After seconds.) */
@@ -11205,6 +12502,162 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["OrderEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletFundedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,lEivvGfkpLJMFlpmCCaF8WpxDgBamIR0pMI7Vr27wAs=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletFundedWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    walletLowWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,3QmmX1jxi6NpHigW6vcgKp8i1i3KBDVQgtmoAv5qGpY=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletLowWebhookBody"];
+            };
+        };
+        responses: {
+            /** @description Delivered: any 2xx answer within 10 seconds ends the delivery of this event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: any other status (or no answer within 10 seconds) is retried with backoff (10 s doubling up to 1 h) until WEBHOOK_MAX_ATTEMPTS (default 8), then dead-lettered for the operator to replay. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not delivered: retried like a 4XX. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliveryFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event's id (the body's `id`): the same on every retry and replay of the event, so a receiver can drop duplicates.
+                 * @example evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Unix time of this attempt, in seconds. Reject a delivery whose timestamp is more than a few minutes from your clock (replay protection).
+                 * @example 1795351330
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks signature: `v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part of the client's `whsec_<base64>` secret. For 24 hours after a secret rotation it lists two signatures separated by a space (new secret and old); accept the delivery if any one verifies. Any Standard Webhooks library (e.g. the `standardwebhooks` npm package) verifies it. The examples are signed with the secret `whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=` over the example body as sent (`JSON.stringify` of it).
+                 * @example v1,3Cgx7PDUJQarbGbY340PUoPKrYl38dJrXldsUmxpuWQ=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryFailedWebhookBody"];
             };
         };
         responses: {

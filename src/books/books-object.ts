@@ -11,9 +11,15 @@ import type { ShardHost } from "./shard-host";
 import { partsOn, type ShardAddress } from "./shard-rules";
 import { ShardStore, type ShardQuery, type StoredCounters, type StoredRow } from "./shard-store";
 import { writeRow, type WriteAnswer } from "./write-flow";
+import { eventsDue, expireEvents, recordEvents, type EventAnnouncer, type EventHost } from "./event-flow";
+import type { BookEvent } from "./event-rules";
+import { EventStore, type EventQuery } from "./event-store";
 
 export type { WriteAnswer } from "./write-flow";
 export type { AnswersTaken } from "./answer-flow";
+
+/** No account endpoints: what a shard announces to when src/index.ts hands it no announcer (tests of the books). */
+const NO_ANNOUNCER: EventAnnouncer = async () => undefined;
 
 /** How soon an alarm whose publish failed runs again. */
 const PUBLISH_RETRY_MS = 60_000;
@@ -27,12 +33,18 @@ const PUBLISH_RETRY_MS = 60_000;
 export class BooksObject extends DurableObject<Env> {
   private readonly store: ShardStore;
   private readonly host: ShardHost;
+  private readonly events: EventStore;
+  private readonly eventHost: EventHost;
   /** The day's parts, read from D1 once per instance. */
   private dayParts: Promise<number> | null = null;
   /** The alarm time this instance last stored (null: none); undefined when not known yet. */
   private alarmAt: number | null | undefined = undefined;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  /**
+   * `announce` hands new events to the client's account webhook endpoints: src/index.ts gives the
+   * webhooks' (which the books may not import).
+   */
+  constructor(ctx: DurableObjectState, env: Env, announce: EventAnnouncer = NO_ANNOUNCER) {
     super(ctx, env);
     this.store = new ShardStore(ctx.storage);
     this.host = {
@@ -43,6 +55,15 @@ export class BooksObject extends DurableObject<Env> {
       parts: (address) => this.partsOf(address),
       waiting: new Map(),
       publishing: { published: new Map(), firstWaitingAt: null, lastPublishAt: 0 },
+      armAlarm: () => this.armAlarm(),
+    };
+    this.events = new EventStore(ctx.storage);
+    this.eventHost = {
+      events: this.events,
+      db: env.DB,
+      now: () => Date.now(),
+      io: (seam, call) => io(seam, call),
+      announce,
       armAlarm: () => this.armAlarm(),
     };
   }
@@ -63,7 +84,9 @@ export class BooksObject extends DurableObject<Env> {
    * first change after the last one (a change while one is set writes nothing).
    */
   private async armAlarm(): Promise<void> {
-    const due = nextPublish(this.host);
+    const publishDue = nextPublish(this.host);
+    const expiryDue = eventsDue(this.events);
+    const due = publishDue === null ? expiryDue : expiryDue === null ? publishDue : Math.min(publishDue, expiryDue);
     if (due === null) return;
     if (this.alarmAt === undefined) this.alarmAt = await this.ctx.storage.getAlarm();
     if (this.alarmAt !== null && this.alarmAt <= due) return;
@@ -72,9 +95,24 @@ export class BooksObject extends DurableObject<Env> {
     this.alarmAt = due;
   }
 
-  /** Writes an order's row, taking only a newer version (write-flow.ts). */
-  async write(address: ShardAddress, row: BookWrite): Promise<WriteAnswer> {
-    return writeRow(this.host, address, row);
+  /**
+   * Writes an order's row, taking only a newer version (write-flow.ts), and the order's events of this
+   * day that the shard does not hold yet (event-flow.ts): the events ride with the row's request.
+   */
+  async write(address: ShardAddress, row: BookWrite, events: BookEvent[] = []): Promise<WriteAnswer> {
+    const answer = await writeRow(this.host, address, row);
+    if ("misrouted" in answer || events.length === 0) return answer;
+    return { ...answer, written: answer.written + (await recordEvents(this.eventHost, address, events)) };
+  }
+
+  /** Stores the client's events of this day it does not hold yet (event-flow.ts); answers the rows written. */
+  async recordEvents(address: ShardAddress, events: BookEvent[]): Promise<number> {
+    return recordEvents(this.eventHost, address, events);
+  }
+
+  /** A page of the shard's events, newest first, filtered. */
+  async eventPage(query: EventQuery): Promise<BookEvent[]> {
+    return this.events.page(query);
   }
 
   /** A page of the shard's orders, newest first, filtered. */
@@ -111,6 +149,7 @@ export class BooksObject extends DurableObject<Env> {
   async drop(): Promise<void> {
     await this.ctx.storage.deleteAll();
     this.store.forget();
+    this.events.forget();
     this.host.waiting.clear();
     this.host.publishing.published.clear();
     this.host.publishing.firstWaitingAt = null;
@@ -129,6 +168,7 @@ export class BooksObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     this.alarmAt = null;
     flushAnswers(this.host);
+    expireEvents(this.events, Date.now());
     // The alarm is set for the publish alone: it publishes when it fires, even if the clock reads earlier.
     if (nextPublish(this.host) !== null) {
       try {

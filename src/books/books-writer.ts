@@ -8,6 +8,7 @@
 import type { AnswersTaken, BooksObject, WriteAnswer } from "./books-object";
 import type { OrderAnswer } from "./answer-rules";
 import type { BookWrite } from "./row-rules";
+import type { BookEvent } from "./event-rules";
 import { dayOf, partOf, shardName, type ShardAddress } from "./shard-rules";
 
 export type BooksNamespace = DurableObjectNamespace<BooksObject>;
@@ -38,13 +39,22 @@ function partsGuess(clientId: string, day: number): number {
 /** How many times a write follows a shard's refusal before it gives up (a day's parts never change). */
 const ROUTES = 2;
 
-/** Writes `row` to its shard; answers the rows it wrote (0: the shard had this version or a newer one). */
-export async function writeToBooks(namespace: BooksNamespace, row: BookWrite): Promise<number> {
+/**
+ * Writes `row` to its shard, with the order's `events` of the row's day (docs/books.md, "Events"); answers
+ * the rows it wrote (0: the shard had this version or a newer one, and every event). The order's events of
+ * another day are the caller's to send (event-writer.ts).
+ */
+export async function writeToBooks(
+  namespace: BooksNamespace,
+  row: BookWrite,
+  events: readonly BookEvent[] = [],
+): Promise<number> {
   const day = dayOf(row.createdAt);
+  const sameDay = events.filter((event) => dayOf(event.createdAt) === day);
   let parts = partsGuess(row.clientId, day);
   for (let route = 0; route <= ROUTES; route += 1) {
     const address = { clientId: row.clientId, day, part: partOf(row.id, parts) };
-    const answer = (await shardOf(namespace, address).write(address, row)) as WriteAnswer;
+    const answer = (await shardOf(namespace, address).write(address, row, sameDay)) as WriteAnswer;
     remember(row.clientId, day, answer.parts);
     if (!("misrouted" in answer)) return answer.written;
     parts = answer.parts;

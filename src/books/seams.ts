@@ -12,6 +12,10 @@ export const BOOKS_SEAMS = {
   layout: "books.layout",
   /** alarm: the counters published to D1. */
   publish: "books.publish",
+  /** events: the day registered in D1's directory of event days before the shard's first event. */
+  eventDay: "books.event-day",
+  /** events: new events handed to the client's account webhook endpoints before they are stored. */
+  announce: "books.announce",
   /** retention: a shard of a day past it deletes its rows. */
   drop: "books.drop",
   /** retention: then the day's directory rows of that shard go. */

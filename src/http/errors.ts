@@ -56,6 +56,8 @@ export const HTTP_STATUS = {
   api_key_not_found: 404,
   sku_not_found: 404,
   wallet_unknown: 404,
+  webhook_endpoint_not_found: 404,
+  webhook_endpoint_limit: 409,
   deal_not_found: 404,
   dead_letter_not_found: 404,
   operator_not_found: 404,

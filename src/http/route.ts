@@ -43,7 +43,7 @@ export interface RequestContext {
 
 export type Handler = (request: IRequest, context: RequestContext) => Promise<Response>;
 
-export type Method = "GET" | "POST" | "PUT" | "DELETE";
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
 /** Who may call a route: a client API key, an operator token (or ADMIN_TOKEN; the route's `role` says which), or anyone. */
 export type Auth = "apiKey" | "admin" | "none";

@@ -365,6 +365,16 @@ export const ERROR_DETAILS: Record<FailureCode, DetailsDoc> = {
     example: { sku: "EU-VOUCHER", changed: ["currency"] },
   },
   dead_letter_already_replayed: { schema: z.object({ id: z.number().int() }), always: true, example: { id: 7 } },
+  webhook_endpoint_not_found: {
+    schema: z.object({ endpointId: z.string() }),
+    always: true,
+    example: { endpointId: "we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b" },
+  },
+  webhook_endpoint_limit: {
+    schema: z.object({ limit: z.number().int() }),
+    always: true,
+    example: { limit: 10 },
+  },
   unsupported_media_type: {
     schema: z.object({ accepted: z.array(z.string()), given: z.string() }),
     always: true,

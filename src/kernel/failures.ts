@@ -89,6 +89,9 @@ export const FAILURES = {
   // An export across clients (a background job writing its CSV in chunks) and its file.
   export_not_found: "Export not found",
   export_not_finished: "Export is not finished yet",
+  // Account webhook endpoints (docs/api.md, "Account webhooks"): another client's is not found either.
+  webhook_endpoint_not_found: "Webhook endpoint not found",
+  webhook_endpoint_limit: "You have as many webhook endpoints as allowed",
 } as const satisfies Record<string, string>;
 
 export type FailureCode = keyof typeof FAILURES;

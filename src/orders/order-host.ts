@@ -4,7 +4,7 @@
  * few settings it runs on. Each flow module names the part it uses (`Pick<OrderHost, …>`), so that it reads
  * alone and a unit test can hand it a fake host. `objectHost` builds the object's own, once per instance.
  */
-import { writeToBooks } from "../books/books-writer";
+import { writeOrderBooks } from "../books/event-writer";
 import { bookWriteOf } from "../books/row-rules";
 import type { SupplierKind } from "../catalogue/catalogue-schemas";
 import type { Supplier } from "../fulfilment/supplier";
@@ -169,12 +169,14 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
     now: () => Date.now(),
     io: (seam, call) => io(seam, call, shell.reset),
     save: async (order, previous, timers = {}) => {
-      const announced = previous !== order.state && WEBHOOK_STATES.has(order.state) && order.webhookUrl !== null;
+      // Every announced change is an event of the client's (its books and account endpoints get it); it
+      // goes to the queue only for an order with a webhookUrl.
+      const announced = previous !== order.state && WEBHOOK_STATES.has(order.state);
       const event = announced ? orderEvent(order, crypto.randomUUID(), Date.now(), livemode) : null;
       const indexed = changesIndexRow(store.load(), order);
       store.save(order, timers, event, indexed);
       if (event !== null || indexed || Object.keys(timers).length > 0) await shell.armAlarm();
-      return event !== null;
+      return event !== null && order.webhookUrl !== null;
     },
     armAlarm: () => shell.armAlarm(),
     // RPC answers arrive typed as serialised copies; they are the same plain data the wallet returned.
@@ -204,7 +206,7 @@ export function objectHost(ctx: DurableObjectState, env: Env, store: OrderStore,
         through: through(seam),
       }),
     supplier: (kind) => supplierFor(kind, env),
-    writeBooks: (order, version) => writeToBooks(env.BOOKS, bookWriteOf(order, version)),
+    writeBooks: (order, version) => writeOrderBooks(env.BOOKS, bookWriteOf(order, version), store.allEvents()),
     processSoon: (order) => shell.processSoon(order),
   };
 }

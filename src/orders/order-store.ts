@@ -1,5 +1,5 @@
 import { currentVersion, migrationsAfter, type Migration } from "../kernel/migrations";
-import type { WebhookMessage } from "../webhooks/events";
+import type { OrderEvent, WebhookMessage } from "../webhooks/events";
 import { OUTBOX_PREFIX, outboxEntry, outboxKey, pendingOf, type OutboxEntry } from "./order-outbox";
 import type { OrderRecord } from "./order-record";
 import {
@@ -76,6 +76,12 @@ export interface StoredDocument {
    * index takes only a newer one. Absent in a document stored before it was kept: 0.
    */
   indexVersion?: number;
+  /**
+   * The events of an order without a webhookUrl (docs/books.md, "Events"): held in the document, written
+   * with the change they announce at no row of their own, for the order's books write to carry to its
+   * client's books. An order with a webhookUrl keeps its events in the outbox, which the queue needs.
+   */
+  bookEvents?: OrderEvent[];
 }
 
 const DOCUMENT_KEY = "order";
@@ -244,6 +250,16 @@ export class OrderStore {
       this.write({ ...doc, order, timers: changed, indexVersion });
       return;
     }
+    if (event.url === "") {
+      this.write({
+        ...doc,
+        order,
+        timers: changed,
+        indexVersion,
+        bookEvents: [...(doc.bookEvents ?? []), event.event],
+      });
+      return;
+    }
     const seq = doc.outboxCount + 1;
     this.storage.transactionSync(() => {
       this.kv.put(outboxKey(seq), outboxEntry(seq, event));
@@ -350,6 +366,15 @@ export class OrderStore {
       for (const entry of this.outbox())
         if (ids.has(entry.eventId) && !entry.sent) this.kv.put(outboxKey(entry.seq), { ...entry, sent: true });
     });
+  }
+
+  /**
+   * Every event of the order, in the order they were stored: its outbox's and those held in its document
+   * (an order without a webhookUrl). What its books write carries to its client's books.
+   */
+  allEvents(): OrderEvent[] {
+    const outboxed = this.outbox().map((entry) => (JSON.parse(entry.message) as WebhookMessage).event);
+    return [...outboxed, ...(this.read().bookEvents ?? [])];
   }
 
   /** Every event the order has stored, sent or not, in order (tests and audits). */

@@ -18,11 +18,12 @@ import { adjustmentKey, topUpKey } from "./ledger-keys";
 import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
 import { historyEntries, type PlacedEntry } from "./wallet-history";
 import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
-import type { Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
+import type { FundsResult, Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
 import {
   findWallet,
   historyOf,
   openWallet,
+  placementOf,
   placedWallet,
   type ClientStatement,
   type RegisteredWallet,
@@ -162,7 +163,8 @@ async function post(
       clientId,
       currency,
       start: firstPlacement(registered),
-      call: (wallet) => wallet.post(posting),
+      // A new credit announces itself to the client (wallet.funded, with the note and never the reason).
+      call: (wallet) => wallet.post({ ...posting, announce: { clientId, currency } }),
       through: operatorPosting,
     }));
   } catch (error) {
@@ -423,6 +425,23 @@ export async function walletBalance(
 ): Promise<Money> {
   const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
   return new Money(await currentBalance(env, clientId, registered));
+}
+
+/** The client's low-balance threshold of a registered wallet (null: none), for the console's wallet page. */
+export async function walletThreshold(
+  env: Env,
+  clientStatement: ClientStatement,
+  clientId: string,
+  currency: string,
+): Promise<string | null> {
+  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const { answer } = await atWallet<FundsResult>(env, {
+    clientId,
+    currency,
+    start: placementOf(registered),
+    call: (stub) => stub.funds(),
+  });
+  return answer.lowBalanceThreshold ?? null;
 }
 
 /** A page of a registered wallet's whole history, oldest first, after position `after`; `next` continues it. */

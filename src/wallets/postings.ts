@@ -57,6 +57,11 @@ export interface Posting {
   note?: string | null;
   /** The UTC day the order was created on, for an order's charge or refund: the reconciliation's day of it. */
   orderDay?: number | null;
+  /**
+   * An operator's top-up or adjustment names the wallet's client and currency: a new credit then writes
+   * its `wallet.funded` event in the same transaction (wallet-events.ts).
+   */
+  announce?: { clientId: string; currency: string } | null;
 }
 
 export type PostingResult =
@@ -150,7 +155,8 @@ export type HoldResult =
 export type ReleaseResult = { ok: true } | WalletMoved;
 
 /** The balance an order's create checks, or where the wallet moved. */
-export type FundsResult = { ok: true; balance: string } | WalletMoved;
+/** `lowBalanceThreshold`: the client's threshold of the wallet, when it set one (GET /wallets shows it). */
+export type FundsResult = { ok: true; balance: string; lowBalanceThreshold?: string } | WalletMoved;
 
 /** What taking in a transfer answers: `forward` when this wallet has moved too and passed it on. */
 export type MoveInResult =

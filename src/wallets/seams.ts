@@ -12,6 +12,11 @@ export const WALLET_SEAMS = {
   operatorBalance: "wallet.operator.balance",
 } as const;
 
+/** The wallet's events (wallet-events.ts): its alarm's hand-over of waiting events to the client's books. */
+export const WALLET_EVENT_SEAMS = {
+  hand: "wallet.events.hand",
+} as const;
+
 /** The steps of moving a client's wallets to another region (wallet-moves.ts). */
 export const WALLET_MOVE_SEAMS = {
   /** The D1 batch that sets the client's region, records the moves under way and the audit row. */

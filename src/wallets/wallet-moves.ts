@@ -123,12 +123,18 @@ export async function currentBalance(
 export async function walletBalances(
   env: Pick<Env, "DB" | "WALLETS">,
   clientId: string,
-): Promise<{ currency: string; balance: number }[]> {
+): Promise<{ currency: string; balance: number; lowBalanceThreshold?: string }[]> {
   return Promise.all(
-    (await walletCurrencies(env.DB, clientId)).map(async (wallet) => ({
-      currency: wallet.currency,
-      balance: toAmountNumber(await currentBalance(env, clientId, wallet)),
-    })),
+    (await walletCurrencies(env.DB, clientId)).map(async (wallet) => {
+      const { answer } = await atWallet<FundsResult>(env, {
+        clientId,
+        currency: wallet.currency,
+        start: placementOf(wallet),
+        call: (stub) => stub.funds(),
+      });
+      const alert = answer.lowBalanceThreshold === undefined ? {} : { lowBalanceThreshold: answer.lowBalanceThreshold };
+      return { currency: wallet.currency, balance: toAmountNumber(answer.balance), ...alert };
+    }),
   );
 }
 

@@ -37,6 +37,13 @@ import {
 } from "./ledger-backup";
 import { serviceMode } from "../kernel/service-mode";
 import { LEDGER_DAY_PAGE, ledgerDay } from "./ledger-day-flow";
+import { eventsOfChange, handOver, setThreshold, WalletEventStore, type Announce } from "./wallet-events";
+import { io } from "../kernel/faults";
+import { logFailure } from "../kernel/log";
+import { WALLET_EVENT_SEAMS } from "./seams";
+
+/** How soon an alarm whose hand-over to the books failed runs again. */
+const EVENTS_RETRY_MS = 30_000;
 import type { LedgerDayPage } from "./ledger-day-rules";
 
 export type {
@@ -68,10 +75,35 @@ export type { LedgerDayPage } from "./ledger-day-rules";
 export class WalletObject extends DurableObject<Env> {
   private opened: LedgerStore | null = null;
 
+  private eventStore: WalletEventStore | null = null;
+
   /** Opened on first use (not in the constructor), once per instance: the schema migrates then. */
   private get ledger(): LedgerStore {
     this.opened ??= new LedgerStore(this.ctx.storage);
     return this.opened;
+  }
+
+  /** The alert and the events' outbox (wallet-events.ts), beside the ledger (opened first: it migrates). */
+  private get walletEvents(): WalletEventStore {
+    void this.ledger;
+    this.eventStore ??= new WalletEventStore(this.ctx.storage.sql);
+    return this.eventStore;
+  }
+
+  /**
+   * Runs a change of the balance and writes its events in the same transaction, the alarm that hands them
+   * to the client's books too: a change is never stored without its events, nor an event without its change.
+   */
+  private withEvents<T>(change: () => { result: T; funded: Parameters<typeof eventsOfChange>[2] }): T {
+    // Opened (and migrated) outside the transaction: a change that throws must not roll back the schema.
+    const [ledger, events] = [this.ledger, this.walletEvents];
+    return this.ctx.storage.transactionSync(() => {
+      const { result, funded } = change();
+      const now = Date.now();
+      const live = serviceMode(this.env) === "live";
+      if (eventsOfChange(events, ledger.balance(), funded, now, live)) void this.ctx.storage.setAlarm(now);
+      return result;
+    });
   }
 
   /** GET /health's probe: the object answers, and its ledger is not opened (no storage is written). */
@@ -85,12 +117,46 @@ export class WalletObject extends DurableObject<Env> {
 
   /** The balance an order's create checks, or, once the wallet has moved, where it went. */
   async funds(): Promise<FundsResult> {
-    return funds(this.ledger);
+    const result = funds(this.ledger);
+    // GET /wallets shows the client's low-balance threshold from the same call.
+    if (!result.ok) return result;
+    const threshold = this.walletEvents.alert()?.threshold;
+    return threshold === undefined ? result : { ...result, lowBalanceThreshold: threshold };
   }
 
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
-    return post(this.ledger, posting);
+    return this.withEvents(() => {
+      const result = post(this.ledger, posting);
+      const credit = posting.kind === "top_up" || posting.kind === "adjustment";
+      const announce = posting.announce ?? null;
+      const funded =
+        result.ok && !result.replayed && credit && announce !== null ? { entry: result.entry, announce } : null;
+      return { result, funded };
+    });
+  }
+
+  /**
+   * Sets the client's low-balance threshold (a decimal string the route has checked), or clears it with
+   * null; answers it. Armed when the balance is at or above it.
+   */
+  async setAlert(owner: Announce, threshold: string | null): Promise<{ threshold: string | null }> {
+    const alert = setThreshold(this.walletEvents, owner, threshold, this.ledger.balance());
+    return { threshold: alert?.threshold ?? null };
+  }
+
+  /**
+   * Hands the waiting events to the client's books (wallet-events.ts); a failure is logged and tried
+   * again EVENTS_RETRY_MS later, with nothing deleted.
+   */
+  override async alarm(): Promise<void> {
+    try {
+      const more = await handOver(this.walletEvents, this.env.BOOKS, (call) => io(WALLET_EVENT_SEAMS.hand, call));
+      if (more) await this.ctx.storage.setAlarm(Date.now());
+    } catch (error) {
+      logFailure(error, { step: WALLET_EVENT_SEAMS.hand });
+      await this.ctx.storage.setAlarm(Date.now() + EVENTS_RETRY_MS);
+    }
   }
 
   /** An open order that reserves no codes: its balance checked, its slot among the client's open orders taken. */
@@ -113,7 +179,8 @@ export class WalletObject extends DurableObject<Env> {
    * it, every charge of the order answers `order_voided`.
    */
   async voidOrder(orderId: string, reason: string): Promise<OrderVoid> {
-    return voidOrder(this.ledger, orderId, reason, Date.now());
+    // A credit back can lift the balance over the threshold again: the alert re-arms in its transaction.
+    return this.withEvents(() => ({ result: voidOrder(this.ledger, orderId, reason, Date.now()), funded: null }));
   }
 
   /** Whether the order was charged, not charged, or voided (final): what settling a cut-off confirm asks. */

@@ -24,3 +24,16 @@ export function topUpAmount(given: string | number, currency: string): AmountChe
 export function adjustmentAmount(given: string | number, currency: string): AmountCheck {
   return postingAmount(given, currency, "non-zero");
 }
+
+/**
+ * A low-balance threshold (PUT /wallets/{currency}/alert): a decimal string, zero or more, with at most the
+ * currency's minor units; the canonical decimal, or why it is refused.
+ */
+export function thresholdAmount(given: string, currency: string): AmountCheck {
+  if (!/^\d{1,15}(\.\d{1,6})?$/.test(given))
+    return { ok: false, reason: 'threshold must be a decimal string, zero or more, such as "100.00"' };
+  const amount = new Money(given);
+  if (!fitsMinorUnits(amount, currency))
+    return { ok: false, reason: `threshold must have at most the minor units of ${currency}` };
+  return { ok: true, amount: amount.toFixed() };
+}

@@ -12,7 +12,14 @@ export const LedgerKindSchema = z.enum([
   "move_in",
 ]);
 
-export const WalletView = z.object({ currency: CurrencyCode, balance: z.number() });
+export const WalletView = z.object({
+  currency: CurrencyCode,
+  balance: z.number(),
+  lowBalanceThreshold: z
+    .string()
+    .optional()
+    .describe("Your low-balance threshold (PUT /wallets/{currency}/alert), an exact decimal; absent: none."),
+});
 
 /** GET /wallets: the calling client's wallets. */
 export const WalletList = z.object({ wallets: z.array(WalletView) });

@@ -114,6 +114,20 @@ export const WALLET_MIGRATIONS: readonly WalletMigration[] = [
       sql.exec(`ALTER TABLE ledger ADD COLUMN order_day INTEGER`);
     },
   },
+  {
+    version: 9,
+    description: "the client's low-balance alert, and the wallet's events waiting for the client's books",
+    up(sql) {
+      // `balance_alert` (one row once the client sets a threshold) says whether a fall below it fires
+      // wallet.low (`armed`) and when it last did. `event_outbox` holds each event (wallet.funded,
+      // wallet.low) written in the same transaction as the change it announces, until the wallet's alarm
+      // has handed it to the client's books (src/wallets/wallet-events.ts).
+      sql.exec(`
+        CREATE TABLE IF NOT EXISTS balance_alert (id INTEGER PRIMARY KEY CHECK (id = 1), client_id TEXT NOT NULL, currency TEXT NOT NULL, threshold TEXT NOT NULL, armed INTEGER NOT NULL, fired_at INTEGER);
+        CREATE TABLE IF NOT EXISTS event_outbox (event_id TEXT PRIMARY KEY, client_id TEXT NOT NULL, payload TEXT NOT NULL) WITHOUT ROWID;
+      `);
+    },
+  },
 ];
 
 export const WALLET_SCHEMA_VERSION = currentVersion(WALLET_MIGRATIONS);

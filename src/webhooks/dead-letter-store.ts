@@ -4,6 +4,7 @@
  * below (the /admin routes call them).
  */
 import { backoffSeconds } from "./delivery";
+import { recordDeliveryFailures, type GivenUp } from "./delivery-failure";
 import type { WebhookMessage } from "./events";
 import { DeadLetterMessageSchema, QueuedWebhookMessageSchema } from "./webhook-message-schemas";
 import { componentLog } from "../kernel/log";
@@ -73,9 +74,10 @@ export function deadLetterRowOf(body: unknown, failedAt: number): Omit<DeadLette
 }
 
 /** The `queue` handler for `order-webhooks-dlq`: stores each message; an event already kept and not yet replayed is kept once. */
-export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<Env, "DB">): Promise<void> {
+export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<Env, "DB" | "BOOKS">): Promise<void> {
   const now = Date.now();
   const kept: Message<unknown>[] = [];
+  const givenUp: GivenUp[] = [];
   const statements: D1PreparedStatement[] = [];
   for (const raw of batch.messages) {
     const row = deadLetterRowOf(raw.body, now);
@@ -101,10 +103,15 @@ export async function keepDeadLetters(batch: MessageBatch<unknown>, env: Pick<En
       ).bind(row.event_id, row.client_id, row.url, row.message, row.attempts, row.last_error, row.failed_at),
     );
     kept.push(raw);
+    const message = JSON.parse(row.message) as WebhookMessage;
+    const given = { attempts: row.attempts ?? 0, error: row.last_error, endpointId: null };
+    givenUp.push({ ...given, clientId: row.client_id, event: message.event, url: row.url });
   }
   if (statements.length === 0) return;
   try {
     await env.DB.batch(statements);
+    // Each one's delivery.failed in its client's books (a repeat is nothing new), before the ack.
+    await recordDeliveryFailures(env, givenUp, now);
   } catch (error) {
     log("error", "could not store dead letters; retrying", {
       error: error instanceof Error ? error.message : String(error),

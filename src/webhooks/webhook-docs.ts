@@ -5,6 +5,7 @@
 import type { WebhookDoc, WebhookHeader } from "../http/openapi";
 import type { OrderEventType } from "./events";
 import { OrderEventSchema } from "./webhook-message-schemas";
+import { DeliveryFailedEventSchema, WalletFundedEventSchema, WalletLowEventSchema } from "./event-schemas";
 
 /** The secret the examples are signed with (a made-up one, of the form every client secret has). */
 export const EXAMPLE_SECRET = "whsec_5VoSrQCUh+8QHIUCFR7NMMHEGAfAFu7ZEimneWgPebc=";
@@ -96,3 +97,56 @@ export const webhookDocs: WebhookDoc[] = EVENTS.map(({ type, when, signature }) 
     responses: RESPONSES,
   };
 });
+
+const ACCOUNT_EXAMPLE_ID = "evt_4f1c2a9b8e7d4c3a9b1e2f3a4b5c6d7e";
+
+/** The account's own events (docs/webhooks.md, "Account events"): sent to the client's account endpoints. */
+const ACCOUNT_EVENTS = [
+  {
+    event: "wallet.funded",
+    operationId: "walletFundedWebhook",
+    summary: "Wallet funded",
+    description:
+      "The operator topped up a wallet or credited it by an adjustment. `data.note` is the note written for you (null if none), never the operator's internal reason. POSTed to your account endpoints that take `wallet.funded`, signed with the endpoint's secret.",
+    body: WalletFundedEventSchema,
+    signature: "v1,lEivvGfkpLJMFlpmCCaF8WpxDgBamIR0pMI7Vr27wAs=",
+    data: { currency: "USD", amount: "500", balance: "1250.5", note: "Invoice 2026-001 paid" },
+  },
+  {
+    event: "wallet.low",
+    operationId: "walletLowWebhook",
+    summary: "Wallet low",
+    description:
+      "The wallet's balance went below your threshold (PUT /wallets/{currency}/alert): once per crossing, at most once per 24 hours; back at or above it re-arms. POSTed to your account endpoints that take `wallet.low`.",
+    body: WalletLowEventSchema,
+    signature: "v1,3QmmX1jxi6NpHigW6vcgKp8i1i3KBDVQgtmoAv5qGpY=",
+    data: { currency: "USD", balance: "95", threshold: "100" },
+  },
+  {
+    event: "delivery.failed",
+    operationId: "deliveryFailedWebhook",
+    summary: "Delivery failed",
+    description:
+      "A delivery was given up after its last attempt (an order's webhookUrl, or an account endpoint). POSTed to your account endpoints that take `delivery.failed`; none is sent for the failure of a `delivery.failed` itself.",
+    body: DeliveryFailedEventSchema,
+    signature: "v1,3Cgx7PDUJQarbGbY340PUoPKrYl38dJrXldsUmxpuWQ=",
+    data: {
+      eventId: "evt_0a1b2c3d4e5f40718293a4b5c6d7e8f9",
+      eventType: "order.confirmed",
+      endpointId: "we_7d3f9a1c2b4e4d6f8a0b1c2d3e4f5a6b",
+      url: "https://example.com/hooks",
+      attempts: 8,
+      error: "HTTP 503",
+    },
+  },
+] as const;
+
+/** The account events' webhooks of the document, after the order events'. */
+export const accountWebhookDocs: WebhookDoc[] = ACCOUNT_EVENTS.map(({ signature, data, ...doc }) => ({
+  ...doc,
+  headers: WEBHOOK_HEADERS.map((header) =>
+    header.name === "webhook-signature" ? { ...header, example: signature } : header,
+  ),
+  example: { id: ACCOUNT_EXAMPLE_ID, type: doc.event, createdAt: 1795351330123, data, livemode: false },
+  responses: RESPONSES,
+}));

@@ -52,6 +52,8 @@ const CASES: Case[] = [
   { seam: BOOKS_SEAMS.layout, lines: SANDBOX, state: "successful", step: "write" },
   { seam: BOOKS_SEAMS.exception, lines: FAILING, state: "failed", step: "write" },
   { seam: BOOKS_SEAMS.publish, lines: SANDBOX, state: "successful", step: "publish" },
+  { seam: BOOKS_SEAMS.eventDay, lines: SANDBOX, state: "successful", step: "write" },
+  { seam: BOOKS_SEAMS.announce, lines: FAILING, state: "failed", step: "write" },
 ];
 
 const VARIANTS = (["before", "after"] as FaultWhen[]).flatMap((when) => [
@@ -115,6 +117,17 @@ async function expectBooksHold(clientId: string, orderId: string, state: string)
     .bind(clientId)
     .all();
   expect(exceptions.results).toEqual(state === "failed" ? [{ order_id: orderId }] : []);
+  // The order's events (issue 44): each in the shard once, its day in D1's directory of event days once.
+  const events: { id: string; type: string }[] = await runInDurableObject(
+    orderStub(orderId),
+    (_instance, storage) => new OrderStore(storage.storage).allEvents() as { id: string; type: string }[],
+  );
+  expect(events.map((event) => event.type)).toEqual(["order.confirmed", `order.${state}`]);
+  const booked = (await shard.eventPage({ limit: 100 })) as unknown as { id: string }[];
+  expect(booked.map((event) => event.id).sort()).toEqual(events.map((event) => event.id).sort());
+  expect(booked).toEqual(expect.arrayContaining(events));
+  const eventDays = await env.DB.prepare(`SELECT day FROM books_event_days WHERE client_id = ?1`).bind(clientId).all();
+  expect(eventDays.results).toEqual([{ day: address.day }]);
 }
 
 async function expectPublished(clientId: string, orderId: string): Promise<void> {

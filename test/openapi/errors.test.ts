@@ -13,6 +13,7 @@ import type { ErrorCode } from "../../src/http/errors";
 import { keepDeadLetters } from "../../src/webhooks/dead-letter-store";
 import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
 import { topUpKey } from "../../src/wallets/ledger-keys";
+import { freshClient } from "../order-helpers";
 import { addClient, call, createOrder, confirmOrder, line, seedDemo, topUp, wallet, type ApiCall } from "../helpers";
 import type { LedgerExport } from "../../src/wallets/ledger-backup";
 import { addCodes, addProduct, setDeal } from "../order-helpers";
@@ -181,6 +182,22 @@ describe("real error answers match the document, details included", () => {
       "invalid_order_id",
     );
     await expectError("GET", "/order/get", await call("GET", "/order/get"), "invalid_order_query");
+    // The account webhook endpoints (issue 44): an unknown one, and the eleventh of a client.
+    await expectError(
+      "DELETE",
+      "/webhook-endpoints/{id}",
+      await call("DELETE", "/webhook-endpoints/we_00000000000000000000000000000000"),
+      "webhook_endpoint_not_found",
+    );
+    const { key: full } = await freshClient();
+    const endpoint = { url: "http://127.0.0.1:9797/hooks", eventTypes: ["wallet.low"] };
+    for (let index = 0; index < 10; index += 1) await call("POST", "/webhook-endpoints", { key: full, body: endpoint });
+    await expectError(
+      "POST",
+      "/webhook-endpoints",
+      await call("POST", "/webhook-endpoints", { key: full, body: endpoint }),
+      "webhook_endpoint_limit",
+    );
   });
 
   it("operator routes", async () => {

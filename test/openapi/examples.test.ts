@@ -21,6 +21,7 @@ import { ADMIN_TOKEN, exportSignature, madeOperator } from "../admin-helpers";
 import { drainTimers, indexNow } from "../order-helpers";
 import { servedDocument } from "./conformance";
 import { Money } from "../../src/pricing/money";
+import { FakeReceiver } from "../webhooks/receiver";
 
 const ROUTES = await allRoutes();
 
@@ -122,7 +123,7 @@ describe("examples in the document", () => {
       }
     }
     expect(missing).toEqual([]);
-    expect(operations).toBe(ROUTES.length + 5);
+    expect(operations).toBe(ROUTES.length + 8);
     expect(responses).toBeGreaterThan(150);
   });
 
@@ -173,6 +174,9 @@ describe("webhook examples", () => {
       "order.partial",
       "order.failed",
       "order.rejected",
+      "wallet.funded",
+      "wallet.low",
+      "delivery.failed",
     ]);
     for (const [event, { post }] of events) {
       const header = (name: string) =>
@@ -356,6 +360,37 @@ describe("success examples have the shape of real answers", () => {
     const listed = await client("GET", "/orders?reference=po-2026-0042");
     await expectLikeExample("listOrders", listed);
     await expectSameAsExample("listOrders", listed);
+    // The order's events rode with its books write (issue 44): a page of one, with the next one's cursor.
+    await expectLikeExample("listEvents", await client("GET", "/events?type=order.successful,order.confirmed&limit=1"));
+    // The low-balance alert (issue 44): set, then cleared.
+    await expectLikeExample("setWalletAlert", await client("PUT", "/wallets/USD/alert", { threshold: "100.00" }), {
+      threshold: "100.00",
+    });
+    await expectLikeExample("clearWalletAlert", await client("DELETE", "/wallets/USD/alert"));
+    // The account webhook endpoints (issue 44), each route's real answer.
+    const endpointBody = {
+      url: "http://127.0.0.1:9797/hooks/example",
+      eventTypes: ["order.successful", "order.failed", "wallet.low"],
+    };
+    const made = await client("POST", "/webhook-endpoints", endpointBody);
+    await expectLikeExample("createWebhookEndpoint", made, endpointBody);
+    const endpointId = made.body.data.endpoint.id as string;
+    await expectLikeExample("listWebhookEndpoints", await client("GET", "/webhook-endpoints"));
+    const patchBody = { eventTypes: ["order.successful", "order.failed", "wallet.low", "wallet.funded"] };
+    await expectLikeExample(
+      "updateWebhookEndpoint",
+      await client("PATCH", `/webhook-endpoints/${endpointId}`, patchBody),
+      patchBody,
+    );
+    const rotated = await client("POST", `/webhook-endpoints/${endpointId}/rotate-secret`);
+    await expectLikeExample("rotateWebhookEndpointSecret", rotated);
+    const endpointReceiver = new FakeReceiver({ secret: rotated.body.data.endpoint.secret });
+    try {
+      await expectLikeExample("testWebhookEndpoint", await client("POST", `/webhook-endpoints/${endpointId}/test`));
+    } finally {
+      endpointReceiver.restore();
+    }
+    await expectLikeExample("deleteWebhookEndpoint", await client("DELETE", `/webhook-endpoints/${endpointId}`));
     await expectCsvSameAsExample(
       "adminExportOrders",
       await admin("GET", "/admin/orders/export?clientId=demo&reference=po-2026-0042"),

@@ -13,7 +13,7 @@ import { FakeReceiver, testSecret } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
 
 function keep(messages: Sent<unknown>[], db: D1Database = env.DB) {
-  return runBatch("order-webhooks-dlq", messages, (batch) => keepDeadLetters(batch, { DB: db }));
+  return runBatch("order-webhooks-dlq", messages, (batch) => keepDeadLetters(batch, { DB: db, BOOKS: env.BOOKS }));
 }
 
 function dead(message: WebhookMessage, attempts = 8, error = "HTTP 503"): DeadLetterMessage {

@@ -13,7 +13,7 @@ import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance } from "../../wallets/posting-actions";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance, walletThreshold } from "../../wallets/posting-actions";
 import { AdjustmentRequest, TopUpRequest } from "../../wallets/wallet-admin-schemas";
 import {
   listPostingRequests,
@@ -153,9 +153,10 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
   let figures: Html = html``;
   try {
     const after = Math.max(0, Math.trunc(Number(url.searchParams.get("after") ?? "0")) || 0);
-    const [balance, page] = await Promise.all([
+    const [balance, page, threshold] = await Promise.all([
       walletBalance(env, clientStatement, clientId, currency),
       ledgerPage(env, clientStatement, clientId, currency, after, DEFAULT_PAGE_SIZE),
+      walletThreshold(env, clientStatement, clientId, currency),
     ]);
     const more =
       page.next !== null
@@ -164,7 +165,8 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
     // Balance over time and the run-out day: a section of its own (pages/figure-charts.ts).
     figures = await walletSection(ctx, clientId, currency);
     summary = html`<dl class="facts"><dt>Client</dt><dd><a href="${path("/console/clients", clientId)}">${client.name}</a> (${clientId})</dd>
-        <dt>Balance</dt><dd>${amount(balance, currency)}</dd></dl>
+        <dt>Balance</dt><dd>${amount(balance, currency)}</dd>
+        <dt>Low-balance alert</dt><dd>${threshold === null ? "none set by the client" : `below ${amount(threshold, currency)} (set by the client)`}</dd></dl>
       ${ledgerTable(page.entries, currency)}${more}`;
   } catch (error) {
     if (!(error instanceof Refusal) || error.failure.code !== "wallet_unknown") throw error;
