@@ -18,9 +18,11 @@ const DOC: string = Object.values(
 
 /** The rows of the table under "## Keys and scopes": `method path` (itty syntax) → scope, null for none. */
 function scopeTable(): Map<string, Scope | null> {
-  const section = DOC.slice(DOC.indexOf("\n## Keys and scopes\n"));
+  const start = DOC.indexOf("\n## Keys and scopes\n");
+  const end = DOC.indexOf("\n## ", start + 1);
+  const section = DOC.slice(start, end === -1 ? undefined : end);
   const rows = new Map<string, Scope | null>();
-  for (const match of section.matchAll(/^\| `(GET|POST|PUT|DELETE) (\/[^`]*)` \| ([^|]+) \|$/gm)) {
+  for (const match of section.matchAll(/^\| `(GET|POST|PUT|PATCH|DELETE) (\/[^`]*)` \| ([^|]+) \|$/gm)) {
     const [, method, path, cell] = match as unknown as [string, string, string, string];
     const scope = /^`([a-z:]+)`$/.exec(cell.trim())?.[1] ?? (cell.startsWith("none") ? null : cell);
     expect(scope === null || (SCOPES as readonly unknown[]).includes(scope), `${method} ${path}: ${cell}`).toBe(true);
