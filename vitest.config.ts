@@ -35,8 +35,19 @@ const bindings = {
 
 const shared = { setupFiles: ["./test/setup.ts"], testTimeout: 30_000 };
 
+/**
+ * Vitest 4's teardown race (vitest-dev/vitest#11153): a Durable Object alarm still running when a test file's
+ * environment closes makes the closing RPC reject with EnvironmentTeardownError, after every test of the
+ * file has passed. That error alone is dropped; any other unhandled error still fails the run. Test files
+ * that leave timers behind drain them (drainTimers) so that this stays the exception.
+ */
+function onUnhandledError(error: Error & { type?: string }): boolean | void {
+  if (error.name === "EnvironmentTeardownError" && /Closing rpc while/.test(error.message)) return false;
+}
+
 export default defineConfig({
   test: {
+    onUnhandledError,
     projects: [
       {
         plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" }, miniflare: { bindings } })],

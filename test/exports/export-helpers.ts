@@ -26,9 +26,16 @@ import { csvLine } from "../../src/kernel/csv-export";
 import { ORDER_CSV_COLUMNS, orderCsvLine } from "../../src/order-index/order-search";
 import { uid } from "../order-helpers";
 
-/** A run of days of its own: `count` days from a random day between 1990 and 2010. */
+/** The first day no run of days of this file has taken yet: a day between 1990 and 2010. */
+let nextOwnDay = 7_300 + Math.floor(Math.random() * 7_000);
+
+/**
+ * A run of days of its own: `count` days after every run this file took before, so that an export across
+ * clients over them sees this test's orders alone (two random runs of one file could meet).
+ */
 export function daysOfOwn(count: number): number[] {
-  const first = 7_300 + Math.floor(Math.random() * 7_000);
+  const first = nextOwnDay;
+  nextOwnDay += count + 1;
   return Array.from({ length: count }, (_, at) => first + at);
 }
 
