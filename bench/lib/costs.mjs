@@ -130,7 +130,7 @@ async function oneFlow(target, { key, list, reference, webhookUrl, indexedBy, wa
   const indexWants = indexedBy
     ? [
         { what: `${indexedBy} alarm runs finished`, counter: `doAlarmsDone.${indexedBy}`, atLeast: 1 },
-        { what: `D1 rows written by ${indexedBy}`, counter: `d1.byOwner.${indexedBy}.rowsWritten`, atLeast: 1 },
+        { what: "rows written to the books", counter: "sqlite.byClass.BooksObject.rowsWritten", atLeast: 1 },
       ]
     : [];
   // Already there before the afterConfirm part ended (a slow webhook delivery): then the index's write is

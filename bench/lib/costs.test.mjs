@@ -15,6 +15,7 @@ function fakeTarget({ indexAfterMs = null, webhookAfterMs = 20 } = {}) {
     doAlarms: {},
     doAlarmsDone: {},
     d1: { rowsWritten: 0, byOwner: {} },
+    sqlite: { rowsWritten: 0, byClass: {} },
     queue: { messagesConsumed: 0 },
   };
   const bump = (record, key, n = 1) => (record[key] = (record[key] ?? 0) + n);
@@ -39,8 +40,9 @@ function fakeTarget({ indexAfterMs = null, webhookAfterMs = 20 } = {}) {
           later(indexAfterMs, () => {
             bump(counters.doAlarms, "OrderObject");
             later(5, () => {
-              counters.d1.rowsWritten += 6;
-              bump((counters.d1.byOwner.OrderObject ??= {}), "rowsWritten", 6);
+              // The order's row and its wallet's counters, in its client's books shard.
+              counters.sqlite.rowsWritten += 2;
+              bump((counters.sqlite.byClass.BooksObject ??= {}), "rowsWritten", 2);
               bump(counters.doAlarmsDone, "OrderObject");
             });
           });
@@ -72,10 +74,10 @@ test("the order's index write is counted in the part `index`, not in the get", a
   const target = fakeTarget({ indexAfterMs: 300 });
   const costs = await run(target, { indexedBy: "OrderObject" });
   target.close();
-  assert.equal(costs.warm.index.summary.d1RowsWritten, 6);
+  assert.equal(costs.warm.index.summary.sqliteRowsWritten, 2);
   assert.equal(costs.warm.index.summary.doAlarms, 1);
-  assert.equal(costs.warm.get.summary.d1RowsWritten, 0);
-  assert.equal(costs.warm.order.summary.d1RowsWritten, 6);
+  assert.equal(costs.warm.get.summary.sqliteRowsWritten, 0);
+  assert.equal(costs.warm.order.summary.sqliteRowsWritten, 2);
   assert.equal(costs.indexEarly, 0);
 });
 
@@ -84,8 +86,8 @@ test("an index write that lands before the webhook deliveries end is seen, and c
   const costs = await run(target, { indexedBy: "OrderObject", webhookUrl: "http://127.0.0.1:9/hook" });
   target.close();
   assert.equal(costs.indexEarly, 2);
-  assert.equal(costs.warm.afterConfirm.summary.d1RowsWritten, 6);
-  assert.equal(costs.warm.order.summary.d1RowsWritten, 6);
+  assert.equal(costs.warm.afterConfirm.summary.sqliteRowsWritten, 2);
+  assert.equal(costs.warm.order.summary.sqliteRowsWritten, 2);
   assert.equal(costs.warm.order.summary.queueMessagesConsumed, 2);
 });
 
@@ -93,7 +95,7 @@ test("an index write that never comes fails, naming what did not arrive", async 
   const target = fakeTarget({ indexAfterMs: null });
   await assert.rejects(
     run(target, { indexedBy: "OrderObject", waitMs: 300 }),
-    /order ord_1's order index write: not there 0\.3 s after confirm: OrderObject alarm runs finished \(doAlarmsDone\.OrderObject\): 0 of 1; D1 rows written by OrderObject \(d1\.byOwner\.OrderObject\.rowsWritten\): 0 of 1/,
+    /order ord_1's order index write: not there 0\.3 s after confirm: OrderObject alarm runs finished \(doAlarmsDone\.OrderObject\): 0 of 1; rows written to the books \(sqlite\.byClass\.BooksObject\.rowsWritten\): 0 of 1/,
   );
   target.close();
 });
