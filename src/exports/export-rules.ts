@@ -5,7 +5,6 @@
  */
 import { beforeDay, dayOf, type BooksCursor, type ShardAddress } from "../books/shard-rules";
 import type { StoredRow } from "../books/shard-store";
-import { toAmountNumber } from "../pricing/money";
 import type { OrderSummary } from "../order-index/order-search-admin-schemas";
 
 /** What an export selects: the filters of GET /admin/orders/export, each optional. */
@@ -108,24 +107,6 @@ export function takeRows(
 export function isPassed(cursor: ExportCursor): boolean {
   const end = beforeDay(cursor.day);
   return cursor.after !== null && cursor.after.createdAt === end.createdAt && cursor.after.id === end.id;
-}
-
-/** An order of the books as the export writes it: the search's summary, amounts as numbers at this edge. */
-export function summaryOfBooked(row: StoredRow): OrderSummary {
-  return {
-    id: row.id,
-    clientId: row.clientId,
-    reference: row.reference,
-    state: row.state,
-    wallet: row.wallet,
-    total: toAmountNumber(row.total),
-    charged: toAmountNumber(row.charged),
-    refunded: toAmountNumber(row.refunded),
-    skus: row.skus,
-    createdAt: row.createdAt,
-    modifiedAt: row.modifiedAt,
-    expiresAt: row.expiresAt,
-  };
 }
 
 /** Days a job has walked past: those after the day its cursor is in (all once it is done). */

@@ -10,14 +10,13 @@ import { shardsOfNextDay, type WalkFrom } from "../books/directory-store";
 import type { ShardAddress } from "../books/shard-rules";
 import type { ShardQuery, StoredRow } from "../books/shard-store";
 import { io } from "../kernel/faults";
-import { orderCsvLine } from "../order-index/order-search";
+import { orderCsvLine, orderSummaryOf } from "../order-index/order-search";
 import {
   chunkKey,
   isPassed,
   LEASE_MARGIN_MS,
   LEASE_MS,
   STEP_BOUNDS,
-  summaryOfBooked,
   takeRows,
   type ExportCursor,
   type ShardRead,
@@ -140,7 +139,7 @@ export async function runStep(
     next = step.next;
     // A run this late may have outlived its lease by the time its chunk is stored: it leaves the step.
     if (Date.now() > claimedAt + LEASE_MS - LEASE_MARGIN_MS) throw new Error(`export ${job.id}: step too slow`);
-    const csv = step.rows.map((row) => orderCsvLine(summaryOfBooked(row))).join("");
+    const csv = step.rows.map((row) => orderCsvLine(orderSummaryOf(row))).join("");
     await io(EXPORT_SEAMS.chunkWrite, () =>
       env.EXPORTS.put(chunkKey(job.id, job.step), csv, {
         httpMetadata: { contentType: "text/csv; charset=utf-8" },

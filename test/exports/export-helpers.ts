@@ -12,18 +12,12 @@ import { bookWriteOf, type BookedOrder, type BookState } from "../../src/books/r
 import { DAY_MS, dayOf, newestFirst, partOf } from "../../src/books/shard-rules";
 import type { StoredRow } from "../../src/books/shard-store";
 import { exportFile } from "../../src/exports/export-jobs";
-import {
-  jobFilter,
-  summaryOfBooked,
-  walkDays,
-  type ExportFilter,
-  type StepBounds,
-} from "../../src/exports/export-rules";
+import { jobFilter, walkDays, type ExportFilter, type StepBounds } from "../../src/exports/export-rules";
 import type { ExportEnv } from "../../src/exports/export-step";
 import { runStep } from "../../src/exports/export-step";
 import { insertJob, jobById, type ExportJob } from "../../src/exports/export-store";
 import { csvLine } from "../../src/kernel/csv-export";
-import { ORDER_CSV_COLUMNS, orderCsvLine } from "../../src/order-index/order-search";
+import { ORDER_CSV_COLUMNS, orderCsvLine, orderSummaryOf } from "../../src/order-index/order-search";
 import { uid } from "../order-helpers";
 
 /** The first day no run of days of this file has taken yet: a day between 1990 and 2010. */
@@ -141,7 +135,7 @@ export function expectedCsv(rows: readonly StoredRow[], parts: Parts = () => 1):
       partOfRow(a) - partOfRow(b) ||
       newestFirst(a, b),
   );
-  return csvLine([...ORDER_CSV_COLUMNS]) + ordered.map((row) => orderCsvLine(summaryOfBooked(row))).join("");
+  return csvLine([...ORDER_CSV_COLUMNS]) + ordered.map((row) => orderCsvLine(orderSummaryOf(row))).join("");
 }
 
 /** The filter of every order on `days`. */
