@@ -5,7 +5,7 @@
  * the bound, keeps a mismatch standing until it is put right, says when it did not finish or left days to
  * the next pass (naming the clients), and opens no wallet that did nothing.
  */
-import { createScheduledController } from "cloudflare:test";
+import { createScheduledController, runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import worker from "../../src/index";
@@ -311,6 +311,9 @@ describe("what a pass costs", () => {
     // The orders' own `index` timers run now, not during the pass: on a loaded machine a timer due 2 s after
     // its order would otherwise open its shard (the idle client's too) while the pass is being watched.
     for (const orderId of orderIds) await runIndexTimer(orderId);
+    // So do the wallets' alarms, which hand their events (the opening top-up's wallet.funded) to the books.
+    for (const clientId of [idle.id, busy.id])
+      await runDurableObjectAlarm(env.WALLETS.get(env.WALLETS.idFromName(walletName(clientId, "USD"))));
 
     const opened: string[] = [];
     // Every namespace shares one prototype: its `get` is watched once, each call named by its namespace.
