@@ -6,7 +6,7 @@
  * duplicates nothing.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { armFault, clearFaults, firedFaults, type FaultWhen } from "../../src/kernel/faults";
 import { WALLET_EVENT_SEAMS } from "../../src/wallets/seams";
 import { admin } from "../admin-helpers";
@@ -30,9 +30,22 @@ async function credit(clientId: string, amount: string): Promise<void> {
   expect((await wallet(clientId, "USD").post({ key, kind: "top_up", amount, reason: "t" })).ok).toBe(true);
 }
 
-/** Runs the wallet's alarm (its hand-over to the books), then lists the client's events of `type`. */
+/**
+ * Runs the wallet's alarm (its hand-over to the books), waits until its outbox is empty (an alarm that fired
+ * on its own may still be handing over), then lists the client's events of `type`.
+ */
 async function eventsOf(clientId: string, key: string, type: string): Promise<any[]> {
   await runDurableObjectAlarm(wallet(clientId, "USD"));
+  await vi.waitFor(
+    async () =>
+      expect(
+        await runInDurableObject(
+          wallet(clientId, "USD"),
+          (_instance, state) => state.storage.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM event_outbox`).one().n,
+        ),
+      ).toBe(0),
+    { timeout: 10_000, interval: 50 },
+  );
   return (await call("GET", `/events?type=${type}`, { key })).body.data.events;
 }
 
