@@ -34,7 +34,7 @@ const bump = (record, key, n = 1) => (record[key] = (record[key] ?? 0) + n);
 /** Cursors count rows as they are consumed; they are read off when the counters are asked for. */
 function settleCursors() {
   for (const entry of pendingCursors) {
-    const { cursor, cls } = entry;
+    const { cursor, cls, table } = entry;
     let read = 0;
     let written = 0;
     try {
@@ -50,6 +50,7 @@ function settleCursors() {
     const c = (counters.sqlite.byClass[cls] ??= { statements: 0, rowsRead: 0, rowsWritten: 0 });
     c.rowsRead += read - entry.read;
     c.rowsWritten += written - entry.written;
+    if (table !== null) bump((c.byTable ??= {}), table, written - entry.written);
     entry.read = read;
     entry.written = written;
   }
@@ -234,6 +235,17 @@ export function wrapEnv(env, owner = "Worker") {
 }
 
 // ---- Durable Object storage -----------------------------------------------------------------------
+/**
+ * The table a statement writes (its first INSERT, REPLACE, UPDATE or DELETE), or null: lets the books'
+ * report tell one table's rows from another's (the events' from the order rows').
+ */
+function writtenTable(sql) {
+  const found =
+    /^\s*(?:INSERT(?:\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE(?:\s+OR\s+\w+)?|DELETE\s+FROM)\s+"?(\w+)/i.exec(
+      typeof sql === "string" ? sql : "",
+    );
+  return found === null ? null : found[1];
+}
 const sqlOwner = new WeakMap();
 const kvOwner = new WeakMap();
 let patched = false;
@@ -247,7 +259,7 @@ function patchStorage(storage) {
     counters.sqlite.statements += 1;
     (counters.sqlite.byClass[cls] ??= { statements: 0, rowsRead: 0, rowsWritten: 0 }).statements += 1;
     const cursor = exec.apply(this, args);
-    pendingCursors.add({ cursor, cls, read: 0, written: 0 });
+    pendingCursors.add({ cursor, cls, table: writtenTable(args[0]), read: 0, written: 0 });
     return cursor;
   };
   const storageProto = Object.getPrototypeOf(storage);

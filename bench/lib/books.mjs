@@ -24,8 +24,12 @@ export function booksCosts(before, after, made) {
   const delta = (path) => at(after, path) - at(before, path);
   const shards = delta("kv.byClass.BooksObject");
   const shardSqlRows = delta("sqlite.byClass.BooksObject.rowsWritten");
+  // The account's events (GET /events) live in the shards too, but are priced on their own: the books'
+  // budget covers the index, the figures and the deliveries.
+  const eventRows = delta("sqlite.byClass.BooksObject.byTable.events");
   const perOrder = {
-    shardRows: (shardSqlRows - SHARD_CREATION_SQL_ROWS * shards) / made,
+    shardRows: (shardSqlRows - eventRows - SHARD_CREATION_SQL_ROWS * shards) / made,
+    eventRows: eventRows / made,
     booksD1Rows: delta("d1.byOwner.BooksObject.rowsWritten") / made,
     orderD1Rows: delta("d1.byOwner.OrderObject.rowsWritten") / made,
     objectRows: (delta("kv.keysWritten") + delta("sqlite.rowsWritten") - shardSqlRows - shards) / made,
@@ -46,9 +50,16 @@ export function booksCosts(before, after, made) {
     perOrder,
     shards,
     ordersPerShard,
-    usd: { steady, perDay, total: steady + perDay, transitional: perOrder.orderD1Rows * ROW },
+    usd: {
+      steady,
+      perDay,
+      total: steady + perDay,
+      events: perOrder.eventRows * ROW,
+      transitional: perOrder.orderD1Rows * ROW,
+    },
     measured: {
       "shard rows/order": `${fixed(perOrder.shardRows)} (its row and its wallet's counters; and once per shard ${shardDay.rows}: its tables and meta, over ${shards} shards of ${fixed(ordersPerShard, 1)} orders)`,
+      "event rows/order": `${fixed(perOrder.eventRows)} (the account's events in the shards' \`events\`, apart from the rows above)`,
       "D1 rows/order, the books'": `${fixed(perOrder.booksD1Rows)} (the day registered: ${shardDay.d1Rows} per client, day and wallet, here ${fixed(ordersPerShard, 1)} orders a day each)`,
       "D1 rows/order, the D1 index's": `${fixed(perOrder.orderD1Rows)} (the order object's own D1 writes: none since order_index and its triggers are no longer written)`,
       "order+wallet object rows/order": `${fixed(perOrder.objectRows)} (every key and row the order and wallet objects wrote; the index timer's removal none)`,
@@ -59,7 +70,8 @@ export function booksCosts(before, after, made) {
     priced: {
       "USD/1M, per order": `${fixed(steady)} (shard rows ${fixed(perOrder.shardRows * ROW)}, shard requests ${fixed(perOrder.shardWrites * REQUEST)}, order alarm runs ${fixed(perOrder.orderAlarms * REQUEST)}: measured)`,
       "USD/1M, per client's day": `${fixed(perDay)} (its shard's ${shardDay.rows} rows and ${shardDay.d1Rows} D1 rows, ≤ ${PUBLISHES_PER_QUIET_DAY} publishes of a D1 row, an alarm write and an alarm run, over ${ORDERS_PER_CLIENT_DAY} orders: arithmetic)`,
-      "USD/1M, the books": `${fixed(steady + perDay)} (limit 3.00; before: 6.15)`,
+      "USD/1M, the books": `${fixed(steady + perDay)} (index, figures and deliveries; limit 3.00; before: 6.15)`,
+      "USD/1M, the events": `${fixed(perOrder.eventRows * ROW)} (their rows in the shards, riding the books' write: no request of their own)`,
       "USD/1M, D1 index meanwhile": `${fixed(perOrder.orderD1Rows * ROW)} (the order object's D1 rows: 0 expected)`,
     },
   };

@@ -36,6 +36,26 @@ test("counts a fill's rows per order, the shards' creation apart, and prices the
   assert.equal(costs.usd.transitional, 5);
 });
 
+test("prices the account's events apart from the books' index, figures and deliveries", () => {
+  // 1,000 orders over 10 shards: 2 rows an order for the books and 2 events an order.
+  const after = snapshot({
+    kv: { keysWritten: 10, byClass: { BooksObject: 10 } },
+    sqlite: {
+      rowsWritten: 4020,
+      byClass: { BooksObject: { rowsWritten: 4020, byTable: { orders: 1000, events: 2000 } } },
+    },
+    doCalls: { "BOOKS.write": 1000 },
+    doAlarms: { OrderObject: 1000 },
+  });
+  const costs = booksCosts(snapshot(), after, 1000);
+  assert.equal(costs.perOrder.shardRows, 2);
+  assert.equal(costs.perOrder.eventRows, 2);
+  assert.equal(costs.usd.steady.toFixed(2), "2.30");
+  assert.equal(costs.usd.events.toFixed(2), "2.00");
+  assert.match(costs.priced["USD/1M, the books"], /^2\.87 \(index, figures and deliveries; limit 3\.00/);
+  assert.match(costs.priced["USD/1M, the events"], /^2\.00 /);
+});
+
 test("projects to 100 million orders a day: shards spread, a busy client's parts under their limits", () => {
   const costs = booksCosts(
     snapshot(),
