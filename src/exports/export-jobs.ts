@@ -13,25 +13,14 @@ import { ORDER_CSV_COLUMNS } from "../order-index/order-search";
 import { chunkKey, daysDone, jobFilter, LOST_AFTER_MS, walkDays, type ExportFilter } from "./export-rules";
 import { insertJob, jobById, lostJobs, type ExportJob } from "./export-store";
 import { runStep, type ExportEnv, type StepMessage } from "./export-step";
+import type { ExportView as ExportViewShape } from "./export-admin-schemas";
+import type * as z from "zod";
 
-/** What a job shows: its filter, its progress and whether its file is ready. */
-export interface ExportView {
-  id: number;
-  filter: ExportFilter;
-  state: ExportJob["state"];
-  rows: number;
-  chunks: number;
-  /** The UTC days it walks (days since 1970-01-01), newest first, and how many it has walked past. */
-  fromDay: number;
-  toDay: number;
-  daysDone: number;
-  days: number;
-  requestedBy: string;
-  requestedByName: string | null;
-  createdAt: number;
-  steppedAt: number;
-  finishedAt: number | null;
-}
+/**
+ * What a job shows: its filter, its progress and whether its file is ready. The type of the answer the
+ * routes declare (export-admin-schemas.ts), so the view cannot drift from what the document says.
+ */
+export type ExportView = z.output<typeof ExportViewShape>;
 
 export function viewOf(job: ExportJob): ExportView {
   const done = job.state === "done";
