@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { writeToBooks, shardOf } from "../../src/books/books-writer";
 import { dropExpiredDays } from "../../src/books/books-retention";
 import { setRetention } from "../../src/books/directory-store";
-import { bookWriteOf } from "../../src/books/row-rules";
+import { bookedWriteOf } from "../book-helpers";
 import { DAY_MS, dayOf } from "../../src/books/shard-rules";
 import { admin, auditActions, madeOperator } from "../admin-helpers";
 import { call } from "../helpers";
@@ -79,21 +79,7 @@ describe("the value the route sets drives the scheduled drop", () => {
   it("drops the days past it and keeps the days within it", async () => {
     const clientId = uid("retained");
     const write = (daysAgo: number) =>
-      bookWriteOf(
-        {
-          id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-          clientId,
-          reference: uid("ret"),
-          state: "successful",
-          wallet: "USD",
-          charge: "5",
-          createdAt: Date.now() - daysAgo * DAY_MS,
-          modifiedAt: Date.now() - daysAgo * DAY_MS,
-          expiresAt: Date.now(),
-          lines: [],
-        },
-        1,
-      );
+      bookedWriteOf(clientId, { createdAt: Date.now() - daysAgo * DAY_MS, expiresAt: Date.now() });
     const rows = [60, 41, 39, 0].map(write);
     for (const row of rows) await writeToBooks(env.BOOKS, row);
     expect((await admin("PUT", "/admin/books/retention", { days: 40 })).status).toBe(200);

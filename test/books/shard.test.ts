@@ -15,22 +15,16 @@ import { publishedDays } from "../../src/books/directory-store";
 import type { OrderAnswer } from "../../src/books/answer-rules";
 import { bookWriteOf, hashedRow, type BookedOrder, type BookWrite } from "../../src/books/row-rules";
 import { DAY_MS, dayOf, partOf, type ShardAddress } from "../../src/books/shard-rules";
+import { bookedOrderOf } from "../book-helpers";
 import { uid } from "../order-helpers";
 
 const TODAY = dayOf(Date.now());
 
+/** A successful order of one fulfilled line, changed once since its creation. */
 function orderOf(clientId: string, overrides: Partial<BookedOrder> = {}): BookedOrder {
   const createdAt = overrides.createdAt ?? Date.now();
-  return {
-    id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-    clientId,
-    reference: uid("ref"),
-    state: "successful",
-    wallet: "USD",
-    charge: "5",
-    createdAt,
+  return bookedOrderOf(clientId, {
     modifiedAt: createdAt + 10,
-    expiresAt: createdAt + 600_000,
     lines: [
       {
         sku: "DEMO-US-RANGE",
@@ -43,7 +37,7 @@ function orderOf(clientId: string, overrides: Partial<BookedOrder> = {}): Booked
       },
     ],
     ...overrides,
-  };
+  });
 }
 
 const addressOf = (row: BookWrite, parts = 1): ShardAddress => ({

@@ -29,6 +29,7 @@ import { armFault, clearFaults, firedFaults, type FaultWhen } from "../../src/ke
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { call, line, orderStub, seedDemo } from "../helpers";
+import { bookedWriteOf } from "../book-helpers";
 import { ended, freshClient, liveStore, storedOrder, uid } from "../order-helpers";
 
 beforeAll(seedDemo);
@@ -178,22 +179,7 @@ describe("retention under faults", () => {
     "%s fails %s: the next run drops the day past retention, and the days kept stay whole",
     async (seam, when) => {
       const { id: clientId } = await freshClient();
-      const row = (createdAt: number) =>
-        bookWriteOf(
-          {
-            id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-            clientId,
-            reference: uid("ret"),
-            state: "successful",
-            wallet: "USD",
-            charge: "5",
-            createdAt,
-            modifiedAt: createdAt,
-            expiresAt: createdAt + 600_000,
-            lines: [],
-          },
-          1,
-        );
+      const row = (createdAt: number) => bookedWriteOf(clientId, { createdAt });
       const expired = row(oldDay(40));
       const kept = row(Date.now());
       for (const each of [expired, kept]) await writeToBooks(env.BOOKS, each);

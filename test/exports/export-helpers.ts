@@ -18,7 +18,7 @@ import { runStep } from "../../src/exports/export-step";
 import { insertJob, jobById, type ExportJob } from "../../src/exports/export-store";
 import { csvLine } from "../../src/kernel/csv-export";
 import { ORDER_CSV_COLUMNS, orderCsvLine, orderSummaryOf } from "../../src/order-index/order-search";
-import { uid } from "../order-helpers";
+import { bookedOrderOf } from "../book-helpers";
 
 /** The first day no run of days of this file has taken yet: a day between 1990 and 2010. */
 let nextOwnDay = 7_300 + Math.floor(Math.random() * 7_000);
@@ -42,16 +42,10 @@ export function bookedOrder(
 ): BookedOrder {
   const createdAt = day * DAY_MS + msIntoDay;
   const sku = (overrides.lines?.[0] as { sku?: string } | undefined)?.sku ?? "DEMO-US-RANGE";
-  return {
-    id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-    clientId,
-    reference: uid("ref"),
-    state: "successful",
-    wallet: "USD",
+  return bookedOrderOf(clientId, {
     charge: "5.5",
     createdAt,
     modifiedAt: createdAt + 10,
-    expiresAt: createdAt + 600_000,
     lines: [
       {
         sku,
@@ -64,7 +58,7 @@ export function bookedOrder(
       },
     ],
     ...overrides,
-  };
+  });
 }
 
 /** Writes orders to their shards as their `index` timer does; answers their rows as the books hold them. */

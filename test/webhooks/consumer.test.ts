@@ -2,9 +2,9 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { bookedRow } from "../../src/books/books-reader";
 import { recordAnswers, writeToBooks } from "../../src/books/books-writer";
-import { bookWriteOf } from "../../src/books/row-rules";
 import { deliverWebhooks, type WebhookConsumerEnv } from "../../src/webhooks/consumer";
 import type { DeadLetterMessage } from "../../src/webhooks/webhook-message-schemas";
+import { bookedWriteOf } from "../book-helpers";
 import { FakeReceiver, testSecret, verifies } from "./receiver";
 import { addWebhookClient, FakeQueue, runBatch, webhookMessage, type Sent } from "./support";
 
@@ -291,21 +291,7 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
   /** A successful order's row in its client's books, and a message of its event for its shard. */
   async function bookedMessage() {
     const createdAt = Date.now();
-    const write = bookWriteOf(
-      {
-        id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-        clientId: "acme",
-        reference: `ref-${crypto.randomUUID()}`,
-        state: "successful",
-        wallet: "USD",
-        charge: "5",
-        createdAt,
-        modifiedAt: createdAt,
-        expiresAt: createdAt + 600_000,
-        lines: [],
-      },
-      3,
-    );
+    const write = bookedWriteOf("acme", { createdAt }, 3);
     await writeToBooks(env.BOOKS, write);
     const message = {
       ...webhookMessage("acme", {
@@ -373,21 +359,7 @@ describe("the receiver's last answer, for the operator's order timeline", () => 
 
   it("keeps each answer in the order's row in its client's books, the last one winning", async () => {
     const createdAt = Date.now();
-    const write = bookWriteOf(
-      {
-        id: `ord_${crypto.randomUUID().replaceAll("-", "").repeat(2)}`,
-        clientId: "acme",
-        reference: `ref-${crypto.randomUUID()}`,
-        state: "successful",
-        wallet: "USD",
-        charge: "5",
-        createdAt,
-        modifiedAt: createdAt,
-        expiresAt: createdAt + 600_000,
-        lines: [],
-      },
-      3,
-    );
+    const write = bookedWriteOf("acme", { createdAt }, 3);
     await writeToBooks(env.BOOKS, write);
     const inBooks = async (eventId: string) => (await bookedRow(env, write))?.deliveries[eventId];
     const message = {
