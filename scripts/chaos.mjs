@@ -4,7 +4,7 @@
 // creates / confirms / retries / expiries, and SIGKILLs of workerd at random moments (each followed by a
 // restart on the same state). At the end the timers settle and every guarantee of docs/guarantees.md is
 // checked through the operator API, and that no line was refunded whose codes the supplier issued; then
-// that every order made has its row in the order index with the state GET /order/get shows, and that
+// that every order made has its row in its client's books with the state GET /order/get shows, and that
 // GET /admin/reconciliation over the run reports no mismatch. Exits 1 on any violation.
 // Nothing here reaches anything but 127.0.0.1: workerd's outbound fetches go through `outboundService`,
 // which forwards loopback requests and refuses the rest.
