@@ -94,8 +94,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     orderExports,
     books,
   ] = await Promise.all([
-    import("./wallets/wallet-admin-routes"),
-    import("./wallets/ledger-backup-admin-routes"),
+    import("./treasury/wallet-admin-routes"),
+    import("./treasury/ledger-backup-admin-routes"),
     import("./clients/client-admin-routes"),
     import("./catalogue/catalogue-admin-routes"),
     import("./inventory/inventory-admin-routes"),
@@ -108,7 +108,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./attention/attention-admin-routes"),
     import("./order-index/order-index-admin-routes"),
     import("./reconciliation/reconciliation-admin-routes"),
-    import("./wallets/approval-admin-routes"),
+    import("./treasury/approval-admin-routes"),
     import("./exports/export-admin-routes"),
     import("./books/books-admin-routes"),
   ]);

@@ -5,7 +5,7 @@
  * it was already applied. A change is answered by a 303 back to this page, so a reload does not post.
  * A posting beyond what its operator may move alone (the currency's approval limit over 24 hours) becomes a
  * posting request: the page lists the wallet's requests waiting for a second person, with Approve and
- * Reject for an operator who did not ask for it (dual control, wallets/approval-actions.ts). The forms say
+ * Reject for an operator who did not ask for it (dual control, treasury/approval-actions.ts). The forms say
  * which text is the internal reason (operators and the audit log) and which the note the client sees.
  */
 import { clientStatement, findClient } from "../../clients/client-store";
@@ -13,15 +13,15 @@ import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance, walletThreshold } from "../../wallets/posting-actions";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance, walletThreshold } from "../../treasury/posting-actions";
 import { AdjustmentRequest, TopUpRequest } from "../../wallets/wallet-admin-schemas";
 import {
   listPostingRequests,
   postingRequestById,
   unfinishedApprovals,
   type PostingRequest,
-} from "../../wallets/approval-store";
-import { approvePostingRequest, rejectPostingRequest } from "../../wallets/approval-actions";
+} from "../../treasury/approval-store";
+import { approvePostingRequest, rejectPostingRequest } from "../../treasury/approval-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import {

@@ -5,7 +5,7 @@
  */
 import { clientStatement, findClient } from "../../clients/client-store";
 import { walletCurrencies } from "../../wallets/wallet-registry-store";
-import { walletBalance } from "../../wallets/posting-actions";
+import { walletBalance } from "../../treasury/posting-actions";
 import { amount } from "../format";
 import { seeOther } from "../forms";
 import { html, path } from "../html";

@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults, type FaultWhen } from "../../src/kernel/faults";
 import type { LedgerExport } from "../../src/wallets/ledger-backup";
-import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-restore";
+import { LEDGER_BACKUP_SEAMS } from "../../src/treasury/ledger-restore";
 import { topUpKey } from "../../src/wallets/ledger-keys";
 import { DUAL_CONTROL_SEAMS } from "../../src/wallets/seams";
 import { admin, exportSignature, madeOperator } from "../admin-helpers";

@@ -1,10 +1,10 @@
 import { route, type Route } from "../http/route";
 import { DEFAULT_PAGE_SIZE } from "../kernel/paging";
 import { toAmountNumber } from "../pricing/money";
-import { ledgerEntryView } from "./ledger";
+import { ledgerEntryView } from "../wallets/ledger";
 import { adjustWallet, ledgerPage, topUpWallet, walletBalance, type PostingAnswer } from "./posting-actions";
 import { postingRequestView } from "./approval-views";
-import type { ClientStatement } from "./wallet-registry-store";
+import type { ClientStatement } from "../wallets/wallet-registry-store";
 import {
   AdjustmentRequest,
   LedgerPage,
@@ -13,8 +13,8 @@ import {
   WalletBalanceData,
   WalletPathParams,
   WalletPostingData,
-} from "./wallet-admin-schemas";
-import { walletExamples } from "./wallet-examples";
+} from "../wallets/wallet-admin-schemas";
+import { walletExamples } from "../wallets/wallet-examples";
 
 /**
  * A posting's answer: its entry, or the posting request it became beyond what its requester may move

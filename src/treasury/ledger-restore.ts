@@ -22,12 +22,12 @@ import {
   type LedgerExport,
   type RestoreResult,
   type Signer,
-} from "./ledger-backup";
+} from "../wallets/ledger-backup";
 import type { Approval, HeldPosting, PostingActor } from "./posting-actions";
 import { throughWindow } from "./posting-actions";
-import { DUAL_CONTROL_SEAMS } from "./seams";
-import { openWallet, placedWallet, placementOf, type ClientStatement } from "./wallet-registry-store";
-import { findWallet } from "./wallet-registry-store";
+import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
+import { openWallet, placedWallet, placementOf, type ClientStatement } from "../wallets/wallet-registry-store";
+import { findWallet } from "../wallets/wallet-registry-store";
 
 declare global {
   interface Env {

@@ -46,8 +46,8 @@ import {
   type LimitRequest,
 } from "./limit-request-store";
 import { adjustWallet, topUpWallet, type PlacedEntry } from "./posting-actions";
-import { DUAL_CONTROL_SEAMS } from "./seams";
-import type { ClientStatement } from "./wallet-registry-store";
+import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
+import type { ClientStatement } from "../wallets/wallet-registry-store";
 import { Money } from "../pricing/money";
 import { minorUnits } from "../pricing/money";
 

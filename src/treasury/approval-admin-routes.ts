@@ -27,7 +27,7 @@ import {
 import { approvalExamples } from "./approval-examples";
 import { approvalLimitOf, listPostingRequests } from "./approval-store";
 import { limitRequestView, postingRequestView } from "./approval-views";
-import { ledgerEntryView } from "./ledger";
+import { ledgerEntryView } from "../wallets/ledger";
 import { listLimitRequests } from "./limit-request-store";
 import {
   approvePostingRequest,
@@ -36,7 +36,7 @@ import {
   rejectPostingRequest,
   setApprovalLimit,
 } from "./approval-actions";
-import type { ClientStatement } from "./wallet-registry-store";
+import type { ClientStatement } from "../wallets/wallet-registry-store";
 
 /** GET /admin/posting-requests: requests by id, oldest first, pending ones unless `status` says otherwise. */
 async function postingRequests(db: D1Database, query: z.output<typeof PostingRequestsQuery>) {

@@ -6,12 +6,12 @@
 import { fail } from "../kernel/failures";
 import { readJson } from "../http/body";
 import { route, type AdminCaller, type Route } from "../http/route";
-import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
-import { signExport, type LedgerExport } from "./ledger-backup";
+import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "../wallets/wallet-admin-schemas";
+import { signExport, type LedgerExport } from "../wallets/ledger-backup";
 import { askRestore, exportKey, signer, type RestoreBody } from "./ledger-restore";
 import { postingRequestView } from "./approval-views";
-import { findWallet, historyOf, placedWallet, type ClientStatement } from "./wallet-registry-store";
-import { walletExamples } from "./wallet-examples";
+import { findWallet, historyOf, placedWallet, type ClientStatement } from "../wallets/wallet-registry-store";
+import { walletExamples } from "../wallets/wallet-examples";
 
 export { LEDGER_BACKUP_SEAMS } from "./ledger-restore";
 

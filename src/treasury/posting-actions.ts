@@ -13,12 +13,12 @@ import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
-import type { LedgerEntry, LedgerKind } from "./ledger";
-import { adjustmentKey, topUpKey } from "./ledger-keys";
-import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
-import { historyEntries, type PlacedEntry } from "./wallet-history";
-import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
-import type { FundsResult, Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
+import type { LedgerEntry, LedgerKind } from "../wallets/ledger";
+import { adjustmentKey, topUpKey } from "../wallets/ledger-keys";
+import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "../wallets/seams";
+import { historyEntries, type PlacedEntry } from "../wallets/wallet-history";
+import { atWallet, currentBalance, firstPlacement, type Through } from "../wallets/wallet-moves";
+import type { FundsResult, Placement, Posting, PostingResult, WalletObject } from "../wallets/wallet-object";
 import {
   findWallet,
   historyOf,
@@ -27,8 +27,8 @@ import {
   placedWallet,
   type ClientStatement,
   type RegisteredWallet,
-} from "./wallet-registry-store";
-import { adjustmentAmount, topUpAmount } from "./wallet-rules";
+} from "../wallets/wallet-registry-store";
+import { adjustmentAmount, topUpAmount } from "../wallets/wallet-rules";
 import { effectiveLimit, minorOf, POSTING_REQUEST_TTL_MS, WINDOW_MS } from "./approval-rules";
 import {
   approvalLimitOf,
@@ -39,7 +39,7 @@ import {
   type AskedPosting,
   type PostingRequest,
 } from "./approval-store";
-import { DUAL_CONTROL_SEAMS } from "./seams";
+import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
 import { serviceMode } from "../kernel/service-mode";
 import { answerableFor } from "../operators/colleague-rules";
 import { colleagueOf } from "../operators/operators";
@@ -61,7 +61,7 @@ export interface PostingRequestInput {
   idempotencyKey: string;
 }
 
-export type { PlacedEntry } from "./wallet-history";
+export type { PlacedEntry } from "../wallets/wallet-history";
 
 /** A posting above the approval limit, stored as a request instead of posted (or found again on a retry). */
 export interface HeldPosting {
