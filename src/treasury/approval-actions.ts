@@ -46,7 +46,7 @@ import {
   type LimitRequest,
 } from "./limit-request-store";
 import { adjustWallet, topUpWallet, type PlacedEntry } from "./posting-actions";
-import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
+import { DUAL_CONTROL_SEAMS } from "./seams";
 import { Money } from "../pricing/money";
 import { minorUnits } from "../pricing/money";
 

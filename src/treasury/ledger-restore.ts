@@ -26,7 +26,7 @@ import {
 } from "../wallets/ledger-backup";
 import type { Approval, HeldPosting, PostingActor } from "./posting-actions";
 import { throughWindow } from "./posting-actions";
-import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
+import { DUAL_CONTROL_SEAMS } from "./seams";
 import { openWallet, placedWallet, placementOf } from "../wallets/wallet-registry-store";
 import { findWallet } from "../wallets/wallet-registry-store";
 

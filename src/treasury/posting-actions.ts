@@ -39,7 +39,7 @@ import {
   type AskedPosting,
   type PostingRequest,
 } from "./approval-store";
-import { DUAL_CONTROL_SEAMS } from "../wallets/seams";
+import { DUAL_CONTROL_SEAMS } from "./seams";
 import { serviceMode } from "../kernel/service-mode";
 import { answerableFor } from "../operators/colleague-rules";
 import { colleagueOf } from "../operators/operators";

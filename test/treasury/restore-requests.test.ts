@@ -10,7 +10,7 @@ import { armFault, clearFaults, type FaultWhen } from "../../src/kernel/faults";
 import type { LedgerExport } from "../../src/wallets/ledger-backup";
 import { LEDGER_BACKUP_SEAMS } from "../../src/treasury/ledger-restore";
 import { topUpKey } from "../../src/wallets/ledger-keys";
-import { DUAL_CONTROL_SEAMS } from "../../src/wallets/seams";
+import { DUAL_CONTROL_SEAMS } from "../../src/treasury/seams";
 import { admin, exportSignature, madeOperator } from "../admin-helpers";
 import { addClient, wallet } from "../helpers";
 import { uid } from "../order-helpers";
