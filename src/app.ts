@@ -1,7 +1,7 @@
 /**
  * The composition root: every domain's routes (each described where it is handled), what a domain needs of
  * another that it may not import (authentication's key lookup, the catalogue's product lookup for
- * inventory, the clients' row for wallets), and the caches an operator write makes stale. The one module
+ * inventory), and the caches an operator write makes stale. The one module
  * that knows every domain; in src/ only index.ts imports it.
  *
  * Only the client's routes are imported here: building zod schemas is much of what starting the Worker
@@ -14,7 +14,7 @@ import { requireProduct } from "./catalogue/catalogue-store";
 import { productRoutes } from "./catalogue/product-routes";
 import { healthPages } from "./health";
 import { apiKeyAuthentication, forgetCachedKeys } from "./http/auth";
-import { clientOfKey, clientStatement } from "./clients/client-store";
+import { clientOfKey } from "./clients/client-store";
 import type { Route } from "./http/route";
 import { createRouter } from "./http/router";
 import type { Scope } from "./kernel/key-access";
@@ -94,8 +94,8 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     orderExports,
     books,
   ] = await Promise.all([
-    import("./wallets/wallet-admin-routes"),
-    import("./wallets/ledger-backup-admin-routes"),
+    import("./treasury/wallet-admin-routes"),
+    import("./treasury/ledger-backup-admin-routes"),
     import("./clients/client-admin-routes"),
     import("./catalogue/catalogue-admin-routes"),
     import("./inventory/inventory-admin-routes"),
@@ -108,13 +108,13 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     import("./attention/attention-admin-routes"),
     import("./order-index/order-index-admin-routes"),
     import("./reconciliation/reconciliation-admin-routes"),
-    import("./wallets/approval-admin-routes"),
+    import("./treasury/approval-admin-routes"),
     import("./exports/export-admin-routes"),
     import("./books/books-admin-routes"),
   ]);
   return [
-    ...wallets.walletAdminRoutes(clientStatement),
-    ...walletBackups.ledgerBackupRoutes(clientStatement),
+    ...wallets.walletAdminRoutes,
+    ...walletBackups.ledgerBackupRoutes,
     ...clients.clientRoutes,
     ...catalogue.catalogueRoutes,
     ...inventory.inventoryRoutes(requireProduct),
@@ -129,7 +129,7 @@ const operatorRoutes = once(async (): Promise<readonly Route[]> => {
     ...attention.attentionRoutes,
     ...orderIndex.orderIndexRoutes,
     ...reconciliation.reconciliationRoutes,
-    ...approvals.approvalAdminRoutes(clientStatement),
+    ...approvals.approvalAdminRoutes,
     ...books.booksRoutes,
   ];
 });

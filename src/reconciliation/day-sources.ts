@@ -11,7 +11,7 @@ import { partsOn } from "../books/shard-rules";
 import { codesSoldTo, type SoldCode } from "../inventory/code-store";
 import { walletName } from "../wallets/ledger";
 import { mergePages, type LedgerDayPage } from "../wallets/ledger-day-rules";
-import { walletTarget } from "../wallets/posting-actions";
+import { walletTarget } from "../treasury/posting-actions";
 import type { WalletObject } from "../wallets/wallet-object";
 import {
   historyOf,

@@ -11,7 +11,9 @@
 import { derivedHmacKey, fromBase64, toBase64 } from "../kernel/crypto";
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
-import { LedgerStore, type RestoredEntry, type VoidMark } from "./wallet-store";
+import type { VoidMark } from "./hold-store";
+import type { RestoredEntry } from "./ledger-store";
+import { WalletStore } from "./wallet-store";
 
 /** The export's format: v2 carries each entry's client-facing note, and the deployment and mode it is of. */
 export const LEDGER_EXPORT_FORMAT = "order-service/wallet-ledger/2";
@@ -48,15 +50,15 @@ export interface LedgerExport {
 const EXPORT_PAGE = 1000;
 
 export function exportLedger(
-  store: LedgerStore,
+  store: WalletStore,
   wallet: { clientId: string; currency: string; deployment: string; mode: "live" | "sandbox" },
   now: number,
 ): LedgerExport {
   const entries: LedgerEntry[] = [];
   for (
-    let page = store.page(0, EXPORT_PAGE);
+    let page = store.ledger.page(0, EXPORT_PAGE);
     page.length > 0;
-    page = store.page(page[page.length - 1]!.seq, EXPORT_PAGE)
+    page = store.ledger.page(page[page.length - 1]!.seq, EXPORT_PAGE)
   ) {
     entries.push(...page);
   }
@@ -67,9 +69,9 @@ export function exportLedger(
     clientId: wallet.clientId,
     currency: wallet.currency,
     exportedAt: now,
-    balance: store.balance().toFixed(),
+    balance: store.ledger.balance().toFixed(),
     entries,
-    voids: store.voids(),
+    voids: store.holds.voids(),
   };
 }
 
@@ -142,7 +144,7 @@ export function restoreLedger(
   backup: Pick<LedgerExport, "balance" | "voids"> & { entries: ExportedEntry[] },
   now: number,
 ): RestoreResult {
-  const store = new LedgerStore(storage);
+  const store = new WalletStore(storage);
   const broken = brokenChain(backup);
   if (broken !== null) return { ok: false, code: "ledger_chain_broken", reason: broken };
   // A void credited back as an entry is a void all the same: its mark is restored even if the export
@@ -154,26 +156,32 @@ export function restoreLedger(
       .map((entry) => ({ orderId: entry.orderId!, voidedAt: entry.createdAt, reason: entry.reason })),
   ];
   const markAll = () => {
-    for (const mark of marks) store.markVoided(mark.orderId, mark.reason, mark.voidedAt);
+    for (const mark of marks) store.holds.markVoided(mark.orderId, mark.reason, mark.voidedAt);
   };
-  const existing = store.sum();
+  const existing = store.ledger.sum();
   const lastSeq = backup.entries.at(-1)?.seq ?? 0;
   if (existing.count > 0) {
-    const stored = existing.count === backup.entries.length ? store.page(0, existing.count) : [];
+    const stored = existing.count === backup.entries.length ? store.ledger.page(0, existing.count) : [];
     if (
-      store.restoredThrough() === lastSeq &&
+      store.ledger.restoredThrough() === lastSeq &&
       stored.length === backup.entries.length &&
       stored.every((entry, index) => sameEntry(entry, backup.entries[index]!))
     ) {
       // A restore whose answer was lost: its marks went with it, in its transaction (this writes nothing).
       storage.transactionSync(markAll);
-      return { ok: true, entries: stored.length, balance: store.balance().toFixed(), replayed: true, wrote: true };
+      return {
+        ok: true,
+        entries: stored.length,
+        balance: store.ledger.balance().toFixed(),
+        replayed: true,
+        wrote: true,
+      };
     }
     return { ok: false, code: "wallet_not_empty", reason: `the wallet has ${existing.count} entries` };
   }
   storage.transactionSync(() => {
     markAll();
-    store.writeRestored(backup.entries, backup.balance, now);
+    store.ledger.writeRestored(backup.entries, backup.balance, now);
   });
   const wrote = backup.entries.length > 0;
   return {

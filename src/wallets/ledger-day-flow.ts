@@ -5,7 +5,7 @@
  * after `next`, so one call's work is bounded whatever the wallet's volume.
  */
 import { dayPage, dayWindow, type LedgerDayPage } from "./ledger-day-rules";
-import type { LedgerStore } from "./wallet-store";
+import type { LedgerStore } from "./ledger-store";
 
 /** Entries one page of a day reads at most. */
 export const LEDGER_DAY_PAGE = 5_000;

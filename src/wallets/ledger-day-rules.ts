@@ -10,7 +10,7 @@
  * of the day of its own time.
  */
 import { Money } from "../pricing/money";
-import type { DayRow } from "./wallet-store";
+import type { DayRow } from "./ledger-store";
 
 export const DAY_MS = 86_400_000;
 

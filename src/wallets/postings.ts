@@ -1,13 +1,15 @@
 /**
  * The wallet's posting rules over its ledger: one entry per key, a debit never below zero, a void that is
  * final (after it, the order can never be charged), and holds that bound what one client's open orders
- * may reserve. Synchronous over the LedgerStore, so each rule's read and its writes are one step that no
+ * may reserve. Synchronous over the WalletStore, so each rule's read and its writes are one step that no
  * other call can interleave with (and that commits as one).
  */
 import { Money, type Money as MoneyT } from "../pricing/money";
 import { decideDebit, type LedgerEntry, type LedgerKind } from "./ledger";
 import { chargeKey, forwardKey, orderIdOfChargeKey, voidKey } from "./ledger-keys";
-import type { LedgerStore, StoredHold, Successor } from "./wallet-store";
+import type { StoredHold } from "./hold-store";
+import type { Successor } from "./move-store";
+import type { WalletStore } from "./wallet-store";
 import { expiriesInARow, openOrderLimit } from "./open-order-rules";
 
 /** Where a wallet's object is: its generation (0: its first object) and the region it was placed with. */
@@ -179,10 +181,10 @@ function placementOf(successor: Successor): Placement {
 }
 
 /** The transfer out under `key` as the successor takes it in, or null when there is none. */
-function transferOut(store: LedgerStore, key: string): Transfer | null {
-  const successor = store.successor();
-  const entry = store.byKey(key);
-  const holds = store.transferHolds(key);
+function transferOut(store: WalletStore, key: string): Transfer | null {
+  const successor = store.moves.successor();
+  const entry = store.ledger.byKey(key);
+  const holds = store.moves.transferHolds(key);
   if (successor === null || entry === null || holds === null) return null;
   return { key, amount: new Money(entry.amount).abs().toFixed(), holds, to: placementOf(successor) };
 }
@@ -192,7 +194,7 @@ function forwarded(forward: Transfer | null): { forward?: Transfer } {
   return forward === null ? {} : { forward };
 }
 
-function moved(store: LedgerStore, successor: Successor): WalletMoved {
+function moved(store: WalletStore, successor: Successor): WalletMoved {
   return { ok: false, code: "wallet_moved", transfer: transferOut(store, successor.moveKey)! };
 }
 
@@ -201,15 +203,15 @@ function moved(store: LedgerStore, successor: Successor): WalletMoved {
  * credit's forward key, in the same step as the credit, so the moved wallet's balance stays 0.
  */
 function forwardCredit(
-  store: LedgerStore,
+  store: WalletStore,
   creditKey: string,
   amount: MoneyT,
   holds: StoredHold[],
   reason: string | null,
 ): Transfer {
   const key = forwardKey(creditKey);
-  const balance = store.balance();
-  store.append({
+  const balance = store.ledger.balance();
+  store.ledger.append({
     key,
     kind: "move_out",
     amount: amount.negated(),
@@ -217,7 +219,7 @@ function forwardCredit(
     orderId: null,
     reason,
   });
-  store.recordTransfer(key, holds);
+  store.moves.recordTransfer(key, holds);
   return transferOut(store, key)!;
 }
 /** Kinds whose amount carries its own sign: an operator adjustment may take money out. */
@@ -233,21 +235,21 @@ function ordersOfCharge(posting: Posting): string[] {
 }
 
 /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
-export function post(store: LedgerStore, posting: Posting): PostingResult {
+export function post(store: WalletStore, posting: Posting): PostingResult {
   const amount = new Money(posting.amount);
   if (!amount.isFinite() || (amount.isNegative() && !SIGNED_KINDS.has(posting.kind))) {
     throw new Error("posting amount must be a non-negative decimal");
   }
   // Checked before the replay: a charge that landed before its order's void must not read as "charged".
   const orderIds = ordersOfCharge(posting);
-  const voidedAt = store.voidedAt(orderIds);
+  const voidedAt = store.holds.voidedAt(orderIds);
   if (voidedAt !== null) return { ok: false, code: "order_voided", voidedAt };
   const signed = DEBIT_KINDS.has(posting.kind) ? amount.negated() : amount;
   for (const key of posting.exclusiveWith ?? []) {
-    const other = store.byKey(key);
+    const other = store.ledger.byKey(key);
     if (other !== null) return { ok: false, code: "idempotency_conflict", entry: other };
   }
-  const existing = store.byKey(posting.key);
+  const existing = store.ledger.byKey(posting.key);
   if (existing !== null) {
     return existing.kind === posting.kind && new Money(existing.amount).equals(signed)
       ? { ok: true, entry: existing, replayed: true, ...forwarded(transferOut(store, forwardKey(posting.key))) }
@@ -255,9 +257,9 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
   }
   // A moved wallet takes only the credits of orders it charged (passing each on); anything else is the
   // successor's. Keys it knows were answered above, so a retry after the move finds its first entry.
-  const successor = store.successor();
+  const successor = store.moves.successor();
   if (successor !== null && !ORDER_CREDITS.has(posting.kind)) return moved(store, successor);
-  const balance = store.balance();
+  const balance = store.ledger.balance();
   let balanceAfter: Money;
   if (signed.isNegative()) {
     const decision = decideDebit(balance, signed.abs());
@@ -266,7 +268,7 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
   } else {
     balanceAfter = balance.plus(signed);
   }
-  const entry = store.append({
+  const entry = store.ledger.append({
     key: posting.key,
     kind: posting.kind,
     amount: signed,
@@ -278,8 +280,8 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
   });
   // A charged order is no longer open: it holds nothing from here on, and the client's run of expired
   // orders is over.
-  for (const orderId of orderIds) store.dropHold(orderId);
-  if (orderIds.length > 0) store.endExpiryRun();
+  for (const orderId of orderIds) store.holds.dropHold(orderId);
+  if (orderIds.length > 0) store.holds.endExpiryRun();
   const forward = successor === null ? null : forwardCredit(store, posting.key, signed, [], posting.reason ?? null);
   return { ok: true, entry, replayed: false, ...forwarded(forward) };
 }
@@ -289,57 +291,57 @@ export function post(store: LedgerStore, posting: Posting): PostingResult {
  * charge had landed, credits that charge back as an `order_void` entry under its void key. A second void
  * answers the first. After it, `post` refuses any charge of the order.
  */
-export function voidOrder(store: LedgerStore, orderId: string, reason: string, now: number): OrderVoid {
-  const successor = store.successor();
+export function voidOrder(store: WalletStore, orderId: string, reason: string, now: number): OrderVoid {
+  const successor = store.moves.successor();
   // Only a moved wallet says more than a void always did: where the void goes on, and a credit passed on.
   const moves = (forward: Transfer | null) =>
     successor === null ? {} : { forward, successor: placementOf(successor) };
-  const voidedAt = store.voidedAt([orderId]);
+  const voidedAt = store.holds.voidedAt([orderId]);
   if (voidedAt !== null)
     return {
       orderId,
       voidedAt,
-      credit: store.byKey(voidKey(orderId)),
+      credit: store.ledger.byKey(voidKey(orderId)),
       ...moves(transferOut(store, forwardKey(voidKey(orderId)))),
     };
-  const charge = store.byKey(chargeKey(orderId));
+  const charge = store.ledger.byKey(chargeKey(orderId));
   let credit: LedgerEntry | null = null;
   let forward: Transfer | null = null;
   if (charge !== null) {
     const amount = new Money(charge.amount).abs();
-    credit = store.append({
+    credit = store.ledger.append({
       key: voidKey(orderId),
       kind: "order_void",
       amount,
-      balanceAfter: store.balance().plus(amount),
+      balanceAfter: store.ledger.balance().plus(amount),
       orderId,
       reason,
       // The void gives back the charge: it is of the charge's day.
-      orderDay: store.orderDayOf(charge.key),
+      orderDay: store.ledger.orderDayOf(charge.key),
     });
     if (successor !== null) forward = forwardCredit(store, voidKey(orderId), amount, [], reason);
   }
-  store.markVoided(orderId, reason, now);
-  store.dropHold(orderId);
+  store.holds.markVoided(orderId, reason, now);
+  store.holds.dropHold(orderId);
   // An order voided uncharged expired unconfirmed (a void is its expiry's): one more in the client's run.
-  if (charge === null) store.noteExpired(expiriesInARow(store.expiryStreak(), now) + 1, now);
+  if (charge === null) store.holds.noteExpired(expiriesInARow(store.holds.expiryStreak(), now) + 1, now);
   return { orderId, voidedAt: now, credit, ...moves(forward) };
 }
 
 /** Charged, not charged, or voided (final, even where a charge landed before the void): one read. */
-export function chargeStatus(store: LedgerStore, orderId: string): ChargeStatus {
-  const voidedAt = store.voidedAt([orderId]);
+export function chargeStatus(store: WalletStore, orderId: string): ChargeStatus {
+  const voidedAt = store.holds.voidedAt([orderId]);
   if (voidedAt !== null) return { status: "voided", voidedAt };
-  const entry = store.byKey(chargeKey(orderId));
+  const entry = store.ledger.byKey(chargeKey(orderId));
   if (entry !== null) return { status: "charged", entry };
-  const successor = store.successor();
+  const successor = store.moves.successor();
   return successor === null ? { status: "not_charged" } : { status: "moved", ...moved(store, successor) };
 }
 
 /** The balance a create checks, or where the wallet moved (its own balance is then 0). */
-export function funds(store: LedgerStore): FundsResult {
-  const successor = store.successor();
-  return successor === null ? { ok: true, balance: store.balance().toFixed() } : moved(store, successor);
+export function funds(store: WalletStore): FundsResult {
+  const successor = store.moves.successor();
+  return successor === null ? { ok: true, balance: store.ledger.balance().toFixed() } : moved(store, successor);
 }
 
 /**
@@ -349,14 +351,14 @@ export function funds(store: LedgerStore): FundsResult {
  * it answers the transfers it made, whatever it is asked again.
  */
 export function moveOut(
-  store: LedgerStore,
+  store: WalletStore,
   move: { key: string; to: Placement; reason: string },
   now: number,
 ): Transfer[] {
-  if (store.successor() !== null) return transfers(store);
-  const balance = store.balance();
-  const holds = store.standingHolds();
-  store.append({
+  if (store.moves.successor() !== null) return transfers(store);
+  const balance = store.ledger.balance();
+  const holds = store.holds.standingHolds();
+  store.ledger.append({
     key: move.key,
     kind: "move_out",
     amount: balance.negated(),
@@ -364,9 +366,9 @@ export function moveOut(
     orderId: null,
     reason: move.reason,
   });
-  store.recordTransfer(move.key, holds);
-  store.dropAllHolds();
-  store.markMoved({ generation: move.to.generation, region: move.to.region, moveKey: move.key, movedAt: now });
+  store.moves.recordTransfer(move.key, holds);
+  store.holds.dropAllHolds();
+  store.moves.markMoved({ generation: move.to.generation, region: move.to.region, moveKey: move.key, movedAt: now });
   return transfers(store);
 }
 
@@ -375,35 +377,35 @@ export function moveOut(
  * with the holds it carries (but not those of orders charged or voided here meanwhile, nor lapsed ones).
  * A wallet that has moved on itself passes it on at once, holds and all.
  */
-export function moveIn(store: LedgerStore, transfer: Transfer, reason: string, now: number): MoveInResult {
+export function moveIn(store: WalletStore, transfer: Transfer, reason: string, now: number): MoveInResult {
   const amount = new Money(transfer.amount);
   if (!amount.isFinite() || amount.isNegative()) throw new Error("transfer amount must be a non-negative decimal");
-  const existing = store.byKey(transfer.key);
+  const existing = store.ledger.byKey(transfer.key);
   if (existing !== null) {
     return existing.kind === "move_in" && new Money(existing.amount).equals(amount)
       ? { ok: true, entry: existing, replayed: true, forward: transferOut(store, forwardKey(transfer.key)) }
       : { ok: false, code: "idempotency_conflict", entry: existing };
   }
-  const entry = store.append({
+  const entry = store.ledger.append({
     key: transfer.key,
     kind: "move_in",
     amount,
-    balanceAfter: store.balance().plus(amount),
+    balanceAfter: store.ledger.balance().plus(amount),
     orderId: null,
     reason,
   });
   const holds = transfer.holds.filter(
-    (hold) => store.voidedAt([hold.orderId]) === null && store.byKey(chargeKey(hold.orderId)) === null,
+    (hold) => store.holds.voidedAt([hold.orderId]) === null && store.ledger.byKey(chargeKey(hold.orderId)) === null,
   );
-  if (store.successor() !== null)
+  if (store.moves.successor() !== null)
     return { ok: true, entry, replayed: false, forward: forwardCredit(store, transfer.key, amount, holds, reason) };
-  for (const hold of holds) store.placeHold(hold.orderId, new Money(hold.amount), hold.until, hold.codes ?? 0);
+  for (const hold of holds) store.holds.placeHold(hold.orderId, new Money(hold.amount), hold.until, hold.codes ?? 0);
   return { ok: true, entry, replayed: false, forward: null };
 }
 
 /** Every transfer this wallet made to its successor (the move and each credit passed on), oldest first. */
-export function transfers(store: LedgerStore): Transfer[] {
-  return store.transferKeys().map((key) => transferOut(store, key)!);
+export function transfers(store: WalletStore): Transfer[] {
+  return store.moves.transferKeys().map((key) => transferOut(store, key)!);
 }
 
 /**
@@ -413,35 +415,35 @@ export function transfers(store: LedgerStore): Transfer[] {
  * this order's would pass `maxCodes` (held_codes_limit: an order that costs nothing still counts). A
  * retried create replaces its own hold.
  */
-export function hold(store: LedgerStore, { orderId, amount, until, codes, maxCodes, open }: Hold): HoldResult {
+export function hold(store: WalletStore, { orderId, amount, until, codes, maxCodes, open }: Hold): HoldResult {
   const wanted = new Money(amount);
   if (!wanted.isFinite() || wanted.isNegative()) throw new Error("hold amount must be a non-negative decimal");
   if (!Number.isInteger(codes) || codes < 0) throw new Error("hold codes must be a non-negative integer");
-  const successor = store.successor();
+  const successor = store.moves.successor();
   if (successor !== null) return moved(store, successor);
-  const balance = store.balance();
+  const balance = store.ledger.balance();
   if (balance.lessThan(wanted)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
-  const held = store.heldBesides(orderId);
+  const held = store.holds.heldBesides(orderId);
   if (balance.minus(held.amount).lessThan(wanted))
     return { ok: false, code: "balance_held", balance: balance.toFixed(), held: held.amount.toFixed() };
   if (held.codes + codes > maxCodes)
     return { ok: false, code: "held_codes_limit", heldCodes: held.codes, limit: maxCodes };
   const refused = open === undefined ? null : openOrdersRefused(store, orderId, open, Date.now());
   if (refused !== null) return refused;
-  store.placeHold(orderId, wanted, until, codes);
+  store.holds.placeHold(orderId, wanted, until, codes);
   return { ok: true, balance: balance.toFixed(), held: held.amount.plus(wanted).toFixed() };
 }
 
 /** Why the client may not open one more order now (its open orders reach their bound), or null. */
 function openOrdersRefused(
-  store: LedgerStore,
+  store: WalletStore,
   orderId: string,
   bound: OpenBound,
   now: number,
 ): OpenOrdersRefused | null {
-  const expiredInARow = expiriesInARow(store.expiryStreak(), now);
+  const expiredInARow = expiriesInARow(store.holds.expiryStreak(), now);
   const limit = openOrderLimit(bound.maxOpen, expiredInARow, bound.backoffStep);
-  const open = store.openOrders(orderId, now);
+  const open = store.holds.openOrders(orderId, now);
   return open < limit ? null : { ok: false, code: "open_orders_limit", open, limit, expiredInARow };
 }
 
@@ -452,29 +454,29 @@ function openOrdersRefused(
  * own slot.
  */
 export function openOrder(
-  store: LedgerStore,
+  store: WalletStore,
   { orderId, amount, until, open }: OpenOrder,
   now: number,
 ): OpenOrderResult {
-  const successor = store.successor();
+  const successor = store.moves.successor();
   if (successor !== null) return moved(store, successor);
-  const balance = store.balance();
+  const balance = store.ledger.balance();
   if (balance.lessThan(amount)) return { ok: false, code: "insufficient_funds", balance: balance.toFixed() };
   const refused = openOrdersRefused(store, orderId, open, now);
   if (refused !== null) return refused;
-  store.takeSlot(orderId, until, now);
+  store.holds.takeSlot(orderId, until, now);
   return { ok: true, balance: balance.toFixed() };
 }
 
 /** A create that stores no order lets go of its hold (idempotent); a moved wallet's successor has it. */
-export function releaseHold(store: LedgerStore, orderId: string): ReleaseResult {
-  const successor = store.successor();
+export function releaseHold(store: WalletStore, orderId: string): ReleaseResult {
+  const successor = store.moves.successor();
   if (successor !== null) return moved(store, successor);
-  store.dropHold(orderId);
+  store.holds.dropHold(orderId);
   return { ok: true };
 }
 
-export function audit(store: LedgerStore): WalletAudit {
-  const { total, count } = store.sum();
-  return { balance: store.balance().toFixed(), ledgerSum: total.toFixed(), entries: count };
+export function audit(store: WalletStore): WalletAudit {
+  const { total, count } = store.ledger.sum();
+  return { balance: store.ledger.balance().toFixed(), ledgerSum: total.toFixed(), entries: count };
 }

@@ -27,7 +27,7 @@ import {
   type Transfer,
   type WalletAudit,
 } from "./postings";
-import { LedgerStore } from "./wallet-store";
+import { WalletStore } from "./wallet-store";
 import {
   exportLedger,
   restoreLedger,
@@ -68,24 +68,24 @@ export type { LedgerExport, RestoreResult } from "./ledger-backup";
 export type { LedgerDayPage } from "./ledger-day-rules";
 
 /**
- * One wallet of one client in one currency: the RPC surface only. The ledger lives in wallet-store.ts
- * (versioned schema, load and append) and the rules in postings.ts. Every balance change is a ledger entry
+ * One wallet of one client in one currency: the RPC surface only. Its storage is wallet-store.ts (the
+ * versioned schema, and a store for the ledger, the orders' holds and the moves) and the rules in postings.ts. Every balance change is a ledger entry
  * written in the same synchronous SQLite step that reads the balance, so no two debits can interleave.
  */
 export class WalletObject extends DurableObject<Env> {
-  private opened: LedgerStore | null = null;
+  private opened: WalletStore | null = null;
 
   private eventStore: WalletEventStore | null = null;
 
   /** Opened on first use (not in the constructor), once per instance: the schema migrates then. */
-  private get ledger(): LedgerStore {
-    this.opened ??= new LedgerStore(this.ctx.storage);
+  private get store(): WalletStore {
+    this.opened ??= new WalletStore(this.ctx.storage);
     return this.opened;
   }
 
   /** The alert and the events' outbox (wallet-events.ts), beside the ledger (opened first: it migrates). */
   private get walletEvents(): WalletEventStore {
-    void this.ledger;
+    void this.store;
     this.eventStore ??= new WalletEventStore(this.ctx.storage.sql);
     return this.eventStore;
   }
@@ -96,7 +96,7 @@ export class WalletObject extends DurableObject<Env> {
    */
   private withEvents<T>(change: () => { result: T; funded: Parameters<typeof eventsOfChange>[2] }): T {
     // Opened (and migrated) outside the transaction: a change that throws must not roll back the schema.
-    const [ledger, events] = [this.ledger, this.walletEvents];
+    const [ledger, events] = [this.store.ledger, this.walletEvents];
     return this.ctx.storage.transactionSync(() => {
       const { result, funded } = change();
       const now = Date.now();
@@ -112,12 +112,12 @@ export class WalletObject extends DurableObject<Env> {
   }
 
   async balance(): Promise<string> {
-    return this.ledger.balance().toFixed();
+    return this.store.ledger.balance().toFixed();
   }
 
   /** The balance an order's create checks, or, once the wallet has moved, where it went. */
   async funds(): Promise<FundsResult> {
-    const result = funds(this.ledger);
+    const result = funds(this.store);
     // GET /wallets shows the client's low-balance threshold from the same call.
     if (!result.ok) return result;
     const threshold = this.walletEvents.alert()?.threshold;
@@ -127,7 +127,7 @@ export class WalletObject extends DurableObject<Env> {
   /** Debits or credits the wallet once per key. A replay of a key returns the entry it first wrote. */
   async post(posting: Posting): Promise<PostingResult> {
     return this.withEvents(() => {
-      const result = post(this.ledger, posting);
+      const result = post(this.store, posting);
       const credit = posting.kind === "top_up" || posting.kind === "adjustment";
       const announce = posting.announce ?? null;
       const funded =
@@ -141,7 +141,7 @@ export class WalletObject extends DurableObject<Env> {
    * null; answers it. Armed when the balance is at or above it.
    */
   async setAlert(owner: Announce, threshold: string | null): Promise<{ threshold: string | null }> {
-    const alert = setThreshold(this.walletEvents, owner, threshold, this.ledger.balance());
+    const alert = setThreshold(this.walletEvents, owner, threshold, this.store.ledger.balance());
     return { threshold: alert?.threshold ?? null };
   }
 
@@ -161,17 +161,17 @@ export class WalletObject extends DurableObject<Env> {
 
   /** An open order that reserves no codes: its balance checked, its slot among the client's open orders taken. */
   async openOrder(request: OpenOrder): Promise<OpenOrderResult> {
-    return openOrder(this.ledger, request, Date.now());
+    return openOrder(this.store, request, Date.now());
   }
 
   /** Holds an open order's amount and codes before it reserves stock (see postings.ts). */
   async hold(request: Hold): Promise<HoldResult> {
-    return hold(this.ledger, request);
+    return hold(this.store, request);
   }
 
   /** Lets go of the hold of an order whose create was refused after it was placed (out of stock). */
   async releaseHold(orderId: string): Promise<ReleaseResult> {
-    return releaseHold(this.ledger, orderId);
+    return releaseHold(this.store, orderId);
   }
 
   /**
@@ -180,12 +180,12 @@ export class WalletObject extends DurableObject<Env> {
    */
   async voidOrder(orderId: string, reason: string): Promise<OrderVoid> {
     // A credit back can lift the balance over the threshold again: the alert re-arms in its transaction.
-    return this.withEvents(() => ({ result: voidOrder(this.ledger, orderId, reason, Date.now()), funded: null }));
+    return this.withEvents(() => ({ result: voidOrder(this.store, orderId, reason, Date.now()), funded: null }));
   }
 
   /** Whether the order was charged, not charged, or voided (final): what settling a cut-off confirm asks. */
   async chargeStatus(orderId: string): Promise<ChargeStatus> {
-    return chargeStatus(this.ledger, orderId);
+    return chargeStatus(this.store, orderId);
   }
 
   /**
@@ -194,45 +194,45 @@ export class WalletObject extends DurableObject<Env> {
    * move first. Idempotent.
    */
   async moveOut(move: { key: string; to: Placement; reason: string }): Promise<Transfer[]> {
-    return moveOut(this.ledger, move, Date.now());
+    return moveOut(this.store, move, Date.now());
   }
 
   /** Takes in a transfer from the predecessor, once per key (passing it on if this wallet has moved too). */
   async moveIn(transfer: Transfer, reason: string): Promise<MoveInResult> {
-    return moveIn(this.ledger, transfer, reason, Date.now());
+    return moveIn(this.store, transfer, reason, Date.now());
   }
 
   /** Every transfer this wallet made to its successor, oldest first (none unless it moved). */
   async transfers(): Promise<Transfer[]> {
-    return transfers(this.ledger);
+    return transfers(this.store);
   }
 
   /** The balance at each of `times` (null before the first entry): the console's balance over time. */
   async balancesAt(times: number[]): Promise<(string | null)[]> {
-    return this.ledger.balancesAt(times);
+    return this.store.ledger.balancesAt(times);
   }
 
   async entries(afterSeq = 0, limit = 100): Promise<LedgerEntry[]> {
-    return this.ledger.page(afterSeq, limit);
+    return this.store.ledger.page(afterSeq, limit);
   }
 
   /** The seq of the last entry before `time` and the balance it left: where a statement of a period starts. */
   async lastBefore(time: number): Promise<{ seq: number; balance: string }> {
-    return this.ledger.lastBefore(time);
+    return this.store.ledger.lastBefore(time);
   }
 
   /** The charges of these orders written in this object (an order's charge names its reference). */
   async charges(orderIds: string[]): Promise<LedgerEntry[]> {
-    return this.ledger.charges(orderIds);
+    return this.store.ledger.charges(orderIds);
   }
 
   /** The movements naming the order (the reconciliation's look at an order charged long before). */
   async orderEntries(orderId: string): Promise<LedgerEntry[]> {
-    return this.ledger.ofOrder(orderId);
+    return this.store.ledger.ofOrder(orderId);
   }
 
   async entry(key: string): Promise<LedgerEntry | null> {
-    return this.ledger.byKey(key);
+    return this.store.ledger.byKey(key);
   }
 
   /**
@@ -240,18 +240,18 @@ export class WalletObject extends DurableObject<Env> {
    * ledger by wallet and day. Reads only; `next` says where the following page starts.
    */
   async ledgerDay(day: number, afterSeq: number | null = null, limit = LEDGER_DAY_PAGE): Promise<LedgerDayPage> {
-    return ledgerDay(this.ledger, day, afterSeq, limit);
+    return ledgerDay(this.store.ledger, day, afterSeq, limit);
   }
 
   /** The invariant check: the balance, the decimal sum of every entry, and how many entries there are. */
   async audit(): Promise<WalletAudit> {
-    return audit(this.ledger);
+    return audit(this.store);
   }
 
   /** The backup of this wallet: every entry, exact, oldest first (ledger-backup.ts). */
   async exportLedger(clientId: string, currency: string): Promise<LedgerExport> {
     const deployment = this.env.DEPLOYMENT;
-    return exportLedger(this.ledger, { clientId, currency, deployment, mode: serviceMode(this.env) }, Date.now());
+    return exportLedger(this.store, { clientId, currency, deployment, mode: serviceMode(this.env) }, Date.now());
   }
 
   /** Writes an export's entries verbatim into this wallet, which must have none; all or nothing. */
@@ -266,6 +266,6 @@ export class WalletObject extends DurableObject<Env> {
 
   /** The last seq a restore wrote into this ledger (0: none did): what the reconciliation takes as restored. */
   async restoredThrough(): Promise<number> {
-    return this.ledger.restoredThrough();
+    return this.store.ledger.restoredThrough();
   }
 }

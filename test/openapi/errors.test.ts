@@ -6,7 +6,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { openOrder } from "../../src/wallets/postings";
-import { LedgerStore } from "../../src/wallets/wallet-store";
+import { WalletStore } from "../../src/wallets/wallet-store";
 import { describe, expect, it } from "vitest";
 import { ERROR_DETAILS } from "../../src/kernel/failure-details";
 import type { ErrorCode } from "../../src/http/errors";
@@ -151,7 +151,7 @@ describe("real error answers match the document, details included", () => {
     const busyId = `errors-busy-${crypto.randomUUID().slice(0, 8)}`;
     const busyKey = await addClient(busyId, { USD: "100" });
     await runInDurableObject(wallet(busyId, "USD"), (_instance, state) => {
-      const store = new LedgerStore(state.storage);
+      const store = new WalletStore(state.storage);
       const open = { maxOpen: Number(env.MAX_OPEN_ORDERS), backoffStep: 20 };
       for (let at = 0; at < open.maxOpen; at += 1)
         openOrder(store, { orderId: `ord_busy_${at}`, amount: "0", until: Date.now() + 600_000, open }, Date.now());

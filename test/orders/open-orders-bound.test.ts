@@ -13,7 +13,7 @@ import { ORDER_SEAMS } from "../../src/orders/seams";
 import { chargeKey } from "../../src/wallets/ledger-keys";
 import { expiriesInARow, EXPIRY_RUN_MS, openOrderLimit } from "../../src/wallets/open-order-rules";
 import { hold, openOrder, post, voidOrder } from "../../src/wallets/postings";
-import { LedgerStore } from "../../src/wallets/wallet-store";
+import { WalletStore } from "../../src/wallets/wallet-store";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { call, line, seedDemo, wallet } from "../helpers";
 import { addCodes, addProduct, expectError, freshClient, uid } from "../order-helpers";
@@ -75,7 +75,7 @@ describe("a client's open orders in a wallet", () => {
   it("two creates at once cannot both take the last place", async () => {
     const client = await freshClient({ USD: "100000" });
     await runInDurableObject(wallet(client.id, "USD"), (_instance: WalletObject, state) => {
-      const store = new LedgerStore(state.storage);
+      const store = new WalletStore(state.storage);
       for (let at = 0; at < 97; at += 1)
         openOrder(store, { orderId: `ord_${at}`, amount: "1", until: Date.now() + 600_000, open: BOUND }, Date.now());
     });
@@ -93,7 +93,7 @@ describe("a client's open orders in a wallet", () => {
     clearFaults();
     expect((await create(client.key, undefined, reference)).status).toBe(200);
     const open = await runInDurableObject(wallet(client.id, "USD"), (_instance: WalletObject, state) =>
-      new LedgerStore(state.storage).openOrders("none", Date.now()),
+      new WalletStore(state.storage).holds.openOrders("none", Date.now()),
     );
     expect(open).toBe(1);
   });
@@ -110,7 +110,7 @@ describe("a client's open orders in a wallet", () => {
         expect(expired.body.data.state).toBe("rejected");
       }
       await runInDurableObject(wallet(client.id, "USD"), (_instance: WalletObject, state) => {
-        const store = new LedgerStore(state.storage);
+        const store = new WalletStore(state.storage);
         for (let at = 0; at < 50; at += 1)
           openOrder(store, { orderId: `ord_${at}`, amount: "1", until: Date.now() + 600_000, open: BOUND }, Date.now());
       });
@@ -124,9 +124,9 @@ describe("a client's open orders in a wallet", () => {
 const BOUND = { maxOpen: 100, backoffStep: 20 };
 
 /** Runs `test` with a fresh wallet's store, and a counter of the rows its statements wrote. */
-async function withCountedStore<T>(test: (store: LedgerStore, written: () => number) => T): Promise<T> {
+async function withCountedStore<T>(test: (store: WalletStore, written: () => number) => T): Promise<T> {
   return runInDurableObject(wallet(uid("rows"), "USD"), (_instance: WalletObject, state) => {
-    new LedgerStore(state.storage); // the schema at its latest version
+    new WalletStore(state.storage); // the schema at its latest version
     const cursors: SqlStorageCursor<Record<string, SqlStorageValue>>[] = [];
     const sql = new Proxy(state.storage.sql, {
       get(target, name) {
@@ -150,7 +150,7 @@ async function withCountedStore<T>(test: (store: LedgerStore, written: () => num
       counted = total;
       return since;
     };
-    const store = new LedgerStore(storage as DurableObjectStorage);
+    const store = new WalletStore(storage as DurableObjectStorage);
     written();
     return test(store, written);
   });
@@ -169,7 +169,7 @@ describe("rows written per order", () => {
       // The next order takes the slot the charged one left: written over, not added.
       openOrder(store, { orderId: "ord_b", amount: "10", until: now + 600_000, open: BOUND }, now);
       const reused = written();
-      const slots = store.openOrders("none", now);
+      const slots = store.holds.openOrders("none", now);
       return { opened, charged, reused, slots };
     });
     // 4 for the charge is its ledger entry (the row, its two index entries, the AUTOINCREMENT counter), as before.
@@ -216,7 +216,7 @@ describe("rows written per order", () => {
         expiredInARow: 4,
       });
       post(store, { key: chargeKey("o1"), kind: "order_charge", amount: "1", orderId: "o1" });
-      expect(store.expiryStreak()).toMatchObject({ count: 0 });
+      expect(store.holds.expiryStreak()).toMatchObject({ count: 0 });
       expect(openOrder(store, { orderId: "o3", amount: "1", until: now + 600_000, open: small }, now).ok).toBe(true);
     });
   });

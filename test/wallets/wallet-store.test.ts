@@ -6,12 +6,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Money } from "../../src/pricing/money";
 import {
-  LedgerStore,
   migrateWallet,
   storedSchemaVersion,
   WALLET_MIGRATIONS,
   WALLET_SCHEMA_VERSION,
   type WalletMigration,
+  WalletStore,
 } from "../../src/wallets/wallet-store";
 import type { WalletObject } from "../../src/wallets/wallet-object";
 import { wallet } from "../helpers";
@@ -141,7 +141,7 @@ describe("the ledger's schema guarantees", () => {
     const stub = wallet(uid("s"), "USD");
     await stub.post({ key: "t", kind: "top_up", amount: "1" });
     await runInDurableObject(stub, (_instance: WalletObject, state) => {
-      const ledger = new LedgerStore(state.storage);
+      const { ledger } = new WalletStore(state.storage);
       expect(() =>
         ledger.append({
           key: "t",

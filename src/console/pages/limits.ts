@@ -3,14 +3,18 @@
  * with what the signed-in operator may still move alone, the limit changes waiting for a second admin with
  * Approve and Reject, and an admin's form to change a limit. Lowering takes effect at once; raising waits
  * for another admin here, as a posting request waits on its wallet's page (dual control,
- * wallets/approval-actions.ts).
+ * treasury/approval-actions.ts).
  */
 import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { serviceMode } from "../../kernel/service-mode";
-import { decideLimit, limitsLeftFor, setApprovalLimit } from "../../wallets/approval-actions";
-import { ApprovalLimitParams, LimitRequestParams, SetApprovalLimitRequest } from "../../wallets/approval-admin-schemas";
-import { listLimitRequests, type LimitRequest } from "../../wallets/limit-request-store";
+import { decideLimit, limitsLeftFor, setApprovalLimit } from "../../treasury/approval-actions";
+import {
+  ApprovalLimitParams,
+  LimitRequestParams,
+  SetApprovalLimitRequest,
+} from "../../treasury/approval-admin-schemas";
+import { listLimitRequests, type LimitRequest } from "../../treasury/limit-request-store";
 import { auditedBy } from "../actor";
 import { amount } from "../format";
 import { asJson, FormError, formRequest, notice as noticeOf, readForm, seeOther } from "../forms";

@@ -5,23 +5,23 @@
  * it was already applied. A change is answered by a 303 back to this page, so a reload does not post.
  * A posting beyond what its operator may move alone (the currency's approval limit over 24 hours) becomes a
  * posting request: the page lists the wallet's requests waiting for a second person, with Approve and
- * Reject for an operator who did not ask for it (dual control, wallets/approval-actions.ts). The forms say
+ * Reject for an operator who did not ask for it (dual control, treasury/approval-actions.ts). The forms say
  * which text is the internal reason (operators and the audit log) and which the note the client sees.
  */
-import { clientStatement, findClient } from "../../clients/client-store";
+import { findClient } from "../../clients/client-store";
 import { Refusal } from "../../kernel/failures";
 import { DEFAULT_PAGE_SIZE } from "../../kernel/paging";
 import { roleAllows } from "../../operators/roles";
 import type { LedgerEntry } from "../../wallets/ledger";
-import { adjustWallet, ledgerPage, topUpWallet, walletBalance, walletThreshold } from "../../wallets/posting-actions";
+import { adjustWallet, ledgerPage, topUpWallet, walletBalance, walletThreshold } from "../../treasury/posting-actions";
 import { AdjustmentRequest, TopUpRequest } from "../../wallets/wallet-admin-schemas";
 import {
   listPostingRequests,
   postingRequestById,
   unfinishedApprovals,
   type PostingRequest,
-} from "../../wallets/approval-store";
-import { approvePostingRequest, rejectPostingRequest } from "../../wallets/approval-actions";
+} from "../../treasury/approval-store";
+import { approvePostingRequest, rejectPostingRequest } from "../../treasury/approval-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
 import {
@@ -154,9 +154,9 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
   try {
     const after = Math.max(0, Math.trunc(Number(url.searchParams.get("after") ?? "0")) || 0);
     const [balance, page, threshold] = await Promise.all([
-      walletBalance(env, clientStatement, clientId, currency),
-      ledgerPage(env, clientStatement, clientId, currency, after, DEFAULT_PAGE_SIZE),
-      walletThreshold(env, clientStatement, clientId, currency),
+      walletBalance(env, clientId, currency),
+      ledgerPage(env, clientId, currency, after, DEFAULT_PAGE_SIZE),
+      walletThreshold(env, clientId, currency),
     ]);
     const more =
       page.next !== null
@@ -208,7 +208,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
     if (read instanceof FormError) throw read;
     const posting = { clientId, currency, amount, reason, note: note === "" ? null : note, idempotencyKey };
     const post = kind(values) === "adjustment" ? adjustWallet : topUpWallet;
-    const outcome = await post(env, clientStatement, auditedBy(ctx), posting);
+    const outcome = await post(env, auditedBy(ctx), posting);
     const said = outcome.held ? "held" : outcome.replayed ? "replayed" : kind(values);
     return seeOther(withQuery(path("/console/wallets", clientId, currency), { notice: said }));
   } catch (error) {
@@ -244,7 +244,7 @@ async function decide(ctx: PageContext, action: "approve" | "reject", given: str
     return htmlResponse(await draw(ctx, null, "No such posting request on this wallet."), 404);
   try {
     const by = { ...auditedBy(ctx), role: ctx.operator.role };
-    if (action === "approve") await approvePostingRequest(env, clientStatement, by, id);
+    if (action === "approve") await approvePostingRequest(env, by, id);
     else await rejectPostingRequest(env.DB, by, id);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;

@@ -3,9 +3,9 @@
  * its posting forms. Wallets are found by client (the registry is read per client). With a currency too
  * (?clientId=&currency=), it leads to that wallet's page, where a first top-up opens a new wallet.
  */
-import { clientStatement, findClient } from "../../clients/client-store";
+import { findClient } from "../../clients/client-store";
 import { walletCurrencies } from "../../wallets/wallet-registry-store";
-import { walletBalance } from "../../wallets/posting-actions";
+import { walletBalance } from "../../treasury/posting-actions";
 import { amount } from "../format";
 import { seeOther } from "../forms";
 import { html, path } from "../html";
@@ -36,7 +36,7 @@ export async function get({ env, operator, url }: PageContext) {
   const wallets = await walletCurrencies(env.DB, clientId);
   const rows = await Promise.all(
     wallets.map(async ({ currency }) => {
-      const balance = await walletBalance(env, clientStatement, clientId, currency);
+      const balance = await walletBalance(env, clientId, currency);
       return html`<tr><td><a href="${path("/console/wallets", clientId, currency)}">${currency}</a></td><td class="num">${amount(balance, currency)}</td></tr>`;
     }),
   );

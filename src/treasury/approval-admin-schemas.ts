@@ -2,7 +2,7 @@
 import * as z from "zod";
 import { Currency, CurrencyCode } from "../pricing/amount-schemas";
 import { ClientIdParam } from "../kernel/primitives";
-import { AmountInput, LedgerEntryView, PostingRequestView } from "./wallet-admin-schemas";
+import { AmountInput, LedgerEntryView, PostingRequestView } from "../wallets/wallet-admin-schemas";
 
 export const PostingRequestParams = z.object({
   id: z.coerce

@@ -27,7 +27,7 @@ import {
 import { approvalExamples } from "./approval-examples";
 import { approvalLimitOf, listPostingRequests } from "./approval-store";
 import { limitRequestView, postingRequestView } from "./approval-views";
-import { ledgerEntryView } from "./ledger";
+import { ledgerEntryView } from "../wallets/ledger";
 import { listLimitRequests } from "./limit-request-store";
 import {
   approvePostingRequest,
@@ -36,7 +36,6 @@ import {
   rejectPostingRequest,
   setApprovalLimit,
 } from "./approval-actions";
-import type { ClientStatement } from "./wallet-registry-store";
 
 /** GET /admin/posting-requests: requests by id, oldest first, pending ones unless `status` says otherwise. */
 async function postingRequests(db: D1Database, query: z.output<typeof PostingRequestsQuery>) {
@@ -285,7 +284,7 @@ const rejectRoute: Route = route(
 );
 
 /** This file's routes, each with its description in GET /openapi.json. */
-export const approvalAdminRoutes = (clientStatement: ClientStatement): Route[] => [
+export const approvalAdminRoutes: Route[] = [
   listRoute,
   route(
     {
@@ -316,7 +315,7 @@ export const approvalAdminRoutes = (clientStatement: ClientStatement): Route[] =
       ],
     },
     async ({ params: { id }, caller, env, ok }) => {
-      const done = await approvePostingRequest(env, clientStatement, caller, id);
+      const done = await approvePostingRequest(env, caller, id);
       return ok(done.decidedNow ? "Posting approved" : "Posting already approved", {
         request: postingRequestView(done.request, Date.now()),
         balance: toAmountNumber(done.balance),

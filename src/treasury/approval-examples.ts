@@ -8,8 +8,8 @@ import { POSTING_REQUEST_TTL_MS } from "./approval-rules";
 import type { PostingRequest } from "./approval-store";
 import { limitRequestView, postingRequestView } from "./approval-views";
 import type { LimitRequest } from "./limit-request-store";
-import { ledgerEntryView } from "./ledger";
-import { topUpKey } from "./ledger-keys";
+import { ledgerEntryView } from "../wallets/ledger";
+import { topUpKey } from "../wallets/ledger-keys";
 
 const requestedAt = 1795345079600;
 const pending: PostingRequest = {

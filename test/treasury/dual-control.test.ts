@@ -9,10 +9,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults, type FaultWhen } from "../../src/kernel/faults";
-import { effectiveLimit, limitChange, minorOf, requestStatus } from "../../src/wallets/approval-rules";
-import { setApprovalLimit } from "../../src/wallets/approval-actions";
-import { claimWindow } from "../../src/wallets/approval-store";
-import { DUAL_CONTROL_SEAMS, WALLET_SEAMS } from "../../src/wallets/seams";
+import { effectiveLimit, limitChange, minorOf, requestStatus } from "../../src/treasury/approval-rules";
+import { setApprovalLimit } from "../../src/treasury/approval-actions";
+import { claimWindow } from "../../src/treasury/approval-store";
+import { DUAL_CONTROL_SEAMS } from "../../src/treasury/seams";
+import { WALLET_SEAMS } from "../../src/wallets/seams";
 import { adjustmentKey, topUpKey } from "../../src/wallets/ledger-keys";
 import { ADMIN_TOKEN, admin, madeOperator } from "../admin-helpers";
 import { addClient, topUp } from "../helpers";

@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { armFault, clearFaults, firedFaults } from "../../src/kernel/faults";
-import { LEDGER_BACKUP_SEAMS } from "../../src/wallets/ledger-backup-admin-routes";
+import { LEDGER_BACKUP_SEAMS } from "../../src/treasury/ledger-backup-admin-routes";
 import { admin, auditActions } from "../admin-helpers";
 import { addClient } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
@@ -19,7 +19,7 @@ import {
   V1_EXPORTS_UNTIL,
   type LedgerExport,
 } from "../../src/wallets/ledger-backup";
-import { v1Tokens } from "../../src/wallets/ledger-restore";
+import { v1Tokens } from "../../src/treasury/ledger-restore";
 import { derivedHmacKey, toBase64 } from "../../src/kernel/crypto";
 import { ADMIN_TOKEN } from "../admin-helpers";
 import { chargeKey, refundKey, topUpKey, adjustmentKey } from "../../src/wallets/ledger-keys";

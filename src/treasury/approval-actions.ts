@@ -47,7 +47,6 @@ import {
 } from "./limit-request-store";
 import { adjustWallet, topUpWallet, type PlacedEntry } from "./posting-actions";
 import { DUAL_CONTROL_SEAMS } from "./seams";
-import type { ClientStatement } from "./wallet-registry-store";
 import { Money } from "../pricing/money";
 import { minorUnits } from "../pricing/money";
 
@@ -109,7 +108,6 @@ export interface Approved {
 /** Posts an approved request as its requester asked it; answers the balance, the entry and the seq to record. */
 async function postApproved(
   env: Env,
-  clientStatement: ClientStatement,
   by: AuditedBy,
   request: PostingRequest,
 ): Promise<{ balance: Money; entry: PlacedEntry | null; seq: number }> {
@@ -120,7 +118,7 @@ async function postApproved(
   };
   if (request.kind === "restore") {
     const exported = await restoreRequestExport(env.DB, request.id);
-    const restored = await approvedRestore(env, clientStatement, by, request, exported);
+    const restored = await approvedRestore(env, by, request, exported);
     if (restored.held) throw new Error("an approved restore was held again");
     const seq = exported === null ? 0 : ((JSON.parse(exported).entries as { seq: number }[]).at(-1)?.seq ?? 0);
     return { balance: new Money(restored.balance), entry: null, seq };
@@ -128,7 +126,6 @@ async function postApproved(
   const post = request.kind === "top_up" ? topUpWallet : adjustWallet;
   const answer = await post(
     env,
-    clientStatement,
     by,
     {
       clientId: request.clientId,
@@ -148,12 +145,7 @@ async function postApproved(
  * Approves a pending request and posts it, or finishes an approved one (a retry: nothing more is
  * written). 409 posting_request_closed for a rejected, failed or expired request.
  */
-export async function approvePostingRequest(
-  env: Env,
-  clientStatement: ClientStatement,
-  by: Decider,
-  id: number,
-): Promise<Approved> {
+export async function approvePostingRequest(env: Env, by: Decider, id: number): Promise<Approved> {
   let request = await decidable(env.DB, by, id);
   const now = Date.now();
   let decidedNow = false;
@@ -168,7 +160,7 @@ export async function approvePostingRequest(
   if (request.status !== "approved" && !decidedNow) closed(request, now);
   let posted: Awaited<ReturnType<typeof postApproved>>;
   try {
-    posted = await postApproved(env, clientStatement, by, request);
+    posted = await postApproved(env, by, request);
   } catch (error) {
     if (error instanceof Refusal && FINAL.has(error.failure.code)) {
       const why = `${error.failure.message}${typeof error.failure.details?.reason === "string" ? `: ${error.failure.details.reason}` : ""}`;

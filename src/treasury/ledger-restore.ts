@@ -6,6 +6,7 @@
  * with it, for a second person. Only an export this deployment signed, in this mode, is restored.
  */
 import { auditLedgerEntryOnce } from "../audit/audit-store";
+import { clientStatement } from "../clients/client-store";
 import { previousTokenOpen } from "../http/admin-auth";
 import { fail } from "../kernel/failures";
 import { io } from "../kernel/faults";
@@ -22,12 +23,12 @@ import {
   type LedgerExport,
   type RestoreResult,
   type Signer,
-} from "./ledger-backup";
+} from "../wallets/ledger-backup";
 import type { Approval, HeldPosting, PostingActor } from "./posting-actions";
 import { throughWindow } from "./posting-actions";
 import { DUAL_CONTROL_SEAMS } from "./seams";
-import { openWallet, placedWallet, placementOf, type ClientStatement } from "./wallet-registry-store";
-import { findWallet } from "./wallet-registry-store";
+import { openWallet, placedWallet, placementOf } from "../wallets/wallet-registry-store";
+import { findWallet } from "../wallets/wallet-registry-store";
 
 declare global {
   interface Env {
@@ -114,7 +115,6 @@ export type RestoreAnswer =
  */
 export async function writeRestore(
   env: Env,
-  clientStatement: ClientStatement,
   actor: PostingActor,
   body: RestoreBody,
   approval: Approval | null,
@@ -200,7 +200,6 @@ export function restoreKey(body: RestoreBody): string {
  */
 export async function askRestore(
   env: Env,
-  clientStatement: ClientStatement,
   actor: PostingActor,
   wallet: { clientId: string; currency: string },
   body: RestoreBody,
@@ -225,20 +224,19 @@ export async function askRestore(
     found.wallet,
   );
   if ("held" in routed) return routed.held;
-  return writeRestore(env, clientStatement, actor, body, null);
+  return writeRestore(env, actor, body, null);
 }
 
 /** The approval of a restore request: its kept export, written as the requester asked it. */
 export async function approvedRestore(
   env: Env,
-  clientStatement: ClientStatement,
   actor: PostingActor,
   request: PostingRequest,
   exported: string | null,
 ): Promise<RestoreAnswer> {
   if (exported === null) fail("ledger_chain_broken", { reason: "the request's export is missing" });
   const body = JSON.parse(exported) as RestoreBody;
-  return writeRestore(env, clientStatement, actor, body, {
+  return writeRestore(env, actor, body, {
     requestId: request.id,
     requestedBy: request.requestedBy,
     requestedByName: request.requestedByName,

@@ -8,27 +8,27 @@
  * is, and the ledger is its whole history, each entry with the wallet object it is in.
  */
 import { actorColumns, auditLedgerEntryOnce } from "../audit/audit-store";
+import { clientStatement } from "../clients/client-store";
 import { fail, Refusal } from "../kernel/failures";
 import { io } from "../kernel/faults";
 import { logFailure } from "../kernel/log";
 import { pageOf, rowsToFetch } from "../kernel/paging";
 import { Money, toAmountNumber } from "../pricing/money";
-import type { LedgerEntry, LedgerKind } from "./ledger";
-import { adjustmentKey, topUpKey } from "./ledger-keys";
-import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "./seams";
-import { historyEntries, type PlacedEntry } from "./wallet-history";
-import { atWallet, currentBalance, firstPlacement, type Through } from "./wallet-moves";
-import type { FundsResult, Placement, Posting, PostingResult, WalletObject } from "./wallet-object";
+import type { LedgerEntry, LedgerKind } from "../wallets/ledger";
+import { adjustmentKey, topUpKey } from "../wallets/ledger-keys";
+import { WALLET_MOVE_SEAMS, WALLET_SEAMS } from "../wallets/seams";
+import { historyEntries, type PlacedEntry } from "../wallets/wallet-history";
+import { atWallet, currentBalance, firstPlacement, type Through } from "../wallets/wallet-moves";
+import type { FundsResult, Placement, Posting, PostingResult, WalletObject } from "../wallets/wallet-object";
 import {
   findWallet,
   historyOf,
   openWallet,
   placementOf,
   placedWallet,
-  type ClientStatement,
   type RegisteredWallet,
-} from "./wallet-registry-store";
-import { adjustmentAmount, topUpAmount } from "./wallet-rules";
+} from "../wallets/wallet-registry-store";
+import { adjustmentAmount, topUpAmount } from "../wallets/wallet-rules";
 import { effectiveLimit, minorOf, POSTING_REQUEST_TTL_MS, WINDOW_MS } from "./approval-rules";
 import {
   approvalLimitOf,
@@ -61,7 +61,7 @@ export interface PostingRequestInput {
   idempotencyKey: string;
 }
 
-export type { PlacedEntry } from "./wallet-history";
+export type { PlacedEntry } from "../wallets/wallet-history";
 
 /** A posting above the approval limit, stored as a request instead of posted (or found again on a retry). */
 export interface HeldPosting {
@@ -97,12 +97,7 @@ export interface PostingOutcome {
  * 404 client_not_found or wallet_unknown unless the client exists and has the wallet registered; answers
  * the registered wallet (where its object is, and the objects it has been).
  */
-export async function requireWallet(
-  db: D1Database,
-  clientStatement: ClientStatement,
-  clientId: string,
-  currency: string,
-): Promise<RegisteredWallet> {
+export async function requireWallet(db: D1Database, clientId: string, currency: string): Promise<RegisteredWallet> {
   const found = await findWallet(db, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
@@ -331,7 +326,6 @@ async function postClaimed(
  */
 export async function topUpWallet(
   env: Env,
-  clientStatement: ClientStatement,
   actor: PostingActor,
   request: PostingRequestInput,
   approval: Approval | null = null,
@@ -378,7 +372,6 @@ export async function topUpWallet(
  */
 export async function adjustWallet(
   env: Env,
-  clientStatement: ClientStatement,
   actor: PostingActor,
   request: PostingRequestInput,
   approval: Approval | null = null,
@@ -386,7 +379,7 @@ export async function adjustWallet(
   const { clientId, currency, idempotencyKey } = request;
   const amount = adjustmentAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const registered = await requireWallet(env.DB, clientId, currency);
   const keys = [adjustmentKey(idempotencyKey), topUpKey(idempotencyKey)];
   let claim: PostingRequest | null = null;
   if (approval === null) {
@@ -417,24 +410,14 @@ export async function adjustWallet(
 }
 
 /** A registered wallet's balance (404 client_not_found or wallet_unknown). */
-export async function walletBalance(
-  env: Env,
-  clientStatement: ClientStatement,
-  clientId: string,
-  currency: string,
-): Promise<Money> {
-  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+export async function walletBalance(env: Env, clientId: string, currency: string): Promise<Money> {
+  const registered = await requireWallet(env.DB, clientId, currency);
   return new Money(await currentBalance(env, clientId, registered));
 }
 
 /** The client's low-balance threshold of a registered wallet (null: none), for the console's wallet page. */
-export async function walletThreshold(
-  env: Env,
-  clientStatement: ClientStatement,
-  clientId: string,
-  currency: string,
-): Promise<string | null> {
-  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+export async function walletThreshold(env: Env, clientId: string, currency: string): Promise<string | null> {
+  const registered = await requireWallet(env.DB, clientId, currency);
   const { answer } = await atWallet<FundsResult>(env, {
     clientId,
     currency,
@@ -447,13 +430,12 @@ export async function walletThreshold(
 /** A page of a registered wallet's whole history, oldest first, after position `after`; `next` continues it. */
 export async function ledgerPage(
   env: Env,
-  clientStatement: ClientStatement,
   clientId: string,
   currency: string,
   after: number,
   limit: number,
 ): Promise<{ entries: PlacedEntry[]; next: number | null }> {
-  const registered = await requireWallet(env.DB, clientStatement, clientId, currency);
+  const registered = await requireWallet(env.DB, clientId, currency);
   const rows = await historyEntries(env, {
     clientId,
     currency,

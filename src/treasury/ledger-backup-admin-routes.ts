@@ -5,13 +5,14 @@
  */
 import { fail } from "../kernel/failures";
 import { readJson } from "../http/body";
+import { clientStatement } from "../clients/client-store";
 import { route, type AdminCaller, type Route } from "../http/route";
-import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "./wallet-admin-schemas";
-import { signExport, type LedgerExport } from "./ledger-backup";
+import { LedgerExportData, LedgerRestoreData, WalletPathParams } from "../wallets/wallet-admin-schemas";
+import { signExport, type LedgerExport } from "../wallets/ledger-backup";
 import { askRestore, exportKey, signer, type RestoreBody } from "./ledger-restore";
 import { postingRequestView } from "./approval-views";
-import { findWallet, historyOf, placedWallet, type ClientStatement } from "./wallet-registry-store";
-import { walletExamples } from "./wallet-examples";
+import { findWallet, historyOf, placedWallet } from "../wallets/wallet-registry-store";
+import { walletExamples } from "../wallets/wallet-examples";
 
 export { LEDGER_BACKUP_SEAMS } from "./ledger-restore";
 
@@ -24,7 +25,7 @@ interface WalletPath {
 }
 
 /** GET /admin/wallets/:clientId/:currency/export: every entry, exact, oldest first. */
-async function exportWallet(env: Env, clientStatement: ClientStatement, { clientId, currency }: WalletPath) {
+async function exportWallet(env: Env, { clientId, currency }: WalletPath) {
   const found = await findWallet(env.DB, clientStatement, clientId, currency);
   if (!found.client) fail("client_not_found", { clientId });
   if (found.wallet === null) fail("wallet_unknown", { clientId, currency });
@@ -55,11 +56,11 @@ async function exportWallet(env: Env, clientStatement: ClientStatement, { client
  * the restore did, and the audit row is written once (keyed by the last entry's seq).
  */
 async function restoreWallet(
-  { env, clientStatement, caller }: { env: Env; clientStatement: ClientStatement; caller: AdminCaller },
+  { env, caller }: { env: Env; caller: AdminCaller },
   { clientId, currency }: WalletPath,
   body: RestoreBody,
 ) {
-  const answer = await askRestore(env, clientStatement, caller, { clientId, currency }, body);
+  const answer = await askRestore(env, caller, { clientId, currency }, body);
   if (answer.held)
     return {
       message: answer.replayed ? ("Restore request already made" as const) : ("Restore awaits approval" as const),
@@ -85,7 +86,7 @@ async function restoreWallet(
   };
 }
 
-export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] => [
+export const ledgerBackupRoutes: Route[] = [
   route(
     {
       method: "GET",
@@ -103,7 +104,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
       messages: ["Ledger export"],
       errors: ["client_not_found", "wallet_unknown"],
     },
-    async ({ params, env, ok }) => ok("Ledger export", await exportWallet(env, clientStatement, params)),
+    async ({ params, env, ok }) => ok("Ledger export", await exportWallet(env, params)),
   ),
   route(
     {
@@ -129,7 +130,7 @@ export const ledgerBackupRoutes = (clientStatement: ClientStatement): Route[] =>
       errors: ["client_not_found", "wallet_not_empty", "ledger_chain_broken", "idempotency_conflict"],
     },
     async ({ params, body, caller, env, ok }) => {
-      const answer = await restoreWallet({ env, clientStatement, caller }, params, body as RestoreBody);
+      const answer = await restoreWallet({ env, caller }, params, body as RestoreBody);
       return ok(answer.message, answer.data);
     },
   ),
