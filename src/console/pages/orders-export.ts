@@ -15,12 +15,13 @@ import { exportFile, requireExport, startExport, viewOf, type ExportView } from 
 import { listJobs } from "../../exports/export-store";
 import type { ExportFilter } from "../../exports/export-rules";
 import { DAY_MS } from "../../books/shard-rules";
-import { notice as noticeOf, readForm, seeOther } from "../forms";
+import { when } from "../format";
+import { readForm, seeOther } from "../forms";
 import { html, htmlResponse, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { orderFiltersOf, type FieldProblem, type OrderSearchFields } from "./orders";
-import { notice, when } from "./parts";
+import { notice, noticeOf } from "./parts";
 
 const NOTICES = { started: "The export was started: it is listed below, and its file can be downloaded once done." };
 
@@ -37,12 +38,10 @@ function problemsText(problems: { field: string; text: string }[]): Response {
 const day = (value: number) => new Date(value * DAY_MS).toISOString().slice(0, 10);
 
 function jobRow(job: ExportView): Html {
-  const filter = Object.entries(job.filter)
-    .map(
-      ([name, value]) =>
-        `${name}=${name.startsWith("created") ? new Date(value as number).toISOString() : String(value)}`,
-    )
-    .join(", ");
+  const filter = Object.entries(job.filter).map(
+    ([name, value], index) =>
+      html`${index > 0 ? ", " : ""}${name}=${name.startsWith("created") ? when(value as number) : String(value)}`,
+  );
   const file =
     job.state === "done"
       ? html`<a href="/console/orders/exports/${String(job.id)}" download>Download CSV</a>`

@@ -23,9 +23,9 @@ import type { OrderRecord } from "../../orders/order-record";
 import { filterProblem, searchOrders, SEARCH_PAGE_SIZE, TooManyShards } from "../../order-index/order-search";
 import { listTimerFailures } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
-import { notice, refusedByRole } from "./parts";
+import { input, notice, refusedByRole } from "./parts";
 import { amount, when } from "../format";
-import { seeOther } from "../forms";
+import { FormError, seeOther } from "../forms";
 import { html, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
@@ -242,16 +242,17 @@ export async function get({ env, operator, url }: PageContext) {
 
   const error = (field: FieldProblem["field"]) => {
     const problem = problems.find((item) => item.field === field);
-    return problem === undefined ? "" : html`<p id="${field}-error" class="error">${problem.text}</p>`;
+    return problem === undefined ? "" : html`<p id="field-${field}-error" class="error">${problem.text}</p>`;
   };
   const invalid = (field: FieldProblem["field"]) =>
-    problems.some((item) => item.field === field) ? html`aria-invalid="true" aria-describedby="${field}-error"` : "";
-  const input = (name: keyof OrderSearchFields, label: string, type = "text", hint?: string) =>
-    html`<div class="field"><label for="${name}">${label}</label>
-      ${hint !== undefined ? html`<span class="hint" id="${name}-hint">${hint}</span>` : ""}
-      <input id="${name}" name="${name}" type="${type}" value="${fields[name]}" ${invalid(name)}
-        ${hint !== undefined && !problems.some((item) => item.field === name) ? html`aria-describedby="${name}-hint"` : ""} />
-      ${error(name)}</div>`;
+    problems.some((item) => item.field === field)
+      ? html`aria-invalid="true" aria-describedby="field-${field}-error"`
+      : "";
+  const search = (name: keyof OrderSearchFields, label: string, type = "text", hint?: string) => {
+    const problem = problems.find((item) => item.field === name);
+    const error = problem === undefined ? null : new FormError(name, problem.text);
+    return input(name, label, { type, hint, value: fields[name], error, required: false });
+  };
   const states = IndexedState.options.map(
     (state) => html`<option value="${state}" ${fields.state === state ? html`selected` : ""}>${state}</option>`,
   );
@@ -263,13 +264,13 @@ export async function get({ env, operator, url }: PageContext) {
       ${freshnessText(await booksFreshness(env), Date.now())}</p>
     <form method="get" action="/console/orders" class="card" role="search" aria-label="Search orders">
       <h2>Search orders</h2>
-      ${input("clientId", "Client id")}
-      <div class="field"><label for="state">State</label>
-        <select id="state" name="state" ${invalid("state")}><option value="">any</option>${states}</select>${error("state")}</div>
-      ${input("sku", "SKU")}
-      ${input("createdFrom", "Created from", "date", "The first day, UTC.")}
-      ${input("createdTo", "Created to", "date", "The last day, UTC (the whole day).")}
-      ${input("reference", "Reference starts with", "text", "Needs the client id.")}
+      ${search("clientId", "Client id")}
+      <div class="field"><label for="field-state">State</label>
+        <select id="field-state" name="state" ${invalid("state")}><option value="">any</option>${states}</select>${error("state")}</div>
+      ${search("sku", "SKU")}
+      ${search("createdFrom", "Created from", "date", "The first day, UTC.")}
+      ${search("createdTo", "Created to", "date", "The last day, UTC (the whole day).")}
+      ${search("reference", "Reference starts with", "text", "Needs the client id.")}
       ${error("after")}
       <button type="submit">Search</button>
     </form>
@@ -277,8 +278,8 @@ export async function get({ env, operator, url }: PageContext) {
     <form method="get" action="/console/orders" class="card" role="search" aria-label="Find an order by id">
       <h2>By order id</h2>
       <div class="field">
-        <label for="orderId">Order id</label>
-        <input id="orderId" name="orderId" value="${orderId}" required ${invalid("orderId")} />
+        <label for="field-orderId">Order id</label>
+        <input id="field-orderId" name="orderId" value="${orderId}" required ${invalid("orderId")} />
         ${error("orderId")}
       </div>
       <button type="submit">Open the order</button>
@@ -301,8 +302,8 @@ async function booksFreshness(env: Env): Promise<{ newestCreatedAt: number | nul
 }
 
 /** How current the index is, in words: its newest order and the orders it holds as still open. */
-export function freshnessText(freshness: { newestCreatedAt: number | null; open: number }, now: number): string {
-  if (freshness.newestCreatedAt === null) return "It holds no order yet.";
+export function freshnessText(freshness: { newestCreatedAt: number | null; open: number }, now: number): Html {
+  if (freshness.newestCreatedAt === null) return html`It holds no order yet.`;
   const seconds = Math.max(0, Math.round((now - freshness.newestCreatedAt) / 1000));
   const ago =
     seconds < 120
@@ -310,5 +311,5 @@ export function freshnessText(freshness: { newestCreatedAt: number | null; open:
       : seconds < 7200
         ? `${Math.round(seconds / 60)} min ago`
         : `${Math.round(seconds / 3600)} h ago`;
-  return `Its newest order was created ${ago} (${new Date(freshness.newestCreatedAt).toISOString()}); ${freshness.open} ${freshness.open === 1 ? "order is" : "orders are"} still open in it.`;
+  return html`Its newest order was created ${ago} (${when(freshness.newestCreatedAt)}); ${freshness.open} ${freshness.open === 1 ? "order is" : "orders are"} still open in it.`;
 }

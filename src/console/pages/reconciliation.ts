@@ -9,10 +9,12 @@ import { reconcile, runAndStore, takeOnDemandRun, type Reconciliation } from "..
 import { roleAllows } from "../../operators/roles";
 import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../reconciliation/reconciliation-rules";
 import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
+import { when } from "../format";
+import { seeOther } from "../forms";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { notice, seeOther, when } from "./parts";
+import { notice } from "./parts";
 /** The mismatches as a table, each order linking to its page; shared with the home page. */
 export function mismatchTable(mismatches: readonly Mismatch[]): Html {
   return html`<table>
