@@ -89,8 +89,9 @@ describe("Needs attention (GET /console)", () => {
       { clientId: "no such client", currency: "EUR", threshold: "1" },
     ]) {
       const refused = await callPage(attentionPage, "POST", "/console", { role: "operator", form });
-      expect(refused.status, JSON.stringify(form)).toBe(200);
-      expect(refused.text, JSON.stringify(form)).toContain(`aria-invalid="true"`);
+      expect(refused.status, JSON.stringify(form)).toBe(400);
+      // Beside the field refused, or (a wallet the client does not have) on the form as a whole.
+      expect(refused.text, JSON.stringify(form)).toMatch(/aria-invalid="true"|<p class="notice bad" role="alert">/);
     }
     expect(await snapshot()).toEqual(before);
     expect(await env.DB.prepare(`SELECT * FROM wallet_thresholds WHERE client_id = 'pg-wallet'`).first()).toBeNull();
@@ -163,7 +164,7 @@ describe("A SKU's stock page", () => {
         csv: csv(["10,PG-1,https://r.example/1", "7,PG-2,https://r.example/2", "25.5,PG-3,https://r.example/3"]),
       },
     });
-    expect(refused.status).toBe(200);
+    expect(refused.status).toBe(400);
     expect(refused.text).toContain("nothing was added");
     expect(refused.text).toMatch(/<td>Row 2<\/td><td class="mono">PG-2<\/td>\s*<td>value: 7 is not one of the quotes/);
     expect(refused.text).not.toContain("Row 1<");
