@@ -497,7 +497,7 @@ try {
       );
     } else {
       await Promise.all([
-        page.waitForURL(new RegExp(`replayed=${letter}`)),
+        page.waitForURL(new RegExp(`notice=replayed&id=${letter}$`)),
         page.click(`button[aria-label="Replay dead letter ${letter}"]`),
       ]);
       const replayed = (

@@ -102,7 +102,7 @@ describe("Needs attention (GET /console)", () => {
       form: { clientId: "pg-wallet", currency: "eur", threshold: "60" },
     });
     expect(set.status).toBe(303);
-    expect(set.headers.get("location")).toBe("/console?done=threshold");
+    expect(set.headers.get("location")).toBe("/console?notice=threshold");
     expect((await callPage(attentionPage, "GET", "/console", { role: "viewer" })).text).toContain(
       `href="/console/wallets/pg-wallet/EUR"`,
     );
@@ -189,11 +189,11 @@ describe("A SKU's stock page", () => {
       form: { action: "upload", csv: csv(["10,PG-1,https://r.example/1", "25.5,PG-3,https://r.example/3"]) },
     });
     expect(added.status).toBe(303);
-    expect(added.headers.get("location")).toBe("/console/catalogue/PG-STOCK?done=uploaded&added=2");
+    expect(added.headers.get("location")).toBe("/console/catalogue/PG-STOCK?notice=uploaded&added=2");
     const rows = await auditRows("product:PG-STOCK");
     expect(rows.map((row) => row.action)).toEqual(["product.create", "inventory.upload"]);
     expect(rows[1]!.actor_name).toBe("Olga Operator");
-    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?done=uploaded&added=2", {
+    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?notice=uploaded&added=2", {
       role: "viewer",
       params: { sku: "PG-STOCK" },
     });
@@ -281,7 +281,7 @@ describe("Dead letters", () => {
       form: { id: String(id) },
     });
     expect(replayed.status).toBe(303);
-    expect(replayed.headers.get("location")).toBe(`/console/dead-letters?replayed=${id}`);
+    expect(replayed.headers.get("location")).toBe(`/console/dead-letters?notice=replayed&id=${id}`);
     const again = await callPage(deadLettersPage, "POST", "/console/dead-letters", {
       role: "operator",
       form: { id: String(id) },

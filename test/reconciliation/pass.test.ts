@@ -294,7 +294,7 @@ describe("the scheduled pass and the console", () => {
     const operator = await signedIn("operator");
     const ran = await fetchConsole("POST", "/console/reconciliation", { cookie: operator });
     expect(ran.status).toBe(303);
-    expect(ran.headers.get("location")).toBe("/console/reconciliation?done=run");
+    expect(ran.headers.get("location")).toBe("/console/reconciliation?notice=run");
     expect((await lastRun(env.DB))!.ranAt).toBeGreaterThan(Date.now() - 60_000);
   });
 });

@@ -17,7 +17,7 @@ import { html, htmlResponse, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { shownOnForm } from "../refusals";
-import { formProblem, input, notice, refusedByRole } from "./parts";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 import { mismatchTable, runSummary } from "./reconciliation";
 import { glance } from "./figure-charts";
 
@@ -103,7 +103,6 @@ function failedTable(failedOrders: Attention["failedOrders"], nothing: Nothing) 
 async function draw(ctx: PageContext, form: ThresholdForm = { refused: null, values: new Map() }) {
   const { operator, url } = ctx;
   const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
-  const done = url.searchParams.get("done");
   const nothing = (what: string) => html`<p>No ${what}.</p>`;
 
   const stuck = stuckTable(data.stuckOrders, nothing);
@@ -152,7 +151,7 @@ async function draw(ctx: PageContext, form: ThresholdForm = { refused: null, val
     <p><a href="/console/reconciliation">${run !== null && run.mismatchCount > shown.length ? "Every stored mismatch, and run it now" : "Run the reconciliation now"}</a></p>`;
 
   const body = html`
-    ${done === "threshold" ? notice("good", "Threshold saved.") : ""}
+    ${noticeOf(url, { threshold: "Threshold saved." })}
     <section aria-labelledby="stuck-heading"><h2 id="stuck-heading">Stuck orders (${data.stuckOrders.orders.length}${data.stuckOrders.more ? "+" : ""})</h2>${stuck}</section>
     <section aria-labelledby="failed-heading"><h2 id="failed-heading">Failed and partial orders (${data.failedOrders.orders.length}${data.failedOrders.more ? "+" : ""})</h2>${failed}</section>
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
@@ -192,7 +191,7 @@ export async function post(ctx: PageContext) {
     const refused = [wallet, request].find((read) => read instanceof FormError);
     if (refused !== undefined) throw refused;
     await setWalletThreshold(ctx.env, auditedBy(ctx), clientId, currency, threshold === "" ? null : threshold);
-    return seeOther("/console?done=threshold");
+    return seeOther("/console?notice=threshold");
   } catch (error) {
     const refused = shownOnForm(error, ["clientId", "currency", "threshold"]);
     if (refused === null) throw error;

@@ -16,7 +16,7 @@ import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { field, FormError, formRequest, readForm, seeOther } from "../forms";
 import { shownOnForm } from "../refusals";
-import { formProblem, input, notice, refusedByRole } from "./parts";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 
 const PAGE_SIZE = 50;
 
@@ -55,7 +55,7 @@ async function draw(ctx: PageContext, refused: FormError | null = null, values =
       </form>`
     : html``;
   const body = html`
-    ${url.searchParams.get("done") === "rate" ? notice("good", "Exchange rate saved.") : ""}
+    ${noticeOf(url, { rate: "Exchange rate saved." })}
     <section aria-labelledby="skus-heading">
       <h2 id="skus-heading">SKUs</h2>
       <table>
@@ -105,7 +105,7 @@ export async function post(ctx: PageContext) {
     ].find((read) => read instanceof FormError);
     if (refused !== undefined) throw refused;
     await setExchangeRate(ctx.env.DB, auditedBy(ctx), base, target, rate);
-    return seeOther("/console/catalogue?done=rate");
+    return seeOther("/console/catalogue?notice=rate");
   } catch (error) {
     const refused = shownOnForm(error, FIELDS);
     if (refused === null) throw error;

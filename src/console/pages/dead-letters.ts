@@ -14,7 +14,7 @@ import { html, htmlResponse, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { shownOnForm } from "../refusals";
-import { formProblem, notice, refusedByRole } from "./parts";
+import { formProblem, notice, noticeOf, refusedByRole } from "./parts";
 
 const STATUSES = ["pending", "replayed", "all"] as const;
 type Status = (typeof STATUSES)[number];
@@ -31,7 +31,7 @@ async function draw(ctx: PageContext, refused: FormError | null = null) {
     ? await listDeadLetters(env.DB, { status, clientId, before, limit: 50 })
     : { deadLetters: [], nextBefore: null };
   const mayReplay = roleAllows(operator.role, "operator");
-  const replayed = url.searchParams.get("replayed");
+  const replayed = Number(url.searchParams.get("id"));
   const rows = listed.deadLetters.map(
     (letter) => html`<tr id="dead-letter-${letter.id}">
       <td>#${letter.id}</td><td>${letter.clientId}</td><td>${letter.message.event.type}<br /><span class="mono hint">${letter.eventId}</span></td>
@@ -48,7 +48,7 @@ async function draw(ctx: PageContext, refused: FormError | null = null) {
     </tr>`,
   );
   const body = html`
-    ${replayed !== null && /^\d+$/.test(replayed) ? notice("good", `Dead letter #${replayed} replayed: it is queued again with the same event id.`) : ""}
+    ${noticeOf(url, { replayed: `Dead letter #${replayed} replayed: it is queued again with the same event id.` })}
     ${formProblem(refused)}
     ${validClient ? "" : notice("bad", "A client id is letters, digits, _ and - only.")}
     <form method="get" action="/console/dead-letters" class="card" aria-label="Filter dead letters">
@@ -90,7 +90,7 @@ export async function post(ctx: PageContext) {
           : `Dead letter #${id} was already replayed: it is sent once.`;
       throw new FormError("form", why);
     }
-    return seeOther(`/console/dead-letters?replayed=${id}`);
+    return seeOther(withQuery("/console/dead-letters", { notice: "replayed", id }));
   } catch (error) {
     const refused = shownOnForm(error, []);
     if (refused === null) throw error;

@@ -15,13 +15,13 @@ import { stockOf } from "../../inventory/code-store";
 import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";
 import { auditedBy } from "../actor";
-import { html, htmlResponse, path, type Html } from "../html";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { skuSection } from "./figure-charts";
 import type { PageContext } from "../page";
 import { asJson, field, FormError, formRequest, readForm, seeOther } from "../forms";
 import { shownOnForm } from "../refusals";
-import { formProblem, input, notice, refusedByRole } from "./parts";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 
 /** As POST /admin/products/:sku/codes: up to 1 MiB of CSV. */
 const UPLOAD_MAX_BYTES = 1_048_576;
@@ -81,15 +81,14 @@ async function draw(ctx: PageContext, outcome: Partial<Outcome> = {}) {
   ]);
   const action = path("/console/catalogue", sku);
   const mayChange = roleAllows(operator.role, "operator");
-  const done = url.searchParams.get("done");
-  const doneText: Record<string, string> = {
+  const notices = {
     uploaded: `${Number(url.searchParams.get("added") ?? 0)} codes added.`,
     enabled: "The SKU is on sale again.",
     disabled: "The SKU is no longer sold; orders already created are kept.",
     threshold: "Low-stock threshold saved.",
   };
   const body = html`
-    ${done !== null && doneText[done] !== undefined ? notice("good", doneText[done]!) : ""}
+    ${noticeOf(url, notices)}
     ${formProblem(outcome.refused)}
     ${outcome.report !== undefined ? reportTable(outcome.report) : ""}
     <dl class="facts">
@@ -162,7 +161,7 @@ async function upload(ctx: PageContext, form: Map<string, string>): Promise<Resp
       text,
       format: "text/csv",
     });
-    return seeOther(`${path("/console/catalogue", sku)}?done=uploaded&added=${added.added}`);
+    return seeOther(withQuery(path("/console/catalogue", sku), { notice: "uploaded", added: added.added }));
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     const parsed = parseCsv(text);
@@ -190,7 +189,7 @@ export async function post(ctx: PageContext) {
     }
     if (action === "enable" || action === "disable") {
       await setProductActive(ctx.env.DB, auditedBy(ctx), sku, action === "enable");
-      return seeOther(`${here}?done=${action}d`);
+      return seeOther(withQuery(here, { notice: `${action}d` }));
     }
     if (action !== "threshold") throw new FormError("form", "Unknown action: nothing was changed.");
     threshold = field(form, "threshold", { required: false });
@@ -202,7 +201,7 @@ export async function post(ctx: PageContext) {
     );
     if (read instanceof FormError) throw read;
     await setStockThreshold(ctx.env.DB, auditedBy(ctx), sku, read.threshold);
-    return seeOther(`${here}?done=threshold`);
+    return seeOther(withQuery(here, { notice: "threshold" }));
   } catch (error) {
     const refused = shownOnForm(error, ["threshold"]);
     if (refused === null) throw error;

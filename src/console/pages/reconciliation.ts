@@ -14,7 +14,7 @@ import { seeOther } from "../forms";
 import { html, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { notice } from "./parts";
+import { notice, noticeOf } from "./parts";
 /** The mismatches as a table, each order linking to its page; shared with the home page. */
 export function mismatchTable(mismatches: readonly Mismatch[]): Html {
   return html`<table>
@@ -60,7 +60,7 @@ function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconc
 }
 
 export async function get(ctx: PageContext) {
-  const top = ctx.url.searchParams.get("done") === "run" ? notice("good", "Reconciliation run and stored.") : html``;
+  const top = noticeOf(ctx.url, { run: "Reconciliation run and stored." });
   return page(ctx, top, await lastRun(ctx.env.DB), null);
 }
 
@@ -79,7 +79,7 @@ export async function post(ctx: PageContext) {
     );
   if (roleAllows(ctx.operator.role, "operator")) {
     await runAndStore(ctx.env, now);
-    return seeOther("/console/reconciliation?done=run");
+    return seeOther("/console/reconciliation?notice=run");
   }
   const viewed = await reconcile(ctx.env, { createdFrom: now - ON_DEMAND_PERIOD_MS, createdTo: now }, now);
   return page(
