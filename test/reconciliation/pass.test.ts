@@ -289,6 +289,7 @@ describe("the scheduled pass and the console", () => {
     await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
     await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
     const limited = await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
+    expect(limited.status).toBe(429);
     expect(limited.text).toContain("wait a minute");
 
     const operator = await signedIn("operator");

@@ -52,7 +52,7 @@ function jobRow(job: ExportView): Html {
     <td>${job.requestedByName ?? job.requestedBy}, ${when(job.createdAt)}</td><td>${file}</td></tr>`;
 }
 
-async function jobsPage(ctx: PageContext, fields: OrderSearchFields, problems: FieldProblem[] = []): Promise<Html> {
+async function draw(ctx: PageContext, fields: OrderSearchFields, problems: FieldProblem[] = []): Promise<Html> {
   const jobs = (await listJobs(ctx.env.DB, null, 20)).map(viewOf);
   const hidden = JOB_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="${fields[name]}" />`);
   const chosen = JOB_FIELDS.filter((name) => fields[name] !== "").map((name) => `${name} ${fields[name]}`);
@@ -86,7 +86,7 @@ async function download(ctx: PageContext): Promise<Response> {
 export async function get(ctx: PageContext): Promise<Html | Response> {
   if (ctx.params.exportId !== undefined) return download(ctx);
   const { fields, filter, problems } = orderFiltersOf(ctx.url);
-  if (ctx.url.pathname.replace(/\/+$/, "") === "/console/orders/exports") return jobsPage(ctx, fields, problems);
+  if (ctx.url.pathname.replace(/\/+$/, "") === "/console/orders/exports") return draw(ctx, fields, problems);
   if (problems.length > 0) return problemsText(problems);
   return new Response(orderCsvStream(ctx.env, filter), { headers: csvDownloadHeaders("orders.csv") });
 }
@@ -97,7 +97,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   const url = new URL("/console/orders/exports", ctx.url);
   for (const name of JOB_FIELDS) url.searchParams.set(name, form.get(name) ?? "");
   const { fields, filter, problems } = orderFiltersOf(url);
-  if (problems.length > 0) return htmlResponse(await jobsPage(ctx, fields, problems), 400);
+  if (problems.length > 0) return htmlResponse(await draw(ctx, fields, problems), 400);
   const actor = { kind: "operator" as const, id: ctx.operator.operatorId, name: ctx.operator.name };
   await startExport(ctx.env, actor, filter as ExportFilter);
   return seeOther("/console/orders/exports?notice=started");

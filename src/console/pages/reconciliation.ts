@@ -11,7 +11,7 @@ import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../reconcil
 import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
 import { when } from "../format";
 import { seeOther } from "../forms";
-import { html, path, type Html } from "../html";
+import { html, htmlResponse, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { notice, noticeOf } from "./parts";
@@ -43,7 +43,7 @@ function checkedTable(checked: Checked): Html {
     )}</tbody></table>`;
 }
 
-function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconciliation | null): Html {
+function draw(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconciliation | null): Html {
   const mismatches: readonly Mismatch[] = viewed?.mismatches ?? run?.mismatches ?? [];
   const count = viewed?.mismatches.length ?? run?.mismatchCount ?? 0;
   const checked = viewed?.checked ?? run?.checked;
@@ -61,7 +61,7 @@ function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconc
 
 export async function get(ctx: PageContext) {
   const top = noticeOf(ctx.url, { run: "Reconciliation run and stored." });
-  return page(ctx, top, await lastRun(ctx.env.DB), null);
+  return draw(ctx, top, await lastRun(ctx.env.DB), null);
 }
 
 /**
@@ -70,19 +70,19 @@ export async function get(ctx: PageContext) {
  */
 export async function post(ctx: PageContext) {
   const now = Date.now();
-  if (!(await takeOnDemandRun(ctx.env.DB, `operator:${ctx.operator.operatorId}`, now)))
-    return page(
-      ctx,
-      notice("bad", "The reconciliation was run 3 times in the last minute: wait a minute and run it again."),
-      await lastRun(ctx.env.DB),
-      null,
+  if (!(await takeOnDemandRun(ctx.env.DB, `operator:${ctx.operator.operatorId}`, now))) {
+    const refused = notice(
+      "bad",
+      "The reconciliation was run 3 times in the last minute: wait a minute and run it again.",
     );
+    return htmlResponse(draw(ctx, refused, await lastRun(ctx.env.DB), null), 429, { "retry-after": "60" });
+  }
   if (roleAllows(ctx.operator.role, "operator")) {
     await runAndStore(ctx.env, now);
     return seeOther("/console/reconciliation?notice=run");
   }
   const viewed = await reconcile(ctx.env, { createdFrom: now - ON_DEMAND_PERIOD_MS, createdTo: now }, now);
-  return page(
+  return draw(
     ctx,
     notice(
       "good",
