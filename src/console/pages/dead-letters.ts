@@ -31,7 +31,8 @@ async function draw(ctx: PageContext, refused: FormError | null = null) {
     ? await listDeadLetters(env.DB, { status, clientId, before, limit: 50 })
     : { deadLetters: [], nextBefore: null };
   const mayReplay = roleAllows(operator.role, "operator");
-  const replayed = Number(url.searchParams.get("id"));
+  // Only digits from the address: a crafted link cannot put words in the notice.
+  const replayed = /^\d{1,15}$/.exec(url.searchParams.get("id") ?? "")?.[0] ?? "?";
   const rows = listed.deadLetters.map(
     (letter) => html`<tr id="dead-letter-${letter.id}">
       <td>#${letter.id}</td><td>${letter.clientId}</td><td>${letter.message.event.type}<br /><span class="mono hint">${letter.eventId}</span></td>
