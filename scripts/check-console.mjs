@@ -392,8 +392,8 @@ try {
     const result = page.locator(`a[href="/console/orders/${order.id}"]`);
     for (let attempt = 0; attempt < 40; attempt += 1) {
       await visit("/console/orders", "orders");
-      await page.fill("#clientId", "demo");
-      await page.fill("#reference", `check-${run}`.slice(0, -2));
+      await page.fill("#field-clientId", "demo");
+      await page.fill("#field-reference", `check-${run}`.slice(0, -2));
       await Promise.all([page.waitForURL(/\/console\/orders\?/), page.click("button:text('Search')")]);
       if ((await result.count()) > 0) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -497,7 +497,7 @@ try {
       );
     } else {
       await Promise.all([
-        page.waitForURL(new RegExp(`replayed=${letter}`)),
+        page.waitForURL(new RegExp(`notice=replayed&id=${letter}$`)),
         page.click(`button[aria-label="Replay dead letter ${letter}"]`),
       ]);
       const replayed = (

@@ -22,7 +22,7 @@ import { layout } from "./layout";
 import { setNavigation } from "./navigation";
 import type { PageContext, SessionOperator } from "./page";
 import { PAGES, type PageEntry } from "./pages/index";
-import { MAX_FORM_BYTES, seeOther } from "./forms";
+import { FormError, MAX_FORM_BYTES, seeOther } from "./forms";
 
 setNavigation(
   PAGES.flatMap((page) =>
@@ -157,6 +157,8 @@ async function servePage(request: Request, context: RequestContext, url: URL): P
   } catch (error) {
     if (error instanceof Refusal)
       return problem(HTTP_STATUS[error.failure.code], "Could not do that", error.failure.message, operator);
+    // A form a page does not draw again (too large, not a form): 400, never the 500 of a failure.
+    if (error instanceof FormError) return problem(400, "Could not do that", error.reason, operator);
     throw error;
   }
 }

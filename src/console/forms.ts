@@ -1,12 +1,11 @@
 /**
- * What the console's forms share: reading a posted form within a size limit, the 303 that follows a
- * change (so a reload shows the page again rather than posting again), notices named by a code (the text
- * is this code's, so a crafted link cannot put words on a page), and the form key: a value made when a
- * form is drawn and posted with it, which a change uses as its idempotency key, so that a double submit
- * or a re-sent form is applied once.
+ * How the console reads a posted form (what it draws is in pages/parts.ts): the form within a size limit,
+ * its fields, a refusal as a FormError beside the field it concerns (a page answers it 400 with the form
+ * drawn again), the 303 that follows a change (so a reload shows the page again rather than posting
+ * again), and the form key: a value made when a form is drawn and posted with it, which a change uses as
+ * its idempotency key, so that a double submit or a re-sent form is applied once.
  */
 import type * as z from "zod";
-import { html, type Html } from "./html";
 
 /** A console form is a few short fields; anything larger is refused before it is read. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -25,14 +24,24 @@ export class FormError extends Error {
   }
 }
 
-/** The posted form's text fields, or a FormError (on the field "form") when it is too large or not a form. */
-export async function readForm(request: Request): Promise<Map<string, string>> {
+/**
+ * The posted form's fields (urlencoded or multipart; a file is read as its text), the first value of each
+ * name, or a FormError on the form as a whole when it is larger than `maxBytes` or is not a form. The size
+ * is measured before anything is parsed, so a page never parses more than it takes.
+ */
+export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<Map<string, string>> {
   const length = Number(request.headers.get("content-length") ?? "0");
-  if (!Number.isFinite(length) || length > MAX_FORM_BYTES) throw new FormError("form", "The form is too large.");
-  const text = await request.text();
-  if (text.length > MAX_FORM_BYTES) throw new FormError("form", "The form is too large.");
+  if (!Number.isFinite(length) || length > maxBytes) throw new FormError("form", "The form is too large.");
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > maxBytes) throw new FormError("form", "The form is too large.");
+  const parsed = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } })
+    .formData()
+    .catch(() => {
+      throw new FormError("form", "The form could not be read; reload the page and try again.");
+    });
   const fields = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(text)) if (!fields.has(name)) fields.set(name, value);
+  for (const [name, value] of parsed)
+    if (!fields.has(name)) fields.set(name, typeof value === "string" ? value : await value.text());
   return fields;
 }
 
@@ -83,48 +92,4 @@ export function formKey(form: Map<string, string>): string {
   if (!/^console-[0-9a-f-]{36}$/.test(key))
     throw new FormError("form", "The form is missing its key; reload the page and try again.");
   return key;
-}
-
-/** A labelled input, its error (if this is the field refused) tied to it for screen readers. */
-export function input(
-  name: string,
-  label: string,
-  {
-    type = "text",
-    value = "",
-    error,
-    hint,
-    required = true,
-    attributes,
-  }: {
-    type?: string;
-    value?: string;
-    error?: FormError | null;
-    hint?: string;
-    required?: boolean;
-    attributes?: Html;
-  } = {},
-): Html {
-  const id = `field-${name}`;
-  const failed = error?.field === name;
-  const described = [hint !== undefined ? `${id}-hint` : "", failed ? `${id}-error` : ""].filter(Boolean).join(" ");
-  return html`<div class="field">
-    <label for="${id}">${label}</label>
-    ${hint !== undefined ? html`<span id="${id}-hint" class="hint">${hint}</span>` : ""}
-    <input id="${id}" name="${name}" type="${type}" value="${value}" ${required ? html`required` : ""}
-      ${failed ? html`aria-invalid="true"` : ""} ${described !== "" ? html`aria-describedby="${described}"` : ""} ${attributes ?? ""} />
-    ${failed ? html`<p id="${id}-error" class="error">${error!.reason}</p>` : ""}
-  </div>`;
-}
-
-/** A form-wide error (not tied to one field), announced when the page is shown. */
-export function formProblem(error: FormError | null | undefined): Html {
-  return error?.field === "form" ? html`<p class="notice bad" role="alert">${error.reason}</p>` : html``;
-}
-
-/** The notices a page may show after a change, by code: `?notice=<code>`. */
-export function notice(url: URL, texts: Record<string, string>): Html {
-  const code = url.searchParams.get("notice");
-  const text = code !== null && Object.hasOwn(texts, code) ? texts[code] : undefined;
-  return text === undefined ? html`` : html`<p class="notice good" role="status">${text}</p>`;
 }

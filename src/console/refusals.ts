@@ -76,6 +76,17 @@ export function formErrorOf(error: unknown, fields: readonly string[], fallback 
 }
 
 /**
+ * A refusal as the error of a form whose page shows every refusal of its change beside the form: as
+ * formErrorOf, and a code the table does not name on the form as a whole, in refusalText's words, rather
+ * than left to the router's page. Null for anything that is not a refusal.
+ */
+export function shownOnForm(error: unknown, fields: readonly string[]): FormError | null {
+  const shown = formErrorOf(error, fields);
+  if (shown !== null || !(error instanceof Refusal)) return shown;
+  return new FormError("form", refusalText(error));
+}
+
+/**
  * A refusal as one line for a notice: the table's words, or (a 400, or a code it does not name) the code's
  * message with its reason or every issue.
  */

@@ -446,8 +446,11 @@ describe("the order page's webhook deliveries", () => {
     expect(page.text).toContain(events[0]!.eventId);
     expect(page.text).toContain(`failed after 8 attempts`);
     expect(page.text).toContain(`HTTP 500: ${PROBE_ESCAPED}`);
-    expect(page.text).toMatch(/attempt 90, [^<]*: HTTP 500 \(HTTP 500: [^<]*\), failed; given up \(a dead letter\)/);
-    expect(page.text).toMatch(/attempt 91, [^<]*: HTTP 204, delivered/);
+    const at = `<time datetime="[^"]+Z">\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d UTC</time>`;
+    expect(page.text).toMatch(
+      new RegExp(`attempt 90, ${at}: HTTP 500 \\(HTTP 500: [^<]*\\), failed; given up \\(a dead letter\\)`),
+    );
+    expect(page.text).toMatch(new RegExp(`attempt 91, ${at}: HTTP 204, delivered`));
   });
 });
 

@@ -64,7 +64,7 @@ describe("the Orders page says how current the index is", () => {
     const text = page.text.replace(/\s+/g, " ");
     expect(text).toContain("each order writes its row within a few seconds of each change");
     expect(text).toMatch(
-      /Its newest order was created \d+ (s|min|h) ago \(\d{4}-\d\d-\d\dT[^)]*\); \d+ orders? (is|are) still open in it\./,
+      /Its newest order was created \d+ (s|min|h) ago \(<time datetime="[^"]+Z">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time>\); \d+ orders? (is|are) still open in it\./,
     );
     expect(page.text).not.toContain("Bring the index up to date now");
     // Nothing to post to any more.
@@ -168,10 +168,10 @@ describe("the Orders page's search", () => {
       { cookie: viewer },
     );
     expect(bad.status).toBe(200);
-    expect(bad.text).toContain(`id="reference-error"`);
-    expect(bad.text).toContain(`id="createdFrom-error"`);
-    expect(bad.text).toContain(`id="state-error"`);
-    expect(bad.text).toContain(`id="after-error"`);
+    expect(bad.text).toContain(`id="field-reference-error"`);
+    expect(bad.text).toContain(`id="field-createdFrom-error"`);
+    expect(bad.text).toContain(`id="field-state-error"`);
+    expect(bad.text).toContain(`id="field-after-error"`);
     expect(bad.text).not.toContain("Results");
   });
 });

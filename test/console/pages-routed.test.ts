@@ -104,4 +104,33 @@ describe("the pages of Needs attention, catalogue, dead letters and audit, route
       (await env.DB.prepare(`SELECT replayed_at FROM dead_letters WHERE id = ?1`).bind(row!.id).first())!.replayed_at,
     ).not.toBeNull();
   });
+
+  it("answer a form larger than the limit 400 on every page that reads one, changing nothing", async () => {
+    const admin = await signedIn("admin");
+    const big = { filler: "x".repeat(17 * 1024) };
+    const paths = [
+      "/console",
+      "/console/catalogue",
+      "/console/dead-letters",
+      "/console/orders/exports",
+      "/console/orders/ord_0000000000000000000000000000000000000000000000000000000000000000",
+      "/console/clients",
+      "/console/clients/demo",
+      "/console/wallets/demo/USD",
+      "/console/limits",
+      "/console/books",
+    ];
+    const before = await snapshot();
+    for (const path of paths) {
+      const refused = await fetchConsole("POST", path, { cookie: admin, form: big });
+      expect(refused.status, path).toBe(400);
+      expect(refused.text, path).toContain("The form is too large.");
+    }
+    // A SKU's page takes an upload of up to 1 MiB, and no more.
+    const upload = { action: "upload", csv: "x".repeat(1_048_576 + 16 * 1024 + 1) };
+    const refused = await fetchConsole("POST", "/console/catalogue/PR-SKU", { cookie: admin, form: upload });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain("The form is too large.");
+    expect(await snapshot()).toEqual(before);
+  });
 });

@@ -89,8 +89,9 @@ describe("Needs attention (GET /console)", () => {
       { clientId: "no such client", currency: "EUR", threshold: "1" },
     ]) {
       const refused = await callPage(attentionPage, "POST", "/console", { role: "operator", form });
-      expect(refused.status, JSON.stringify(form)).toBe(200);
-      expect(refused.text, JSON.stringify(form)).toContain(`aria-invalid="true"`);
+      expect(refused.status, JSON.stringify(form)).toBe(400);
+      // Beside the field refused, or (a wallet the client does not have) on the form as a whole.
+      expect(refused.text, JSON.stringify(form)).toMatch(/aria-invalid="true"|<p class="notice bad" role="alert">/);
     }
     expect(await snapshot()).toEqual(before);
     expect(await env.DB.prepare(`SELECT * FROM wallet_thresholds WHERE client_id = 'pg-wallet'`).first()).toBeNull();
@@ -101,7 +102,7 @@ describe("Needs attention (GET /console)", () => {
       form: { clientId: "pg-wallet", currency: "eur", threshold: "60" },
     });
     expect(set.status).toBe(303);
-    expect(set.headers.get("location")).toBe("/console?done=threshold");
+    expect(set.headers.get("location")).toBe("/console?notice=threshold");
     expect((await callPage(attentionPage, "GET", "/console", { role: "viewer" })).text).toContain(
       `href="/console/wallets/pg-wallet/EUR"`,
     );
@@ -163,7 +164,7 @@ describe("A SKU's stock page", () => {
         csv: csv(["10,PG-1,https://r.example/1", "7,PG-2,https://r.example/2", "25.5,PG-3,https://r.example/3"]),
       },
     });
-    expect(refused.status).toBe(200);
+    expect(refused.status).toBe(400);
     expect(refused.text).toContain("nothing was added");
     expect(refused.text).toMatch(/<td>Row 2<\/td><td class="mono">PG-2<\/td>\s*<td>value: 7 is not one of the quotes/);
     expect(refused.text).not.toContain("Row 1<");
@@ -188,11 +189,11 @@ describe("A SKU's stock page", () => {
       form: { action: "upload", csv: csv(["10,PG-1,https://r.example/1", "25.5,PG-3,https://r.example/3"]) },
     });
     expect(added.status).toBe(303);
-    expect(added.headers.get("location")).toBe("/console/catalogue/PG-STOCK?done=uploaded&added=2");
+    expect(added.headers.get("location")).toBe("/console/catalogue/PG-STOCK?notice=uploaded&added=2");
     const rows = await auditRows("product:PG-STOCK");
     expect(rows.map((row) => row.action)).toEqual(["product.create", "inventory.upload"]);
     expect(rows[1]!.actor_name).toBe("Olga Operator");
-    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?done=uploaded&added=2", {
+    const page = await callPage(productPage, "GET", "/console/catalogue/PG-STOCK?notice=uploaded&added=2", {
       role: "viewer",
       params: { sku: "PG-STOCK" },
     });
@@ -280,7 +281,7 @@ describe("Dead letters", () => {
       form: { id: String(id) },
     });
     expect(replayed.status).toBe(303);
-    expect(replayed.headers.get("location")).toBe(`/console/dead-letters?replayed=${id}`);
+    expect(replayed.headers.get("location")).toBe(`/console/dead-letters?notice=replayed&id=${id}`);
     const again = await callPage(deadLettersPage, "POST", "/console/dead-letters", {
       role: "operator",
       form: { id: String(id) },

@@ -289,12 +289,13 @@ describe("the scheduled pass and the console", () => {
     await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
     await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
     const limited = await fetchConsole("POST", "/console/reconciliation", { cookie: viewer });
+    expect(limited.status).toBe(429);
     expect(limited.text).toContain("wait a minute");
 
     const operator = await signedIn("operator");
     const ran = await fetchConsole("POST", "/console/reconciliation", { cookie: operator });
     expect(ran.status).toBe(303);
-    expect(ran.headers.get("location")).toBe("/console/reconciliation?done=run");
+    expect(ran.headers.get("location")).toBe("/console/reconciliation?notice=run");
     expect((await lastRun(env.DB))!.ranAt).toBeGreaterThan(Date.now() - 60_000);
   });
 });

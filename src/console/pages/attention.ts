@@ -8,15 +8,16 @@
 import { needsAttention, type NewOperator } from "../../attention/attention";
 import { setWalletThreshold } from "../../attention/threshold-actions";
 import { WalletThresholdRequest } from "../../attention/attention-admin-schemas";
-import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { WalletPathParams } from "../../wallets/wallet-admin-schemas";
-import { FormError, formRequest } from "../forms";
-import { html, path, type Html } from "../html";
+import { auditedBy } from "../actor";
+import { when } from "../format";
+import { field, FormError, formRequest, readForm, seeOther } from "../forms";
+import { html, htmlResponse, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { refusalText } from "../refusals";
-import { actorOf, field, formOf, input, notice, refusedByRole, seeOther, when } from "./parts";
+import { shownOnForm } from "../refusals";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 import { mismatchTable, runSummary } from "./reconciliation";
 import { glance } from "./figure-charts";
 
@@ -25,28 +26,24 @@ const orderPage = (orderId: string) => path("/console/orders", orderId);
 const walletPage = (clientId: string, currency: string) => path("/console/wallets", clientId, currency);
 const skuPage = (sku: string) => path("/console/catalogue", sku);
 
-/** What the threshold form was refused with, drawn again with the values sent. */
+/** The threshold form: drawn again beside what it was refused for, with the values sent. */
 interface ThresholdForm {
-  error?: string;
-  clientId?: string;
-  currency?: string;
-  threshold?: string;
+  refused: FormError | null;
+  values: Map<string, string>;
 }
 
-function thresholdForm(ctx: PageContext, form: ThresholdForm): Html {
+function thresholdForm(ctx: PageContext, { refused, values }: ThresholdForm): Html {
   if (!roleAllows(ctx.operator.role, "operator")) return html``;
   return html`<form method="post" action="/console" class="card" aria-labelledby="threshold-heading">
       <h3 id="threshold-heading">Set a wallet's low-balance threshold</h3>
-      ${form.error !== undefined ? notice("bad", form.error) : ""}
-      ${input({ id: "threshold-client", name: "clientId", label: "Client id", value: form.clientId, required: true })}
-      ${input({ id: "threshold-currency", name: "currency", label: "Currency", value: form.currency, required: true, hint: "Three letters, e.g. USD" })}
-      ${input({
-        id: "threshold-amount",
-        name: "threshold",
-        label: "Threshold",
-        value: form.threshold,
+      ${formProblem(refused)}
+      ${input("clientId", "Client id", { value: values.get("clientId"), error: refused })}
+      ${input("currency", "Currency", { value: values.get("currency"), error: refused, hint: "Three letters, e.g. USD" })}
+      ${input("threshold", "Threshold", {
+        value: values.get("threshold"),
+        error: refused,
+        required: false,
         hint: "Listed above while the balance is below this. Leave empty to remove the threshold.",
-        error: form.error,
       })}
       <button type="submit">Save threshold</button>
     </form>`;
@@ -103,10 +100,9 @@ function failedTable(failedOrders: Attention["failedOrders"], nothing: Nothing) 
           )}</tbody></table>`;
 }
 
-async function page(ctx: PageContext, form: ThresholdForm = {}) {
+async function draw(ctx: PageContext, form: ThresholdForm = { refused: null, values: new Map() }) {
   const { operator, url } = ctx;
   const [data, charts] = await Promise.all([needsAttention(ctx.env), glance(ctx)]);
-  const done = url.searchParams.get("done");
   const nothing = (what: string) => html`<p>No ${what}.</p>`;
 
   const stuck = stuckTable(data.stuckOrders, nothing);
@@ -155,7 +151,7 @@ async function page(ctx: PageContext, form: ThresholdForm = {}) {
     <p><a href="/console/reconciliation">${run !== null && run.mismatchCount > shown.length ? "Every stored mismatch, and run it now" : "Run the reconciliation now"}</a></p>`;
 
   const body = html`
-    ${done === "threshold" ? notice("good", "Threshold saved.") : ""}
+    ${noticeOf(url, { threshold: "Threshold saved." })}
     <section aria-labelledby="stuck-heading"><h2 id="stuck-heading">Stuck orders (${data.stuckOrders.orders.length}${data.stuckOrders.more ? "+" : ""})</h2>${stuck}</section>
     <section aria-labelledby="failed-heading"><h2 id="failed-heading">Failed and partial orders (${data.failedOrders.orders.length}${data.failedOrders.more ? "+" : ""})</h2>${failed}</section>
     <section aria-labelledby="letters-heading"><h2 id="letters-heading">Dead letters waiting (${data.deadLetters.deadLetters.length}${data.deadLetters.more ? "+" : ""})</h2>${letters}</section>
@@ -167,7 +163,7 @@ async function page(ctx: PageContext, form: ThresholdForm = {}) {
 }
 
 export function get(ctx: PageContext) {
-  return page(ctx);
+  return draw(ctx);
 }
 
 const WALLET_WORDS = {
@@ -179,25 +175,26 @@ const THRESHOLD_WORDS = { threshold: "The threshold is a positive amount like 25
 /** POST /console: sets (or, empty, removes) a wallet's low-balance threshold. */
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
-  const form = await formOf(ctx.request);
-  if (form === null) return page(ctx, { error: "The form could not be read; reload the page and try again." });
-  const clientId = field(form, "clientId");
-  const currency = field(form, "currency").toUpperCase();
-  const threshold = field(form, "threshold");
-  // The wallet and the threshold, read as PUT /admin/wallets/:clientId/:currency/low-balance-threshold reads them.
-  const wallet = formRequest(WalletPathParams, { clientId, currency }, WALLET_WORDS);
-  const request = formRequest(
-    WalletThresholdRequest,
-    { threshold: threshold === "" ? null : threshold },
-    THRESHOLD_WORDS,
-  );
-  const refused = [wallet, request].find((read) => read instanceof FormError);
-  if (refused !== undefined) return page(ctx, { error: refused.reason, clientId, currency, threshold });
+  let values = new Map<string, string>();
   try {
-    await setWalletThreshold(ctx.env, actorOf(ctx), clientId, currency, threshold === "" ? null : threshold);
+    values = await readForm(ctx.request);
+    const clientId = field(values, "clientId", { required: false });
+    const currency = field(values, "currency", { required: false }).toUpperCase();
+    const threshold = field(values, "threshold", { required: false });
+    // The wallet and the threshold, read as PUT /admin/wallets/:clientId/:currency/low-balance-threshold reads them.
+    const wallet = formRequest(WalletPathParams, { clientId, currency }, WALLET_WORDS);
+    const request = formRequest(
+      WalletThresholdRequest,
+      { threshold: threshold === "" ? null : threshold },
+      THRESHOLD_WORDS,
+    );
+    const refused = [wallet, request].find((read) => read instanceof FormError);
+    if (refused !== undefined) throw refused;
+    await setWalletThreshold(ctx.env, auditedBy(ctx), clientId, currency, threshold === "" ? null : threshold);
+    return seeOther("/console?notice=threshold");
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return page(ctx, { error: refusalText(error), clientId, currency, threshold });
+    const refused = shownOnForm(error, ["clientId", "currency", "threshold"]);
+    if (refused === null) throw error;
+    return htmlResponse(await draw(ctx, { refused, values }), 400);
   }
-  return seeOther("/console?done=threshold");
 }

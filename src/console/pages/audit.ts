@@ -4,10 +4,11 @@
  */
 import { auditEntriesBefore, type AuditFilters, type AuditRow } from "../../audit/audit-store";
 import { pageOf, rowsToFetch } from "../../kernel/paging";
+import { when } from "../format";
 import { html, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { notice, when } from "./parts";
+import { notice } from "./parts";
 
 const PAGE_SIZE = 50;
 

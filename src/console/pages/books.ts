@@ -8,11 +8,12 @@ import { booksRetention, setBooksRetention } from "../../books/retention-actions
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from "../../books/retention-rules";
 import { roleAllows } from "../../operators/roles";
 import { auditedBy } from "../actor";
-import { asJson, FormError, formRequest, input, notice as noticeOf, readForm, seeOther } from "../forms";
+import { when } from "../format";
+import { asJson, FormError, formRequest, readForm, seeOther } from "../forms";
 import { html, htmlResponse, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { when } from "./parts";
+import { formProblem, input, noticeOf } from "./parts";
 
 const NOTICES = {
   set: "The retention was set: the scheduled job drops the days past it within minutes.",
@@ -30,6 +31,7 @@ async function draw(ctx: PageContext, error: FormError | null = null, given = ""
   const form = roleAllows(operator.role, "admin")
     ? html`<form method="post" class="card" aria-labelledby="retention-title" novalidate>
         <h2 id="retention-title">Change the retention</h2>
+        ${formProblem(error)}
         ${input("days", "Days kept", {
           value: given,
           error,

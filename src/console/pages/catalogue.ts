@@ -4,22 +4,23 @@
  */
 import { stockThresholdsStatement } from "../../attention/threshold-store";
 import { productFromRow, productsAfter } from "../../catalogue/catalogue-store";
-import { Refusal } from "../../kernel/failures";
 import { pageOf } from "../../kernel/paging";
 import { setExchangeRate } from "../../pricing/rate-actions";
 import { RateParams, SetRateRequest } from "../../pricing/rate-admin-schemas";
 import { allRates } from "../../pricing/rate-store";
 import { roleAllows } from "../../operators/roles";
-import { html, path, withQuery } from "../html";
+import { auditedBy } from "../actor";
+import { when } from "../format";
+import { html, htmlResponse, path, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { FormError, formRequest } from "../forms";
-import { refusalText } from "../refusals";
-import { actorOf, field, formOf, input, notice, refusedByRole, seeOther, when } from "./parts";
+import { field, FormError, formRequest, readForm, seeOther } from "../forms";
+import { shownOnForm } from "../refusals";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 
 const PAGE_SIZE = 50;
 
-async function page(ctx: PageContext, form: { error?: string; base?: string; target?: string; rate?: string } = {}) {
+async function draw(ctx: PageContext, refused: FormError | null = null, values = new Map<string, string>()) {
   const { env, operator, url } = ctx;
   const after = url.searchParams.get("after") ?? "";
   const [products, thresholdRows, rates] = await Promise.all([
@@ -46,15 +47,15 @@ async function page(ctx: PageContext, form: { error?: string; base?: string; tar
   const rateForm = roleAllows(operator.role, "admin")
     ? html`<form method="post" action="/console/catalogue" class="card" aria-labelledby="rate-heading">
         <h3 id="rate-heading">Set an exchange rate</h3>
-        ${form.error !== undefined ? notice("bad", form.error) : ""}
-        ${input({ id: "rate-base", name: "base", label: "Base currency (the wallet's)", value: form.base, required: true })}
-        ${input({ id: "rate-target", name: "target", label: "Target currency (the product's)", value: form.target, required: true })}
-        ${input({ id: "rate-rate", name: "rate", label: "Rate", value: form.rate, required: true, hint: "1 base buys this many target; up to 12 decimals", error: form.error })}
+        ${formProblem(refused)}
+        ${input("base", "Base currency (the wallet's)", { value: values.get("base"), error: refused })}
+        ${input("target", "Target currency (the product's)", { value: values.get("target"), error: refused })}
+        ${input("rate", "Rate", { value: values.get("rate"), error: refused, hint: "1 base buys this many target; up to 12 decimals" })}
         <button type="submit">Save rate</button>
       </form>`
     : html``;
   const body = html`
-    ${url.searchParams.get("done") === "rate" ? notice("good", "Exchange rate saved.") : ""}
+    ${noticeOf(url, { rate: "Exchange rate saved." })}
     <section aria-labelledby="skus-heading">
       <h2 id="skus-heading">SKUs</h2>
       <table>
@@ -78,7 +79,7 @@ async function page(ctx: PageContext, form: { error?: string; base?: string; tar
 }
 
 export function get(ctx: PageContext) {
-  return page(ctx);
+  return draw(ctx);
 }
 
 const PAIR_WORDS = {
@@ -86,25 +87,28 @@ const PAIR_WORDS = {
   target: "Both currencies must be ISO 4217 codes the service knows, e.g. USD.",
 };
 
+const FIELDS = ["base", "target", "rate"];
+
 /** POST /console/catalogue: an admin sets an exchange rate. */
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "admin")) return refusedByRole(ctx, "admin");
-  const form = await formOf(ctx.request);
-  if (form === null) return page(ctx, { error: "The form could not be read; reload the page and try again." });
-  const base = field(form, "base").toUpperCase();
-  const target = field(form, "target").toUpperCase();
-  const rate = field(form, "rate");
-  // Read as PUT /admin/exchange-rates/:base/:target reads its path and body.
-  const refused = [
-    formRequest(RateParams, { base, target }, PAIR_WORDS),
-    formRequest(SetRateRequest, { rate }, { rate: "The rate is a positive decimal like 0.92." }),
-  ].find((read) => read instanceof FormError);
-  if (refused !== undefined) return page(ctx, { error: refused.reason, base, target, rate });
+  let values = new Map<string, string>();
   try {
-    await setExchangeRate(ctx.env.DB, actorOf(ctx), base, target, rate);
+    values = await readForm(ctx.request);
+    const base = field(values, "base", { required: false }).toUpperCase();
+    const target = field(values, "target", { required: false }).toUpperCase();
+    const rate = field(values, "rate", { required: false });
+    // Read as PUT /admin/exchange-rates/:base/:target reads its path and body.
+    const refused = [
+      formRequest(RateParams, { base, target }, PAIR_WORDS),
+      formRequest(SetRateRequest, { rate }, { rate: "The rate is a positive decimal like 0.92." }),
+    ].find((read) => read instanceof FormError);
+    if (refused !== undefined) throw refused;
+    await setExchangeRate(ctx.env.DB, auditedBy(ctx), base, target, rate);
+    return seeOther("/console/catalogue?notice=rate");
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return page(ctx, { error: refusalText(error), base, target, rate });
+    const refused = shownOnForm(error, FIELDS);
+    if (refused === null) throw error;
+    return htmlResponse(await draw(ctx, refused, values), 400);
   }
-  return seeOther("/console/catalogue?done=rate");
 }

@@ -18,7 +18,8 @@ import { roleAllows } from "../../operators/roles";
 import { walletBalances } from "../../wallets/wallet-moves";
 import { auditedBy } from "../actor";
 import { when } from "../format";
-import { field, FormError, formProblem, formRequest, input, notice, readForm, seeOther } from "../forms";
+import { field, FormError, formRequest, readForm, seeOther } from "../forms";
+import { formProblem, input, noticeOf } from "./parts";
 import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout, notFoundPage } from "../layout";
 import type { PageContext } from "../page";
@@ -160,7 +161,7 @@ async function draw(
         <p>${client.disabled_at === null ? button("disable", "Disable the client") : button("enable", "Enable the client")}</p>
       </section>`
     : html`<p class="hint">Your role (${operator.role}) reads clients; changing them needs the admin role.</p>`;
-  const body = html`${notice(url, NOTICES)}${shown ?? ""}
+  const body = html`${noticeOf(url, NOTICES)}${shown ?? ""}
     <dl class="facts"><dt>Id</dt><dd>${client.id}</dd><dt>Name</dt><dd>${client.name}</dd><dt>Region</dt><dd>${client.region ?? "no hint"}</dd>
       <dt>Created</dt><dd>${when(client.created_at)}</dd>
       <dt>State</dt><dd>${client.disabled_at === null ? "enabled" : html`<strong>disabled</strong> since ${when(client.disabled_at)}`}</dd></dl>

@@ -3,22 +3,23 @@
  * client; an operator replays one (POST), once: the same event id is queued again and the replay is
  * audited under their name.
  */
-import { Refusal } from "../../kernel/failures";
 import { roleAllows } from "../../operators/roles";
 import { listDeadLetters } from "../../webhooks/dead-letter-store";
 import { replayAudited } from "../../webhooks/dead-letter-actions";
 import { DeadLetterParams } from "../../webhooks/dead-letter-admin-schemas";
-import { FormError, formRequest } from "../forms";
-import { html, withQuery } from "../html";
+import { auditedBy } from "../actor";
+import { when } from "../format";
+import { field, FormError, formRequest, readForm, seeOther } from "../forms";
+import { html, htmlResponse, withQuery } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { refusalText } from "../refusals";
-import { actorOf, field, formOf, notice, refusedByRole, seeOther, when } from "./parts";
+import { shownOnForm } from "../refusals";
+import { formProblem, notice, noticeOf, refusedByRole } from "./parts";
 
 const STATUSES = ["pending", "replayed", "all"] as const;
 type Status = (typeof STATUSES)[number];
 
-async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
+async function draw(ctx: PageContext, refused: FormError | null = null) {
   const { env, operator, url } = ctx;
   const given = url.searchParams.get("status");
   const status: Status = (STATUSES as readonly string[]).includes(given ?? "") ? (given as Status) : "pending";
@@ -30,7 +31,8 @@ async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
     ? await listDeadLetters(env.DB, { status, clientId, before, limit: 50 })
     : { deadLetters: [], nextBefore: null };
   const mayReplay = roleAllows(operator.role, "operator");
-  const replayed = url.searchParams.get("replayed");
+  // Only digits from the address: a crafted link cannot put words in the notice.
+  const replayed = /^\d{1,15}$/.exec(url.searchParams.get("id") ?? "")?.[0] ?? "?";
   const rows = listed.deadLetters.map(
     (letter) => html`<tr id="dead-letter-${letter.id}">
       <td>#${letter.id}</td><td>${letter.clientId}</td><td>${letter.message.event.type}<br /><span class="mono hint">${letter.eventId}</span></td>
@@ -47,8 +49,8 @@ async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
     </tr>`,
   );
   const body = html`
-    ${replayed !== null && /^\d+$/.test(replayed) ? notice("good", `Dead letter #${replayed} replayed: it is queued again with the same event id.`) : ""}
-    ${message ?? ""}
+    ${noticeOf(url, { replayed: `Dead letter #${replayed} replayed: it is queued again with the same event id.` })}
+    ${formProblem(refused)}
     ${validClient ? "" : notice("bad", "A client id is letters, digits, _ and - only.")}
     <form method="get" action="/console/dead-letters" class="card" aria-label="Filter dead letters">
       <div class="field"><label for="filter-status">Status</label>
@@ -69,34 +71,30 @@ async function page(ctx: PageContext, message?: ReturnType<typeof notice>) {
 }
 
 export function get(ctx: PageContext) {
-  return page(ctx);
+  return draw(ctx);
 }
 
 /** POST /console/dead-letters: replays the dead letter `id`. */
 export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
-  const form = await formOf(ctx.request);
-  if (form === null) return page(ctx, notice("bad", "The form could not be read; reload the page and try again."));
-  // Read as POST /admin/webhooks/dead-letters/:id/replay reads its path.
-  const read = formRequest(DeadLetterParams, { id: field(form, "id") });
-  if (read instanceof FormError) return page(ctx, notice("bad", "No such dead letter: nothing was replayed."));
-  const { id } = read;
   try {
-    const result = await replayAudited(ctx.env, actorOf(ctx), id);
+    const form = await readForm(ctx.request);
+    // Read as POST /admin/webhooks/dead-letters/:id/replay reads its path.
+    const read = formRequest(DeadLetterParams, { id: field(form, "id", { required: false }) });
+    if (read instanceof FormError) throw new FormError("form", "No such dead letter: nothing was replayed.");
+    const { id } = read;
+    const result = await replayAudited(ctx.env, auditedBy(ctx), id);
     if (!result.ok) {
-      return page(
-        ctx,
-        notice(
-          "bad",
-          result.reason === "not_found"
-            ? `No dead letter #${id}.`
-            : `Dead letter #${id} was already replayed: it is sent once.`,
-        ),
-      );
+      const why =
+        result.reason === "not_found"
+          ? `No dead letter #${id}.`
+          : `Dead letter #${id} was already replayed: it is sent once.`;
+      throw new FormError("form", why);
     }
+    return seeOther(withQuery("/console/dead-letters", { notice: "replayed", id }));
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return page(ctx, notice("bad", refusalText(error)));
+    const refused = shownOnForm(error, []);
+    if (refused === null) throw error;
+    return htmlResponse(await draw(ctx, refused), 400);
   }
-  return seeOther(`/console/dead-letters?replayed=${id}`);
 }

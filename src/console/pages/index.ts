@@ -5,7 +5,14 @@
  * checks the session and the roles before a page module runs; a page whose entry names no postRole
  * cannot be posted to at all.
  *
- * A page module exports `get(ctx)` and optionally `post(ctx)` (PageModule in ../page.ts).
+ * A page module exports `get(ctx)` and optionally `post(ctx)` (PageModule in ../page.ts), in one shape:
+ *   - `draw(ctx, …)` reads what the page shows and draws it (with a refused form, if any); `get` is draw.
+ *   - `post` reads the form (../forms.ts: readForm, field, formRequest, through the operator API's own
+ *     schema), makes the change under the operator's name (../actor.ts) and answers a 303 back to the page
+ *     with a `?notice=` code (pages/parts.ts: noticeOf); a refusal is a FormError, drawn again beside its
+ *     field (or the form) with the values sent, answered 400. A FormError a page does not draw is the
+ *     router's 400.
+ *   - The parts every page draws alike are in pages/parts.ts; times and amounts in ../format.ts.
  */
 import type { Role } from "../../operators/roles";
 import type { PageModule } from "../page";

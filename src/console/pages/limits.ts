@@ -16,13 +16,13 @@ import {
 } from "../../treasury/approval-admin-schemas";
 import { listLimitRequests, type LimitRequest } from "../../treasury/limit-request-store";
 import { auditedBy } from "../actor";
-import { amount } from "../format";
-import { asJson, FormError, formRequest, notice as noticeOf, readForm, seeOther } from "../forms";
+import { amount, when } from "../format";
+import { asJson, FormError, formRequest, readForm, seeOther } from "../forms";
 import { html, htmlResponse, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { refusalText } from "../refusals";
-import { decideButton, notice, when } from "./parts";
+import { decideButton, notice, noticeOf } from "./parts";
 
 const NOTICES = {
   lowered: "The limit was changed: it holds from the next posting.",

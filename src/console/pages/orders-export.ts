@@ -15,12 +15,13 @@ import { exportFile, requireExport, startExport, viewOf, type ExportView } from 
 import { listJobs } from "../../exports/export-store";
 import type { ExportFilter } from "../../exports/export-rules";
 import { DAY_MS } from "../../books/shard-rules";
-import { notice as noticeOf, readForm, seeOther } from "../forms";
+import { when } from "../format";
+import { readForm, seeOther } from "../forms";
 import { html, htmlResponse, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 import { orderFiltersOf, type FieldProblem, type OrderSearchFields } from "./orders";
-import { notice, when } from "./parts";
+import { notice, noticeOf } from "./parts";
 
 const NOTICES = { started: "The export was started: it is listed below, and its file can be downloaded once done." };
 
@@ -37,12 +38,10 @@ function problemsText(problems: { field: string; text: string }[]): Response {
 const day = (value: number) => new Date(value * DAY_MS).toISOString().slice(0, 10);
 
 function jobRow(job: ExportView): Html {
-  const filter = Object.entries(job.filter)
-    .map(
-      ([name, value]) =>
-        `${name}=${name.startsWith("created") ? new Date(value as number).toISOString() : String(value)}`,
-    )
-    .join(", ");
+  const filter = Object.entries(job.filter).map(
+    ([name, value], index) =>
+      html`${index > 0 ? ", " : ""}${name}=${name.startsWith("created") ? when(value as number) : String(value)}`,
+  );
   const file =
     job.state === "done"
       ? html`<a href="/console/orders/exports/${String(job.id)}" download>Download CSV</a>`
@@ -53,7 +52,7 @@ function jobRow(job: ExportView): Html {
     <td>${job.requestedByName ?? job.requestedBy}, ${when(job.createdAt)}</td><td>${file}</td></tr>`;
 }
 
-async function jobsPage(ctx: PageContext, fields: OrderSearchFields, problems: FieldProblem[] = []): Promise<Html> {
+async function draw(ctx: PageContext, fields: OrderSearchFields, problems: FieldProblem[] = []): Promise<Html> {
   const jobs = (await listJobs(ctx.env.DB, null, 20)).map(viewOf);
   const hidden = JOB_FIELDS.map((name) => html`<input type="hidden" name="${name}" value="${fields[name]}" />`);
   const chosen = JOB_FIELDS.filter((name) => fields[name] !== "").map((name) => `${name} ${fields[name]}`);
@@ -87,7 +86,7 @@ async function download(ctx: PageContext): Promise<Response> {
 export async function get(ctx: PageContext): Promise<Html | Response> {
   if (ctx.params.exportId !== undefined) return download(ctx);
   const { fields, filter, problems } = orderFiltersOf(ctx.url);
-  if (ctx.url.pathname.replace(/\/+$/, "") === "/console/orders/exports") return jobsPage(ctx, fields, problems);
+  if (ctx.url.pathname.replace(/\/+$/, "") === "/console/orders/exports") return draw(ctx, fields, problems);
   if (problems.length > 0) return problemsText(problems);
   return new Response(orderCsvStream(ctx.env, filter), { headers: csvDownloadHeaders("orders.csv") });
 }
@@ -98,7 +97,7 @@ export async function post(ctx: PageContext): Promise<Html | Response> {
   const url = new URL("/console/orders/exports", ctx.url);
   for (const name of JOB_FIELDS) url.searchParams.set(name, form.get(name) ?? "");
   const { fields, filter, problems } = orderFiltersOf(url);
-  if (problems.length > 0) return htmlResponse(await jobsPage(ctx, fields, problems), 400);
+  if (problems.length > 0) return htmlResponse(await draw(ctx, fields, problems), 400);
   const actor = { kind: "operator" as const, id: ctx.operator.operatorId, name: ctx.operator.name };
   await startExport(ctx.env, actor, filter as ExportFilter);
   return seeOther("/console/orders/exports?notice=started");

@@ -23,9 +23,9 @@ import type { OrderRecord } from "../../orders/order-record";
 import { filterProblem, searchOrders, SEARCH_PAGE_SIZE, TooManyShards } from "../../order-index/order-search";
 import { listTimerFailures } from "../../orders/timer-failure-store";
 import { roleAllows } from "../../operators/roles";
-import { notice, refusedByRole } from "./parts";
+import { input, notice, refusedByRole } from "./parts";
 import { amount, when } from "../format";
-import { seeOther } from "../forms";
+import { FormError, seeOther } from "../forms";
 import { html, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
@@ -184,50 +184,78 @@ async function exactReference(env: Env, filter: IndexFilter, listed: string[]): 
     ])}</section>`;
 }
 
-export async function get({ env, operator, url }: PageContext) {
-  // An order by its id: its page, as before.
-  const orderId = (url.searchParams.get("orderId") ?? "").trim().slice(0, 200);
-  let idProblem: FieldProblem | null = null;
-  if (orderId !== "") {
-    if (objectIdOf(env.ORDERS, orderId) !== null) return seeOther(path("/console/orders", orderId));
-    idProblem = { field: "orderId", text: "Not an order id (they look like ord_ and 64 hex digits)." };
-  }
+/** What is wrong with a field, beside it. */
+function problemText(problems: FieldProblem[], field: FieldProblem["field"]): Html | "" {
+  const problem = problems.find((item) => item.field === field);
+  return problem === undefined ? "" : html`<p id="field-${field}-error" class="error">${problem.text}</p>`;
+}
 
-  const { fields, filter, problems } = orderFiltersOf(url);
-  const afterText = (url.searchParams.get("after") ?? "").trim().slice(0, 200);
-  let after: IndexCursor | null = null;
-  if (afterText !== "") {
-    after = parseCursor(afterText);
-    if (after === null)
-      problems.push({ field: "after", text: "That page link is not one this page made: search again." });
-  }
-  if (idProblem !== null) problems.push(idProblem);
+/** A field's attributes when it has a problem, tying it to the problem's words. */
+function invalid(problems: FieldProblem[], field: FieldProblem["field"]): Html | "" {
+  return problems.some((item) => item.field === field)
+    ? html`aria-invalid="true" aria-describedby="field-${field}-error"`
+    : "";
+}
 
-  let results: Html = html``;
-  const searchedPage =
-    searched(fields) && problems.length === 0
-      ? await searchOrders(env, filter, after, SEARCH_PAGE_SIZE).catch((error: unknown) => {
-          if (!(error instanceof TooManyShards)) throw error;
-          problems.push({
-            field: "clientId",
-            text: "Too many clients have orders on one of these days: give the client id.",
-          });
-          return null;
-        })
-      : null;
-  if (searchedPage !== null) {
-    const page = { items: searchedPage.rows, next: searchedPage.next === null ? null : cursorText(searchedPage.next) };
-    const exactBlock =
-      after === null
-        ? await exactReference(
-            env,
-            filter,
-            page.items.map((row) => row.reference),
-          )
-        : "";
-    const listed: ResultRow[] = page.items;
-    const query = { ...fields };
-    results = html`<section aria-labelledby="results-title"><h2 id="results-title">Results</h2>
+function searchForm(fields: OrderSearchFields, problems: FieldProblem[]): Html {
+  const search = (name: keyof OrderSearchFields, label: string, type = "text", hint?: string) => {
+    const problem = problems.find((item) => item.field === name);
+    const error = problem === undefined ? null : new FormError(name, problem.text);
+    return input(name, label, { type, hint, value: fields[name], error, required: false });
+  };
+  const states = IndexedState.options.map(
+    (state) => html`<option value="${state}" ${fields.state === state ? html`selected` : ""}>${state}</option>`,
+  );
+  return html`<form method="get" action="/console/orders" class="card" role="search" aria-label="Search orders">
+      <h2>Search orders</h2>
+      ${search("clientId", "Client id")}
+      <div class="field"><label for="field-state">State</label>
+        <select id="field-state" name="state" ${invalid(problems, "state")}><option value="">any</option>${states}</select>${problemText(problems, "state")}</div>
+      ${search("sku", "SKU")}
+      ${search("createdFrom", "Created from", "date", "The first day, UTC.")}
+      ${search("createdTo", "Created to", "date", "The last day, UTC (the whole day).")}
+      ${search("reference", "Reference starts with", "text", "Needs the client id.")}
+      ${problemText(problems, "after")}
+      <button type="submit">Search</button>
+    </form>`;
+}
+
+function idForm(orderId: string, problems: FieldProblem[]): Html {
+  return html`<form method="get" action="/console/orders" class="card" role="search" aria-label="Find an order by id">
+      <h2>By order id</h2>
+      <div class="field">
+        <label for="field-orderId">Order id</label>
+        <input id="field-orderId" name="orderId" value="${orderId}" required ${invalid(problems, "orderId")} />
+        ${problemText(problems, "orderId")}
+      </div>
+      <button type="submit">Open the order</button>
+    </form>`;
+}
+
+/** The search's results (nothing when nothing was searched); a search too wide is a problem of the client id. */
+async function results(env: Env, search: OrderSearch): Promise<Html> {
+  const { fields, filter, after, problems } = search;
+  if (!searched(fields) || problems.length > 0) return html``;
+  const found = await searchOrders(env, filter, after, SEARCH_PAGE_SIZE).catch((error: unknown) => {
+    if (!(error instanceof TooManyShards)) throw error;
+    problems.push({
+      field: "clientId",
+      text: "Too many clients have orders on one of these days: give the client id.",
+    });
+    return null;
+  });
+  if (found === null) return html``;
+  const listed: ResultRow[] = found.rows;
+  const next = found.next === null ? null : cursorText(found.next);
+  const exactBlock =
+    after === null
+      ? await exactReference(
+          env,
+          filter,
+          listed.map((row) => row.reference),
+        )
+      : "";
+  return html`<section aria-labelledby="results-title"><h2 id="results-title">Results</h2>
       ${exactBlock}
       ${
         listed.length === 0
@@ -235,56 +263,47 @@ export async function get({ env, operator, url }: PageContext) {
           : resultsTable(`Orders in the index, newest first (${listed.length} on this page)`, listed)
       }
       <p>
-        ${page.next !== null ? html`<a href="${withQuery("/console/orders", { ...query, after: page.next })}">Next page</a> · ` : ""}
-        <a href="${withQuery("/console/orders/export", query)}" download>Download CSV</a> (every order these filters select)
+        ${next !== null ? html`<a href="${withQuery("/console/orders", { ...fields, after: next })}">Next page</a> · ` : ""}
+        <a href="${withQuery("/console/orders/export", { ...fields })}" download>Download CSV</a> (every order these filters select)
       </p></section>`;
-  }
+}
 
-  const error = (field: FieldProblem["field"]) => {
-    const problem = problems.find((item) => item.field === field);
-    return problem === undefined ? "" : html`<p id="${field}-error" class="error">${problem.text}</p>`;
-  };
-  const invalid = (field: FieldProblem["field"]) =>
-    problems.some((item) => item.field === field) ? html`aria-invalid="true" aria-describedby="${field}-error"` : "";
-  const input = (name: keyof OrderSearchFields, label: string, type = "text", hint?: string) =>
-    html`<div class="field"><label for="${name}">${label}</label>
-      ${hint !== undefined ? html`<span class="hint" id="${name}-hint">${hint}</span>` : ""}
-      <input id="${name}" name="${name}" type="${type}" value="${fields[name]}" ${invalid(name)}
-        ${hint !== undefined && !problems.some((item) => item.field === name) ? html`aria-describedby="${name}-hint"` : ""} />
-      ${error(name)}</div>`;
-  const states = IndexedState.options.map(
-    (state) => html`<option value="${state}" ${fields.state === state ? html`selected` : ""}>${state}</option>`,
-  );
+/** A search as the query string gives it: its fields, the index filter, the page it starts after, and its problems. */
+interface OrderSearch {
+  orderId: string;
+  fields: OrderSearchFields;
+  filter: IndexFilter;
+  after: IndexCursor | null;
+  problems: FieldProblem[];
+}
 
+async function draw({ env, operator, url }: PageContext, search: OrderSearch): Promise<Html> {
+  const found = await results(env, search);
   const body = html`
     <p class="notice">The search reads the clients' books (the order index), which hold every order in every state:
       each order writes its row within a few seconds of each change (under 10 s), with no step of yours. Open
       orders are counted as the books last published their figures (within the hour).
       ${freshnessText(await booksFreshness(env), Date.now())}</p>
-    <form method="get" action="/console/orders" class="card" role="search" aria-label="Search orders">
-      <h2>Search orders</h2>
-      ${input("clientId", "Client id")}
-      <div class="field"><label for="state">State</label>
-        <select id="state" name="state" ${invalid("state")}><option value="">any</option>${states}</select>${error("state")}</div>
-      ${input("sku", "SKU")}
-      ${input("createdFrom", "Created from", "date", "The first day, UTC.")}
-      ${input("createdTo", "Created to", "date", "The last day, UTC (the whole day).")}
-      ${input("reference", "Reference starts with", "text", "Needs the client id.")}
-      ${error("after")}
-      <button type="submit">Search</button>
-    </form>
-    ${results}
-    <form method="get" action="/console/orders" class="card" role="search" aria-label="Find an order by id">
-      <h2>By order id</h2>
-      <div class="field">
-        <label for="orderId">Order id</label>
-        <input id="orderId" name="orderId" value="${orderId}" required ${invalid("orderId")} />
-        ${error("orderId")}
-      </div>
-      <button type="submit">Open the order</button>
-    </form>
+    ${searchForm(search.fields, search.problems)}
+    ${found}
+    ${idForm(search.orderId, search.problems)}
     <section aria-labelledby="stuck-title"><h2 id="stuck-title">Stuck orders</h2>${await stuckList(env, url)}</section>`;
   return layout({ title: "Orders", operator, current: "/console/orders", body });
+}
+
+export async function get(ctx: PageContext) {
+  const { env, url } = ctx;
+  // An order by its id: its page, as before.
+  const orderId = (url.searchParams.get("orderId") ?? "").trim().slice(0, 200);
+  if (orderId !== "" && objectIdOf(env.ORDERS, orderId) !== null) return seeOther(path("/console/orders", orderId));
+  const { fields, filter, problems } = orderFiltersOf(url);
+  const afterText = (url.searchParams.get("after") ?? "").trim().slice(0, 200);
+  const after = afterText === "" ? null : parseCursor(afterText);
+  if (afterText !== "" && after === null)
+    problems.push({ field: "after", text: "That page link is not one this page made: search again." });
+  if (orderId !== "")
+    problems.push({ field: "orderId", text: "Not an order id (they look like ord_ and 64 hex digits)." });
+  return draw(ctx, { orderId, fields, filter, after, problems });
 }
 
 /**
@@ -301,8 +320,8 @@ async function booksFreshness(env: Env): Promise<{ newestCreatedAt: number | nul
 }
 
 /** How current the index is, in words: its newest order and the orders it holds as still open. */
-export function freshnessText(freshness: { newestCreatedAt: number | null; open: number }, now: number): string {
-  if (freshness.newestCreatedAt === null) return "It holds no order yet.";
+export function freshnessText(freshness: { newestCreatedAt: number | null; open: number }, now: number): Html {
+  if (freshness.newestCreatedAt === null) return html`It holds no order yet.`;
   const seconds = Math.max(0, Math.round((now - freshness.newestCreatedAt) / 1000));
   const ago =
     seconds < 120
@@ -310,5 +329,5 @@ export function freshnessText(freshness: { newestCreatedAt: number | null; open:
       : seconds < 7200
         ? `${Math.round(seconds / 60)} min ago`
         : `${Math.round(seconds / 3600)} h ago`;
-  return `Its newest order was created ${ago} (${new Date(freshness.newestCreatedAt).toISOString()}); ${freshness.open} ${freshness.open === 1 ? "order is" : "orders are"} still open in it.`;
+  return html`Its newest order was created ${ago} (${when(freshness.newestCreatedAt)}); ${freshness.open} ${freshness.open === 1 ? "order is" : "orders are"} still open in it.`;
 }

@@ -1,43 +1,48 @@
 /**
- * What the Needs attention, catalogue, dead-letter and audit pages share: the actor a console change is
- * audited under, form reading, the notice after a change, times, and errors shown beside their field
- * (a domain's refusal is shown through ../refusals.ts).
+ * What the pages draw alike (how they read a form is ../forms.ts, times and amounts ../format.ts): a
+ * labelled input with its error tied to it, a form-wide error, the notice after a change, the 403 of a
+ * change the operator's role may not make, and the one-button form that decides a request.
  */
-import { auditedBy } from "../actor";
-import { MAX_FORM_BYTES } from "../forms";
+import type { FormError } from "../forms";
 import { html, htmlResponse, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
 
-/** Who a console change's audit row names: the signed-in operator (src/console/actor.ts). */
-export const actorOf = auditedBy;
-
-/**
- * A posted form (urlencoded or multipart) of at most `maxBytes`, or null when it is larger or not a form:
- * measured before it is parsed, so a page never parses more than it takes.
- */
-export async function formOf(request: Request, maxBytes = MAX_FORM_BYTES): Promise<FormData | null> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (!Number.isFinite(declared) || declared > maxBytes) return null;
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > maxBytes) return null;
-  try {
-    return await new Response(bytes, {
-      headers: { "content-type": request.headers.get("content-type") ?? "" },
-    }).formData();
-  } catch {
-    return null;
-  }
+/** A labelled input, its error (if this is the field refused) tied to it for screen readers. */
+export function input(
+  name: string,
+  label: string,
+  {
+    type = "text",
+    value = "",
+    error,
+    hint,
+    required = true,
+    attributes,
+  }: {
+    type?: string;
+    value?: string;
+    error?: FormError | null;
+    hint?: string;
+    required?: boolean;
+    attributes?: Html;
+  } = {},
+): Html {
+  const id = `field-${name}`;
+  const failed = error?.field === name;
+  const described = [hint !== undefined ? `${id}-hint` : "", failed ? `${id}-error` : ""].filter(Boolean).join(" ");
+  return html`<div class="field">
+    <label for="${id}">${label}</label>
+    ${hint !== undefined ? html`<span id="${id}-hint" class="hint">${hint}</span>` : ""}
+    <input id="${id}" name="${name}" type="${type}" value="${value}" ${required ? html`required` : ""}
+      ${failed ? html`aria-invalid="true"` : ""} ${described !== "" ? html`aria-describedby="${described}"` : ""} ${attributes ?? ""} />
+    ${failed ? html`<p id="${id}-error" class="error">${error!.reason}</p>` : ""}
+  </div>`;
 }
 
-export function field(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === "string" ? value.trim() : "";
-}
-
-/** 303 back to a page after a change, so a reload does not post again. */
-export function seeOther(location: string): Response {
-  return new Response(null, { status: 303, headers: { location } });
+/** A form-wide error (not tied to one field), announced when the page is shown. */
+export function formProblem(error: FormError | null | undefined): Html {
+  return error?.field === "form" ? notice("bad", error.reason) : html``;
 }
 
 /** A notice at the top of a page: announced to screen readers (role status, or alert for a refusal). */
@@ -45,41 +50,14 @@ export function notice(kind: "good" | "bad", text: string | Html): Html {
   return html`<p class="notice ${kind}" role="${kind === "bad" ? "alert" : "status"}">${text}</p>`;
 }
 
-/** A time as people read it, in UTC, in a <time> element. */
-export function when(ms: number | null | undefined): Html {
-  if (ms === null || ms === undefined || !Number.isFinite(ms)) return html`–`;
-  const iso = new Date(ms).toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, 19).replace("T", " ")} UTC</time>`;
-}
-
 /**
- * A labelled input with its error tied to it (aria-describedby, aria-invalid) when the last post refused it.
+ * The notice a page shows after a change, named by a code in its address (`?notice=<code>`, which the
+ * change's 303 adds): the text is the page's own for that code, so a crafted link cannot put words on it.
  */
-export function input(parts: {
-  id: string;
-  name: string;
-  label: string;
-  value?: string;
-  type?: string;
-  error?: string;
-  hint?: string;
-  required?: boolean;
-  extra?: Html;
-}): Html {
-  const described = [
-    parts.hint !== undefined ? `${parts.id}-hint` : "",
-    parts.error !== undefined ? `${parts.id}-error` : "",
-  ]
-    .filter(Boolean)
-    .join(" ");
-  return html`<div class="field">
-    <label for="${parts.id}">${parts.label}</label>
-    ${parts.hint !== undefined ? html`<span class="hint" id="${parts.id}-hint">${parts.hint}</span>` : ""}
-    <input id="${parts.id}" name="${parts.name}" type="${parts.type ?? "text"}" value="${parts.value ?? ""}"
-      ${parts.required === true ? html`required` : ""} ${described !== "" ? html`aria-describedby="${described}"` : ""}
-      ${parts.error !== undefined ? html`aria-invalid="true"` : ""} ${parts.extra ?? ""} />
-    ${parts.error !== undefined ? html`<span class="error" id="${parts.id}-error">${parts.error}</span>` : ""}
-  </div>`;
+export function noticeOf(url: URL, texts: Record<string, string>): Html {
+  const code = url.searchParams.get("notice");
+  const text = code !== null && Object.hasOwn(texts, code) ? texts[code] : undefined;
+  return text === undefined ? html`` : notice("good", text);
 }
 
 /** 403 as a page: the signed-in operator's role does not allow this change; nothing was changed. */

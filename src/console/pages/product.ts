@@ -14,23 +14,25 @@ import { uploadCodes } from "../../inventory/code-actions";
 import { stockOf } from "../../inventory/code-store";
 import { parseCsv } from "../../inventory/csv";
 import { roleAllows } from "../../operators/roles";
-import { html, path, type Html } from "../html";
+import { auditedBy } from "../actor";
+import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { skuSection } from "./figure-charts";
 import type { PageContext } from "../page";
-import { asJson, FormError, formRequest } from "../forms";
-import { refusalText } from "../refusals";
-import { actorOf, field, formOf, input, notice, refusedByRole, seeOther } from "./parts";
+import { asJson, field, FormError, formRequest, readForm, seeOther } from "../forms";
+import { shownOnForm } from "../refusals";
+import { formProblem, input, noticeOf, refusedByRole } from "./parts";
 
 /** As POST /admin/products/:sku/codes: up to 1 MiB of CSV. */
 const UPLOAD_MAX_BYTES = 1_048_576;
 
+/** What a refused form is drawn again with. */
 interface Outcome {
-  /** A notice for the top of the page. */
-  message?: Html;
+  /** Why the change was refused: beside its field, or on the page as a whole. */
+  refused: FormError;
   /** The upload's report, row by row, when it was refused. */
   report?: { report: RowReport; rows: string[][] };
-  thresholdError?: string;
+  /** The threshold as sent. */
   threshold?: string;
 }
 
@@ -67,7 +69,7 @@ function codesPerValue(stock: Awaited<ReturnType<typeof stockOf>>): Html {
   </section>`;
 }
 
-async function page(ctx: PageContext, outcome: Outcome = {}) {
+async function draw(ctx: PageContext, outcome: Partial<Outcome> = {}) {
   const { env, operator, params, url } = ctx;
   const sku = params.sku!;
   const product = await requireProduct(env.DB, sku);
@@ -79,16 +81,15 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
   ]);
   const action = path("/console/catalogue", sku);
   const mayChange = roleAllows(operator.role, "operator");
-  const done = url.searchParams.get("done");
-  const doneText: Record<string, string> = {
+  const notices = {
     uploaded: `${Number(url.searchParams.get("added") ?? 0)} codes added.`,
     enabled: "The SKU is on sale again.",
     disabled: "The SKU is no longer sold; orders already created are kept.",
     threshold: "Low-stock threshold saved.",
   };
   const body = html`
-    ${done !== null && doneText[done] !== undefined ? notice("good", doneText[done]!) : ""}
-    ${outcome.message ?? ""}
+    ${noticeOf(url, notices)}
+    ${formProblem(outcome.refused)}
     ${outcome.report !== undefined ? reportTable(outcome.report) : ""}
     <dl class="facts">
       <dt>Name</dt><dd>${product.name}</dd>
@@ -124,13 +125,11 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
             <form method="post" action="${action}" class="card" aria-labelledby="threshold-heading">
               <h2 id="threshold-heading">Low-stock threshold</h2>
               <input type="hidden" name="action" value="threshold" />
-              ${input({
-                id: "threshold",
-                name: "threshold",
-                label: "Threshold (codes available, all values together)",
+              ${input("threshold", "Threshold (codes available, all values together)", {
                 value: outcome.threshold ?? (threshold === null ? "" : String(threshold)),
                 hint: "Listed on Needs attention while fewer codes are available. Leave empty to remove it.",
-                error: outcome.thresholdError,
+                error: outcome.refused,
+                required: false,
               })}
               <button type="submit">Save threshold</button>
             </form>`
@@ -143,35 +142,32 @@ async function page(ctx: PageContext, outcome: Outcome = {}) {
 }
 
 export function get(ctx: PageContext) {
-  return page(ctx);
+  return draw(ctx);
 }
 
-async function upload(ctx: PageContext, form: FormData): Promise<Response | Outcome> {
-  const file = form.get("file");
-  let text = field(form, "csv");
-  if (file !== null && typeof file !== "string" && file.size > 0) {
-    if (file.size > UPLOAD_MAX_BYTES) return { message: notice("bad", "The file is larger than 1 MiB; split it.") };
-    text = await file.text();
-  }
-  if (text === "") return { message: notice("bad", "Choose a CSV file or paste its rows.") };
+/** The CSV of an upload form: its file's text (read by readForm), else the pasted rows. */
+async function upload(ctx: PageContext, form: Map<string, string>): Promise<Response | Outcome> {
+  const file = form.get("file") ?? "";
+  const text = file !== "" ? file : (form.get("csv") ?? "").trim();
+  if (text === "") return { refused: new FormError("form", "Choose a CSV file or paste its rows.") };
   if (new TextEncoder().encode(text).byteLength > UPLOAD_MAX_BYTES)
-    return { message: notice("bad", "The CSV is larger than 1 MiB; split it.") };
+    return { refused: new FormError("form", "The CSV is larger than 1 MiB; split it.") };
   const sku = ctx.params.sku!;
   try {
     const added = await uploadCodes(ctx.env.DB, {
-      actor: actorOf(ctx),
+      actor: auditedBy(ctx),
       requireProduct,
       sku,
       text,
       format: "text/csv",
     });
-    return seeOther(`${path("/console/catalogue", sku)}?done=uploaded&added=${added.added}`);
+    return seeOther(withQuery(path("/console/catalogue", sku), { notice: "uploaded", added: added.added }));
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
     const parsed = parseCsv(text);
     const report = refusedRows(error.failure.code, error.failure.details);
     return {
-      message: notice("bad", "The upload was refused: nothing was added."),
+      refused: new FormError("form", "The upload was refused: nothing was added."),
       report: { report, rows: parsed.ok ? parsed.rows : [] },
     };
   }
@@ -182,35 +178,33 @@ export async function post(ctx: PageContext) {
   if (!roleAllows(ctx.operator.role, "operator")) return refusedByRole(ctx, "operator");
   const sku = ctx.params.sku!;
   const here = path("/console/catalogue", sku);
-  // An upload's CSV may be up to 1 MiB, with room for the multipart framing and the other fields.
-  const form = await formOf(ctx.request, UPLOAD_MAX_BYTES + 16 * 1024);
-  if (form === null)
-    return page(ctx, { message: notice("bad", "The form could not be read, or the file is larger than 1 MiB.") });
-  const action = field(form, "action");
+  let threshold: string | undefined;
   try {
+    // An upload's CSV may be up to 1 MiB, with room for the multipart framing and the other fields.
+    const form = await readForm(ctx.request, UPLOAD_MAX_BYTES + 16 * 1024);
+    const action = form.get("action");
     if (action === "upload") {
       const outcome = await upload(ctx, form);
-      return outcome instanceof Response ? outcome : page(ctx, outcome);
+      return outcome instanceof Response ? outcome : htmlResponse(await draw(ctx, outcome), 400);
     }
     if (action === "enable" || action === "disable") {
-      await setProductActive(ctx.env.DB, actorOf(ctx), sku, action === "enable");
-      return seeOther(`${here}?done=${action}d`);
+      await setProductActive(ctx.env.DB, auditedBy(ctx), sku, action === "enable");
+      return seeOther(withQuery(here, { notice: `${action}d` }));
     }
-    if (action === "threshold") {
-      const given = field(form, "threshold");
-      // Read as PUT /admin/products/:sku/low-stock-threshold reads its body.
-      const read = formRequest(
-        StockThresholdRequest,
-        { threshold: given === "" ? null : asJson(given) },
-        { threshold: "A whole number of codes from 1 to 1,000,000." },
-      );
-      if (read instanceof FormError) return page(ctx, { threshold: given, thresholdError: read.reason });
-      await setStockThreshold(ctx.env.DB, actorOf(ctx), sku, read.threshold);
-      return seeOther(`${here}?done=threshold`);
-    }
+    if (action !== "threshold") throw new FormError("form", "Unknown action: nothing was changed.");
+    threshold = field(form, "threshold", { required: false });
+    // Read as PUT /admin/products/:sku/low-stock-threshold reads its body.
+    const read = formRequest(
+      StockThresholdRequest,
+      { threshold: threshold === "" ? null : asJson(threshold) },
+      { threshold: "A whole number of codes from 1 to 1,000,000." },
+    );
+    if (read instanceof FormError) throw read;
+    await setStockThreshold(ctx.env.DB, auditedBy(ctx), sku, read.threshold);
+    return seeOther(withQuery(here, { notice: "threshold" }));
   } catch (error) {
-    if (!(error instanceof Refusal)) throw error;
-    return page(ctx, { message: notice("bad", refusalText(error)) });
+    const refused = shownOnForm(error, ["threshold"]);
+    if (refused === null) throw error;
+    return htmlResponse(await draw(ctx, { refused, threshold }), 400);
   }
-  return page(ctx, { message: notice("bad", "Unknown action: nothing was changed.") });
 }

@@ -9,10 +9,12 @@ import { reconcile, runAndStore, takeOnDemandRun, type Reconciliation } from "..
 import { roleAllows } from "../../operators/roles";
 import { ON_DEMAND_PERIOD_MS, type Checked, type Mismatch } from "../../reconciliation/reconciliation-rules";
 import { lastRun, type StoredRun } from "../../reconciliation/reconciliation-store";
-import { html, path, type Html } from "../html";
+import { when } from "../format";
+import { seeOther } from "../forms";
+import { html, htmlResponse, path, type Html } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
-import { notice, seeOther, when } from "./parts";
+import { notice, noticeOf } from "./parts";
 /** The mismatches as a table, each order linking to its page; shared with the home page. */
 export function mismatchTable(mismatches: readonly Mismatch[]): Html {
   return html`<table>
@@ -41,7 +43,7 @@ function checkedTable(checked: Checked): Html {
     )}</tbody></table>`;
 }
 
-function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconciliation | null): Html {
+function draw(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconciliation | null): Html {
   const mismatches: readonly Mismatch[] = viewed?.mismatches ?? run?.mismatches ?? [];
   const count = viewed?.mismatches.length ?? run?.mismatchCount ?? 0;
   const checked = viewed?.checked ?? run?.checked;
@@ -58,8 +60,8 @@ function page(ctx: PageContext, top: Html, run: StoredRun | null, viewed: Reconc
 }
 
 export async function get(ctx: PageContext) {
-  const top = ctx.url.searchParams.get("done") === "run" ? notice("good", "Reconciliation run and stored.") : html``;
-  return page(ctx, top, await lastRun(ctx.env.DB), null);
+  const top = noticeOf(ctx.url, { run: "Reconciliation run and stored." });
+  return draw(ctx, top, await lastRun(ctx.env.DB), null);
 }
 
 /**
@@ -68,19 +70,19 @@ export async function get(ctx: PageContext) {
  */
 export async function post(ctx: PageContext) {
   const now = Date.now();
-  if (!(await takeOnDemandRun(ctx.env.DB, `operator:${ctx.operator.operatorId}`, now)))
-    return page(
-      ctx,
-      notice("bad", "The reconciliation was run 3 times in the last minute: wait a minute and run it again."),
-      await lastRun(ctx.env.DB),
-      null,
+  if (!(await takeOnDemandRun(ctx.env.DB, `operator:${ctx.operator.operatorId}`, now))) {
+    const refused = notice(
+      "bad",
+      "The reconciliation was run 3 times in the last minute: wait a minute and run it again.",
     );
+    return htmlResponse(draw(ctx, refused, await lastRun(ctx.env.DB), null), 429, { "retry-after": "60" });
+  }
   if (roleAllows(ctx.operator.role, "operator")) {
     await runAndStore(ctx.env, now);
-    return seeOther("/console/reconciliation?done=run");
+    return seeOther("/console/reconciliation?notice=run");
   }
   const viewed = await reconcile(ctx.env, { createdFrom: now - ON_DEMAND_PERIOD_MS, createdTo: now }, now);
-  return page(
+  return draw(
     ctx,
     notice(
       "good",

@@ -24,22 +24,11 @@ import {
 import { approvePostingRequest, rejectPostingRequest } from "../../treasury/approval-actions";
 import { auditedBy } from "../actor";
 import { amount, when } from "../format";
-import {
-  field,
-  formKey,
-  FormError,
-  formProblem,
-  formRequest,
-  input,
-  newFormKey,
-  notice,
-  readForm,
-  seeOther,
-} from "../forms";
+import { field, formKey, FormError, formRequest, newFormKey, readForm, seeOther } from "../forms";
 import { html, htmlResponse, path, withQuery, type Html } from "../html";
 import { layout } from "../layout";
 import { walletSection } from "./figure-charts";
-import { decideButton } from "./parts";
+import { decideButton, formProblem, input, notice, noticeOf } from "./parts";
 import type { PageContext } from "../page";
 import { formErrorOf, refusalText } from "../refusals";
 
@@ -85,7 +74,7 @@ function postingForm(kind: "top-up" | "adjustment", currency: string, refused: R
 /** The wallet's requests waiting for a decision, and approved ones whose posting did not finish. */
 function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: string, refusal: string | null): Html {
   const may = roleAllows(ctx.operator.role, "operator");
-  const problem = refusal === null ? "" : html`<p class="notice bad" role="alert">${refusal}</p>`;
+  const problem = refusal === null ? "" : notice("bad", refusal);
   if (requests.length === 0) return html`${problem}<p>No posting waits for a second operator.</p>`;
   const rows = requests.map((request) => {
     const own = request.requestedBy === `operator:${ctx.operator.operatorId}`;
@@ -98,7 +87,7 @@ function requestsTable(requests: PostingRequest[], ctx: PageContext, currency: s
           ? decide("approve", "Finish posting")
           : html`${decide("approve", "Approve")} ${decide("reject", "Reject")}`;
     const state =
-      request.status === "approved" ? "approved, posting not finished" : `waiting until ${when(request.expiresAt)}`;
+      request.status === "approved" ? "approved, posting not finished" : html`waiting until ${when(request.expiresAt)}`;
     return html`<tr><td class="num">${request.id}</td><td>${request.kind}</td><td class="num">${amount(request.amount, currency)}</td>
       <td>${request.reason}</td><td>${request.note ?? html`<span class="hint">none</span>`}</td><td>${request.requestedByName ?? request.requestedBy}, ${when(request.requestedAt)}</td><td>${state}</td><td>${action}</td></tr>`;
   });
@@ -143,7 +132,7 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
       title,
       operator,
       current: "/console/wallets",
-      body: html`<p class="notice bad" role="alert">No client has this id.</p>`,
+      body: notice("bad", "No client has this id."),
     });
   const may = roleAllows(operator.role, "operator");
   const forms = may
@@ -177,7 +166,7 @@ async function draw(ctx: PageContext, refused: Refused | null, refusal: string |
     title,
     operator,
     current: "/console/wallets",
-    body: html`${notice(url, NOTICES)}${summary}${figures}<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for approval</h2>${requests}</section>${forms}`,
+    body: html`${noticeOf(url, NOTICES)}${summary}${figures}<section aria-labelledby="requests-title"><h2 id="requests-title">Waiting for approval</h2>${requests}</section>${forms}`,
   });
 }
 

@@ -8,6 +8,7 @@ import { walletCurrencies } from "../../wallets/wallet-registry-store";
 import { walletBalance } from "../../treasury/posting-actions";
 import { amount } from "../format";
 import { seeOther } from "../forms";
+import { notice } from "./parts";
 import { html, path } from "../html";
 import { layout } from "../layout";
 import type { PageContext } from "../page";
@@ -30,7 +31,7 @@ export async function get({ env, operator, url }: PageContext) {
       title: "Wallets",
       operator,
       current: "/console/wallets",
-      body: html`${search}<p class="notice bad" role="alert">No client has the id ${clientId}.</p>`,
+      body: html`${search}${notice("bad", `No client has the id ${clientId}.`)}`,
     });
   }
   const wallets = await walletCurrencies(env.DB, clientId);
