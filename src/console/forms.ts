@@ -6,6 +6,7 @@
  * its idempotency key, so that a double submit or a re-sent form is applied once.
  */
 import type * as z from "zod";
+import { readBytes } from "../http/body";
 
 /** A console form is a few short fields; anything larger is refused before it is read. */
 export const MAX_FORM_BYTES = 16 * 1024;
@@ -27,13 +28,12 @@ export class FormError extends Error {
 /**
  * The posted form's fields (urlencoded or multipart; a file is read as its text), the first value of each
  * name, or a FormError on the form as a whole when it is larger than `maxBytes` or is not a form. The size
- * is measured before anything is parsed, so a page never parses more than it takes.
+ * is measured as the body arrives (with or without a Content-Length), so a page never reads or parses
+ * more than it takes.
  */
 export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<Map<string, string>> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (!Number.isFinite(length) || length > maxBytes) throw new FormError("form", "The form is too large.");
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > maxBytes) throw new FormError("form", "The form is too large.");
+  const bytes = await readBytes(request, maxBytes);
+  if (bytes === null) throw new FormError("form", "The form is too large.");
   const parsed = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } })
     .formData()
     .catch(() => {

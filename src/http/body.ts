@@ -8,13 +8,8 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * absent, and is checked against what came). Oversized: 413; not UTF-8: 400.
  */
 export async function readText(request: Request, maxBytes: number): Promise<string> {
-  const header = request.headers.get("content-length");
-  const declared = Number(header ?? "0");
-  if (declared > maxBytes) fail("payload_too_large", { maxBytes });
-  // A declared length frames the body: it cannot run past it, so it is read in one step (and measured
-  // again). Without one (chunked), it is counted as it arrives and cut off past maxBytes.
-  const bytes = header !== null ? new Uint8Array(await request.arrayBuffer()) : await readCounted(request, maxBytes);
-  if (bytes.byteLength > maxBytes) fail("payload_too_large", { maxBytes });
+  const bytes = await readBytes(request, maxBytes);
+  if (bytes === null) fail("payload_too_large", { maxBytes });
   try {
     return UTF8.decode(bytes);
   } catch {
@@ -22,7 +17,21 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
   }
 }
 
-async function readCounted(request: Request, maxBytes: number): Promise<Uint8Array> {
+/**
+ * The body's bytes, or null when it is over `maxBytes`: a declared Content-Length over it is refused
+ * before anything is read, and a body without one (chunked) is counted as it arrives and cut off past it.
+ */
+export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | null> {
+  const header = request.headers.get("content-length");
+  const declared = Number(header ?? "0");
+  if (!Number.isFinite(declared) || declared > maxBytes) return null;
+  // A declared length frames the body: it cannot run past it, so it is read in one step (and measured
+  // again).
+  const bytes = header !== null ? new Uint8Array(await request.arrayBuffer()) : await readCounted(request, maxBytes);
+  return bytes === null || bytes.byteLength > maxBytes ? null : bytes;
+}
+
+async function readCounted(request: Request, maxBytes: number): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
   let length = 0;
   if (request.body !== null) {
@@ -33,7 +42,7 @@ async function readCounted(request: Request, maxBytes: number): Promise<Uint8Arr
       length += value.byteLength;
       if (length > maxBytes) {
         await reader.cancel();
-        fail("payload_too_large", { maxBytes });
+        return null;
       }
       chunks.push(value);
     }

@@ -3,11 +3,11 @@
  * reaches them: their security headers, the Origin check and the role check of each page that posts, and
  * the probe escaped on the wire.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { seedDemo } from "../helpers";
+import { BASE, seedDemo } from "../helpers";
 import { admin, FIXED_PRODUCT, snapshot } from "../admin-helpers";
-import { fetchConsole, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
+import { fetchConsole, ORIGIN, PROBE, PROBE_ESCAPED, signedIn } from "./console-helpers";
 
 beforeAll(async () => {
   await seedDemo();
@@ -133,4 +133,26 @@ describe("the pages of Needs attention, catalogue, dead letters and audit, route
     expect(refused.text).toContain("The form is too large.");
     expect(await snapshot()).toEqual(before);
   });
+
+  it("stops reading a form sent without a length once it passes the limit", async () => {
+    const admin = await signedIn("admin");
+    // 20 KiB, then a body that never ends: a page that read the whole body first would wait forever.
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`filler=${"x".repeat(20 * 1024)}`));
+      },
+    });
+    const before = await snapshot();
+    const response = await exports.default.fetch(
+      new Request(`${BASE}/console/books`, {
+        method: "POST",
+        headers: { cookie: admin, origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
+        body,
+        redirect: "manual",
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain("The form is too large.");
+    expect(await snapshot()).toEqual(before);
+  }, 10_000);
 });
