@@ -8,6 +8,7 @@
  */
 import { exceptionsSince, type BooksException } from "../books/exception-store";
 import { productSummariesStatement } from "../catalogue/catalogue-store";
+import type { Role } from "../kernel/roles";
 import { serviceMode } from "../kernel/service-mode";
 import { operatorsMadeSince } from "../operators/operator-store";
 import { availableCodesStatement } from "../inventory/code-store";
@@ -51,7 +52,7 @@ export interface LowBalance {
 export interface NewOperator {
   id: string;
   name: string;
-  role: string;
+  role: Role;
   createdAt: number;
   /** The credential that made it (`operator:<id>`, `break-glass`); null when not known. */
   createdBy: string | null;
