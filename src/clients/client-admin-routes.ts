@@ -1,14 +1,11 @@
 /** Operator API: clients, their API keys and webhook secrets. */
 import type * as z from "zod";
 import { route, type AdminCaller, type Route } from "../http/route";
-import { ALL_SCOPES } from "../kernel/key-access";
-import { toAmountNumber } from "../pricing/money";
-import { walletBalances, type WalletMove } from "../wallets/wallet-moves";
-import { regionOf } from "../wallets/wallet-registry-store";
+import { walletBalances } from "../wallets/wallet-moves";
 import { PageQuery } from "../http/params";
 import { DEFAULT_PAGE_SIZE, pageOf } from "../kernel/paging";
 import * as actions from "./client-actions";
-import { clientsAfter, keysOf, requireClient, type ClientRow, type KeyRow } from "./client-store";
+import { clientsAfter, keysOf, requireClient } from "./client-store";
 import {
   ClientDetail,
   ClientList,
@@ -26,42 +23,9 @@ import {
   SetRegionRequest,
   WebhookSecretData,
 } from "./client-admin-schemas";
-import { keyIdOf } from "./client-secrets";
-import { accessOf, FULL_ACCESS, type KeyAccess } from "./key-access-rules";
+import { FULL_ACCESS, type KeyAccess } from "./key-access-rules";
 import { clientExamples } from "./client-examples";
-
-function clientView(row: ClientRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    createdAt: row.created_at,
-    disabledAt: row.disabled_at,
-    region: regionOf(row.region),
-  };
-}
-
-/** A key's access as answered: the lists copied as the plain arrays its schema declares. */
-function accessView({ scopes, allowedIps }: KeyAccess) {
-  return {
-    scopes: scopes === ALL_SCOPES ? scopes : [...scopes],
-    allowedIps: allowedIps === null ? null : [...allowedIps],
-  };
-}
-
-function keyView(row: KeyRow) {
-  return {
-    keyId: keyIdOf(row.key_hash),
-    label: row.label,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    ...accessView(accessOf(row)),
-  };
-}
-
-/** A new key as answered: its id, label and access, not revoked. */
-function issuedView(key: { keyId: string; label: string; createdAt: number; access: KeyAccess }) {
-  return { keyId: key.keyId, label: key.label, createdAt: key.createdAt, revokedAt: null, ...accessView(key.access) };
-}
+import { clientView, issuedView, keyView, moveView } from "./client-views";
 
 /** A key issued, or issued with every other key of the client revoked, as answered. */
 async function issueOrRotateKey(
@@ -82,10 +46,6 @@ async function issueOrRotateKey(
     access,
   });
   return { clientId, apiKey: key.apiKey, key: issuedView(key), revokedKeyIds };
-}
-
-function moveView(move: WalletMove) {
-  return { currency: move.currency, from: move.from, to: move.to, amount: toAmountNumber(move.amount) };
 }
 
 /**
