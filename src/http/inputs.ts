@@ -34,12 +34,16 @@ export function checked<S extends Schema>(schema: S, raw: unknown, refusal: Erro
 }
 
 /**
- * `raw` as the part reads it: its reader's value, else its schema's, else 400 `refusal` with the issues;
- * then its own check.
+ * `raw` as the part reads it: its reader's value, else its parser's or its schema's, else 400 `refusal` with
+ * the issues; then its own check.
  */
 async function readPart(part: Part, raw: unknown, refusal: ErrorCode): Promise<unknown> {
   const options = optionsOf(part);
-  const value = options.read?.(raw) ?? checked(await schemaOf(part), raw, options.refusal ?? refusal);
+  const value =
+    options.read?.(raw) ??
+    (options.parse !== undefined
+      ? await options.parse(raw)
+      : checked(await schemaOf(part), raw, options.refusal ?? refusal));
   options.check?.(value);
   return value;
 }

@@ -186,6 +186,12 @@ export interface PartOptions<S extends Schema = Schema> {
    */
   read?(raw: unknown): z.output<S> | null;
   /**
+   * Reads the part, when `read` left it, where its rules are more than one schema's: the value, or fail()
+   * with the issues of the schema that decided. GET /order/get's query names its order by `orderId`, or
+   * else by `reference`, each checked by its own schema; `schema` then describes the part in the document.
+   */
+  parse?(raw: unknown): Promise<z.output<S>>;
+  /**
    * A rule the part must also keep, once read, before the next part is read: it refuses with fail() (an
    * exchange rate's pair of two different currencies, before its body).
    */
@@ -215,10 +221,14 @@ export type Read<P> = SchemaOf<P> extends Schema ? z.output<SchemaOf<P>> : never
 /**
  * What a route declares, as written in its routes file: its description (RouteDoc), and either the errors
  * it answers (`errors`) or the checks it runs, whose codes are then the errors it answers (`checks`).
- * The 400s of its parts, and the errors of its auth, are added from what it declares.
+ * The 400s of its parts, and the errors of its auth, are added from what it declares. A client's route may
+ * give both: its errors are then listed in the order given, which is the contract's (create, confirm and
+ * get listed theirs so before they had checks), and the document holds them to the checks' codes.
  */
 export type Declaration = Omit<RouteDoc, "errors" | "checks"> & { method: Method; path: string } & (
-    { errors: readonly ErrorCode[]; checks?: never } | { checks: readonly Check[]; errors?: never }
+    | { errors: readonly ErrorCode[]; checks?: never }
+    | { checks: readonly Check[]; errors?: never }
+    | { auth: "apiKey"; errors: readonly ErrorCode[]; checks: readonly Check[] }
   );
 
 declare const answered: unique symbol;
