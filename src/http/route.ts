@@ -105,12 +105,6 @@ export interface RouteDoc {
   query?: Part<ObjectSchema>;
   /** The body: JSON of at most MAX_BODY_BYTES, unless its `from` reads it otherwise. */
   body?: Part;
-  /**
-   * A route not yet declared (its handler reads its parts itself) that answers an unusable body with an
-   * error of its own, listed in `errors`, rather than malformed_json / invalid_request_body. A declared
-   * route says so with its body's `refusal`.
-   */
-  ownBodyErrors?: true;
   /** The body may also be sent as text/csv (described in `description`). */
   csv?: boolean;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
@@ -146,17 +140,11 @@ export interface RouteDoc {
 }
 
 /**
- * A route whose handler reads the request itself: the form every route had before routes were declared
- * (src/http/inputs.ts), kept for the folders not yet converted. Its parts are described, not read.
+ * A route as the router and the document see it, its handler's types erased (see `route`): the only form a
+ * route has. Its handler is given the parts it declares, read and valid, never the request, so a route
+ * cannot read a part it did not declare, nor one unchecked; and `route` types its answer by the
+ * declaration.
  */
-export interface HandledRoute extends RouteDoc {
-  method: Method;
-  path: string;
-  handler: Handler;
-  serve?: never;
-}
-
-/** A declared route as the router and the document see it, its handler's types erased (see `route`). */
 export interface DeclaredRoute extends RouteDoc {
   method: Method;
   path: string;
@@ -164,8 +152,8 @@ export interface DeclaredRoute extends RouteDoc {
   handler?: never;
 }
 
-/** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */
-export type Route = HandledRoute | DeclaredRoute;
+/** One route: method, path (itty-router syntax, `:name` for a parameter), its description and handler. */
+export type Route = DeclaredRoute;
 
 // Declared routes --------------------------------------------------------------------------------------------
 
@@ -279,5 +267,13 @@ export function route<const D extends Declaration>(declaration: D, serve: Serve<
   return { ...declaration, serve } as unknown as DeclaredRoute;
 }
 
-/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
-export type Page = Pick<HandledRoute, "method" | "path" | "handler" | "summary">;
+/**
+ * A page for people (the rendered API reference, the console, the health probe): routed like a route, but
+ * not part of the API document, and given the request itself.
+ */
+export interface Page {
+  method: Method;
+  path: string;
+  handler: Handler;
+  summary: string;
+}
