@@ -8,6 +8,7 @@
  */
 import { exceptionsSince, type BooksException } from "../books/exception-store";
 import { productSummariesStatement } from "../catalogue/catalogue-store";
+import type { Role } from "../kernel/roles";
 import { serviceMode } from "../kernel/service-mode";
 import { operatorsMadeSince } from "../operators/operator-store";
 import { availableCodesStatement } from "../inventory/code-store";
@@ -51,7 +52,7 @@ export interface LowBalance {
 export interface NewOperator {
   id: string;
   name: string;
-  role: string;
+  role: Role;
   createdAt: number;
   /** The credential that made it (`operator:<id>`, `break-glass`); null when not known. */
   createdBy: string | null;
@@ -96,28 +97,45 @@ export async function skusBelowThreshold(db: D1Database): Promise<LowStock[]> {
   );
   const stock = available!.results as { sku: string; value: string; available: number }[];
   const below: LowStock[] = [];
-  for (const product of products!.results as {
-    sku: string;
-    name: string;
-    supplier: string;
-    active: number;
-    quotes: string | null;
-  }[]) {
+  for (const product of products!.results as ProductSummary[]) {
     const threshold = thresholdOf.get(product.sku);
     if (threshold === undefined || product.active !== 1 || product.supplier !== "inventory") continue;
-    const counts = new Map<string, number>();
-    for (const quote of product.quotes === null ? [] : (JSON.parse(product.quotes) as string[]))
-      counts.set(new Money(quote).toFixed(), 0);
-    for (const row of stock.filter((row) => row.sku === product.sku))
-      counts.set(row.value, (counts.get(row.value) ?? 0) + row.available);
-    const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
-    if (!stockBelow(total, threshold)) continue;
-    const byValue = [...counts]
-      .map(([value, count]) => ({ value: toAmountNumber(value), available: count }))
-      .sort((a, b) => a.value - b.value);
-    below.push({ sku: product.sku, name: product.name, threshold, available: total, byValue });
+    const low = lowStockOf(product, threshold, stock);
+    if (low !== null) below.push(low);
   }
   return below;
+}
+
+/** A SKU's summary as the catalogue's statement reads it. */
+export interface ProductSummary {
+  sku: string;
+  name: string;
+  supplier: string;
+  active: number;
+  /** A fixed SKU's quotes, as JSON; null for a range SKU. */
+  quotes: string | null;
+}
+
+/**
+ * The SKU as the list shows it when fewer of its codes than `threshold` are available (`stock`: the
+ * available codes per SKU and value), else null.
+ */
+export function lowStockOf(
+  product: ProductSummary,
+  threshold: number,
+  stock: readonly { sku: string; value: string; available: number }[],
+): LowStock | null {
+  const counts = new Map<string, number>();
+  for (const quote of product.quotes === null ? [] : (JSON.parse(product.quotes) as string[]))
+    counts.set(new Money(quote).toFixed(), 0);
+  for (const row of stock.filter((row) => row.sku === product.sku))
+    counts.set(row.value, (counts.get(row.value) ?? 0) + row.available);
+  const total = [...counts.values()].reduce((sum, count) => sum + count, 0);
+  if (!stockBelow(total, threshold)) return null;
+  const byValue = [...counts]
+    .map(([value, count]) => ({ value: toAmountNumber(value), available: count }))
+    .sort((a, b) => a.value - b.value);
+  return { sku: product.sku, name: product.name, threshold, available: total, byValue };
 }
 
 /**
@@ -149,12 +167,20 @@ export async function walletsBelowThreshold(env: Pick<Env, "DB" | "WALLETS">): P
   );
   return checked
     .filter(({ row, balance }) => balanceBelow(balance, row.threshold))
-    .map(({ row, balance }) => ({
-      clientId: row.client_id,
-      currency: row.currency,
-      threshold: toAmountNumber(row.threshold),
-      balance: toAmountNumber(balance),
-    }));
+    .map(({ row, balance }) => lowBalanceOf(row, balance));
+}
+
+/** A wallet below its threshold (stored as a decimal string) as the list shows it. */
+export function lowBalanceOf(
+  row: { client_id: string; currency: string; threshold: string },
+  balance: Money | string,
+): LowBalance {
+  return {
+    clientId: row.client_id,
+    currency: row.currency,
+    threshold: toAmountNumber(row.threshold),
+    balance: toAmountNumber(balance),
+  };
 }
 
 /**
@@ -174,14 +200,16 @@ export async function newOperators(env: Pick<Env, "DB" | "SERVICE_MODE">, now: n
   }));
 }
 
+/** An order among the books' exceptions as the list shows it: its failed lines' amounts as numbers. */
+export function failedOrderOf(row: BooksException): FailedOrder {
+  return { ...row, lines: row.lines.map((line) => ({ ...line, amount: toAmountNumber(line.amount) })) };
+}
+
 /** The orders that ended failed or partial lately, from the books' exceptions (one D1 range read). */
 async function failedOrders(db: D1Database, now: number): Promise<Attention["failedOrders"]> {
   const found = await exceptionsSince(db, now - FAILED_ORDER_DAYS * 86_400_000, rowsToFetch(ATTENTION_PAGE));
   return {
-    orders: found.slice(0, ATTENTION_PAGE).map((row) => ({
-      ...row,
-      lines: row.lines.map((line) => ({ ...line, amount: toAmountNumber(line.amount) })),
-    })),
+    orders: found.slice(0, ATTENTION_PAGE).map(failedOrderOf),
     more: found.length > ATTENTION_PAGE,
   };
 }

@@ -15,7 +15,8 @@ export interface BooksException {
   clientId: string;
   orderId: string;
   createdAt: number;
-  state: string;
+  /** Only such orders are recorded (isException). */
+  state: "failed" | "partial";
   wallet: string;
   reference: string;
   lines: { sku: string; supplier: string; quantity: number; amount: string }[];
@@ -44,7 +45,7 @@ function exceptionOf(row: ExceptionRow): BooksException {
     clientId: row.client_id as string,
     orderId: row.order_id as string,
     createdAt: row.created_at as number,
-    state: row.state as string,
+    state: row.state as BooksException["state"],
     wallet: row.wallet as string,
     reference: row.reference as string,
     lines: JSON.parse(row.lines as string) as BooksException["lines"],

@@ -26,7 +26,7 @@ export async function schemaOf(part: Part): Promise<Schema> {
 }
 
 /** `raw` as `schema` parses it, or 400 `refusal` with its issues. Our schemas are synchronous. */
-export function checked<S extends Schema>(schema: S, raw: unknown, refusal: ErrorCode): z.output<S> {
+function checked<S extends Schema>(schema: S, raw: unknown, refusal: ErrorCode): z.output<S> {
   const result = schema["~standard"].validate(raw);
   if (result instanceof Promise) throw new Error("a request's schema must not be asynchronous");
   if (result.issues !== undefined) fail(refusal, issuesOf(result));
@@ -34,18 +34,22 @@ export function checked<S extends Schema>(schema: S, raw: unknown, refusal: Erro
 }
 
 /**
- * `raw` as the part reads it: its reader's value, else its schema's, else 400 `refusal` with the issues;
- * then its own check.
+ * `raw` as the part reads it: its reader's value, else its parser's or its schema's, else 400 `refusal` with
+ * the issues; then its own check.
  */
 async function readPart(part: Part, raw: unknown, refusal: ErrorCode): Promise<unknown> {
   const options = optionsOf(part);
-  const value = options.read?.(raw) ?? checked(await schemaOf(part), raw, options.refusal ?? refusal);
+  const value =
+    options.read?.(raw) ??
+    (options.parse !== undefined
+      ? await options.parse(raw)
+      : checked(await schemaOf(part), raw, options.refusal ?? refusal));
   options.check?.(value);
   return value;
 }
 
 /** The path parameters, percent-decoded; 400 `refusal` for a path that is not valid percent-encoding. */
-export function pathParams(request: IRequest, refusal: ErrorCode = "invalid_parameters"): Record<string, string> {
+function pathParams(request: IRequest, refusal: ErrorCode = "invalid_parameters"): Record<string, string> {
   const out: Record<string, string> = {};
   try {
     for (const [name, value] of Object.entries(request.params ?? {})) out[name] = decodeURIComponent(value);
@@ -95,13 +99,13 @@ export async function serveDeclared(route: DeclaredRoute, request: IRequest, con
 }
 
 /** The 400 codes a route's declared parts answer with: the document lists them beside its own. */
-export function partErrors(doc: { params?: Part; query?: Part; body?: Part; ownBodyErrors?: true }): ErrorCode[] {
+export function partErrors(doc: { params?: Part; query?: Part; body?: Part }): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (doc.body !== undefined) {
     const { refusal } = optionsOf(doc.body);
     codes.push("payload_too_large");
     if (refusal !== undefined) codes.push(refusal);
-    else if (doc.ownBodyErrors !== true) codes.push("malformed_json", "invalid_request_body");
+    else codes.push("malformed_json", "invalid_request_body");
   }
   for (const part of [doc.params, doc.query])
     if (part !== undefined) codes.push(optionsOf(part).refusal ?? "invalid_parameters");

@@ -19,8 +19,6 @@ export type LoadedDoc = Omit<RouteDoc, "data" | "example" | "body" | "query" | "
   query?: ObjectSchema;
   /** Its parts as declared, for the errors of reading them. */
   parts: Pick<RouteDoc, "params" | "query" | "body">;
-  /** Whether the router reads its parts (a declared route), rather than its handler. */
-  declared: boolean;
 };
 
 async function loaded<T>(part: Loadable<T>): Promise<T> {
@@ -28,7 +26,7 @@ async function loaded<T>(part: Loadable<T>): Promise<T> {
 }
 
 /** A route's description with its loaders loaded and its parts' schemas at hand. */
-export async function loadDoc({ data, example, body, query, params, handler, serve: _serve, ...route }: Route) {
+export async function loadDoc({ data, example, body, query, params, serve: _serve, ...route }: Route) {
   return {
     ...route,
     ...(params !== undefined ? { params: (await schemaOf(params)) as ObjectSchema } : {}),
@@ -37,13 +35,11 @@ export async function loadDoc({ data, example, body, query, params, handler, ser
     ...(body !== undefined ? { body: await schemaOf(body) } : {}),
     ...(query !== undefined ? { query: (await schemaOf(query)) as ObjectSchema } : {}),
     parts: { params, query, body },
-    declared: handler === undefined,
   };
 }
 
 /**
  * Errors every route of its kind can answer, besides its own: those of its auth and of its declared parts.
- * A client's route not yet declared lists the 400 of its parameters among its own errors.
  */
 function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   const codes: ErrorCode[] = [];
@@ -51,8 +47,7 @@ function implicitErrors(doc: LoadedDoc): ErrorCode[] {
   if (doc.auth === "apiKey" && doc.scope !== null && doc.scope !== undefined) codes.push("insufficient_scope");
   if (doc.auth === "admin") codes.push("unauthenticated", "rate_limited");
   if (doc.auth === "admin" && doc.role !== "viewer") codes.push("forbidden");
-  const parts = doc.declared || doc.auth === "admin" ? doc.parts : { body: doc.parts.body };
-  codes.push(...partErrors({ ...parts, ...(doc.ownBodyErrors === true ? { ownBodyErrors: true } : {}) }));
+  codes.push(...partErrors(doc.parts));
   codes.push("server_error");
   return codes;
 }
@@ -63,7 +58,7 @@ function implicitErrors(doc: LoadedDoc): ErrorCode[] {
  */
 function ownErrors(doc: LoadedDoc): readonly ErrorCode[] {
   if (doc.errors !== undefined) return doc.errors;
-  const ofBody = partErrors({ body: doc.parts.body, ...(doc.ownBodyErrors === true ? { ownBodyErrors: true } : {}) });
+  const ofBody = partErrors({ body: doc.parts.body });
   const named = (doc.checks ?? []).flatMap((check) => check.codes);
   return [...new Set(named.filter((code) => !ofBody.includes(code)))];
 }

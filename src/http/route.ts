@@ -105,12 +105,6 @@ export interface RouteDoc {
   query?: Part<ObjectSchema>;
   /** The body: JSON of at most MAX_BODY_BYTES, unless its `from` reads it otherwise. */
   body?: Part;
-  /**
-   * A route not yet declared (its handler reads its parts itself) that answers an unusable body with an
-   * error of its own, listed in `errors`, rather than malformed_json / invalid_request_body. A declared
-   * route says so with its body's `refusal`.
-   */
-  ownBodyErrors?: true;
   /** The body may also be sent as text/csv (described in `description`). */
   csv?: boolean;
   /** The schema of `data` in the success envelope; null for a route whose body is not an envelope. */
@@ -146,17 +140,11 @@ export interface RouteDoc {
 }
 
 /**
- * A route whose handler reads the request itself: the form every route had before routes were declared
- * (src/http/inputs.ts), kept for the folders not yet converted. Its parts are described, not read.
+ * A route as the router and the document see it, its handler's types erased (see `route`): the only form a
+ * route has. Its handler is given the parts it declares, read and valid, never the request, so a route
+ * cannot read a part it did not declare, nor one unchecked; and `route` types its answer by the
+ * declaration.
  */
-export interface HandledRoute extends RouteDoc {
-  method: Method;
-  path: string;
-  handler: Handler;
-  serve?: never;
-}
-
-/** A declared route as the router and the document see it, its handler's types erased (see `route`). */
 export interface DeclaredRoute extends RouteDoc {
   method: Method;
   path: string;
@@ -164,8 +152,8 @@ export interface DeclaredRoute extends RouteDoc {
   handler?: never;
 }
 
-/** One route: method, path (itty-router syntax, `:name` for a parameter), handler and its description. */
-export type Route = HandledRoute | DeclaredRoute;
+/** One route: method, path (itty-router syntax, `:name` for a parameter), its description and handler. */
+export type Route = DeclaredRoute;
 
 // Declared routes --------------------------------------------------------------------------------------------
 
@@ -185,6 +173,12 @@ export interface PartOptions<S extends Schema = Schema> {
    * schema (src/orders/requests.ts; a test holds each reader to its schema).
    */
   read?(raw: unknown): z.output<S> | null;
+  /**
+   * Reads the part, when `read` left it, where its rules are more than one schema's: the value, or fail()
+   * with the issues of the schema that decided. GET /order/get's query names its order by `orderId`, or
+   * else by `reference`, each checked by its own schema; `schema` then describes the part in the document.
+   */
+  parse?(raw: unknown): Promise<z.output<S>>;
   /**
    * A rule the part must also keep, once read, before the next part is read: it refuses with fail() (an
    * exchange rate's pair of two different currencies, before its body).
@@ -215,10 +209,14 @@ export type Read<P> = SchemaOf<P> extends Schema ? z.output<SchemaOf<P>> : never
 /**
  * What a route declares, as written in its routes file: its description (RouteDoc), and either the errors
  * it answers (`errors`) or the checks it runs, whose codes are then the errors it answers (`checks`).
- * The 400s of its parts, and the errors of its auth, are added from what it declares.
+ * The 400s of its parts, and the errors of its auth, are added from what it declares. A client's route may
+ * give both: its errors are then listed in the order given, which is the contract's (create, confirm and
+ * get listed theirs so before they had checks), and the document holds them to the checks' codes.
  */
 export type Declaration = Omit<RouteDoc, "errors" | "checks"> & { method: Method; path: string } & (
-    { errors: readonly ErrorCode[]; checks?: never } | { checks: readonly Check[]; errors?: never }
+    | { errors: readonly ErrorCode[]; checks?: never }
+    | { checks: readonly Check[]; errors?: never }
+    | { auth: "apiKey"; errors: readonly ErrorCode[]; checks: readonly Check[] }
   );
 
 declare const answered: unique symbol;
@@ -269,5 +267,13 @@ export function route<const D extends Declaration>(declaration: D, serve: Serve<
   return { ...declaration, serve } as unknown as DeclaredRoute;
 }
 
-/** A page for people (the rendered API reference): routed like a route, but not part of the API document. */
-export type Page = Pick<HandledRoute, "method" | "path" | "handler" | "summary">;
+/**
+ * A page for people (the rendered API reference, the console, the health probe): routed like a route, but
+ * not part of the API document, and given the request itself.
+ */
+export interface Page {
+  method: Method;
+  path: string;
+  handler: Handler;
+  summary: string;
+}

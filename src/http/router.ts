@@ -36,8 +36,8 @@ export type Routed =
   | DeclaredRoute;
 
 /**
- * What answers at a route once its caller may call it: a declared route's handler, given its parts read
- * and valid (src/http/inputs.ts), or the handler of a route that reads its request itself.
+ * What answers at a route once its caller may call it: a route's handler, given its parts read and valid
+ * (src/http/inputs.ts), or a page's, which reads its request itself.
  */
 export function handlerOf(route: Routed): Handler {
   return route.handler ?? ((request, context) => serveDeclared(route as DeclaredRoute, request, context));

@@ -26,7 +26,7 @@ export const RECONCILIATION_EXAMPLE = {
   },
   mismatches: [
     {
-      check: "ledger_matches_order",
+      check: "ledger_matches_order" as const,
       orderId: ORDER_ID,
       clientId: "acme",
       problem: "the ledger refunded 5, the order says 0 (successful)",

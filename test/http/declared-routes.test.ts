@@ -6,6 +6,7 @@
  * under it compiles.
  */
 import { env } from "cloudflare:workers";
+import type { IRequest } from "itty-router";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import * as zm from "zod/mini";
@@ -344,4 +345,18 @@ export const refused: Route[] = [
     },
     async ({ ok }) => ok("G", { name: "x" }),
   ),
+  {
+    method: "GET",
+    path: "/admin/h/:sku",
+    operationId: "h",
+    tag: "T",
+    summary: "",
+    auth: "admin",
+    role: "viewer",
+    params: Params,
+    data: Body,
+    errors: [],
+    // @ts-expect-error Every route is declared: none is handed its request to read a part unchecked.
+    handler: async (request: IRequest) => new Response(String(request.params.sku)),
+  },
 ];

@@ -94,6 +94,17 @@ describe("create: malformed JSON and oversized bodies", () => {
     expectError(res, 400, "Request body is not valid JSON", "malformed_json");
   });
 
+  it("the Sandbox-Outcome header is checked before the body, as the checks are declared", async () => {
+    const headers = { "sandbox-outcome": "sometimes" };
+    for (const rawBody of ["{productList:", "{}"])
+      expectError(
+        await call("POST", "/order/create", { rawBody, headers }),
+        400,
+        "Invalid Sandbox-Outcome header",
+        "invalid_sandbox_outcome",
+      );
+  });
+
   it("a body that is not UTF-8 → 400 malformed_json", async () => {
     const res = await (
       await import("cloudflare:workers")

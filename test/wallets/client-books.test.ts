@@ -236,6 +236,15 @@ describe("GET /wallets/{currency}/ledger", () => {
       "Authentication credentials are missing or invalid",
     );
   });
+
+  it("checks the query before the wallet, in the order its checks are declared: a bad query is 400 whoever's wallet it names", async () => {
+    const { key } = await newClient("10");
+    const other = await newClient("10");
+    await operatorTopUp(other.clientId, "10", "other's euros", "EUR");
+    for (const currency of ["USD", "EUR", "XTS"])
+      for (const path of [`/wallets/${currency}/ledger?limit=0`, `/wallets/${currency}/statement?from=2&to=1`])
+        expectError(await call("GET", path, { key }), 400, "Invalid path or query parameters", "invalid_parameters");
+  });
 });
 
 describe("GET /wallets/{currency}/statement", () => {
