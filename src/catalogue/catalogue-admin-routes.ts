@@ -6,7 +6,6 @@ import {
   dealsOf,
   productFromRow,
   productsAfter,
-  requireProduct,
   productWithCodeCounts,
   upsertProductStatement,
   type DealRow,

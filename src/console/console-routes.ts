@@ -17,12 +17,12 @@ import { logFailure } from "../kernel/log";
 import { roleAllows } from "../operators/roles";
 import { endSession, originAllowed, readSession, startSession } from "../operators/sessions";
 import { HTMX_ASSET, HTMX_FILE, STYLESHEET, STYLESHEET_FILE } from "./assets";
-import { html, htmlResponse, type Html } from "./html";
+import { html, htmlResponse } from "./html";
 import { layout } from "./layout";
 import { setNavigation } from "./navigation";
 import type { PageContext, SessionOperator } from "./page";
 import { PAGES, type PageEntry } from "./pages/index";
-import { FormError, MAX_FORM_BYTES, seeOther } from "./forms";
+import { FORM_TOO_LARGE, FormError, readForm, seeOther } from "./forms";
 
 setNavigation(
   PAGES.flatMap((page) =>
@@ -115,11 +115,15 @@ function tooManySignIns(): Response {
 }
 
 async function signIn(request: Request, env: Env): Promise<Response> {
-  const length = Number(request.headers.get("content-length") ?? "0");
-  if (length > MAX_FORM_BYTES) return signInPage(true, 413);
-  const form = await request.formData().catch(() => null);
-  const token = form?.get("token");
-  if (typeof token !== "string" || token.length === 0 || token.length > 512) return signInPage(true, 401);
+  // The one form anyone may post: read within the forms' limit as it arrives, like every page's form. A
+  // form too large is 413; one that cannot be read holds no token (401).
+  const form = await readForm(request).catch((error: unknown) => {
+    if (!(error instanceof FormError)) throw error;
+    return error.reason === FORM_TOO_LARGE ? null : new Map<string, string>();
+  });
+  if (form === null) return signInPage(true, 413);
+  const token = form.get("token");
+  if (token === undefined || token.length === 0 || token.length > 512) return signInPage(true, 401);
   // Each try costs a D1 read: counted against the sender's address as a made-up bearer token is
   // (src/http/admin-auth.ts), so that a flood of guesses meets 429 before D1 is read.
   const { success } = await env.UNKNOWN_KEY_LIMITER.limit({ key: `operator:${clientAddress(request)}` });

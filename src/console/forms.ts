@@ -11,6 +11,9 @@ import { readBytes } from "../http/body";
 /** A console form is a few short fields; anything larger is refused before it is read. */
 export const MAX_FORM_BYTES = 16 * 1024;
 
+/** Why a form over its limit is refused (FormError's reason, on the form as a whole). */
+export const FORM_TOO_LARGE = "The form is too large.";
+
 export function seeOther(location: string, headers: Record<string, string> = {}): Response {
   return new Response(null, { status: 303, headers: { location, ...headers } });
 }
@@ -33,7 +36,7 @@ export class FormError extends Error {
  */
 export async function readForm(request: Request, maxBytes = MAX_FORM_BYTES): Promise<Map<string, string>> {
   const bytes = await readBytes(request, maxBytes);
-  if (bytes === null) throw new FormError("form", "The form is too large.");
+  if (bytes === null) throw new FormError("form", FORM_TOO_LARGE);
   const parsed = await new Response(bytes, { headers: { "content-type": request.headers.get("content-type") ?? "" } })
     .formData()
     .catch(() => {

@@ -22,12 +22,13 @@ export async function readText(request: Request, maxBytes: number): Promise<stri
  * before anything is read, and a body without one (chunked) is counted as it arrives and cut off past it.
  */
 export async function readBytes(request: Request, maxBytes: number): Promise<Uint8Array | null> {
-  const header = request.headers.get("content-length");
-  const declared = Number(header ?? "0");
-  if (!Number.isFinite(declared) || declared > maxBytes) return null;
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) return null;
   // A declared length frames the body: it cannot run past it, so it is read in one step (and measured
-  // again).
-  const bytes = header !== null ? new Uint8Array(await request.arrayBuffer()) : await readCounted(request, maxBytes);
+  // again). A body without one, or with one that is not a number, is counted as it arrives.
+  const bytes = Number.isFinite(declared)
+    ? new Uint8Array(await request.arrayBuffer())
+    : await readCounted(request, maxBytes);
   return bytes === null || bytes.byteLength > maxBytes ? null : bytes;
 }
 

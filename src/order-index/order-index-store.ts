@@ -103,47 +103,9 @@ export function indexRowOf(order: OrderRecord, version = 0): IndexRow {
   };
 }
 
-interface StoredRow {
-  client_id: string;
-  reference: string;
-  id: string;
-  state: string;
-  wallet: string;
-  total: string;
-  charged: string;
-  refunded: string;
-  skus: string;
-  lines: string;
-  created_at: number;
-  modified_at: number;
-  expires_at: number;
-  stage: number;
-  version: number;
-}
-
 /** SKUs are stored as `,a,b,` so that one SKU is the text `,sku,` in it (a SKU holds no comma). */
 function skusText(skus: readonly string[]): string {
   return `,${skus.join(",")},`;
-}
-
-function rowOf(stored: StoredRow): IndexRow {
-  return {
-    id: stored.id,
-    clientId: stored.client_id,
-    reference: stored.reference,
-    state: stored.state as OrderState,
-    wallet: stored.wallet,
-    total: stored.total,
-    charged: stored.charged,
-    refunded: stored.refunded,
-    skus: stored.skus.split(",").filter((sku) => sku !== ""),
-    lines: JSON.parse(stored.lines) as IndexLine[],
-    createdAt: stored.created_at,
-    modifiedAt: stored.modified_at,
-    expiresAt: stored.expires_at,
-    stage: stored.stage,
-    version: stored.version,
-  };
 }
 
 const COLUMNS =

@@ -65,6 +65,7 @@ export type CreateOrderRequest = ReadCreateOrderRequest;
 // The schema parses into exactly the type the routes read (requests.ts): a compile error if they part.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const parsesAsRead: Same<z.infer<typeof CreateOrderRequest>, CreateOrderRequest> = true;
+void parsesAsRead;
 
 /** PUT /order/confirm. */
 export const ConfirmOrderRequest = z.object({ orderId: text(BOUNDS.orderId) });

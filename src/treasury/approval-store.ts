@@ -1,8 +1,8 @@
 /**
  * The SQL of dual control's postings: the approval limits per currency (migration 0016), the posting
  * requests, the postings made alone that each credential's window is summed from (both in
- * posting_requests, migration 0024), and the exports a restore request keeps. The wallets domain writes
- * these tables; the audit row of each change is in the same D1 batch.
+ * posting_requests, migration 0024), and the exports a restore request keeps. The treasury writes these
+ * tables; the audit row of each change is in the same D1 batch.
  */
 import { auditStatementIfChanged, type AuditedBy } from "../audit/audit-store";
 import type { RequestStatus, StoredStatus } from "./approval-rules";

@@ -1,5 +1,5 @@
 /**
- * Requests and responses of the operator's wallet routes (wallet-admin-routes.ts): apart from the client's
+ * Requests and responses of the operator's wallet routes (src/treasury/wallet-admin-routes.ts): apart from the client's
  * schemas.ts, so that they are built only when an operator route or GET /openapi.json first needs them.
  */
 import * as z from "zod";
@@ -81,7 +81,7 @@ export type AdjustmentRequest = z.infer<typeof AdjustmentRequest>;
 
 export const WalletPathParams = z.object({ clientId: ClientIdPath, currency: Currency.meta({ examples: ["USD"] }) });
 
-/** A posting above its currency's approval limit, waiting for a second operator (approval-admin-routes.ts). */
+/** A posting above its currency's approval limit, waiting for a second operator (src/treasury/approval-admin-routes.ts). */
 const ActorView = z.object({
   actor: z.string().describe("`operator:<id>`, or the break-glass token's `admin:<8 hex>`."),
   name: z.string().nullable().describe("The operator's name then; null for the break-glass token."),

@@ -12,7 +12,7 @@ import type { BookEvent } from "../books/event-rules";
 import { Money } from "../pricing/money";
 import type { LedgerEntry } from "./ledger";
 import { afterBalance, alertChanged, newAlert, type BalanceAlert } from "./wallet-alert-rules";
-import { WalletEventStore, type WalletFunded, type WalletLow } from "./wallet-event-store";
+import { WalletEventStore } from "./wallet-event-store";
 
 export { WalletEventStore, type WalletFunded, type WalletLow } from "./wallet-event-store";
 

@@ -2,7 +2,6 @@
  * Where a client's wallets are: the SQL on the wallets table (the D1 registry of which wallets a client
  * has) and the stub of each wallet's Durable Object, which holds its balance and ledger.
  */
-import { toAmountNumber } from "../pricing/money";
 import { walletName } from "./ledger";
 import type { Placement, WalletObject } from "./wallet-object";
 

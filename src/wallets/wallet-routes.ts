@@ -125,7 +125,7 @@ const statementRoute = (references: OrderReferences): Route =>
 
 /**
  * This file's routes, each with its description in GET /openapi.json; the operator's are in
- * wallet-admin-routes.ts. The references of orders beside their movements come from the orders
+ * src/treasury/wallet-admin-routes.ts. The references of orders beside their movements come from the orders
  * (`references`, handed in by src/app.ts).
  */
 export const walletRoutes = (references: OrderReferences): Route[] => [

@@ -3,7 +3,6 @@
  * client or an operator wrote escaped, no inline style or script (the console's policy allows neither);
  * and the pages that draw them from the daily figures: the home page, a wallet's, a SKU's and a client's.
  */
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { barChart, lineChart, rankingChart, ticks } from "../../src/console/charts";
 import * as attentionPage from "../../src/console/pages/attention";

@@ -4,7 +4,7 @@
  * roles (a viewer's change refused and nothing written), escaping of what clients and operators wrote, the
  * wallet form that posts once however often it is sent, and the audited reveal of a redeem code.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { recordAnswers } from "../../src/books/books-writer";
 import { beforeAll, describe, expect, it } from "vitest";
 import htmxSource from "../../node_modules/htmx.org/dist/htmx.min.js?raw";
@@ -15,6 +15,7 @@ import { CONTENT_SECURITY_POLICY } from "../../src/console/console-routes";
 import { maskedCode } from "../../src/orders/redeem-rules";
 import { admin, FIXED_PRODUCT } from "../admin-helpers";
 import {
+  BASE,
   call,
   confirmOrder,
   createOrder,
@@ -30,10 +31,10 @@ import {
   fetchConsole,
   formKeyOf,
   newOperator,
+  ORIGIN,
   PROBE,
   PROBE_ESCAPED,
   signedIn,
-  signIn,
   type Page,
 } from "./console-helpers";
 import { indexNow, storedOrder } from "../order-helpers";
@@ -134,6 +135,38 @@ describe("sessions", () => {
     // Ended on the server: the old cookie, sent again, is no session.
     expect((await fetchConsole("GET", "/console/orders", { cookie })).status).toBe(303);
   });
+
+  it("reads the sign-in form within the forms' limit as it arrives: 413, and no session", async () => {
+    const big = await fetchConsole("POST", "/console/sign-in", { form: { token: "x".repeat(17 * 1024) } });
+    expect(big.status).toBe(413);
+    expect(big.headers.get("set-cookie")).toBeNull();
+    // 20 KiB, then a body that never ends: a sign-in that read the whole body first would wait forever.
+    const endless = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(`token=${"x".repeat(20 * 1024)}`));
+      },
+    });
+    const answer = await exports.default.fetch(
+      new Request(`${BASE}/console/sign-in`, {
+        method: "POST",
+        headers: { origin: ORIGIN, "content-type": "application/x-www-form-urlencoded" },
+        body: endless,
+        redirect: "manual",
+      }),
+    );
+    expect(answer.status).toBe(413);
+    expect(answer.headers.get("set-cookie")).toBeNull();
+    // A body that is no form holds no token: 401, as before.
+    const unreadable = await exports.default.fetch(
+      new Request(`${BASE}/console/sign-in`, {
+        method: "POST",
+        headers: { origin: ORIGIN, "content-type": "multipart/form-data; boundary=x" },
+        body: "not a multipart body",
+        redirect: "manual",
+      }),
+    );
+    expect(unreadable.status).toBe(401);
+  }, 10_000);
 
   it("sends every page with the security headers and no inline script or style", async () => {
     const cookie = await signedIn("admin");

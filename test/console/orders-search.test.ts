@@ -5,7 +5,6 @@
  * page's word on how current the index is.
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { admin } from "../admin-helpers";
 import { confirmOrder, createOrder, line, orderStub, seedDemo } from "../helpers";

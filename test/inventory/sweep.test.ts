@@ -9,7 +9,7 @@ import worker from "../../src/index";
 import { SWEEP_GRACE_MS, SWEEP_MAX_ASKS, SWEEP_MAX_ORDERS, SWEEP_SEAMS } from "../../src/inventory/sweep";
 import { armFault, clearFaults } from "../../src/kernel/faults";
 import { orderIdOf } from "../../src/orders/order-id";
-import { createOrder, line, orderStub, seedDemo } from "../helpers";
+import { createOrder, line, seedDemo } from "../helpers";
 import {
   addCodes,
   addProduct,

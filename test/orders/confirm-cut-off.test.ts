@@ -7,7 +7,6 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { armFault, clearFaults } from "../../src/kernel/faults";
-import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";
 import { Money } from "../../src/pricing/money";
 import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";

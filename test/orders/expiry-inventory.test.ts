@@ -4,7 +4,7 @@
  */
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { chargeKey, voidKey } from "../../src/wallets/ledger-keys";
+import { chargeKey } from "../../src/wallets/ledger-keys";
 import {
   balanceOf,
   confirmOrder,

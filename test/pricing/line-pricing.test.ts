@@ -1,7 +1,7 @@
 /** Pure line pricing (src/pricing/line-pricing.ts): quote checks, deals, line totals. */
 import { describe, expect, it } from "vitest";
 import { catalogueProduct } from "../catalogue-fixtures";
-import type { CatalogueProduct, Deal } from "../../src/catalogue/catalogue-schemas";
+import type { Deal } from "../../src/catalogue/catalogue-schemas";
 import { NO_DEAL } from "../../src/pricing/deal";
 import { adjustmentAmount, checkQuote, priceLine } from "../../src/pricing/line-pricing";
 import { Money } from "../../src/pricing/money";

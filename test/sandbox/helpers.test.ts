@@ -4,7 +4,6 @@
  * test webhook under the webhook URL policy. Their 404 in live is test/live/sandbox-off.test.ts.
  */
 import { runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OrderStore } from "../../src/orders/order-store";
 import { ORDER_SEAMS } from "../../src/orders/seams";

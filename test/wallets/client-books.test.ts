@@ -327,7 +327,7 @@ describe("GET /wallets/{currency}/statement", () => {
   });
 
   it("streams: the rows are read a batch at a time as the reader pulls, never the whole period at once", async () => {
-    const { clientId, key } = await newClient("100");
+    const { clientId } = await newClient("100");
     for (let index = 0; index < 9; index += 1) await operatorTopUp(clientId, "1", `top-up ${index}`);
     const registered = (await walletCurrencies(env.DB, clientId))[0]!;
     let reads = 0;

@@ -13,7 +13,7 @@ import { Money } from "../../src/pricing/money";
 import type { LedgerEntry } from "../../src/wallets/ledger";
 import { chargeKey, forwardKey, moveKey, refundKey, voidKey } from "../../src/wallets/ledger-keys";
 import { WALLET_MOVE_SEAMS } from "../../src/wallets/seams";
-import { ADMIN_TOKEN, admin, auditActions, exportSignature } from "../admin-helpers";
+import { admin, auditActions, exportSignature } from "../admin-helpers";
 import { call, line, orderStub, seedDemo, wallet } from "../helpers";
 import { expectConforms } from "../openapi/conformance";
 import { watchWalletOpenings } from "./wallet-openings";

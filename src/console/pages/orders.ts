@@ -22,8 +22,7 @@ import { cursorText, parseCursor, type IndexCursor, type IndexFilter } from "../
 import type { OrderRecord } from "../../orders/order-record";
 import { filterProblem, searchOrders, SEARCH_PAGE_SIZE, TooManyShards } from "../../order-index/order-search";
 import { listTimerFailures } from "../../orders/timer-failure-store";
-import { roleAllows } from "../../operators/roles";
-import { input, notice, refusedByRole } from "./parts";
+import { input } from "./parts";
 import { amount, when } from "../format";
 import { FormError, seeOther } from "../forms";
 import { html, path, withQuery, type Html } from "../html";
