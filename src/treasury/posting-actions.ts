@@ -320,41 +320,44 @@ async function postClaimed(
   }
 }
 
+/** A top-up or adjustment of an operator, its amount checked and its wallet found. */
+interface OperatorPosting {
+  kind: "top_up" | "adjustment";
+  amount: string;
+  /** The wallet the posting moves, when it is registered (a top-up may open it). */
+  known: RegisteredWallet | null;
+  /** The wallet to post to, once the posting may go ahead. */
+  wallet: () => Promise<RegisteredWallet>;
+}
+
 /**
- * Credits a client's wallet, opening it if it is new (400 invalid_request_body for a bad amount). The
- * idempotency key makes a repeated top-up add nothing; the same key with another amount is 409.
+ * Posts a top-up or adjustment under its kind's key, the other kind's key kept exclusive: made alone
+ * (no approval), it goes through its requester's window first, and waits for a second person past it.
  */
-export async function topUpWallet(
+async function postOrHold(
   env: Env,
   actor: PostingActor,
   request: PostingRequestInput,
-  approval: Approval | null = null,
+  { kind, amount, known, wallet }: OperatorPosting,
+  approval: Approval | null,
 ): Promise<PostingAnswer> {
   const { clientId, currency, idempotencyKey } = request;
-  const amount = topUpAmount(request.amount, currency);
-  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
-  const found = await findWallet(env.DB, clientStatement, clientId, currency);
-  if (!found.client) fail("client_not_found", { clientId });
-  const keys = [topUpKey(idempotencyKey), adjustmentKey(idempotencyKey)];
+  const [own, other] =
+    kind === "top_up"
+      ? [topUpKey(idempotencyKey), adjustmentKey(idempotencyKey)]
+      : [adjustmentKey(idempotencyKey), topUpKey(idempotencyKey)];
   let claim: PostingRequest | null = null;
   if (approval === null) {
-    const routed = await throughWindow(
-      env,
-      actor,
-      request,
-      { kind: "top_up", amount: amount.amount, keys },
-      found.wallet,
-    );
+    const routed = await throughWindow(env, actor, request, { kind, amount, keys: [own, other] }, known);
     if ("held" in routed) return routed.held;
     claim = routed.claim;
   }
-  // A new wallet is placed in the client's region; a registered one stays where its object is.
-  const registered = found.wallet ?? (await openWallet(env.DB, clientId, currency, found.region, Date.now()));
+  const registered = await wallet();
   const posting = {
-    key: topUpKey(idempotencyKey),
-    exclusiveWith: [adjustmentKey(idempotencyKey)],
-    kind: "top_up" as const,
-    amount: amount.amount,
+    key: own,
+    exclusiveWith: [other],
+    kind,
+    amount,
     reason: request.reason,
     note: request.note ?? null,
   };
@@ -367,6 +370,32 @@ export async function topUpWallet(
 }
 
 /**
+ * Credits a client's wallet, opening it if it is new (400 invalid_request_body for a bad amount). The
+ * idempotency key makes a repeated top-up add nothing; the same key with another amount is 409.
+ */
+export async function topUpWallet(
+  env: Env,
+  actor: PostingActor,
+  request: PostingRequestInput,
+  approval: Approval | null = null,
+): Promise<PostingAnswer> {
+  const { clientId, currency } = request;
+  const amount = topUpAmount(request.amount, currency);
+  if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
+  const found = await findWallet(env.DB, clientStatement, clientId, currency);
+  if (!found.client) fail("client_not_found", { clientId });
+  // A new wallet is placed in the client's region; a registered one stays where its object is.
+  const wallet = async () => found.wallet ?? (await openWallet(env.DB, clientId, currency, found.region, Date.now()));
+  return postOrHold(
+    env,
+    actor,
+    request,
+    { kind: "top_up", amount: amount.amount, known: found.wallet, wallet },
+    approval,
+  );
+}
+
+/**
  * A signed correction of an existing wallet with a reason: positive credits, negative debits; a debit
  * never takes the balance below zero (400 adjustment_below_zero).
  */
@@ -376,37 +405,17 @@ export async function adjustWallet(
   request: PostingRequestInput,
   approval: Approval | null = null,
 ): Promise<PostingAnswer> {
-  const { clientId, currency, idempotencyKey } = request;
+  const { clientId, currency } = request;
   const amount = adjustmentAmount(request.amount, currency);
   if (!amount.ok) fail("invalid_request_body", { reason: amount.reason });
   const registered = await requireWallet(env.DB, clientId, currency);
-  const keys = [adjustmentKey(idempotencyKey), topUpKey(idempotencyKey)];
-  let claim: PostingRequest | null = null;
-  if (approval === null) {
-    const routed = await throughWindow(
-      env,
-      actor,
-      request,
-      { kind: "adjustment", amount: amount.amount, keys },
-      registered,
-    );
-    if ("held" in routed) return routed.held;
-    claim = routed.claim;
-  }
   const posting = {
-    key: adjustmentKey(idempotencyKey),
-    exclusiveWith: [topUpKey(idempotencyKey)],
     kind: "adjustment" as const,
     amount: amount.amount,
-    reason: request.reason,
-    note: request.note ?? null,
+    known: registered,
+    wallet: async () => registered,
   };
-  return {
-    held: false,
-    ...(await postClaimed(env, actor, claim, () =>
-      post(env, { actor, clientId, currency, registered, posting, idempotencyKey, approval }),
-    )),
-  };
+  return postOrHold(env, actor, request, posting, approval);
 }
 
 /** A registered wallet's balance (404 client_not_found or wallet_unknown). */
