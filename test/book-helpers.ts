@@ -26,6 +26,19 @@ export function bookedOrderOf(clientId: string, overrides: Partial<BookedOrder> 
   };
 }
 
+/** A line of one code, delivered: what a successful order of one SKU holds. */
+export function deliveredLine(sku: string, charge: string): BookedOrder["lines"][number] {
+  return {
+    sku,
+    quantity: 1,
+    charge,
+    refunded: "0",
+    status: "fulfilled",
+    product: { supplier: "sandbox" },
+    redeem: { pins: ["X"] },
+  };
+}
+
 /** The books' write of such an order, at `version` of its record. */
 export function bookedWriteOf(clientId: string, overrides: Partial<BookedOrder> = {}, version = 1): BookWrite {
   return bookWriteOf(bookedOrderOf(clientId, overrides), version);

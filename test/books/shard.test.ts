@@ -15,7 +15,7 @@ import { publishedDays } from "../../src/books/directory-store";
 import type { OrderAnswer } from "../../src/books/answer-rules";
 import { bookWriteOf, hashedRow, type BookedOrder, type BookWrite } from "../../src/books/row-rules";
 import { DAY_MS, dayOf, partOf, type ShardAddress } from "../../src/books/shard-rules";
-import { bookedOrderOf } from "../book-helpers";
+import { bookedOrderOf, deliveredLine } from "../book-helpers";
 import { uid } from "../order-helpers";
 
 const TODAY = dayOf(Date.now());
@@ -25,17 +25,7 @@ function orderOf(clientId: string, overrides: Partial<BookedOrder> = {}): Booked
   const createdAt = overrides.createdAt ?? Date.now();
   return bookedOrderOf(clientId, {
     modifiedAt: createdAt + 10,
-    lines: [
-      {
-        sku: "DEMO-US-RANGE",
-        quantity: 1,
-        charge: "5",
-        refunded: "0",
-        status: "fulfilled",
-        product: { supplier: "sandbox" },
-        redeem: { pins: ["X"] },
-      },
-    ],
+    lines: [deliveredLine("DEMO-US-RANGE", "5")],
     ...overrides,
   });
 }

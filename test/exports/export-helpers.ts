@@ -18,7 +18,7 @@ import { runStep } from "../../src/exports/export-step";
 import { insertJob, jobById, type ExportJob } from "../../src/exports/export-store";
 import { csvLine } from "../../src/kernel/csv-export";
 import { ORDER_CSV_COLUMNS, orderCsvLine, orderSummaryOf } from "../../src/order-index/order-search";
-import { bookedOrderOf } from "../book-helpers";
+import { bookedOrderOf, deliveredLine } from "../book-helpers";
 
 /** The first day no run of days of this file has taken yet: a day between 1990 and 2010. */
 let nextOwnDay = 7_300 + Math.floor(Math.random() * 7_000);
@@ -46,17 +46,7 @@ export function bookedOrder(
     charge: "5.5",
     createdAt,
     modifiedAt: createdAt + 10,
-    lines: [
-      {
-        sku,
-        quantity: 1,
-        charge: "5.5",
-        refunded: "0",
-        status: "fulfilled",
-        product: { supplier: "sandbox" },
-        redeem: { pins: ["X"] },
-      },
-    ],
+    lines: [deliveredLine(sku, "5.5")],
     ...overrides,
   });
 }
