@@ -46,6 +46,23 @@ process.env.UPSTREAM_API_KEY ??= "bench-upstream-key";
 process.env.WRANGLER_LOG ??= "error";
 
 /**
+ * The mismatches of a run, those of the one-shard rate's made-up rows (GET /__bench/shard writes rows of
+ * a client `shard-bench-…` with no order behind them, which the reconciliation rightly names) apart: any
+ * other is a finding of the fill, and fails the bench.
+ */
+function fillMismatches(mismatches) {
+  const madeUp = mismatches.filter((mismatch) => mismatch.clientId?.startsWith("shard-bench-"));
+  return { madeUp, others: mismatches.filter((mismatch) => !madeUp.includes(mismatch)) };
+}
+
+function mismatchesText(mismatches) {
+  const { madeUp, others } = fillMismatches(mismatches);
+  return others.length > 0
+    ? `${others.length} mismatches of the fill (${JSON.stringify(others.slice(0, 3))}), and ${madeUp.length} of the one-shard rate's made-up rows`
+    : `0 mismatches of the fill (${madeUp.length} named the one-shard rate's made-up rows, as they should)`;
+}
+
+/**
  * The reconciliation's measurement at this scale (docs/operator-api.md, Reconciliation): called once the
  * store is filled and the books have caught up; answers rows to print. One run over the fill's days (GET
  * /admin/reconciliation: the checks a pass makes of each wallet-day, within its budget of days, storing
@@ -54,21 +71,6 @@ process.env.WRANGLER_LOG ??= "error";
  * pass writes for it), and the projection to 1,000,000 wallets and 100 million orders a day.
  * @type {null | ((context: { target: Target, db: D1Database, adminToken: string, cost: () => Promise<any> }) => Promise<Record<string, number | string> | null>)}
  */
-/**
- * The mismatches of a run, those of the one-shard rate's made-up rows (GET /__bench/shard writes rows of
- * a client `shard-bench-…` with no order behind them, which the reconciliation rightly names) apart: any
- * other is a finding of the fill, and fails the bench.
- */
-function mismatchesText(mismatches) {
-  const madeUp = mismatches.filter((mismatch) => mismatch.clientId?.startsWith("shard-bench-"));
-  const others = mismatches.filter((mismatch) => !madeUp.includes(mismatch));
-  if (others.length > 0) {
-    process.exitCode = 1;
-    return `${others.length} mismatches of the fill (${JSON.stringify(others.slice(0, 3))}), and ${madeUp.length} of the one-shard rate's made-up rows`;
-  }
-  return `0 mismatches of the fill (${madeUp.length} named the one-shard rate's made-up rows, as they should)`;
-}
-
 export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
   const run = async (from, to) => {
     const before = await cost();
@@ -98,6 +100,7 @@ export const RECONCILIATION_HOOK = async ({ target, adminToken, cost }) => {
   // A span of a day to come: no books, no postings; what a run costs when nothing is due.
   const quiet = Date.now() + 2 * 86_400_000;
   const idle = await run(quiet, quiet + 1);
+  for (const { data } of [busy, idle]) if (fillMismatches(data.mismatches).others.length > 0) process.exitCode = 1;
   const days = Math.max(1, busy.data.checked.days);
   // µUSD of one check of one wallet-day: requests at 0.15 per million, rows read at 0.001 per million, and
   // the stored pass's one row at 1.00 per million (a day sealed again keeps its index entries).
